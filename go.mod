@@ -1,0 +1,3 @@
+module github.com/perfcounters/perfcounters
+
+go 1.26
