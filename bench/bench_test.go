@@ -1,0 +1,278 @@
+package bench
+
+import (
+	"os"
+	"strconv"
+	"syscall"
+	"testing"
+
+	"github.com/perfcounters/perfcounters/perfdata"
+	"github.com/perfcounters/perfcounters/system"
+	"github.com/prometheus/procfs"
+	"github.com/shirou/gopsutil/v4/process"
+	"golang.org/x/sys/unix"
+)
+
+// cpuNow returns this process's user+system CPU time in nanoseconds.
+func cpuNow() int64 {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return ru.Utime.Nano() + ru.Stime.Nano()
+}
+
+// loop runs f as the benchmark body and reports CPU time per op.
+func loop(b *testing.B, f func()) {
+	b.ReportAllocs()
+	start := cpuNow()
+	n := 0
+	for b.Loop() {
+		f()
+		n++
+	}
+	b.ReportMetric(float64(cpuNow()-start)/float64(n), "cpu-ns/op")
+}
+
+// pidsOf lists the numeric entries of dir.
+func pidsOf(dir string) []string {
+	ents, _ := os.ReadDir(dir)
+	var out []string
+	for _, e := range ents {
+		if _, err := strconv.Atoi(e.Name()); err == nil {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+// The per-process files the collector reads: stat, status and io for
+// Process; task/TID/stat and task/TID/schedstat for Thread; plus the
+// listing of /proc and of each task directory, the descriptor count
+// (stat of /proc/PID/fd) and /proc/stat.
+var (
+	procFiles   = []string{"stat", "status", "io"}
+	threadFiles = []string{"stat", "schedstat"}
+)
+
+func readClose(dirfd int, path string, buf []byte) {
+	fd, err := syscall.Openat(dirfd, path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return
+	}
+	syscall.Read(fd, buf)
+	syscall.Close(fd)
+}
+
+func listDir(fd int, buf []byte) {
+	syscall.Seek(fd, 0, 0)
+	for {
+		n, err := syscall.Getdents(fd, buf)
+		if n <= 0 || err != nil {
+			return
+		}
+	}
+}
+
+// BenchmarkFloorOpenReadClose opens, reads and closes the files the
+// collector reads, and lists the same directories, parsing nothing.
+func BenchmarkFloorOpenReadClose(b *testing.B) {
+	buf := make([]byte, 8192)
+	dbuf := make([]byte, 32<<10)
+	loop(b, func() {
+		root, err := syscall.Open("/proc", syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		listDir(root, dbuf)
+		readClose(root, "stat", buf)
+		for _, pid := range pidsOf("/proc") {
+			for _, f := range procFiles {
+				readClose(root, pid+"/"+f, buf)
+			}
+			var st unix.Stat_t
+			unix.Fstatat(root, pid+"/fd", &st, 0)
+			tfd, err := syscall.Openat(root, pid+"/task", syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+			if err != nil {
+				continue
+			}
+			listDir(tfd, dbuf)
+			syscall.Close(tfd)
+			for _, tid := range pidsOf("/proc/" + pid + "/task") {
+				for _, f := range threadFiles {
+					readClose(root, pid+"/task/"+tid+"/"+f, buf)
+				}
+			}
+		}
+		syscall.Close(root)
+	})
+}
+
+// BenchmarkFloorKeptFD reads the same files with pread at offset 0 on
+// descriptors opened once, before timing.
+func BenchmarkFloorKeptFD(b *testing.B) {
+	buf := make([]byte, 8192)
+	dbuf := make([]byte, 32<<10)
+	root, err := syscall.Open("/proc", syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var files, dirs, paths []int
+	open := func(path string, flags int, dst *[]int) {
+		fd, err := syscall.Openat(root, path, flags|syscall.O_CLOEXEC, 0)
+		if err == nil {
+			*dst = append(*dst, fd)
+		}
+	}
+	open("stat", syscall.O_RDONLY, &files)
+	for _, pid := range pidsOf("/proc") {
+		for _, f := range procFiles {
+			open(pid+"/"+f, syscall.O_RDONLY, &files)
+		}
+		open(pid+"/fd", 0x200000|syscall.O_DIRECTORY, &paths) // O_PATH
+		open(pid+"/task", syscall.O_RDONLY|syscall.O_DIRECTORY, &dirs)
+		for _, tid := range pidsOf("/proc/" + pid + "/task") {
+			for _, f := range threadFiles {
+				open(pid+"/task/"+tid+"/"+f, syscall.O_RDONLY, &files)
+			}
+		}
+	}
+	defer func() {
+		for _, l := range [][]int{files, dirs, paths} {
+			for _, fd := range l {
+				syscall.Close(fd)
+			}
+		}
+		syscall.Close(root)
+	}()
+	b.Logf("kept %d files, %d directories, %d fd directories", len(files), len(dirs), len(paths))
+	loop(b, func() {
+		listDir(root, dbuf)
+		for _, fd := range files {
+			syscall.Pread(fd, buf, 0)
+		}
+		var st syscall.Stat_t
+		for _, fd := range paths {
+			syscall.Fstat(fd, &st)
+		}
+		for _, fd := range dirs {
+			listDir(fd, dbuf)
+		}
+	})
+}
+
+// builderWriter adapts a perfdata.Builder to system.Writer, as the engine
+// does (the object timer is not patched here).
+type builderWriter struct{ b *perfdata.Builder }
+
+func (w builderWriter) Instance(name string, pt, pi uint32, uid int32) perfdata.Values {
+	return w.b.Instance(name, pt, pi, uid)
+}
+func (w builderWriter) Single() perfdata.Values    { return w.b.Single() }
+func (w builderWriter) SetObjectTime(int64, int64) {}
+
+func benchOurs(b *testing.B, maxKept int) {
+	c := system.NewCollector(os.DirFS("/proc"), os.DirFS("/sys"))
+	p := system.NewProcessObjects("/proc", maxKept)
+	defer p.Close()
+	objs := []system.Object{p.Process(), p.Thread()}
+	type prep struct {
+		l     *perfdata.Layout
+		specs []perfdata.CounterSpec
+	}
+	var preps []prep
+	for _, o := range objs {
+		specs := make([]perfdata.CounterSpec, len(o.Set.Counters))
+		for i, ctr := range o.Set.Counters {
+			specs[i] = perfdata.CounterSpec{NameIndex: ctr.NameIndex, HelpIndex: ctr.NameIndex + 1, DefaultScale: ctr.DefaultScale,
+				DetailLevel: ctr.DetailLevel, Type: ctr.Type, Size: ctr.ValueSize()}
+		}
+		l, err := perfdata.NewLayout(specs)
+		if err != nil {
+			b.Fatal(err)
+		}
+		preps = append(preps, prep{l, specs})
+	}
+	bld := perfdata.NewBuilder(nil)
+	size := 0
+	loop(b, func() {
+		bld.Reset(perfdata.Header{SystemName: "BENCH"})
+		for i, o := range objs {
+			if err := bld.BeginObject(perfdata.ObjectSpec{NameIndex: o.Set.NameIndex, DefaultCounter: -1}, preps[i].l, preps[i].specs); err != nil {
+				b.Fatal(err)
+			}
+			if err := o.Collect(c, builderWriter{bld}); err != nil {
+				b.Fatal(err)
+			}
+			if err := bld.EndObject(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		size = len(bld.Bytes())
+		c.Warnings = c.Warnings[:0]
+	})
+	b.ReportMetric(float64(size), "block-bytes")
+}
+
+// BenchmarkOurProcessThread collects the Process and Thread objects into a
+// PERF_DATA_BLOCK with the default bound on kept descriptors (half of
+// RLIMIT_NOFILE).
+func BenchmarkOurProcessThread(b *testing.B) { benchOurs(b, 0) }
+
+// BenchmarkOurProcessThreadAllKept is the same with a bound large enough
+// to keep every descriptor (what the kept-descriptor floor does).
+func BenchmarkOurProcessThreadAllKept(b *testing.B) {
+	var rl syscall.Rlimit
+	syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl)
+	benchOurs(b, int(rl.Cur)-256)
+}
+
+// BenchmarkProcfs does the same reading with github.com/prometheus/procfs:
+// every process's stat, status, io and descriptor count, and every
+// thread's stat and schedstat.
+func BenchmarkProcfs(b *testing.B) {
+	fs, err := procfs.NewFS("/proc")
+	if err != nil {
+		b.Fatal(err)
+	}
+	loop(b, func() {
+		procs, err := fs.AllProcs()
+		if err != nil {
+			b.Fatal(err)
+		}
+		fs.Stat()
+		for _, p := range procs {
+			p.Stat()
+			p.NewStatus()
+			p.IO()
+			p.FileDescriptorsLen()
+			threads, err := fs.AllThreads(p.PID)
+			if err != nil {
+				continue
+			}
+			for _, t := range threads {
+				t.Stat()
+				t.Schedstat()
+			}
+		}
+	})
+}
+
+// BenchmarkGopsutil does the same with github.com/shirou/gopsutil/v4:
+// name, times, memory, io, thread count, descriptor count, and per-thread
+// times.
+func BenchmarkGopsutil(b *testing.B) {
+	loop(b, func() {
+		procs, err := process.Processes()
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, p := range procs {
+			p.Name()
+			p.Times()
+			p.MemoryInfo()
+			p.IOCounters()
+			p.NumThreads()
+			p.NumFDs()
+			p.Threads()
+		}
+	})
+}

@@ -1,0 +1,21 @@
+module github.com/perfcounters/perfcounters/bench/provider
+
+go 1.26.0
+
+replace github.com/perfcounters/perfcounters => ../../
+
+require (
+	github.com/perfcounters/perfcounters v0.0.0-00010101000000-000000000000
+	github.com/prometheus/client_golang v1.25.0
+)
+
+require (
+	github.com/beorn7/perks v1.0.1 // indirect
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
+	github.com/prometheus/client_model v0.6.3 // indirect
+	github.com/prometheus/common v0.72.0 // indirect
+	github.com/prometheus/procfs v0.22.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
+	google.golang.org/protobuf v1.36.12 // indirect
+)

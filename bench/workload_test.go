@@ -1,0 +1,158 @@
+package bench
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"runtime"
+	"strconv"
+	"syscall"
+	"testing"
+)
+
+// The workload: sleeping processes plus children of this test binary that
+// each hold threadsPerChild OS threads, so that the host has at least
+// 500 more processes and 5,000 more threads than before. Every child
+// exits when its stdin closes (this process ended, however it ended) and
+// also gets SIGKILL from the kernel when its parent dies (Pdeathsig).
+const (
+	sleepers        = 460
+	threadChildren  = 40
+	threadsPerChild = 125
+	childEnv        = "PERFC_BENCH_CHILD_THREADS"
+)
+
+// runChild is the body of a thread-holding child: it locks
+// threadsPerChild goroutines to their OS threads, says "ready", and waits
+// for stdin to close.
+func runChild(n int) {
+	ready := make(chan struct{})
+	for i := 0; i < n; i++ {
+		go func() {
+			runtime.LockOSThread()
+			ready <- struct{}{}
+			select {}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		<-ready
+	}
+	fmt.Println("ready")
+	io.Copy(io.Discard, os.Stdin)
+	os.Exit(0)
+}
+
+// workload is the set of started children.
+type workload struct {
+	cmds []*exec.Cmd
+	ins  []io.Closer
+}
+
+// start launches the children; on error it stops those already started.
+func startWorkload() (*workload, error) {
+	w := &workload{}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	launch := func(cmd *exec.Cmd, waitReady bool) error {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+		in, err := cmd.StdinPipe()
+		if err != nil {
+			return err
+		}
+		var out io.ReadCloser
+		if waitReady {
+			if out, err = cmd.StdoutPipe(); err != nil {
+				return err
+			}
+		}
+		if err := cmd.Start(); err != nil {
+			return err
+		}
+		w.cmds = append(w.cmds, cmd)
+		w.ins = append(w.ins, in)
+		if waitReady {
+			line, err := bufio.NewReader(out).ReadString('\n')
+			if err != nil || line != "ready\n" {
+				return fmt.Errorf("child %d: %q %v", cmd.Process.Pid, line, err)
+			}
+		}
+		return nil
+	}
+	for i := 0; i < threadChildren; i++ {
+		cmd := exec.Command(self, "-test.run=^$")
+		cmd.Env = append(os.Environ(), childEnv+"="+strconv.Itoa(threadsPerChild))
+		if err := launch(cmd, true); err != nil {
+			w.stop()
+			return nil, err
+		}
+	}
+	for i := 0; i < sleepers; i++ {
+		// sleep reads no stdin; Pdeathsig and stop() end it.
+		if err := launch(exec.Command("sleep", "3600"), false); err != nil {
+			w.stop()
+			return nil, err
+		}
+	}
+	return w, nil
+}
+
+// stop kills and reaps every child.
+func (w *workload) stop() {
+	for _, in := range w.ins {
+		in.Close()
+	}
+	for _, c := range w.cmds {
+		c.Process.Kill()
+	}
+	for _, c := range w.cmds {
+		c.Wait()
+	}
+	w.cmds, w.ins = nil, nil
+}
+
+// countProcsThreads counts the processes and threads of /proc.
+func countProcsThreads() (procs, threads int) {
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		procs++
+		ts, _ := os.ReadDir("/proc/" + e.Name() + "/task")
+		threads += len(ts)
+	}
+	return procs, threads
+}
+
+func TestMain(m *testing.M) {
+	if v := os.Getenv(childEnv); v != "" {
+		n, _ := strconv.Atoi(v)
+		runChild(n)
+		return
+	}
+	// Pdeathsig fires when the thread that started a child exits: keep
+	// this goroutine's thread for the whole run.
+	runtime.LockOSThread()
+	w, err := startWorkload()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench: starting the workload:", err)
+		os.Exit(1)
+	}
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-sig
+		w.stop()
+		os.Exit(2)
+	}()
+	p, t := countProcsThreads()
+	fmt.Fprintf(os.Stderr, "bench: workload running: %d processes, %d threads on the host\n", p, t)
+	code := m.Run()
+	w.stop()
+	os.Exit(code)
+}

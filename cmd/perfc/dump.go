@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/perfcounters/perfcounters/internal/tool/dump"
+	"github.com/perfcounters/perfcounters/titles"
+)
+
+func dumpCommand() command {
+	return command{
+		name:  "dump",
+		usage: "[--json] [--titles FILE] FILE...",
+		short: "print raw PERF_DATA_BLOCK files (ours or captured on Windows) for a person or, with --json, a program",
+		run:   runDump,
+	}
+}
+
+func runDump(ctx context.Context, e *env, args []string) error {
+	fs := newFlags("dump", e.stderr)
+	asJSON := fs.Bool("json", false, "write JSON instead of text")
+	titlesFile := fs.String("titles", "", "title database for names: a `perfc query Counter` output or an index<TAB>name list (default: the local database)")
+	files, err := parseFlags(fs, args)
+	if err == errHelp {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		return usagef("no block file given")
+	}
+	db, err := loadTitles(*titlesFile)
+	if err != nil {
+		return err
+	}
+	opts := dump.Options{JSON: *asJSON, Titles: db}
+	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		if err := dump.Write(e.stdout, f, data, opts); err != nil {
+			return fmt.Errorf("%s: %w", f, err)
+		}
+	}
+	return nil
+}
+
+// loadTitles reads a title database file, or returns the local one.
+func loadTitles(file string) (*titles.DB, error) {
+	if file == "" {
+		return localTitles()
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	db, err := titles.Load(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return db, nil
+}

@@ -1,0 +1,450 @@
+// Package engine plays Perflib's role: it owns the providers of performance
+// objects and the title database, and answers QueryValue for "Global",
+// "Costly", "Counter", "Help" and lists of object title indexes with a
+// PERF_DATA_BLOCK built by the perfdata codec.
+//
+// The engine collects only the objects a query asks for (plus the related
+// objects Windows adds, such as Process for Thread), fills the block header
+// from an injected clock, and serialises collection so providers need not be
+// safe for concurrent use; QueryValue itself may be called from any number of
+// goroutines. A provider that fails or panics costs only its own object: the
+// object is dropped from the block and the reason is reported in the result
+// and through the injected logger.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/perfcounters/perfcounters/counterset"
+	"github.com/perfcounters/perfcounters/perfdata"
+	"github.com/perfcounters/perfcounters/titles"
+)
+
+// Writer receives one object's instances and values during collection. The
+// engine implements it over its block builder; collect functions of built-in
+// objects accept any value with this method set.
+type Writer interface {
+	// Instance starts an instance and returns the writer of its counter block.
+	Instance(name string, parentTitleIndex, parentInstance uint32, uniqueID int32) perfdata.Values
+	// Single returns the counter block of a single-instance object.
+	Single() perfdata.Values
+	// SetObjectTime sets the object's own timer (PERF_OBJECT_TIMER types).
+	SetObjectTime(perfTime, perfFreq int64)
+}
+
+// Object is one performance object the engine can collect: its declaration
+// and the function that writes one sample of it.
+type Object struct {
+	Set     *counterset.Set
+	Collect func(w Writer) error
+}
+
+// Clock supplies the time stamps of a block. Wall is the system time (for
+// SYSTEMTIME and PerfTime100nSec); Ticks and Freq are a monotonic
+// high-resolution counter and its frequency (PerfTime, PerfFreq).
+type Clock interface {
+	Wall() time.Time
+	Ticks() int64
+	Freq() int64
+}
+
+// Options configure an Engine. Zero values select sensible defaults.
+type Options struct {
+	SystemName string       // PERF_DATA_BLOCK system name; default: the host name
+	Clock      Clock        // default: the system clock with nanosecond ticks
+	Logger     *slog.Logger // discarded-data and provider-failure reports; default: discard
+	Titles     *titles.DB   // title database; default: titles.English()
+}
+
+// Problem reports an object that could not be collected.
+type Problem struct {
+	NameIndex uint32
+	Object    string
+	Err       error
+}
+
+func (p Problem) Error() string {
+	return fmt.Sprintf("object %s (%d): %v", p.Object, p.NameIndex, p.Err)
+}
+
+// Result is the answer to one query.
+type Result struct {
+	Block    []byte    // the PERF_DATA_BLOCK, or a MULTI_SZ list for Counter/Help; owned by the caller
+	Problems []Problem // objects dropped from the block, with reasons
+}
+
+// ErrMoreData is returned by QueryValueInto when the caller's buffer is too
+// small. As on Windows, no size hint is given and the buffer is untouched:
+// the caller grows it and retries.
+var ErrMoreData = perfdata.ErrMoreData
+
+// Engine answers registry-style queries. Create it with New; the zero value
+// is not usable.
+type Engine struct {
+	opts   Options
+	mu     sync.Mutex // serialises collection and guards the fields below
+	titles *titles.DB
+	objs   []registered
+	b      *perfdata.Builder
+}
+
+type registered struct {
+	obj       Object
+	nameIndex uint32
+	parent    uint32 // title index of the related (parent) object, 0 none
+	specs     []perfdata.CounterSpec
+	layout    *perfdata.Layout
+}
+
+// New returns an engine with no objects.
+func New(opts Options) *Engine {
+	if opts.Clock == nil {
+		opts.Clock = SystemClock()
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Titles == nil {
+		opts.Titles = titles.English()
+	}
+	if opts.SystemName == "" {
+		opts.SystemName = hostName()
+	}
+	return &Engine{opts: opts, titles: opts.Titles, b: perfdata.NewBuilder(nil)}
+}
+
+// Titles returns the engine's title database. It must not be modified while
+// queries run.
+func (e *Engine) Titles() *titles.DB { return e.titles }
+
+// Add registers objects. Names and help texts are entered into the title
+// database (reusing English Windows' indexes where Windows has the name),
+// the object's counter layout is computed once, and the object joins
+// Global (or Costly) queries.
+func (e *Engine) Add(objs ...Object) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, o := range objs {
+		r, err := e.register(o)
+		if err != nil {
+			return err
+		}
+		for _, x := range e.objs {
+			if x.nameIndex == r.nameIndex {
+				return fmt.Errorf("engine: object %q: title index %d already used by %q", o.Set.Name, r.nameIndex, x.obj.Set.Name)
+			}
+		}
+		e.objs = append(e.objs, r)
+	}
+	// Parents may be registered after children; resolve by name now.
+	for i := range e.objs {
+		if p := e.objs[i].obj.Set.Parent; p != "" {
+			for _, x := range e.objs {
+				if strings.EqualFold(x.obj.Set.Name, p) {
+					e.objs[i].parent = x.nameIndex
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func (e *Engine) register(o Object) (registered, error) {
+	s := o.Set
+	if s == nil || o.Collect == nil {
+		return registered{}, errors.New("engine: object without a set or a collect function")
+	}
+	if err := s.Validate(); err != nil {
+		return registered{}, fmt.Errorf("engine: %w", err)
+	}
+	idx, err := e.title(s.NameIndex, s.Name, s.Help)
+	if err != nil {
+		return registered{}, fmt.Errorf("engine: object %q: %w", s.Name, err)
+	}
+	specs := make([]perfdata.CounterSpec, len(s.Counters))
+	var last uint32
+	for i := range s.Counters {
+		c := &s.Counters[i]
+		ci := last // real Windows data repeats the user's indexes on its base
+		if !c.Type.IsBase() || i == 0 {
+			var err error
+			if ci, err = e.title(c.NameIndex, c.Name, c.Help); err != nil {
+				return registered{}, fmt.Errorf("engine: object %q: counter %q: %w", s.Name, c.Name, err)
+			}
+		}
+		last = ci
+		specs[i] = perfdata.CounterSpec{
+			NameIndex:    ci,
+			HelpIndex:    ci + 1,
+			DefaultScale: c.DefaultScale,
+			DetailLevel:  detail(c.DetailLevel),
+			Type:         c.Type,
+			Size:         c.ValueSize(),
+		}
+	}
+	l, err := perfdata.NewLayout(specs)
+	if err != nil {
+		return registered{}, fmt.Errorf("engine: object %q: %w", s.Name, err)
+	}
+	return registered{obj: o, nameIndex: idx, specs: specs, layout: l}, nil
+}
+
+// title returns the title index of a name: the fixed one when given,
+// otherwise English Windows' index or a newly registered one.
+func (e *Engine) title(fixed uint32, name, help string) (uint32, error) {
+	if fixed != 0 {
+		return fixed, e.titles.SetAt(fixed, name, help)
+	}
+	return e.titles.Register(name, help)
+}
+
+func detail(d uint32) uint32 {
+	if d == 0 {
+		return counterset.DetailNovice
+	}
+	return d
+}
+
+// QueryValue answers a registry value name and returns a fresh block.
+func (e *Engine) QueryValue(ctx context.Context, name string) (*Result, error) {
+	return e.query(ctx, name)
+}
+
+// QueryValueInto answers a value name into buf, the registry's buffer
+// protocol: it returns the number of bytes written, or ErrMoreData (with buf
+// untouched) when buf is too small.
+func (e *Engine) QueryValueInto(ctx context.Context, name string, buf []byte) (int, []Problem, error) {
+	r, err := e.query(ctx, name)
+	if err != nil {
+		return 0, nil, err
+	}
+	if len(r.Block) > len(buf) {
+		return 0, nil, ErrMoreData
+	}
+	return copy(buf, r.Block), r.Problems, nil
+}
+
+func (e *Engine) query(ctx context.Context, name string) (*Result, error) {
+	q, err := ParseQuery(name)
+	if err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	switch q.Kind {
+	case QueryCounter:
+		return &Result{Block: e.titles.CounterMultiSZ()}, nil
+	case QueryHelp:
+		return &Result{Block: e.titles.HelpMultiSZ()}, nil
+	case QueryForeign:
+		return nil, fmt.Errorf("engine: %q: foreign-host queries go to that host's server, not the local engine", name)
+	}
+	pick := e.selectObjects(q)
+	return e.collect(ctx, pick), nil
+}
+
+// selectObjects returns the indexes into e.objs that q asks for, in
+// registration order, with the related objects Windows adds.
+func (e *Engine) selectObjects(q Query) []int {
+	var pick []int
+	want := func(idx uint32) bool { return slices.Contains(q.Indexes, idx) }
+	for i, r := range e.objs {
+		switch q.Kind {
+		case QueryGlobal:
+			if !r.obj.Set.Costly {
+				pick = append(pick, i)
+			}
+		case QueryCostly:
+			if r.obj.Set.Costly {
+				pick = append(pick, i)
+			}
+		case QueryIndexes:
+			if want(r.nameIndex) {
+				pick = append(pick, i)
+			}
+		}
+	}
+	// Related objects: a child brings its parent (Thread brings Process) so
+	// that ParentObjectInstance can be resolved in the same block.
+	for _, i := range slices.Clone(pick) {
+		if p := e.objs[i].parent; p != 0 {
+			for j, r := range e.objs {
+				if r.nameIndex == p && !slices.Contains(pick, j) {
+					pick = append(pick, j)
+				}
+			}
+		}
+	}
+	// Parents first, so a reader meets Process before Thread.
+	slices.SortStableFunc(pick, func(a, b int) int {
+		pa, pb := e.objs[a].parent != 0, e.objs[b].parent != 0
+		switch {
+		case pa == pb:
+			return a - b
+		case pa:
+			return 1
+		}
+		return -1
+	})
+	return pick
+}
+
+func (e *Engine) collect(ctx context.Context, pick []int) *Result {
+	clk := e.opts.Clock
+	now := clk.Wall()
+	h := perfdata.Header{
+		SystemTime:      perfdata.SystemTimeOf(now),
+		PerfTime:        clk.Ticks(),
+		PerfFreq:        clk.Freq(),
+		PerfTime100nSec: FileTime(now),
+		SystemName:      e.opts.SystemName,
+	}
+	if len(pick) > 0 {
+		h.DefaultObject = int32(e.objs[pick[0]].nameIndex)
+	}
+	e.b.Reset(h)
+	res := &Result{}
+	for _, i := range pick {
+		if err := ctx.Err(); err != nil {
+			res.Problems = append(res.Problems, e.problem(i, err))
+			continue
+		}
+		if err := e.collectOne(i); err != nil {
+			e.b.AbortObject()
+			p := e.problem(i, err)
+			res.Problems = append(res.Problems, p)
+			e.opts.Logger.Warn("object dropped from block", "object", p.Object, "index", p.NameIndex, "reason", err)
+		}
+	}
+	res.Block = slices.Clone(e.b.Bytes())
+	return res
+}
+
+func (e *Engine) problem(i int, err error) Problem {
+	return Problem{NameIndex: e.objs[i].nameIndex, Object: e.objs[i].obj.Set.Name, Err: err}
+}
+
+// collectOne writes object i; a panic in its collect function becomes an
+// error so that one bad provider cannot take the block down.
+func (e *Engine) collectOne(i int) (err error) {
+	r := &e.objs[i]
+	s := r.obj.Set
+	spec := perfdata.ObjectSpec{
+		NameIndex:      r.nameIndex,
+		HelpIndex:      r.nameIndex + 1,
+		DetailLevel:    detail(s.DetailLevel),
+		DefaultCounter: int32(s.DefaultCounter),
+		Single:         !s.Instancing.Multi(),
+	}
+	if err := e.b.BeginObject(spec, r.layout, r.specs); err != nil {
+		return err
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("collect panicked: %v", v)
+		}
+	}()
+	w := builderWriter{b: e.b}
+	if err := r.obj.Collect(w); err != nil {
+		return err
+	}
+	return e.b.EndObject()
+}
+
+// builderWriter adapts the block builder to Writer.
+type builderWriter struct{ b *perfdata.Builder }
+
+func (w builderWriter) Instance(name string, pti, pi uint32, uid int32) perfdata.Values {
+	return w.b.Instance(name, pti, pi, uid)
+}
+func (w builderWriter) Single() perfdata.Values { return w.b.Single() }
+func (w builderWriter) SetObjectTime(t, f int64) { w.b.SetObjectTime(t, f) }
+
+// QueryKind classifies a registry value name.
+type QueryKind int
+
+// Query kinds.
+const (
+	QueryGlobal QueryKind = iota
+	QueryCostly
+	QueryCounter
+	QueryHelp
+	QueryIndexes
+	QueryForeign
+)
+
+// Query is a parsed registry value name.
+type Query struct {
+	Kind    QueryKind
+	Indexes []uint32 // QueryIndexes and QueryForeign
+	Host    string   // QueryForeign
+	Lang    string   // QueryCounter/QueryHelp, e.g. "009"; empty for the default
+}
+
+// ParseQuery parses a value name: "Global", "Costly", "Counter [lang]",
+// "Help [lang]", a space-separated list of decimal title indexes, or
+// "Foreign host idx ...". Keywords are case-insensitive as on Windows.
+func ParseQuery(s string) (Query, error) {
+	f := strings.Fields(s)
+	if len(f) == 0 {
+		return Query{}, errors.New(`engine: empty value name (want "Global", "Costly", "Counter", "Help" or title indexes)`)
+	}
+	switch strings.ToLower(f[0]) {
+	case "global":
+		if len(f) == 1 {
+			return Query{Kind: QueryGlobal}, nil
+		}
+	case "costly":
+		if len(f) == 1 {
+			return Query{Kind: QueryCostly}, nil
+		}
+	case "counter", "help":
+		k := QueryCounter
+		if strings.EqualFold(f[0], "help") {
+			k = QueryHelp
+		}
+		if len(f) <= 2 {
+			q := Query{Kind: k}
+			if len(f) == 2 {
+				q.Lang = f[1]
+			}
+			return q, nil
+		}
+	case "foreign":
+		if len(f) < 2 {
+			return Query{}, fmt.Errorf("engine: %q: Foreign needs a host name", s)
+		}
+		idx, err := parseIndexes(s, f[2:])
+		if err != nil {
+			return Query{}, err
+		}
+		return Query{Kind: QueryForeign, Host: f[1], Indexes: idx}, nil
+	default:
+		idx, err := parseIndexes(s, f)
+		if err != nil {
+			return Query{}, err
+		}
+		return Query{Kind: QueryIndexes, Indexes: idx}, nil
+	}
+	return Query{}, fmt.Errorf("engine: %q: unexpected words after %q", s, f[0])
+}
+
+func parseIndexes(s string, f []string) ([]uint32, error) {
+	out := make([]uint32, 0, len(f))
+	for _, w := range f {
+		n, err := strconv.ParseUint(w, 10, 32)
+		if err != nil {
+			return nil, fmt.Errorf("engine: %q: %q is not a title index (want a decimal number)", s, w)
+		}
+		out = append(out, uint32(n))
+	}
+	return out, nil
+}

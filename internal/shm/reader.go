@@ -1,0 +1,667 @@
+package shm
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/perfcounters/perfcounters/counterset"
+	"github.com/perfcounters/perfcounters/countertype"
+)
+
+// SegmentSnapshot is what one live segment held at a scan.
+type SegmentSnapshot struct {
+	Path         string // segment file
+	ProviderGUID string
+	PID          uint32 // owner process
+	StartTime    uint64 // owner start time, clock ticks after boot
+	Sets         []SetSnapshot
+}
+
+// SetSnapshot is one counter set of a segment: its definition as the
+// provider declared it and its live instances.
+type SetSnapshot struct {
+	Set       *counterset.Set // Counters[i] describes Values[i] of every instance
+	Instances []InstanceSnapshot
+}
+
+// InstanceSnapshot is one live instance and its raw values, one per
+// counter of the set, in definition order. Sharded counters are summed;
+// 4-byte counters are reduced to their low 32 bits.
+type InstanceSnapshot struct {
+	Name   string
+	ID     uint32
+	Values []uint64
+}
+
+// SegmentError says why a segment's data was left out of a scan.
+type SegmentError struct {
+	Path   string
+	Reason string
+	Err    error // underlying error, if any
+}
+
+func (e *SegmentError) Error() string {
+	if e.Err != nil {
+		return "shm: segment " + e.Path + ": " + e.Reason + ": " + e.Err.Error()
+	}
+	return "shm: segment " + e.Path + ": " + e.Reason
+}
+
+func (e *SegmentError) Unwrap() error { return e.Err }
+
+// Scanner collects every segment of a directory. It keeps each segment
+// mapped read-only between scans and reuses its buffers, so the slices a
+// Scan returns stay valid only until the next Scan or Close. A Scanner is
+// not safe for concurrent use.
+type Scanner struct {
+	dir  string
+	myNS uint64
+	segs map[string]*mapped
+	out  []SegmentSnapshot
+	errs []error
+	hdr  [headerSize]byte
+}
+
+// mapped is one segment file kept open and mapped between scans.
+type mapped struct {
+	path     string
+	fd       int
+	mem      []byte
+	dev, ino uint64
+	size     int64
+	seen     bool
+
+	// Immutable once published: sets are append-only.
+	sets               []*counterset.Set
+	blockSize          []uint64
+	setCount, ctrCount uint64
+	guid               string
+
+	names    []nameEntry // per instance slot
+	vals     []uint64
+	insts    [][]InstanceSnapshot // per set
+	where    []uint64             // per instance slot: set<<32 | index+1 in insts, 0 when not live
+	setSnaps []SetSnapshot
+}
+
+type nameEntry struct {
+	serial, off, n uint32
+	s              string
+}
+
+// NewScanner returns a Scanner of dir (DefaultDir when empty).
+func NewScanner(dir string) *Scanner {
+	if dir == "" {
+		dir = DefaultDir
+	}
+	return &Scanner{dir: dir, myNS: pidNamespace(), segs: map[string]*mapped{}}
+}
+
+// Scan is a one-shot NewScanner(dir).Scan followed by Close; the
+// snapshots it returns are the caller's.
+func Scan(dir string) ([]SegmentSnapshot, []error) {
+	s := NewScanner(dir)
+	defer s.Close()
+	return s.Scan()
+}
+
+// Close unmaps every segment.
+func (s *Scanner) Close() {
+	for k, m := range s.segs {
+		m.unmap()
+		delete(s.segs, k)
+	}
+}
+
+func (m *mapped) unmap() {
+	if m.mem != nil {
+		unix.Munmap(m.mem)
+		m.mem = nil
+	}
+	if m.fd >= 0 {
+		unix.Close(m.fd)
+		m.fd = -1
+	}
+}
+
+// Scan reads every live segment of the directory. A segment that cannot
+// be read, fails validation or changes too fast to copy consistently is
+// left out and reported in the errors; a segment whose owner has exited
+// is removed (when the directory allows it) and left out silently, or
+// reported when it cannot be removed.
+func (s *Scanner) Scan() ([]SegmentSnapshot, []error) {
+	s.out = s.out[:0]
+	s.errs = s.errs[:0]
+	d, err := os.Open(s.dir)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			s.Close()
+			return s.out, nil
+		}
+		return s.out, append(s.errs, fmt.Errorf("shm: scan %s: %w", s.dir, err))
+	}
+	names, err := d.Readdirnames(-1)
+	d.Close()
+	if err != nil {
+		s.errs = append(s.errs, fmt.Errorf("shm: scan %s: %w", s.dir, err))
+	}
+	for _, m := range s.segs {
+		m.seen = false
+	}
+	for _, name := range names {
+		if !strings.HasSuffix(name, fileSuffix) || strings.HasPrefix(name, ".") {
+			continue
+		}
+		s.scanOne(name)
+	}
+	for k, m := range s.segs {
+		if !m.seen {
+			m.unmap()
+			delete(s.segs, k)
+		}
+	}
+	return s.out, s.errs
+}
+
+func (s *Scanner) drop(name string, m *mapped) {
+	if m != nil {
+		m.unmap()
+	}
+	delete(s.segs, name)
+}
+
+func (s *Scanner) fail(path, reason string, err error) {
+	s.errs = append(s.errs, &SegmentError{Path: path, Reason: reason, Err: err})
+}
+
+func (s *Scanner) scanOne(name string) {
+	path := filepath.Join(s.dir, name)
+	var st unix.Stat_t
+	if err := unix.Lstat(path, &st); err != nil {
+		s.drop(name, s.segs[name])
+		if !errors.Is(err, unix.ENOENT) { // ENOENT: removed since the listing
+			s.fail(path, "skipped", err)
+		}
+		return
+	}
+	m := s.segs[name]
+	if m != nil && (m.dev != uint64(st.Dev) || m.ino != st.Ino || m.size != st.Size) {
+		s.drop(name, m)
+		m = nil
+	}
+	fresh := m == nil
+	if fresh {
+		var reason string
+		var err error
+		m, reason, err = openSegment(path, &st)
+		if m == nil {
+			if reason != "" {
+				s.fail(path, reason, err)
+			}
+			return
+		}
+		s.segs[name] = m
+	}
+	m.seen = true
+	pid, start, ns := m.owner()
+	if why := s.ownerGone(m, pid, start, ns, fresh); why != "" {
+		err := unix.Unlink(path)
+		s.drop(name, m)
+		if err != nil && !errors.Is(err, unix.ENOENT) {
+			s.fail(path, "stale segment ("+why+") not removed", err)
+		}
+		return
+	}
+	snap, err := s.read(m)
+	if err != nil {
+		s.drop(name, m)
+		s.fail(path, "data dropped", err)
+		return
+	}
+	snap.Path = path
+	snap.PID, snap.StartTime = pid, start
+	s.out = append(s.out, snap)
+}
+
+// ownerGone checks the lock on every scan; the pid and start time only
+// when the segment is first mapped (while the lock is held the owner
+// cannot have been replaced).
+func (s *Scanner) ownerGone(m *mapped, pid uint32, start, ns uint64, fresh bool) string {
+	myNS := s.myNS
+	if !fresh {
+		myNS = 0
+	}
+	return ownerGone(m.fd, pid, start, ns, myNS)
+}
+
+func openSegment(path string, st *unix.Stat_t) (*mapped, string, error) {
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return nil, "skipped: not a regular file", nil
+	}
+	if st.Size < headerSize || st.Size > MaxFileSize {
+		return nil, fmt.Sprintf("skipped: size %d outside %d..%d", st.Size, headerSize, MaxFileSize), nil
+	}
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
+	if err != nil {
+		if errors.Is(err, unix.ENOENT) {
+			return nil, "", nil
+		}
+		if errors.Is(err, unix.EACCES) || errors.Is(err, unix.EPERM) {
+			return nil, "skipped: no permission to read it", err
+		}
+		return nil, "skipped", err
+	}
+	var fst unix.Stat_t
+	if err := unix.Fstat(fd, &fst); err != nil {
+		unix.Close(fd)
+		return nil, "skipped", err
+	}
+	if fst.Ino != st.Ino || fst.Dev != st.Dev || fst.Size != st.Size {
+		unix.Close(fd)
+		return nil, "", nil // replaced between stat and open; next scan
+	}
+	mem, err := unix.Mmap(fd, 0, int(fst.Size), unix.PROT_READ, unix.MAP_SHARED)
+	if err != nil {
+		unix.Close(fd)
+		return nil, "skipped: cannot map it", err
+	}
+	return &mapped{path: path, fd: fd, mem: mem, dev: uint64(fst.Dev), ino: fst.Ino, size: fst.Size}, "", nil
+}
+
+// owner reads the owner fields of the header, tolerating a truncated file.
+func (m *mapped) owner() (pid uint32, start, ns uint64) {
+	err := guard(func() error {
+		pid = uint32(loadWord(m.mem, hdrOwnerPID)) // low half of the word at 32
+		start = loadWord(m.mem, hdrOwnerStart)
+		ns = loadWord(m.mem, hdrPIDNS)
+		return nil
+	})
+	if err != nil {
+		return 0, 0, 0
+	}
+	return pid, start, ns
+}
+
+// guard runs f with faults on bad memory turned into panics, and turns
+// such a panic (a segment truncated under us raises SIGBUS) into an error.
+// Other panics are bugs and are not hidden.
+func guard(f func() error) (err error) {
+	old := debug.SetPanicOnFault(true)
+	defer func() {
+		debug.SetPanicOnFault(old)
+		if r := recover(); r != nil {
+			if fe, ok := r.(interface{ Addr() uintptr }); ok {
+				err = fmt.Errorf("memory fault at 0x%x reading the mapping (file truncated under the reader?)", fe.Addr())
+				return
+			}
+			panic(r)
+		}
+	}()
+	return f()
+}
+
+// maxRetries bounds how often a reader restarts a copy that a writer's
+// table change overlapped, before giving up on the segment for this scan.
+const maxRetries = 64
+
+func (s *Scanner) read(m *mapped) (SegmentSnapshot, error) {
+	var snap SegmentSnapshot
+	err := guard(func() error {
+		var err error
+		for try := 0; try < maxRetries; try++ {
+			var retry bool
+			snap, retry, err = s.readOnce(m)
+			if err != nil || !retry {
+				return err
+			}
+			runtime.Gosched()
+		}
+		return errors.New("generation in flux: the tables kept changing while being copied")
+	})
+	return snap, err
+}
+
+// header holds the decoded, validated header fields.
+type header struct {
+	gen                        uint64
+	setOff, setCap, setCount   uint64
+	ctrOff, ctrCap, ctrCount   uint64
+	instOff, instCap, instHigh uint64
+	shOff, shCap, shHigh       uint64
+	heapOff, heapSize          uint64
+	guid                       string
+}
+
+// FormatError describes a structural fault in a segment.
+type FormatError struct {
+	Offset uint64
+	Field  string
+	Value  uint64
+	Reason string
+}
+
+func (e *FormatError) Error() string {
+	return fmt.Sprintf("offset %d: %s = %d: %s", e.Offset, e.Field, e.Value, e.Reason)
+}
+
+func ferr(off uint64, field string, v uint64, reason string) error {
+	return &FormatError{Offset: off, Field: field, Value: v, Reason: reason}
+}
+
+// parseHeader validates a copied header against the mapping length.
+func parseHeader(h []byte, size uint64) (header, error) {
+	var x header
+	if string(h[:8]) != string(magic[:]) {
+		return x, ferr(hdrMagic, "magic", le.Uint64(h), "not a perfc segment")
+	}
+	if v := le.Uint32(h[hdrVersion:]); v != Version {
+		return x, ferr(hdrVersion, "version", uint64(v), fmt.Sprintf("want %d", Version))
+	}
+	if v := le.Uint32(h[hdrHeaderSize:]); v != headerSize {
+		return x, ferr(hdrHeaderSize, "header size", uint64(v), fmt.Sprintf("want %d", headerSize))
+	}
+	if v := le.Uint64(h[hdrFileSize:]); v != size {
+		return x, ferr(hdrFileSize, "file size", v, fmt.Sprintf("the file is %d bytes", size))
+	}
+	x.gen = le.Uint64(h[hdrGen:])
+	sec := func(at uint64, name string, rec uint64) (off, cp, cnt uint64, err error) {
+		off = uint64(le.Uint32(h[at:]))
+		cp = uint64(le.Uint32(h[at+4:]))
+		cnt = uint64(le.Uint32(h[at+8:]))
+		switch {
+		case off < headerSize || off%8 != 0:
+			return 0, 0, 0, ferr(at, name+" offset", off, "not an 8-aligned offset after the header")
+		case off+cp*rec > size:
+			return 0, 0, 0, ferr(at+4, name+" capacity", cp, fmt.Sprintf("table would end at %d, past the file's %d bytes", off+cp*rec, size))
+		case cnt > cp:
+			return 0, 0, 0, ferr(at+8, name+" count", cnt, fmt.Sprintf("exceeds capacity %d", cp))
+		}
+		return off, cp, cnt, nil
+	}
+	var err error
+	if x.setOff, x.setCap, x.setCount, err = sec(hdrSetOff, "set table", setRecSize); err != nil {
+		return x, err
+	}
+	if x.ctrOff, x.ctrCap, x.ctrCount, err = sec(hdrCtrOff, "counter table", ctrRecSize); err != nil {
+		return x, err
+	}
+	if x.instOff, x.instCap, x.instHigh, err = sec(hdrInstOff, "instance table", instRecSize); err != nil {
+		return x, err
+	}
+	if x.shOff, x.shCap, x.shHigh, err = sec(hdrShardOff, "shard table", shardRecSize); err != nil {
+		return x, err
+	}
+	x.heapOff = uint64(le.Uint32(h[hdrHeapOff:]))
+	x.heapSize = uint64(le.Uint32(h[hdrHeapSize:]))
+	if x.heapOff < headerSize || x.heapOff%cacheLine != 0 || x.heapOff+x.heapSize > size {
+		return x, ferr(hdrHeapOff, "heap offset", x.heapOff, fmt.Sprintf("heap of %d bytes does not fit a %d-byte file on a 64-byte boundary", x.heapSize, size))
+	}
+	gl := uint64(le.Uint32(h[hdrGUIDLen:]))
+	if gl == 0 || gl > maxGUIDLen {
+		return x, ferr(hdrGUIDLen, "guid length", gl, fmt.Sprintf("want 1..%d", maxGUIDLen))
+	}
+	x.guid = string(h[hdrGUID : hdrGUID+gl])
+	return x, nil
+}
+
+// readOnce copies the tables and values once; retry is true when a
+// writer's table change overlapped the copy.
+func (s *Scanner) readOnce(m *mapped) (snap SegmentSnapshot, retry bool, err error) {
+	mem := m.mem
+	size := uint64(len(mem))
+	g1 := loadWord(mem, hdrGen)
+	if g1 == 0 {
+		return snap, false, ferr(hdrGen, "generation", 0, "segment never published")
+	}
+	if g1&1 != 0 {
+		return snap, true, nil
+	}
+	copyWords(s.hdr[:], mem, 0)
+	if loadWord(mem, hdrGen) != g1 {
+		return snap, true, nil
+	}
+	h, err := parseHeader(s.hdr[:], size)
+	if err != nil {
+		return snap, false, err
+	}
+	heapEnd := h.heapOff + h.heapSize
+	// Strings of a well-formed segment do not overlap, so their total
+	// cannot exceed the heap; a garbled one may point many records at the
+	// same bytes, and this budget keeps it from sizing huge allocations.
+	strBudget := h.heapSize
+	str := func(off, n uint64, what string) (string, error) {
+		if n == 0 {
+			return "", nil
+		}
+		if n > strBudget {
+			return "", ferr(off, what, n, "strings add up to more than the heap")
+		}
+		strBudget -= n
+		if n > maxNameLen || off%8 != 0 || off < h.heapOff || off+align(n, 8) > heapEnd {
+			return "", ferr(off, what, n, "string outside the heap, misaligned or too long")
+		}
+		b := make([]byte, align(n, 8))
+		copyWords(b, mem, off)
+		return string(b[:n]), nil
+	}
+
+	// Set and counter definitions: cached while the counts are unchanged.
+	if m.sets == nil || h.setCount != m.setCount || h.ctrCount != m.ctrCount || h.guid != m.guid {
+		sets, bsz, err := s.readSets(m, &h, str)
+		if err != nil {
+			return snap, false, err
+		}
+		if loadWord(mem, hdrGen) != g1 {
+			return snap, true, nil
+		}
+		m.sets, m.blockSize, m.setCount, m.ctrCount, m.guid = sets, bsz, h.setCount, h.ctrCount, h.guid
+	}
+	nsets := len(m.sets)
+	if cap(m.insts) < nsets {
+		m.insts = make([][]InstanceSnapshot, nsets)
+		m.setSnaps = make([]SetSnapshot, nsets)
+	}
+	m.insts = m.insts[:nsets]
+	for i := range m.insts {
+		m.insts[i] = m.insts[i][:0]
+	}
+
+	// Instance table: each record is read on its own and kept only if
+	// its first word (state and serial) is the same after its name and
+	// values were copied; a record that keeps changing is skipped.
+	if uint64(len(m.names)) < h.instHigh {
+		m.names = append(m.names, make([]nameEntry, h.instHigh-uint64(len(m.names)))...)
+		m.where = append(m.where, make([]uint64, h.instHigh-uint64(len(m.where)))...)
+	}
+	clear(m.where)
+	// Values of a well-formed segment's blocks do not overlap, so they
+	// cannot outnumber the heap's words; this budget bounds what a garbled
+	// segment can make the reader allocate.
+	valBudget := h.heapSize / 8
+	m.vals = m.vals[:0]
+	for slot := uint64(0); slot < h.instHigh; slot++ {
+		roff := h.instOff + slot*instRecSize
+		for try := 0; try < pairTries; try++ {
+			w0 := loadWord(mem, roff)
+			if uint32(w0) != StateLive {
+				break
+			}
+			w1, w2, w3 := loadWord(mem, roff+8), loadWord(mem, roff+16), loadWord(mem, roff+24)
+			si, id := w1&0xFFFFFFFF, uint32(w1>>32)
+			if si >= uint64(nsets) {
+				return snap, false, ferr(roff+instSet, "instance set index", si, fmt.Sprintf("only %d sets", nsets))
+			}
+			nc := uint64(len(m.sets[si].Counters))
+			boff := w3 & 0xFFFFFFFF
+			if boff%8 != 0 || boff < h.heapOff || boff+m.blockSize[si] > heapEnd {
+				return snap, false, ferr(roff+instBlockOff, "instance value block", boff, "outside the heap or misaligned")
+			}
+			if nc > valBudget {
+				return snap, false, ferr(roff, "live instances", h.instHigh, "their values exceed the heap")
+			}
+			serial, noff, nlen := uint32(w0>>32), uint32(w2), uint32(w2>>32)
+			ne := &m.names[slot]
+			if ne.serial != serial || ne.off != noff || ne.n != nlen || ne.s == "" && nlen != 0 {
+				name, err := str(uint64(noff), uint64(nlen), "instance name")
+				if err != nil {
+					return snap, false, err
+				}
+				*ne = nameEntry{serial, noff, nlen, name}
+			}
+			if uint64(cap(m.vals)-len(m.vals)) < nc {
+				// Earlier snapshots keep the old array; this one starts anew.
+				m.vals = make([]uint64, 0, max(2*cap(m.vals), int(nc), 64))
+			}
+			vi := len(m.vals)
+			m.vals = m.vals[:vi+int(nc)]
+			vals := m.vals[vi : vi+int(nc) : vi+int(nc)]
+			readValues(mem, boff, vals)
+			if loadWord(mem, roff) != w0 {
+				m.vals = m.vals[:vi]
+				continue // changed under us: read it again
+			}
+			valBudget -= nc
+			m.insts[si] = append(m.insts[si], InstanceSnapshot{Name: ne.s, ID: id, Values: vals})
+			m.where[slot] = si<<32 | uint64(len(m.insts[si]))
+			break
+		}
+	}
+
+	// Shards: add each live shard set to its counter, under the same
+	// per-record protocol (first word: state and version).
+	for i := uint64(0); i < h.shHigh; i++ {
+		at := h.shOff + i*shardRecSize
+		w0 := loadWord(mem, at)
+		if uint32(w0) != StateLive {
+			continue
+		}
+		w1, w2, w3 := loadWord(mem, at+8), loadWord(mem, at+16), loadWord(mem, at+24)
+		slot, serial := w1&0xFFFFFFFF, uint32(w1>>32)
+		ci, off := w2&0xFFFFFFFF, w2>>32
+		n := w3 & 0xFFFFFFFF
+		if n == 0 || n > maxShardsPerCtr || n&(n-1) != 0 {
+			return snap, false, ferr(at+shardCount, "shard count", n, "want a power of two up to 256")
+		}
+		if off%cacheLine != 0 || off < h.heapOff || off+n*cacheLine > heapEnd {
+			return snap, false, ferr(at+shardOff, "shard block", off, "outside the heap or not on a cache line")
+		}
+		if slot >= h.instHigh || m.where[slot] == 0 || m.names[slot].serial != serial {
+			continue // belongs to an instance no longer live
+		}
+		w := m.where[slot]
+		inst := &m.insts[w>>32][w&0xFFFFFFFF-1]
+		if ci >= uint64(len(inst.Values)) {
+			return snap, false, ferr(at+shardCtr, "shard counter index", ci, fmt.Sprintf("instance has %d counters", len(inst.Values)))
+		}
+		var sum uint64
+		for k := uint64(0); k < n; k++ {
+			sum += loadWord(mem, off+k*cacheLine)
+		}
+		if loadWord(mem, at) == w0 {
+			inst.Values[ci] += sum
+		}
+	}
+	for si, set := range m.sets {
+		for c := range set.Counters {
+			if set.Counters[c].ValueSize() == 4 {
+				for i := range m.insts[si] {
+					m.insts[si][i].Values[c] &= 0xFFFFFFFF
+				}
+			}
+		}
+	}
+	snap.ProviderGUID = h.guid
+	m.setSnaps = m.setSnaps[:nsets]
+	for i, set := range m.sets {
+		m.setSnaps[i] = SetSnapshot{Set: set, Instances: m.insts[i]}
+	}
+	snap.Sets = m.setSnaps
+	return snap, false, nil
+}
+
+// pairTries bounds how often a reader re-reads a block that multi-value
+// updates keep overlapping; after that it takes the last copy.
+const pairTries = 16
+
+// readValues copies an instance's values; the pair word at the start of
+// the block tells whether a multi-value update overlapped the copy.
+func readValues(mem []byte, boff uint64, vals []uint64) {
+	for try := 0; ; try++ {
+		p1 := loadWord(mem, boff)
+		for i := range vals {
+			vals[i] = loadWord(mem, boff+8+uint64(i)*8)
+		}
+		if p1>>32 == 0 && loadWord(mem, boff) == p1 || try == pairTries {
+			return
+		}
+	}
+}
+
+func (s *Scanner) readSets(m *mapped, h *header, str func(off, n uint64, what string) (string, error)) ([]*counterset.Set, []uint64, error) {
+	sb := make([]byte, h.setCount*setRecSize)
+	copyWords(sb, m.mem, h.setOff)
+	cb := make([]byte, h.ctrCount*ctrRecSize)
+	copyWords(cb, m.mem, h.ctrOff)
+	sets := make([]*counterset.Set, 0, h.setCount)
+	bsz := make([]uint64, 0, h.setCount)
+	total := uint64(0)
+	for i := uint64(0); i < h.setCount; i++ {
+		r := sb[i*setRecSize:]
+		at := h.setOff + i*setRecSize
+		u := func(f int) uint64 { return uint64(le.Uint32(r[f:])) }
+		first, n, bs := u(setFirstCtr), u(setNumCtr), u(setBlockSize)
+		if n > maxSetCounters || first+n > h.ctrCount {
+			return nil, nil, ferr(at+setNumCtr, "set counter count", n, fmt.Sprintf("counters %d..%d outside the %d published", first, first+n, h.ctrCount))
+		}
+		if total += n; total > h.ctrCount {
+			return nil, nil, ferr(at+setNumCtr, "set counter count", n, "sets claim more counters than published")
+		}
+		if bs%8 != 0 || bs < (n+1)*8 || bs > align((n+1)*8, cacheLine) {
+			return nil, nil, ferr(at+setBlockSize, "set value block size", bs, fmt.Sprintf("want %d..%d", (n+1)*8, align((n+1)*8, cacheLine)))
+		}
+		set := &counterset.Set{Instancing: counterset.Instancing(u(setInstancing)), DetailLevel: uint32(u(setDetail)), DefaultCounter: -1}
+		var err error
+		if set.GUID, err = str(u(setGUIDOff), u(setGUIDLen), "set guid"); err != nil {
+			return nil, nil, err
+		}
+		if set.Name, err = str(u(setNameOff), u(setNameLen), "set name"); err != nil {
+			return nil, nil, err
+		}
+		if set.Help, err = str(u(setHelpOff), u(setHelpLen), "set help"); err != nil {
+			return nil, nil, err
+		}
+		set.Counters = make([]counterset.Counter, n)
+		for j := uint64(0); j < n; j++ {
+			c := cb[(first+j)*ctrRecSize:]
+			cu := func(f int) uint32 { return le.Uint32(c[f:]) }
+			cat := h.ctrOff + (first+j)*ctrRecSize
+			sz := cu(ctrSize)
+			if sz != 4 && sz != 8 {
+				return nil, nil, ferr(cat+ctrSize, "counter value size", uint64(sz), "want 4 or 8")
+			}
+			ct := &set.Counters[j]
+			*ct = counterset.Counter{
+				ID: cu(ctrID), Type: countertype.Type(cu(ctrType)), Size: sz,
+				Aggregate: counterset.Aggregate(cu(ctrAggregate)), Attributes: counterset.Attributes(cu(ctrAttributes)),
+				BaseID: cu(ctrBaseID), MultiID: cu(ctrMultiID), PerfTimeID: cu(ctrPerfTimeID), PerfFreqID: cu(ctrPerfFreqID),
+				DefaultScale: int32(cu(ctrScale)), DetailLevel: cu(ctrDetail),
+			}
+			if ct.Name, err = str(uint64(cu(ctrNameOff)), uint64(cu(ctrNameLen)), "counter name"); err != nil {
+				return nil, nil, err
+			}
+			if ct.Help, err = str(uint64(cu(ctrHelpOff)), uint64(cu(ctrHelpLen)), "counter help"); err != nil {
+				return nil, nil, err
+			}
+		}
+		sets = append(sets, set)
+		bsz = append(bsz, bs)
+	}
+	return sets, bsz, nil
+}

@@ -1,0 +1,93 @@
+package ctrpp
+
+import (
+	"bytes"
+	"flag"
+	"go/format"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/perfcounters/perfcounters/manifest"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// Manifests kept in the repository (manifest/testdata), so these tests do
+// not depend on the shared tree.
+var goldens = []struct{ manifest, golden string }{
+	{"../../../manifest/testdata/ucs.man", "testdata/ucs.golden"},
+	{"../../../manifest/testdata/msdocs-example.man", "testdata/msdocs-example.golden"},
+}
+
+func generateFile(t *testing.T, path, pkg string) []byte {
+	t.Helper()
+	m, err := manifest.ParseFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := Generate(m, Options{Package: pkg, Source: filepath.Base(path)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestGolden(t *testing.T) {
+	for _, g := range goldens {
+		t.Run(filepath.Base(g.golden), func(t *testing.T) {
+			got := generateFile(t, g.manifest, "counters")
+			if *update {
+				if err := os.WriteFile(g.golden, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(g.golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("generated code differs from %s (run go test -update to accept):\n%s", g.golden, got)
+			}
+		})
+	}
+}
+
+// allManifests returns the repository copies and, when present, every
+// shared conformance manifest.
+func allManifests(t *testing.T) []string {
+	files, _ := filepath.Glob("../../../manifest/testdata/*.man")
+	for _, pat := range []string{"*/*.man", "*/*/*.man"} {
+		more, _ := filepath.Glob(filepath.Join("../../../../shared/conformance/manifests", pat))
+		files = append(files, more...)
+	}
+	if len(files) < 3 {
+		t.Fatalf("found only %d manifests", len(files))
+	}
+	return files
+}
+
+func TestGeneratedIsGofmtCleanAndParses(t *testing.T) {
+	for _, f := range allManifests(t) {
+		t.Run(f, func(t *testing.T) {
+			out := generateFile(t, f, "counters")
+			formatted, err := format.Source(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(formatted, out) {
+				t.Error("output is not gofmt-clean")
+			}
+			if _, err := parser.ParseFile(token.NewFileSet(), "gen.go", out, parser.AllErrors); err != nil {
+				t.Error(err)
+			}
+			again := generateFile(t, f, "counters")
+			if !bytes.Equal(again, out) {
+				t.Error("output differs between two runs")
+			}
+		})
+	}
+}

@@ -1,0 +1,169 @@
+package system
+
+import "fmt"
+
+// cpuTimes are one "cpu" line of /proc/stat, in USER_HZ ticks.
+type cpuTimes struct {
+	User, Nice, System, Idle, IOWait, IRQ, SoftIRQ, Steal uint64
+}
+
+// kernelStat is what the objects use from /proc/stat.
+type kernelStat struct {
+	Total        cpuTimes   // the aggregate "cpu" line
+	CPUs         []cpuTimes // the "cpuN" lines in file order (the online CPUs)
+	IDs          []int      // N of each cpuN line
+	Intr         uint64     // first number of "intr": all interrupts since boot
+	Ctxt         uint64     // context switches since boot
+	BootTime     uint64     // btime, seconds since the Unix epoch
+	Processes    uint64     // forks since boot
+	ProcsRunning uint64
+	ProcsBlocked uint64
+}
+
+// parseKernelStat parses /proc/stat into dst, reusing dst's slices. Fields
+// missing from older kernels (steal, iowait...) read as zero.
+func parseKernelStat(b []byte, dst *kernelStat) error {
+	dst.CPUs = dst.CPUs[:0]
+	dst.IDs = dst.IDs[:0]
+	sawTotal := false
+	for lineNo := 1; len(b) > 0; lineNo++ {
+		var line []byte
+		line, b = nextLine(b)
+		key, rest := nextField(line)
+		switch {
+		case len(key) >= 3 && string(key[:3]) == "cpu":
+			var t cpuTimes
+			fs := [...]*uint64{&t.User, &t.Nice, &t.System, &t.Idle, &t.IOWait, &t.IRQ, &t.SoftIRQ, &t.Steal}
+			for _, p := range fs {
+				var f []byte
+				f, rest = nextField(rest)
+				if len(f) == 0 {
+					break
+				}
+				v, ok := parseUint(f)
+				if !ok {
+					return fmt.Errorf("/proc/stat line %d: %s: bad number %q", lineNo, key, f)
+				}
+				*p = v
+			}
+			if len(key) == 3 {
+				dst.Total, sawTotal = t, true
+				continue
+			}
+			id, ok := parseUint(key[3:])
+			if !ok || id >= maxCPUs {
+				return fmt.Errorf("/proc/stat line %d: bad cpu name %q", lineNo, key)
+			}
+			dst.CPUs = append(dst.CPUs, t)
+			dst.IDs = append(dst.IDs, int(id))
+		case string(key) == "intr":
+			f, _ := nextField(rest)
+			dst.Intr, _ = parseUint(f)
+		case string(key) == "ctxt":
+			f, _ := nextField(rest)
+			dst.Ctxt, _ = parseUint(f)
+		case string(key) == "btime":
+			f, _ := nextField(rest)
+			dst.BootTime, _ = parseUint(f)
+		case string(key) == "processes":
+			f, _ := nextField(rest)
+			dst.Processes, _ = parseUint(f)
+		case string(key) == "procs_running":
+			f, _ := nextField(rest)
+			dst.ProcsRunning, _ = parseUint(f)
+		case string(key) == "procs_blocked":
+			f, _ := nextField(rest)
+			dst.ProcsBlocked, _ = parseUint(f)
+		}
+	}
+	if !sawTotal {
+		return fmt.Errorf("/proc/stat: no aggregate cpu line")
+	}
+	return nil
+}
+
+// parsePerCPUTable parses /proc/interrupts or /proc/softirqs: a header of
+// "CPUn" column names, then one row per source whose leading numbers are
+// per-column counts (rows such as "ERR:" carry fewer numbers). It sums each
+// column into sums, indexed like ids (the CPU numbers wanted); columns of
+// CPUs not in ids are ignored, and so are rows with fewer numbers than
+// columns (ERR and MIS are system-wide counts, not per CPU). sums must have len(ids) entries.
+func parsePerCPUTable(b []byte, ids []int, sums []uint64, colBuf []int) ([]int, error) {
+	for i := range sums {
+		sums[i] = 0
+	}
+	header, b := nextLine(b)
+	// cols[j] = index into ids of header column j, or -1.
+	cols := colBuf[:0]
+	for rest := header; ; {
+		var f []byte
+		f, rest = nextField(rest)
+		if len(f) == 0 {
+			break
+		}
+		if len(f) < 4 || string(f[:3]) != "CPU" {
+			return cols, fmt.Errorf("header: bad column %q", f)
+		}
+		n, ok := parseUint(f[3:])
+		if !ok {
+			return cols, fmt.Errorf("header: bad column %q", f)
+		}
+		cols = append(cols, indexOf(ids, int(n)))
+	}
+	for len(b) > 0 {
+		var line []byte
+		line, b = nextLine(b)
+		_, rest := nextField(line) // "24:" or "TIMER:"
+		if !fullRow(rest, len(cols)) {
+			continue // "ERR:" and "MIS:" hold one system-wide number
+		}
+		for j := range cols {
+			var f []byte
+			f, rest = nextField(rest)
+			v, ok := parseUint(f)
+			if !ok {
+				break // description text or a short row
+			}
+			if k := cols[j]; k >= 0 {
+				sums[k] += v
+			}
+		}
+	}
+	return cols, nil
+}
+
+// fullRow reports whether row starts with n numbers.
+func fullRow(row []byte, n int) bool {
+	for range n {
+		var f []byte
+		f, row = nextField(row)
+		if _, ok := parseUint(f); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// indexOf returns the position of v in s, or -1. CPU ids come sorted from
+// /proc/stat, so a binary search keeps hundreds of CPUs cheap.
+func indexOf(s []int, v int) int {
+	lo, hi := 0, len(s)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if s[m] < v {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < len(s) && s[lo] == v {
+		return lo
+	}
+	// Not sorted (should not happen): fall back to a scan.
+	for i, x := range s {
+		if x == v {
+			return i
+		}
+	}
+	return -1
+}

@@ -1,0 +1,131 @@
+package system
+
+import "github.com/perfcounters/perfcounters/counterset"
+
+// Keys read from /proc/meminfo (kB) and /proc/vmstat (counts since boot).
+var (
+	meminfoKeys = [...]string{"MemTotal", "MemFree", "MemAvailable", "Buffers", "Cached", "Dirty", "Writeback", "CommitLimit", "Committed_AS"}
+	vmstatKeys  = [...]string{"pgfault", "pgmajfault", "pswpin", "pswpout"}
+)
+
+const (
+	miMemTotal = iota
+	miMemFree
+	miMemAvailable
+	miBuffers
+	miCached
+	miDirty
+	miWriteback
+	miCommitLimit
+	miCommittedAS
+)
+
+const (
+	vmPgfault = iota
+	vmPgmajfault
+	vmPswpin
+	vmPswpout
+)
+
+type memState struct {
+	mem      [len(meminfoKeys)]uint64
+	memFound [len(meminfoKeys)]bool
+	vm       [len(vmstatKeys)]uint64
+	vmFound  [len(vmstatKeys)]bool
+}
+
+// Memory counter indexes.
+const (
+	memPageFaults = iota
+	memAvailableBytes
+	memCommittedBytes
+	memCommitLimit
+	memPages
+	memPagesInput
+	memPageReads
+	memPagesOutput
+	memCacheBytes
+	memCommittedInUse
+	memCommittedInUseBase
+	memAvailableKBytes
+	memAvailableMBytes
+	memFreeZeroBytes
+	memModifiedBytes
+)
+
+// memoryObject declares Memory in Windows' counter order. Left out, for
+// want of a Linux equivalent: the transition, cache, demand-zero and
+// write-copy fault rates, the pool counters (all Linux kernel memory is
+// non-pageable and is not split into pools), Page Writes/sec (no count of
+// write operations), Cache Bytes Peak and the standby-list counters.
+func (c *Collector) memoryObject() Object {
+	cs := []counterset.Counter{
+		ctr("Page Faults/sec", tCounter, -1, detNovice, "Page Faults/sec is the rate of page faults, soft and hard (pgfault in /proc/vmstat)."),
+		ctr("Available Bytes", tLargeRaw, -6, detExpert, "Available Bytes is the memory available to start new applications without swapping: MemAvailable in /proc/meminfo, in bytes."),
+		ctr("Committed Bytes", tLargeRaw, -6, detExpert, "Committed Bytes is the virtual memory that processes have committed (Committed_AS in /proc/meminfo), in bytes. With overcommit it can exceed Commit Limit."),
+		ctr("Commit Limit", tLargeRaw, -6, detWizard, "Commit Limit is the amount of virtual memory that can be committed under strict overcommit accounting: CommitLimit in /proc/meminfo (swap plus the overcommit share of RAM), in bytes."),
+		ctr("Pages/sec", tCounter, 0, detNovice, "Pages/sec is the rate at which pages were read from or written to swap (pswpin + pswpout in /proc/vmstat), the sum of Pages Input/sec and Pages Output/sec. Pages of memory-mapped files read on hard faults are not counted: the kernel has no counter of them."),
+		ctr("Pages Input/sec", tCounter, 0, detNovice, "Pages Input/sec is the rate at which pages were read in from swap (pswpin in /proc/vmstat)."),
+		ctr("Page Reads/sec", tCounter, 0, detExpert, "Page Reads/sec is the rate of hard page faults, each of which needed at least one read from disk (pgmajfault in /proc/vmstat)."),
+		ctr("Pages Output/sec", tCounter, 0, detAdvanced, "Pages Output/sec is the rate at which pages were written out to swap (pswpout in /proc/vmstat)."),
+		ctr("Cache Bytes", tLargeRaw, -5, detAdvanced, "Cache Bytes is the memory used by the file page cache and block-device buffers (Cached + Buffers in /proc/meminfo), in bytes."),
+		ctr("% Committed Bytes In Use", tFraction, 0, detExpert, "% Committed Bytes In Use is Committed Bytes as a percentage of Commit Limit. Both are stored in megabytes so that they fit 32-bit values; with overcommit it can exceed 100%."),
+		ctr("% Committed Bytes In Use", tRawBase, 0, detExpert, "Base for % Committed Bytes In Use: Commit Limit in megabytes."),
+		ctr("Available KBytes", tLargeRaw, 0, detExpert, "Available KBytes is Available Bytes in kilobytes (MemAvailable in /proc/meminfo)."),
+		ctr("Available MBytes", tLargeRaw, 0, detExpert, "Available MBytes is Available Bytes in megabytes."),
+		ctr("Free & Zero Page List Bytes", tLargeRaw, 0, detWizard, "Free & Zero Page List Bytes is the memory not used for anything (MemFree in /proc/meminfo), in bytes."),
+		ctr("Modified Page List Bytes", tLargeRaw, 0, detWizard, "Modified Page List Bytes is the memory holding modified file data that must be written to disk before it can be reused (Dirty + Writeback in /proc/meminfo), in bytes."),
+	}
+	set := newSet("Memory", 4, counterset.Single, detNovice, memPages,
+		"The Memory object describes physical and virtual memory of the host, from /proc/meminfo and /proc/vmstat.",
+		cs)
+	return Object{Set: set, Collect: (*Collector).collectMemory}
+}
+
+func (c *Collector) collectMemory(w Writer) error {
+	m := &c.mem
+	b, err := c.readFile(c.Proc, "meminfo")
+	if err != nil {
+		return err
+	}
+	parseKeyValues(b, meminfoKeys[:], m.mem[:], m.memFound[:])
+	for k, ok := range m.memFound {
+		if !ok {
+			c.warn("/proc/meminfo: no %s", meminfoKeys[k])
+		}
+	}
+	if b, err := c.readFile(c.Proc, "vmstat"); err != nil {
+		c.warn("%v", err)
+		m.vmFound = [len(vmstatKeys)]bool{}
+	} else {
+		parseKeyValues(b, vmstatKeys[:], m.vm[:], m.vmFound[:])
+	}
+	for k := range m.vm {
+		if !m.vmFound[k] {
+			m.vm[k] = 0
+		}
+	}
+	for k := range m.mem {
+		if !m.memFound[k] {
+			m.mem[k] = 0
+		}
+	}
+	v := w.Single()
+	mi, vm := &m.mem, &m.vm
+	v.Set(memPageFaults, vm[vmPgfault])
+	v.Set(memAvailableBytes, mi[miMemAvailable]*1024)
+	v.Set(memCommittedBytes, mi[miCommittedAS]*1024)
+	v.Set(memCommitLimit, mi[miCommitLimit]*1024)
+	v.Set(memPages, vm[vmPswpin]+vm[vmPswpout])
+	v.Set(memPagesInput, vm[vmPswpin])
+	v.Set(memPageReads, vm[vmPgmajfault])
+	v.Set(memPagesOutput, vm[vmPswpout])
+	v.Set(memCacheBytes, (mi[miCached]+mi[miBuffers])*1024)
+	v.Set(memCommittedInUse, mi[miCommittedAS]/1024)
+	v.Set(memCommittedInUseBase, mi[miCommitLimit]/1024)
+	v.Set(memAvailableKBytes, mi[miMemAvailable])
+	v.Set(memAvailableMBytes, mi[miMemAvailable]/1024)
+	v.Set(memFreeZeroBytes, mi[miMemFree]*1024)
+	v.Set(memModifiedBytes, (mi[miDirty]+mi[miWriteback])*1024)
+	return nil
+}

@@ -1,0 +1,168 @@
+package system
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/perfcounters/perfcounters/counterset"
+)
+
+// netDev is one interface line of /proc/net/dev.
+type netDev struct {
+	Name []byte // points into the file buffer
+	// Receive: bytes packets errs drop fifo frame compressed multicast;
+	// transmit: bytes packets errs drop fifo colls carrier compressed.
+	F [16]uint64
+}
+
+const (
+	ndRxBytes = iota
+	ndRxPackets
+	ndRxErrs
+	ndRxDrop
+	ndRxFifo
+	ndRxFrame
+	ndRxCompressed
+	ndRxMulticast
+	ndTxBytes
+	ndTxPackets
+	ndTxErrs
+	ndTxDrop
+)
+
+// parseNetDev parses /proc/net/dev (two header lines, then
+// "name: 16 numbers"; old kernels glue large numbers to the colon).
+func parseNetDev(b []byte, dst []netDev) ([]netDev, error) {
+	dst = dst[:0]
+	for lineNo := 1; len(b) > 0; lineNo++ {
+		var line []byte
+		line, b = nextLine(b)
+		colon := bytes.IndexByte(line, ':')
+		if colon < 0 || lineNo <= 2 {
+			continue
+		}
+		var d netDev
+		d.Name = trimSpace(line[:colon])
+		rest := line[colon+1:]
+		for i := range d.F {
+			var f []byte
+			f, rest = nextField(rest)
+			v, ok := parseUint(f)
+			if !ok {
+				return dst, fmt.Errorf("/proc/net/dev line %d: %s: field %d: bad number %q", lineNo, d.Name, i+1, f)
+			}
+			d.F[i] = v
+		}
+		dst = append(dst, d)
+	}
+	return dst, nil
+}
+
+type netState struct {
+	devs  []netDev
+	names []string // instance names, reused while the interface list is unchanged
+	speed []uint64 // bits per second, per names entry
+}
+
+// Network Interface counter indexes.
+const (
+	niBytesTotal = iota
+	niPackets
+	niPacketsReceived
+	niPacketsSent
+	niBandwidth
+	niBytesReceived
+	niPacketsReceivedUnicast
+	niPacketsReceivedNonUnicast
+	niPacketsReceivedDiscarded
+	niPacketsReceivedErrors
+	niBytesSent
+	niPacketsOutboundDiscarded
+	niPacketsOutboundErrors
+)
+
+// networkInterfaceObject declares Network Interface in Windows' order.
+// Left out: Packets Received Unknown, the sent unicast/non-unicast split
+// (/proc/net/dev counts received multicast only) and Output Queue Length.
+func (c *Collector) networkInterfaceObject() Object {
+	cs := []counterset.Counter{
+		ctr("Bytes Total/sec", tBulk, -4, detAdvanced, "Bytes Total/sec is the rate of bytes received and sent on the interface (/proc/net/dev)."),
+		ctr("Packets/sec", tBulk, -1, detAdvanced, "Packets/sec is the rate of packets received and sent on the interface."),
+		ctr("Packets Received/sec", tBulk, -1, detAdvanced, "Packets Received/sec is the rate of packets received on the interface."),
+		ctr("Packets Sent/sec", tBulk, -1, detAdvanced, "Packets Sent/sec is the rate of packets sent on the interface."),
+		ctr("Current Bandwidth", tLargeRaw, -6, detAdvanced, "Current Bandwidth is the interface's link speed in bits per second (/sys/class/net/<interface>/speed, in Mbit/s); 0 when the kernel does not know it, as for virtual interfaces."),
+		ctr("Bytes Received/sec", tBulk, -4, detAdvanced, "Bytes Received/sec is the rate of bytes received on the interface."),
+		ctr("Packets Received Unicast/sec", tBulk, -1, detExpert, "Packets Received Unicast/sec is the rate of received packets that were not multicast (packets less multicast in /proc/net/dev; broadcasts are counted here, since Linux does not count them apart)."),
+		ctr("Packets Received Non-Unicast/sec", tBulk, -1, detExpert, "Packets Received Non-Unicast/sec is the rate of multicast packets received."),
+		ctr("Packets Received Discarded", tLargeRaw, 0, detAdvanced, "Packets Received Discarded is the number of received packets dropped by the interface or the kernel (receive drop)."),
+		ctr("Packets Received Errors", tLargeRaw, 0, detAdvanced, "Packets Received Errors is the number of received packets with errors (receive errs)."),
+		ctr("Bytes Sent/sec", tBulk, -4, detAdvanced, "Bytes Sent/sec is the rate of bytes sent on the interface."),
+		ctr("Packets Outbound Discarded", tLargeRaw, 0, detAdvanced, "Packets Outbound Discarded is the number of outgoing packets dropped (transmit drop)."),
+		ctr("Packets Outbound Errors", tLargeRaw, 0, detAdvanced, "Packets Outbound Errors is the number of outgoing packets that could not be sent because of errors (transmit errs)."),
+	}
+	set := newSet("Network Interface", 510, counterset.Multiple, detAdvanced, niBytesTotal,
+		"The Network Interface object measures each network interface of /proc/net/dev, named by its Linux interface name. As on Windows, there is no _Total.",
+		cs)
+	return Object{Set: set, Collect: (*Collector).collectNetworkInterface}
+}
+
+// readSpeed reads an interface's link speed in bit/s; 0 when unknown.
+func (c *Collector) readSpeed(name string) uint64 {
+	b, err := c.readFile(c.Sys, "class/net/"+name+"/speed")
+	if err != nil {
+		return 0 // EINVAL for interfaces without a link speed: not a failure
+	}
+	if v, ok := parseInt(trimSpace(b)); ok && v > 0 {
+		return uint64(v) * 1_000_000
+	}
+	return 0
+}
+
+func (c *Collector) collectNetworkInterface(w Writer) error {
+	n := &c.net
+	b, err := c.readFile(c.Proc, "net/dev")
+	if err != nil {
+		return err
+	}
+	if n.devs, err = parseNetDev(b, n.devs); err != nil {
+		return err
+	}
+	same := len(n.names) == len(n.devs)
+	for i := 0; same && i < len(n.devs); i++ {
+		same = string(n.devs[i].Name) == n.names[i]
+	}
+	if !same {
+		n.names = n.names[:0]
+		for i := range n.devs {
+			n.names = append(n.names, string(n.devs[i].Name))
+		}
+	}
+	// Speeds are read after the names are taken: readFile reuses the buffer
+	// the names point into.
+	n.speed = resize(n.speed, len(n.names))
+	for i, name := range n.names {
+		n.speed[i] = c.readSpeed(name)
+	}
+	for i := range n.devs {
+		f := &n.devs[i].F
+		v := w.Instance(n.names[i], 0, 0, -1)
+		v.Set(niBytesTotal, f[ndRxBytes]+f[ndTxBytes])
+		v.Set(niPackets, f[ndRxPackets]+f[ndTxPackets])
+		v.Set(niPacketsReceived, f[ndRxPackets])
+		v.Set(niPacketsSent, f[ndTxPackets])
+		v.Set(niBandwidth, n.speed[i])
+		v.Set(niBytesReceived, f[ndRxBytes])
+		uni := uint64(0)
+		if f[ndRxPackets] > f[ndRxMulticast] {
+			uni = f[ndRxPackets] - f[ndRxMulticast]
+		}
+		v.Set(niPacketsReceivedUnicast, uni)
+		v.Set(niPacketsReceivedNonUnicast, f[ndRxMulticast])
+		v.Set(niPacketsReceivedDiscarded, f[ndRxDrop])
+		v.Set(niPacketsReceivedErrors, f[ndRxErrs])
+		v.Set(niBytesSent, f[ndTxBytes])
+		v.Set(niPacketsOutboundDiscarded, f[ndTxDrop])
+		v.Set(niPacketsOutboundErrors, f[ndTxErrs])
+	}
+	return nil
+}

@@ -1,0 +1,249 @@
+package system
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/perfcounters/perfcounters/counterset"
+	"github.com/perfcounters/perfcounters/perfdata"
+)
+
+// Object is one built-in performance object: its declaration and a collect
+// function.
+type Object struct {
+	// Set is the declaration: Windows name, NameIndex (the Windows English
+	// title index where Windows has one), help, and counters in definition
+	// order (bases right after their user).
+	Set *counterset.Set
+	// Collect fills instances and values for one sample. The value index i in
+	// Values.Set(i, v) is the counter's index in Set.Counters. A nil error
+	// with entries added to Collector.Warnings means a partial object.
+	Collect func(c *Collector, w Writer) error
+}
+
+// Writer is what a collect function writes into: the engine adapts its
+// *perfdata.Builder (after BeginObject) to it.
+type Writer interface {
+	// Instance starts one instance of a multi-instance object.
+	Instance(name string, parentTitleIndex, parentInstance uint32, uniqueID int32) perfdata.Values
+	// Single returns the one counter block of a single-instance object.
+	Single() perfdata.Values
+	// SetObjectTime sets the object timer used by PERF_OBJECT_TIMER and
+	// PERF_ELAPSED_TIME counters.
+	SetObjectTime(perfTime, perfFreq int64)
+}
+
+// StatFS is the part of statfs(2) that LogicalDisk needs, in bytes.
+type StatFS struct {
+	BlockSize   uint64 // f_frsize (f_bsize when zero)
+	Blocks      uint64 // total data blocks
+	BlocksFree  uint64 // free blocks (f_bfree)
+	BlocksAvail uint64 // blocks available to unprivileged users (f_bavail)
+}
+
+// DefaultPerfFreq is the engine's PerfFreq: PerfTime counts nanoseconds of
+// CLOCK_MONOTONIC.
+const DefaultPerfFreq = 1_000_000_000
+
+// DefaultUserHZ is USER_HZ, the unit of the tick counts in /proc/stat. The
+// kernel fixes it at 100 for user space on every architecture Go supports
+// (sysconf(_SC_CLK_TCK) returns it), whatever CONFIG_HZ is.
+const DefaultUserHZ = 100
+
+// maxFileSize caps one read of a /proc or /sys file; /proc/interrupts on a
+// host with thousands of CPUs is the largest file read here.
+const maxFileSize = 64 << 20
+
+// Collector owns the /proc and /sys roots (fs.FS, so tests use fixture
+// trees), reusable buffers and state kept between samples. One Collector
+// serves one engine; it is not safe for concurrent use (the engine
+// serialises collections).
+type Collector struct {
+	Proc fs.FS // the /proc tree (os.DirFS("/proc") on a live host)
+	Sys  fs.FS // the /sys tree (os.DirFS("/sys") on a live host)
+
+	// Statfs returns file-system sizes for a mount point (absolute path).
+	Statfs func(path string) (StatFS, error)
+	// Uptime returns the time since boot on a monotonic clock; the disk
+	// percentage bases use it so that they tick with /proc/diskstats. Nil
+	// means /proc/uptime read once, advanced by Go's monotonic clock.
+	Uptime func() time.Duration
+	// Now returns the current time; used for object timers in FILETIME.
+	Now func() time.Time
+	// PerfFreq is the frequency of the PerfTime the engine writes in the
+	// block header; PERF_AVERAGE_TIMER values are expressed in its ticks.
+	PerfFreq int64
+	// UserHZ is the unit of /proc/stat tick counts.
+	UserHZ int64
+
+	// Warnings lists what could not be read (file and reason): collect
+	// functions append to it, and the engine takes and clears it after
+	// each object (c.Warnings = c.Warnings[:0]) to report the object as
+	// partial.
+	Warnings []string
+
+	buf     []byte // reused file buffer
+	dropped int    // warnings dropped past maxWarnings
+
+	cpu      cpuState
+	topo     cpuTopology
+	mem      memState
+	disk     diskState
+	net      netState
+	paging   pagingState
+	logical  logicalState
+	sysstate systemState
+}
+
+// Option configures a Collector.
+type Option func(*Collector)
+
+// WithStatfs replaces the statfs function (tests fake it).
+func WithStatfs(f func(path string) (StatFS, error)) Option {
+	return func(c *Collector) { c.Statfs = f }
+}
+
+// WithClock replaces the wall clock used for FILETIME object timers.
+func WithClock(now func() time.Time) Option { return func(c *Collector) { c.Now = now } }
+
+// WithUptime replaces the since-boot clock used by the disk objects.
+func WithUptime(f func() time.Duration) Option { return func(c *Collector) { c.Uptime = f } }
+
+// WithPerfFreq sets the PerfTime frequency of the engine's block header.
+func WithPerfFreq(f int64) Option { return func(c *Collector) { c.PerfFreq = f } }
+
+// WithUserHZ sets the unit of /proc/stat tick counts.
+func WithUserHZ(hz int64) Option { return func(c *Collector) { c.UserHZ = hz } }
+
+// NewCollector returns a Collector reading proc and sys.
+func NewCollector(proc, sys fs.FS, opts ...Option) *Collector {
+	c := &Collector{
+		Proc:     proc,
+		Sys:      sys,
+		Statfs:   statfsSyscall,
+		Now:      time.Now,
+		PerfFreq: DefaultPerfFreq,
+		UserHZ:   DefaultUserHZ,
+	}
+	for _, o := range opts {
+		o(c)
+	}
+	if c.PerfFreq <= 0 {
+		c.PerfFreq = DefaultPerfFreq
+	}
+	if c.UserHZ <= 0 {
+		c.UserHZ = DefaultUserHZ
+	}
+	return c
+}
+
+func statfsSyscall(path string) (StatFS, error) {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(path, &st); err != nil {
+		return StatFS{}, err
+	}
+	bs := uint64(st.Frsize)
+	if bs == 0 {
+		bs = uint64(st.Bsize)
+	}
+	return StatFS{BlockSize: bs, Blocks: st.Blocks, BlocksFree: st.Bfree, BlocksAvail: st.Bavail}, nil
+}
+
+// fsReadDir lists a directory of fsys.
+func fsReadDir(fsys fs.FS, name string) ([]fs.DirEntry, error) {
+	if fsys == nil {
+		return nil, fmt.Errorf("read %s: no file system", name)
+	}
+	return fs.ReadDir(fsys, name)
+}
+
+// warn records something that could not be read.
+// At most maxWarnings are kept, so an engine that never clears them (or a
+// host where thousands of files are unreadable) cannot grow them without
+// bound; the last entry then says how many were dropped.
+func (c *Collector) warn(format string, args ...any) {
+	switch n := len(c.Warnings); {
+	case n < maxWarnings-1:
+		c.Warnings = append(c.Warnings, fmt.Sprintf(format, args...))
+	case n == maxWarnings-1:
+		c.Warnings = append(c.Warnings, "further warnings dropped: 1")
+		c.dropped = 1
+	default:
+		c.dropped++
+		c.Warnings[n-1] = "further warnings dropped: " + strconv.Itoa(c.dropped)
+	}
+}
+
+// maxWarnings bounds Collector.Warnings.
+const maxWarnings = 256
+
+// readFile reads name from fsys into the Collector's reusable buffer. The
+// returned slice is valid until the next readFile call. /proc files report
+// size 0, so it reads to EOF, growing the buffer up to maxFileSize.
+func (c *Collector) readFile(fsys fs.FS, name string) ([]byte, error) {
+	if fsys == nil {
+		return nil, fmt.Errorf("read %s: no file system", name)
+	}
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := readAll(f, c.buf[:0], maxFileSize)
+	c.buf = b[:0]
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	return b, nil
+}
+
+// readAll appends r's content to b, failing past limit bytes.
+func readAll(r io.Reader, b []byte, limit int) ([]byte, error) {
+	if cap(b) == 0 {
+		b = make([]byte, 0, 4096)
+	}
+	for {
+		if len(b) == cap(b) {
+			if len(b) >= limit {
+				return b, errors.New("file larger than the read limit")
+			}
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
+}
+
+// Objects returns the host-wide built-in objects, in a stable order:
+// Processor, Processor Information, Memory, System, PhysicalDisk,
+// LogicalDisk, Network Interface, IPv4, IPv6, TCPv4, TCPv6, UDPv4, UDPv6,
+// ICMP, ICMPv6, Paging File, Objects. Process, Process V2 and Thread come
+// from ProcessObjects, which owns their descriptors and scan state. Each
+// call returns fresh declarations; collect functions keep between-sample
+// state in the Collector (or, for protocol objects, in their closure), so
+// an engine calls Objects once per Collector.
+func (c *Collector) Objects() []Object {
+	objs := []Object{
+		c.processorObject(),
+		c.processorInformationObject(),
+		c.memoryObject(),
+		c.systemObject(),
+		c.physicalDiskObject(),
+		c.logicalDiskObject(),
+		c.networkInterfaceObject(),
+	}
+	objs = append(objs, c.protocolObjects()...)
+	objs = append(objs, c.pagingFileObject(), c.objectsObject())
+	return objs
+}

@@ -1,0 +1,233 @@
+package system
+
+import (
+	"github.com/perfcounters/perfcounters/counterset"
+	"github.com/perfcounters/perfcounters/countertype"
+	"github.com/perfcounters/perfcounters/perfdata"
+)
+
+// ProcessObjects provides the Process, Process V2 and Thread objects. They
+// share one process scanner (and its kept descriptors), so that one scan
+// serves all three in a sample and Thread's parent positions match the
+// Process object of the same block. A ProcessObjects belongs to one
+// Collector; like it, it is not safe for concurrent use.
+type ProcessObjects struct {
+	scan procScanner
+}
+
+// NewProcessObjects returns the process objects. root is the path of the
+// real /proc tree that Collector.Proc also reads (normally "/proc"): with
+// it, files are read with pread on descriptors kept across samples, at most
+// maxKept of them (0 = half of RLIMIT_NOFILE). With root "" every file is
+// read through Collector.Proc (fixture trees in tests).
+func NewProcessObjects(root string, maxKept int) *ProcessObjects {
+	return &ProcessObjects{scan: procScanner{root: root, maxKept: maxKept}}
+}
+
+// Close releases the kept descriptors.
+func (p *ProcessObjects) Close() { p.scan.Close() }
+
+// Process counter indexes (positions in the Set's Counters). The order is
+// that of Windows' Process object (decoded.json of the ZACH-PC capture)
+// without the counters Linux has no equivalent for: Page File Bytes and
+// Page File Bytes Peak (Windows commit charge, reported here as Private
+// Bytes), Pool Paged/Nonpaged Bytes (kernel pool usage per process), and
+// IO Other Operations/Bytes (Linux has no per-process count of non-read,
+// non-write I/O).
+const (
+	procProcessorTime = iota
+	procUserTime
+	procPrivilegedTime
+	procVirtualBytesPeak
+	procVirtualBytes
+	procPageFaults
+	procWorkingSetPeak
+	procWorkingSet
+	procPrivateBytes
+	procThreadCount
+	procPriorityBase
+	procElapsedTime
+	procIDProcess
+	procCreatingProcessID
+	procHandleCount
+	procIOReadOps
+	procIOWriteOps
+	procIODataOps
+	procIOReadBytes
+	procIOWriteBytes
+	procIODataBytes
+	procWorkingSetPrivate
+	numProcCounters
+)
+
+// processCounters declares the Process counters; Process V2 uses the same.
+func processCounters() []counterset.Counter {
+	const (
+		novice   = counterset.DetailNovice
+		advanced = counterset.DetailAdvanced
+		expert   = counterset.DetailExpert
+	)
+	c := []counterset.Counter{
+		procProcessorTime: {NameIndex: 6, Name: "% Processor Time", Type: countertype.PERF_100NSEC_TIMER, DetailLevel: novice,
+			Help: "% Processor Time is the percentage of elapsed time that all threads of this process used the processor (user plus kernel time, utime + stime of /proc/PID/stat). On a multi-processor host it can exceed 100%."},
+		procUserTime: {NameIndex: 142, Name: "% User Time", Type: countertype.PERF_100NSEC_TIMER, DetailLevel: advanced,
+			Help: "% User Time is the percentage of elapsed time that the threads of this process spent executing code in user mode (utime of /proc/PID/stat)."},
+		procPrivilegedTime: {NameIndex: 144, Name: "% Privileged Time", Type: countertype.PERF_100NSEC_TIMER, DetailLevel: advanced,
+			Help: "% Privileged Time is the percentage of elapsed time that the threads of this process spent executing code in kernel mode on its behalf (stime of /proc/PID/stat)."},
+		procVirtualBytesPeak: {NameIndex: 172, Name: "Virtual Bytes Peak", Type: countertype.PERF_COUNTER_LARGE_RAWCOUNT, DefaultScale: -6, DetailLevel: expert,
+			Help: "Virtual Bytes Peak is the largest size, in bytes, of the virtual address space this process has used at any one time (VmPeak of /proc/PID/status)."},
+		procVirtualBytes: {NameIndex: 174, Name: "Virtual Bytes", Type: countertype.PERF_COUNTER_LARGE_RAWCOUNT, DefaultScale: -6, DetailLevel: expert,
+			Help: "Virtual Bytes is the current size, in bytes, of the virtual address space of this process (VmSize of /proc/PID/status). Using address space does not imply using memory or swap."},
+		procPageFaults: {NameIndex: 28, Name: "Page Faults/sec", Type: countertype.PERF_COUNTER_COUNTER, DefaultScale: -1, DetailLevel: novice,
+			Help: "Page Faults/sec is the rate at which page faults by the threads of this process occur, minor and major (minflt + majflt of /proc/PID/stat). A minor fault is resolved without disk I/O."},
+		procWorkingSetPeak: {NameIndex: 178, Name: "Working Set Peak", Type: countertype.PERF_COUNTER_LARGE_RAWCOUNT, DefaultScale: -5, DetailLevel: advanced,
+			Help: "Working Set Peak is the largest resident set size, in bytes, of this process at any one time (VmHWM of /proc/PID/status)."},
+		procWorkingSet: {NameIndex: 180, Name: "Working Set", Type: countertype.PERF_COUNTER_LARGE_RAWCOUNT, DefaultScale: -5, DetailLevel: novice,
+			Help: "Working Set is the current resident set size, in bytes, of this process: the pages in physical memory, shared ones included (VmRSS of /proc/PID/status)."},
+		procPrivateBytes: {NameIndex: 186, Name: "Private Bytes", Type: countertype.PERF_COUNTER_LARGE_RAWCOUNT, DefaultScale: -5, DetailLevel: advanced,
+			Help: "Private Bytes is the size, in bytes, of the private writable memory this process has committed, whether resident or not: its data and stack mappings (VmData + VmStk of /proc/PID/status), which is what the kernel charges against the commit limit."},
+		procThreadCount: {NameIndex: 680, Name: "Thread Count", Type: countertype.PERF_COUNTER_RAWCOUNT, DetailLevel: advanced,
+			Help: "Thread Count is the number of threads currently in this process (num_threads of /proc/PID/stat)."},
+		procPriorityBase: {NameIndex: 682, Name: "Priority Base", Type: countertype.PERF_COUNTER_RAWCOUNT, DetailLevel: advanced,
+			Help: "Priority Base is the base priority of this process on the Windows scale: real-time scheduling 24; otherwise by nice value, 4 (nice 10 and above), 6 (1 to 9), 8 (0), 10 (-1 to -9) or 13 (-10 and below)."},
+		procElapsedTime: {NameIndex: 684, Name: "Elapsed Time", Type: countertype.PERF_ELAPSED_TIME, DefaultScale: -4, DetailLevel: advanced,
+			Help: "Elapsed Time is the time, in seconds, that this process has been running. The raw value is the start time as a FILETIME (boot time plus starttime of /proc/PID/stat); together with ID Process it identifies a process across samples."},
+		procIDProcess: {NameIndex: 784, Name: "ID Process", Type: countertype.PERF_COUNTER_RAWCOUNT, DefaultScale: -1, DetailLevel: novice,
+			Help: "ID Process is the unique identifier of this process. Process ids are reused after a process ends, so a process is identified by ID Process together with the raw value of Elapsed Time (its start time)."},
+		procCreatingProcessID: {NameIndex: 1410, Name: "Creating Process ID", Type: countertype.PERF_COUNTER_RAWCOUNT, DefaultScale: -1, DetailLevel: novice,
+			Help: "Creating Process ID is the process id of the parent of this process (ppid of /proc/PID/stat). After the parent ends, Linux reparents the process, usually to init or a subreaper."},
+		procHandleCount: {NameIndex: 952, Name: "Handle Count", Type: countertype.PERF_COUNTER_RAWCOUNT, DetailLevel: advanced,
+			Help: "Handle Count is the number of file descriptors this process has open (the entries of /proc/PID/fd)."},
+		procIOReadOps: {NameIndex: 1412, Name: "IO Read Operations/sec", Type: countertype.PERF_COUNTER_BULK_COUNT, DetailLevel: advanced,
+			Help: "IO Read Operations/sec is the rate at which this process issues read system calls, to files, pipes, sockets and devices alike (syscr of /proc/PID/io). Zero when /proc/PID/io is not readable."},
+		procIOWriteOps: {NameIndex: 1414, Name: "IO Write Operations/sec", Type: countertype.PERF_COUNTER_BULK_COUNT, DetailLevel: advanced,
+			Help: "IO Write Operations/sec is the rate at which this process issues write system calls (syscw of /proc/PID/io). Zero when /proc/PID/io is not readable."},
+		procIODataOps: {NameIndex: 1416, Name: "IO Data Operations/sec", Type: countertype.PERF_COUNTER_BULK_COUNT, DetailLevel: advanced,
+			Help: "IO Data Operations/sec is the rate at which this process issues read and write system calls (syscr + syscw of /proc/PID/io). Zero when /proc/PID/io is not readable."},
+		procIOReadBytes: {NameIndex: 1420, Name: "IO Read Bytes/sec", Type: countertype.PERF_COUNTER_BULK_COUNT, DetailLevel: advanced,
+			Help: "IO Read Bytes/sec is the rate at which this process reads bytes through read system calls, whether or not they come from storage (rchar of /proc/PID/io). Zero when /proc/PID/io is not readable."},
+		procIOWriteBytes: {NameIndex: 1422, Name: "IO Write Bytes/sec", Type: countertype.PERF_COUNTER_BULK_COUNT, DetailLevel: advanced,
+			Help: "IO Write Bytes/sec is the rate at which this process writes bytes through write system calls (wchar of /proc/PID/io). Zero when /proc/PID/io is not readable."},
+		procIODataBytes: {NameIndex: 1424, Name: "IO Data Bytes/sec", Type: countertype.PERF_COUNTER_BULK_COUNT, DetailLevel: advanced,
+			Help: "IO Data Bytes/sec is the rate at which this process reads and writes bytes (rchar + wchar of /proc/PID/io). Zero when /proc/PID/io is not readable."},
+		procWorkingSetPrivate: {NameIndex: 1478, Name: "Working Set - Private", Type: countertype.PERF_COUNTER_LARGE_RAWCOUNT, DefaultScale: -5, DetailLevel: novice,
+			Help: "Working Set - Private is the resident memory, in bytes, of this process that is not backed by a file or shared memory: its resident anonymous pages (RssAnon of /proc/PID/status)."},
+	}
+	for i := range c {
+		c[i].ID = uint32(i)
+		c[i].BaseID, c[i].MultiID, c[i].PerfTimeID, c[i].PerfFreqID = counterset.NoID, counterset.NoID, counterset.NoID, counterset.NoID
+		c[i].Aggregate = counterset.AggregateTotal
+	}
+	return c
+}
+
+// processSet declares the Process object (230).
+func processSet() *counterset.Set {
+	return &counterset.Set{
+		Name:           "Process",
+		NameIndex:      230,
+		Help:           "The Process performance object consists of counters that monitor running processes. Instances are named by the executable name (comm, completed from argv[0] when the kernel truncated it), so names repeat; _Total sums all processes and Idle stands for the idle time of the processors. ID Process and the raw Elapsed Time identify a process.",
+		Instancing:     counterset.Multiple,
+		DefaultCounter: procProcessorTime,
+		Counters:       processCounters(),
+	}
+}
+
+// Process returns the Process object.
+func (p *ProcessObjects) Process() Object {
+	return Object{Set: processSet(), Collect: func(c *Collector, w Writer) error {
+		return p.collectProcess(c, w, userProcess)
+	}}
+}
+
+// collectProcess writes the Process or Process V2 instances: Idle first,
+// then the processes in scan order, then _Total. The positions are those
+// Thread uses as ParentObjectInstance.
+func (p *ProcessObjects) collectProcess(c *Collector, w Writer, user int) error {
+	s := &p.scan
+	if err := s.acquire(c, user); err != nil {
+		return err
+	}
+	s.readDetails(c)
+	now := fileTime(c.Now())
+	w.SetObjectTime(now, 10_000_000)
+	var total [numProcCounters]uint64
+
+	idleName, totalName := "Idle", "_Total"
+	if user == userProcessV2 {
+		idleName, totalName = "Idle:0", "_Total:0"
+	}
+	v := w.Instance(idleName, 0, 0, -1)
+	if s.idleOK {
+		t := ticksTo100ns(s.idle.total, c.UserHZ)
+		v.Set(procProcessorTime, t)
+		v.Set(procPrivilegedTime, t)
+		v.Set(procThreadCount, uint64(len(s.idle.perCPU)))
+		v.Set(procElapsedTime, s.bootFileTime())
+		total[procProcessorTime] += t
+		total[procPrivilegedTime] += t
+		total[procThreadCount] += uint64(len(s.idle.perCPU))
+	}
+	var vals [numProcCounters]uint64
+	for _, e := range s.order {
+		name := e.name
+		if user == userProcessV2 {
+			name = e.nameV2
+		}
+		p.processValues(c, e, &vals)
+		v := w.Instance(name, 0, 0, -1)
+		for i, x := range vals {
+			v.Set(i, x)
+			total[i] += x
+		}
+	}
+	total[procElapsedTime] = uint64(now)
+	total[procIDProcess], total[procCreatingProcessID], total[procPriorityBase] = 0, 0, 0
+	v = w.Instance(totalName, 0, 0, -1)
+	setAll(v, total[:])
+	return nil
+}
+
+func setAll(v perfdata.Values, vals []uint64) {
+	for i, x := range vals {
+		v.Set(i, x)
+	}
+}
+
+// processValues computes one process's counter values.
+func (p *ProcessObjects) processValues(c *Collector, e *procEntry, out *[numProcCounters]uint64) {
+	st, m := &e.st, &e.mem
+	user := ticksTo100ns(st.utime, c.UserHZ)
+	sys := ticksTo100ns(st.stime, c.UserHZ)
+	*out = [numProcCounters]uint64{
+		procProcessorTime:     user + sys,
+		procUserTime:          user,
+		procPrivilegedTime:    sys,
+		procVirtualBytesPeak:  m.vmPeak,
+		procVirtualBytes:      m.vmSize,
+		procPageFaults:        st.minflt + st.majflt,
+		procWorkingSetPeak:    m.vmHWM,
+		procWorkingSet:        m.vmRSS,
+		procPrivateBytes:      m.vmData + m.vmStk,
+		procThreadCount:       nonNegative(st.numThreads),
+		procPriorityBase:      uint64(basePriority(st.priority, st.nice)),
+		procElapsedTime:       p.scan.startFileTime(c, st.starttime),
+		procIDProcess:         uint64(e.pid),
+		procCreatingProcessID: nonNegative(st.ppid),
+		procHandleCount:       uint64(e.handles),
+		procIOReadOps:         e.io.syscr,
+		procIOWriteOps:        e.io.syscw,
+		procIODataOps:         e.io.syscr + e.io.syscw,
+		procIOReadBytes:       e.io.rchar,
+		procIOWriteBytes:      e.io.wchar,
+		procIODataBytes:       e.io.rchar + e.io.wchar,
+		procWorkingSetPrivate: m.rssAnon,
+	}
+}
+
+func nonNegative(x int64) uint64 {
+	if x < 0 {
+		return 0
+	}
+	return uint64(x)
+}

@@ -1,0 +1,149 @@
+package system
+
+import (
+	"strconv"
+
+	"github.com/perfcounters/perfcounters/counterset"
+	"github.com/perfcounters/perfcounters/perfdata"
+)
+
+// cpuState is reused across samples by Processor and Processor Information.
+type cpuState struct {
+	stat    kernelStat
+	intr    []uint64 // per CPU (indexed like stat.IDs), from /proc/interrupts
+	softirq []uint64 // per CPU, from /proc/softirqs
+	cols    []int
+	names   []string // "0", "1", ... cached per position
+	nameIDs []int    // the CPU id each names entry was made for
+	intrOK  bool
+	softOK  bool
+}
+
+// Processor counter indexes.
+const (
+	cpuProcessorTime = iota
+	cpuUserTime
+	cpuPrivilegedTime
+	cpuInterrupts
+	cpuDPCTime
+	cpuInterruptTime
+	cpuDPCsQueued
+	cpuIdleTime
+	cpuNumCounters
+)
+
+// processorCounters declares the counters shared by Processor and Processor
+// Information, in Windows' order. Windows' DPC Rate and the C-state counters
+// are left out: Linux has no DPC queue depth, and its cpuidle states do not
+// map one-to-one onto ACPI C1/C2/C3.
+func processorCounters() []counterset.Counter {
+	return []counterset.Counter{
+		ctr("% Processor Time", tTimerInv, 0, detNovice, "% Processor Time is the percentage of elapsed time the processor spent running non-idle work. It is 100% minus the time the CPU was idle or idle waiting for I/O (the idle and iowait fields of /proc/stat), so time stolen by a hypervisor counts as busy."),
+		ctr("% User Time", tTimer, 0, detAdvanced, "% User Time is the percentage of elapsed time the processor spent in user mode (the user and nice fields of /proc/stat, which include guest time)."),
+		ctr("% Privileged Time", tTimer, 0, detAdvanced, "% Privileged Time is the percentage of elapsed time the processor spent in kernel mode, including hardware and software interrupt handling (system + irq + softirq in /proc/stat), as Windows includes interrupt and DPC time in privileged time."),
+		ctr("Interrupts/sec", tCounter, -2, detNovice, "Interrupts/sec is the rate at which the processor handled hardware interrupts: the sum of this CPU's column in /proc/interrupts (for _Total, the sum over all online CPUs)."),
+		ctr("% DPC Time", tTimer, 0, detAdvanced, "% DPC Time is the percentage of elapsed time the processor spent running deferred work; on Linux this is soft-interrupt time (the softirq field of /proc/stat)."),
+		ctr("% Interrupt Time", tTimer, 0, detAdvanced, "% Interrupt Time is the percentage of elapsed time the processor spent servicing hardware interrupts (the irq field of /proc/stat)."),
+		ctr("DPCs Queued/sec", tCounter, 0, detAdvanced, "DPCs Queued/sec is the rate at which deferred work was run on the processor; on Linux, the number of soft interrupts handled (the sum of this CPU's column in /proc/softirqs)."),
+		ctr("% Idle Time", tTimer, 0, detWizard, "% Idle Time is the percentage of elapsed time the processor was idle, including idle time waiting for I/O (idle + iowait in /proc/stat)."),
+	}
+}
+
+func (c *Collector) processorObject() Object {
+	set := newSet("Processor", 238, counterset.MultipleAggregate, detNovice, cpuProcessorTime,
+		"The Processor object measures each logical processor that is online (one instance per CPU line of /proc/stat) and their average as _Total. Times come from /proc/stat in USER_HZ ticks converted to 100 ns units.",
+		processorCounters())
+	return Object{Set: set, Collect: (*Collector).collectProcessor}
+}
+
+// readCPU reads /proc/stat, /proc/interrupts and /proc/softirqs into
+// c.cpu. Only /proc/stat is required; the per-CPU interrupt tables are
+// recorded as warnings when missing and their counters read zero.
+func (c *Collector) readCPU() error {
+	b, err := c.readFile(c.Proc, "stat")
+	if err != nil {
+		return err
+	}
+	st := &c.cpu
+	if err := parseKernelStat(b, &st.stat); err != nil {
+		return err
+	}
+	n := len(st.stat.IDs)
+	st.intr = resize(st.intr, n)
+	st.softirq = resize(st.softirq, n)
+	st.intrOK = c.readPerCPU("interrupts", st.intr)
+	st.softOK = c.readPerCPU("softirqs", st.softirq)
+	for len(st.names) < n {
+		st.names = append(st.names, "")
+		st.nameIDs = append(st.nameIDs, -1)
+	}
+	for i, id := range st.stat.IDs {
+		if st.nameIDs[i] != id {
+			st.names[i], st.nameIDs[i] = strconv.Itoa(id), id
+		}
+	}
+	return nil
+}
+
+func (c *Collector) readPerCPU(name string, sums []uint64) bool {
+	b, err := c.readFile(c.Proc, name)
+	if err != nil {
+		c.warn("%v", err)
+		return false
+	}
+	c.cpu.cols, err = parsePerCPUTable(b, c.cpu.stat.IDs, sums, c.cpu.cols)
+	if err != nil {
+		c.warn("/proc/%s: %v", name, err)
+		return false
+	}
+	return true
+}
+
+func resize(s []uint64, n int) []uint64 {
+	if cap(s) < n {
+		return make([]uint64, n)
+	}
+	return s[:n]
+}
+
+// writeCPU writes the Processor counters of one CPU (or, with div > 1, an
+// average of div CPUs whose times are summed in t) starting at counter
+// index first.
+func (c *Collector) writeCPU(v perfdata.Values, first int, t *cpuTimes, div uint64, intr, soft uint64) {
+	hz := c.UserHZ
+	conv := func(ticks uint64) uint64 { return userHZTo100ns(ticks, hz) / div }
+	v.Set(first+cpuProcessorTime, conv(t.Idle+t.IOWait))
+	v.Set(first+cpuUserTime, conv(t.User+t.Nice))
+	v.Set(first+cpuPrivilegedTime, conv(t.System+t.IRQ+t.SoftIRQ))
+	v.Set(first+cpuInterrupts, intr)
+	v.Set(first+cpuDPCTime, conv(t.SoftIRQ))
+	v.Set(first+cpuInterruptTime, conv(t.IRQ))
+	v.Set(first+cpuDPCsQueued, soft)
+	v.Set(first+cpuIdleTime, conv(t.Idle+t.IOWait))
+}
+
+// collectProcessor writes one instance per online CPU and _Total. _Total
+// holds the average of the per-CPU times (the aggregate /proc/stat line
+// divided by the CPU count), so that the PERF_100NSEC_TIMER formulas give
+// the average utilisation as on Windows, and the sum of the interrupt and
+// soft-interrupt counts.
+func (c *Collector) collectProcessor(w Writer) error {
+	if err := c.readCPU(); err != nil {
+		return err
+	}
+	st := &c.cpu
+	var intrTotal, softTotal uint64
+	for i := range st.stat.CPUs {
+		v := w.Instance(st.names[i], 0, 0, -1)
+		c.writeCPU(v, 0, &st.stat.CPUs[i], 1, st.intr[i], st.softirq[i])
+		intrTotal += st.intr[i]
+		softTotal += st.softirq[i]
+	}
+	n := uint64(len(st.stat.CPUs))
+	if n == 0 {
+		n = 1
+	}
+	v := w.Instance("_Total", 0, 0, -1)
+	c.writeCPU(v, 0, &st.stat.Total, n, intrTotal, softTotal)
+	return nil
+}

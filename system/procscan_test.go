@@ -1,0 +1,423 @@
+package system
+
+import (
+	"encoding/binary"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/perfcounters/perfcounters/perfdata"
+)
+
+func TestProcscanParseStat(t *testing.T) {
+	tests := []struct {
+		name    string
+		in      string
+		comm    string
+		want    procStat
+		wantErr bool
+	}{
+		{"real kthread", "9 (kworker/0:0-mm_percpu_wq) I 2 0 0 0 -1 69238880 0 0 0 0 0 0 0 0 20 0 1 0 17 0 0 18446744073709551615 0 0",
+			"kworker/0:0-mm_percpu_wq", procStat{state: 'I', ppid: 2, priority: 20, numThreads: 1, starttime: 17}, false},
+		{"paren comm", "100 ((sd-pam)) S 1 100 100 0 -1 4194624 10 0 2 0 7 3 0 0 20 0 1 0 5000 1048576 10 1",
+			"(sd-pam)", procStat{state: 'S', ppid: 1, minflt: 10, majflt: 2, utime: 7, stime: 3, priority: 20, numThreads: 1, starttime: 5000, vsize: 1048576, rss: 10}, false},
+		{"comm with ) and spaces", "7 (a b) c) R 1 0 0 0 -1 0 1 0 1 0 2 3 0 0 -51 0 4 0 99 4096 -1",
+			"a b) c", procStat{state: 'R', ppid: 1, minflt: 1, majflt: 1, utime: 2, stime: 3, priority: -51, numThreads: 4, starttime: 99, vsize: 4096, rss: -1}, false},
+		{"empty comm", "5 () S 1 0 0 0 -1 0 0 0 0 0 0 0 0 0 20 -20 1 0 1",
+			"", procStat{state: 'S', ppid: 1, priority: 20, nice: -20, numThreads: 1, starttime: 1}, false},
+		{"truncated before starttime", "5 (x) S 1 0 0 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0", "", procStat{}, true},
+		{"no parens", "5 x S 1", "", procStat{}, true},
+		{"no state", "5 (x)", "", procStat{}, true},
+		{"empty", "", "", procStat{}, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var st procStat
+			comm, err := parseStat([]byte(tc.in), &st)
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("err = %v, want error %v", err, tc.wantErr)
+			}
+			if err != nil {
+				return
+			}
+			if string(comm) != tc.comm || st != tc.want {
+				t.Errorf("got %q %+v\nwant %q %+v", comm, st, tc.comm, tc.want)
+			}
+		})
+	}
+}
+
+func TestProcscanParseStatusIO(t *testing.T) {
+	var m procMem
+	parseStatus([]byte("Name:\tVmPeak: 5 kB\nVmPeak:\t 10 kB\nVmSize:\t9 kB\nVmHWM:\t8 kB\nVmRSS:\t7 kB\nRssAnon:\t6 kB\nRssFile:\t1 kB\nVmData:\t5 kB\nVmStk:\t4 kB\nVmSwap:\t3 kB\nVmBad:"), &m)
+	want := procMem{vmPeak: 10 * kib, vmSize: 9 * kib, vmHWM: 8 * kib, vmRSS: 7 * kib, rssAnon: 6 * kib, vmData: 5 * kib, vmStk: 4 * kib, vmSwap: 3 * kib}
+	if m != want {
+		t.Errorf("status: got %+v, want %+v", m, want)
+	}
+	var io procIO
+	parseIO([]byte("rchar: 1\nwchar: 2\nsyscr: 3\nsyscw: 4\nread_bytes: 5\nbogus\n"), &io)
+	if io != (procIO{1, 2, 3, 4}) {
+		t.Errorf("io: got %+v", io)
+	}
+	for _, tc := range []struct {
+		in   string
+		want uint64
+		ok   bool
+	}{{"1 2 3\n", 3, true}, {"223292738 386560779 1652", 1652, true}, {"1 2", 0, false}, {"", 0, false}} {
+		if got, ok := parseSchedstat([]byte(tc.in)); got != tc.want || ok != tc.ok {
+			t.Errorf("schedstat %q = %d %v, want %d %v", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestProcscanParseProcStat(t *testing.T) {
+	var ci cpuIdle
+	err := parseProcStatIdle([]byte("cpu  1 2 3 4 5\ncpu0 1 1 1 10 1 0\ncpu1 0 0 0 20\nintr 1\nbtime 42\n"), &ci)
+	if err != nil || ci.total != 11+20 || len(ci.perCPU) != 2 || ci.perCPU[0] != 11 || ci.btime != 42 {
+		t.Errorf("got %+v %v", ci, err)
+	}
+	if err := parseProcStatIdle([]byte("cpu0 1 2 3 4\n"), &ci); err == nil {
+		t.Error("no btime: want error")
+	}
+	if err := parseProcStatIdle([]byte("cpu0 1 2\nbtime 1\n"), &ci); err == nil {
+		t.Error("short cpu line: want error")
+	}
+}
+
+// dirent64 encodes one linux_dirent64 record.
+func dirent64(name string) []byte {
+	n := 19 + len(name) + 1
+	n = (n + 7) &^ 7
+	b := make([]byte, n)
+	binary.LittleEndian.PutUint16(b[16:], uint16(n))
+	copy(b[19:], name)
+	return b
+}
+
+func TestProcscanDirents(t *testing.T) {
+	var buf []byte
+	for _, n := range []string{".", "..", "1", "self", "0", "01", "4194304", "2147483648", "12a", "77"} {
+		buf = append(buf, dirent64(n)...)
+	}
+	got := appendDirentPIDs(nil, buf)
+	if want := []int32{1, 4194304, 77}; len(got) != len(want) || got[0] != 1 || got[1] != 4194304 || got[2] != 77 {
+		t.Errorf("pids = %v, want %v", got, want)
+	}
+	if n := countDirentNumbers(buf); n != 6 { // 1 0 01 4194304 2147483648 77, not . .. self 12a
+		t.Errorf("countDirentNumbers = %d, want 6", n)
+	}
+	// A truncated record is ignored, not read past.
+	if got := appendDirentPIDs(nil, buf[:len(buf)-3]); len(got) != 2 {
+		t.Errorf("truncated buffer: %v", got)
+	}
+}
+
+func TestProcscanOrderTIDs(t *testing.T) {
+	tests := []struct {
+		pid  int32
+		in   []int32
+		want string
+	}{
+		{10, []int32{12, 10, 11}, "10,11,12"},
+		{500, []int32{3, 500, 7}, "500,3,7"}, // pid wrapped: the main thread still comes first
+		{9, []int32{5, 4}, "4,5"},            // main thread gone
+	}
+	for _, tc := range tests {
+		orderTIDs(tc.pid, tc.in)
+		var s []string
+		for _, v := range tc.in {
+			s = append(s, strconv.Itoa(int(v)))
+		}
+		if got := strings.Join(s, ","); got != tc.want {
+			t.Errorf("orderTIDs(%d) = %s, want %s", tc.pid, got, tc.want)
+		}
+	}
+}
+
+func TestProcscanMappings(t *testing.T) {
+	for _, tc := range []struct {
+		prio, nice int64
+		want       uint32
+	}{{-2, 0, 24}, {-100, 0, 24}, {39, 19, 4}, {30, 10, 4}, {29, 9, 6}, {21, 1, 6}, {20, 0, 8}, {19, -1, 10}, {11, -9, 10}, {10, -10, 13}, {0, -20, 13}} {
+		if got := basePriority(tc.prio, tc.nice); got != tc.want {
+			t.Errorf("basePriority(%d, %d) = %d, want %d", tc.prio, tc.nice, got, tc.want)
+		}
+	}
+	for c, want := range map[byte]uint32{'R': 2, 'S': 5, 'D': 5, 'I': 5, 'T': 5, 't': 5, 'Z': 4, 'X': 4, 'W': 1, '?': 7} {
+		if got := threadState(c); got != want {
+			t.Errorf("threadState(%c) = %d, want %d", c, got, want)
+		}
+	}
+}
+
+// TestProcscanKeptFixture reads the fixture tree through the kept-descriptor
+// path (real files, pread, getdents) and compares it with the fs.FS path.
+func TestProcscanKeptFixture(t *testing.T) {
+	root := "testdata/proc-pids/basic"
+	for _, objName := range []string{"Process", "Thread"} {
+		t.Run(objName, func(t *testing.T) {
+			collect := func(p *ProcessObjects) []recInstance {
+				c := NewCollector(os.DirFS(root), nil, WithClock(fixtureClock))
+				o := p.Process()
+				if objName == "Thread" {
+					o = p.Thread()
+				}
+				w := newRecWriter(t, o.Set)
+				if err := o.Collect(c, w); err != nil {
+					t.Fatal(err)
+				}
+				return w.done()
+			}
+			kept := NewProcessObjects(root, 0)
+			defer kept.Close()
+			plain := NewProcessObjects("", 0)
+			defer plain.Close()
+			a, b := collect(kept), collect(plain)
+			a2 := collect(kept) // second sample through the kept descriptors
+			if len(a) != len(b) || len(a2) != len(b) {
+				t.Fatalf("%d / %d instances via descriptors, %d via fs.FS", len(a), len(a2), len(b))
+			}
+			for i := range b {
+				for _, g := range []recInstance{a[i], a2[i]} {
+					if g.name != b[i].name || g.parentInstance != b[i].parentInstance || strconv.Quote(string(rune(len(g.vals)))) != strconv.Quote(string(rune(len(b[i].vals)))) {
+						t.Fatalf("instance %d: %q/%d vs %q/%d", i, g.name, g.parentInstance, b[i].name, b[i].parentInstance)
+					}
+					for k := range g.vals {
+						if g.vals[k] != b[i].vals[k] {
+							t.Errorf("instance %d %q counter %d: %d via descriptors, %d via fs.FS", i, g.name, k, g.vals[k], b[i].vals[k])
+						}
+					}
+				}
+			}
+			if kept.scan.src.(*osSource).kept == 0 {
+				t.Error("no descriptor kept")
+			}
+		})
+	}
+}
+
+// discardWriter is a Writer over a reused Builder, as the engine has.
+type discardWriter struct{ b *perfdata.Builder }
+
+func (d discardWriter) Instance(name string, pt, pi uint32, uid int32) perfdata.Values {
+	return d.b.Instance(name, pt, pi, uid)
+}
+func (d discardWriter) Single() perfdata.Values    { return d.b.Single() }
+func (d discardWriter) SetObjectTime(int64, int64) {}
+
+// TestProcscanSteadyStateAllocs checks that a sample of an unchanged tree
+// allocates nothing once descriptors, names and buffers exist.
+func TestProcscanSteadyStateAllocs(t *testing.T) {
+	// A copy of the fixture where everything is readable: unreadable files
+	// cost a warning (formatted) per sample, and a vanished pid an open.
+	root := t.TempDir()
+	if err := os.CopyFS(root, os.DirFS("testdata/proc-pids/basic")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(root + "/103"); err != nil {
+		t.Fatal(err)
+	}
+	for _, pid := range []string{"1", "104"} {
+		if err := os.WriteFile(root+"/"+pid+"/io", []byte("rchar: 1\nwchar: 2\nsyscr: 3\nsyscw: 4\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(root+"/104/status", []byte("Name:\trtprio\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := NewCollector(os.DirFS(root), nil, WithClock(fixtureClock))
+	p := NewProcessObjects(root, 0)
+	defer p.Close()
+	objs := []Object{p.Process(), p.Thread()}
+	type built struct {
+		l     *perfdata.Layout
+		specs []perfdata.CounterSpec
+	}
+	var bs []built
+	for _, o := range objs {
+		specs := specsOf(o.Set)
+		l, err := perfdata.NewLayout(specs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bs = append(bs, built{l, specs})
+	}
+	b := perfdata.NewBuilder(nil)
+	sample := func() {
+		b.Reset(perfdata.Header{SystemName: "TEST"})
+		for i, o := range objs {
+			if err := b.BeginObject(perfdata.ObjectSpec{NameIndex: o.Set.NameIndex, DefaultCounter: -1}, bs[i].l, bs[i].specs); err != nil {
+				t.Fatal(err)
+			}
+			if err := o.Collect(c, discardWriter{b}); err != nil {
+				t.Fatal(err)
+			}
+			if err := b.EndObject(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		b.Bytes()
+		c.Warnings = c.Warnings[:0]
+	}
+	sample()
+	sample()
+	if n := testing.AllocsPerRun(20, sample); n != 0 {
+		t.Errorf("%v allocations per sample, want 0", n)
+	}
+}
+
+// liveProcess finds the Process instance of pid.
+func liveProcess(insts []recInstance, pid int) (recInstance, bool) {
+	for _, in := range insts[1 : len(insts)-1] {
+		if in.vals[procIDProcess] == uint64(pid) {
+			return in, true
+		}
+	}
+	return recInstance{}, false
+}
+
+// statField reads field n (1-based, after the comm) of /proc/PID/stat directly.
+func statField(t *testing.T, pid, n int) int {
+	t.Helper()
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+	v, err := strconv.Atoi(f[n-3])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func TestProcessLive(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("no /proc")
+	}
+	child := exec.Command("sleep", "60")
+	if err := child.Start(); err != nil {
+		t.Skip("cannot start sleep:", err)
+	}
+	childPid := child.Process.Pid
+	defer func() { child.Process.Kill(); child.Wait() }()
+
+	c := NewCollector(os.DirFS("/proc"), nil)
+	p := NewProcessObjects("/proc", 0)
+	defer p.Close()
+	collect := func(o Object) []recInstance {
+		w := newRecWriter(t, o.Set)
+		if err := o.Collect(c, w); err != nil {
+			t.Fatal(err)
+		}
+		return w.done()
+	}
+	before, _ := os.ReadDir("/proc")
+	threadsBefore := statField(t, os.Getpid(), 20)
+	procs := collect(p.Process())
+	threads := collect(p.Thread())
+	threadsAfter := statField(t, os.Getpid(), 20)
+	after, _ := os.ReadDir("/proc")
+
+	// Every pid listed both before and after is an instance.
+	inAfter := map[string]bool{}
+	for _, d := range after {
+		inAfter[d.Name()] = true
+	}
+	for _, d := range before {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil || !inAfter[d.Name()] {
+			continue
+		}
+		if _, ok := liveProcess(procs, pid); !ok {
+			t.Errorf("pid %d listed in /proc before and after but not an instance", pid)
+		}
+	}
+	self, ok := liveProcess(procs, os.Getpid())
+	if !ok {
+		t.Fatal("own process missing")
+	}
+	if n := int(self.vals[procThreadCount]); n < min(threadsBefore, threadsAfter) || n > max(threadsBefore, threadsAfter) {
+		t.Errorf("own Thread Count %d, /proc says %d then %d", n, threadsBefore, threadsAfter)
+	}
+	if got, want := int(self.vals[procCreatingProcessID]), os.Getppid(); got != want {
+		t.Errorf("own Creating Process ID %d, want %d", got, want)
+	}
+	wantStart := uint64(statField(t, os.Getpid(), 22))*100_000 + p.scan.bootFileTime()
+	if self.vals[procElapsedTime] != wantStart {
+		t.Errorf("own Elapsed Time raw %d, want %d", self.vals[procElapsedTime], wantStart)
+	}
+	// Own threads in the Thread object: same parent position, each with
+	// a tid listed in /proc/self/task.
+	selfPos := -1
+	for i, in := range procs {
+		if in.vals[procIDProcess] == uint64(os.Getpid()) {
+			selfPos = i
+		}
+	}
+	tids := map[uint64]bool{}
+	for _, in := range threads {
+		if int(in.parentInstance) == selfPos {
+			tids[in.vals[thrIDThread]] = true
+			if in.vals[thrIDProcess] != uint64(os.Getpid()) {
+				t.Errorf("thread %s of own process has ID Process %d", in.name, in.vals[thrIDProcess])
+			}
+		}
+	}
+	tasks, _ := os.ReadDir("/proc/self/task")
+	if len(tids) < min(len(tasks), threadsBefore) || len(tids) > max(len(tasks), threadsAfter) {
+		t.Errorf("%d own threads in Thread, /proc/self/task has %d", len(tids), len(tasks))
+	}
+	if !tids[uint64(os.Getpid())] {
+		t.Error("main thread missing from Thread")
+	}
+
+	// The child is there; after it exits it is skipped and its
+	// descriptors are closed.
+	ch, ok := liveProcess(procs, childPid)
+	if !ok || ch.name != "sleep" {
+		t.Fatalf("child %d: %q %v", childPid, ch.name, ok)
+	}
+	keptWith := p.scan.src.(*osSource).kept
+	child.Process.Kill()
+	child.Wait()
+	procs = collect(p.Process())
+	collect(p.Thread())
+	if _, ok := liveProcess(procs, childPid); ok {
+		t.Error("exited child still an instance")
+	}
+	if _, ok := p.scan.entries[int32(childPid)]; ok {
+		t.Error("exited child still cached")
+	}
+	open := 0
+	for _, e := range p.scan.entries {
+		for _, fd := range e.fds {
+			if fd >= 0 {
+				open++
+			}
+		}
+		for _, fd := range []int{e.taskFD, e.fdDirFD} {
+			if fd >= 0 {
+				open++
+			}
+		}
+		for _, th := range e.threads {
+			if th.fdStat >= 0 {
+				open++
+			}
+			if th.fdSched >= 0 {
+				open++
+			}
+		}
+	}
+	if p.scan.src.(*osSource).statFD >= 0 {
+		open++ // /proc/stat
+	}
+	if k := p.scan.src.(*osSource).kept; k != open {
+		t.Errorf("kept count %d, open descriptors in entries %d", k, open)
+	}
+	t.Logf("kept descriptors: %d with the child, %d after", keptWith, open)
+}

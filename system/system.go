@@ -1,0 +1,149 @@
+package system
+
+import (
+	"io/fs"
+
+	"github.com/perfcounters/perfcounters/counterset"
+)
+
+// fileTimeEpoch is the Unix epoch as a FILETIME: 100 ns intervals since
+// 1601-01-01 UTC.
+const fileTimeEpoch = 116444736000000000
+
+type systemState struct {
+	loadavg loadAvg
+}
+
+// loadAvg is what is used from /proc/loadavg.
+type loadAvg struct {
+	Running, Threads uint64 // "2/92": runnable scheduling entities / all threads
+}
+
+// parseLoadAvg parses /proc/loadavg ("0.74 0.47 0.19 2/92 6849").
+func parseLoadAvg(b []byte, dst *loadAvg) bool {
+	rest := b
+	var f []byte
+	for i := 0; i < 4; i++ {
+		f, rest = nextField(rest)
+	}
+	for i, ch := range f {
+		if ch == '/' {
+			r, ok1 := parseUint(f[:i])
+			t, ok2 := parseUint(f[i+1:])
+			if ok1 && ok2 {
+				dst.Running, dst.Threads = r, t
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// countProcesses counts the numeric entries of /proc (one per process;
+// threads appear only under /proc/PID/task).
+func countProcesses(proc fs.FS) (uint64, error) {
+	ents, err := fsReadDir(proc, ".")
+	if err != nil {
+		return 0, err
+	}
+	var n uint64
+	for _, e := range ents {
+		name := e.Name()
+		if len(name) > 0 && name[0] >= '1' && name[0] <= '9' {
+			if _, ok := parseUint([]byte(name)); ok {
+				n++
+			}
+		}
+	}
+	return n, nil
+}
+
+// System counter indexes.
+const (
+	sysContextSwitches = iota
+	sysUpTime
+	sysQueueLength
+	sysProcesses
+	sysThreads
+)
+
+// systemObject declares System. Left out: the file-operation counters
+// (Linux keeps per-process I/O counts only, lost when a process exits),
+// System Calls/sec (no system-wide count), alignment fixups, exception
+// dispatches, floating emulations and registry quota.
+func (c *Collector) systemObject() Object {
+	cs := []counterset.Counter{
+		ctr("Context Switches/sec", tCounter, -2, detAdvanced, "Context Switches/sec is the rate at which processors switched from one thread to another (ctxt in /proc/stat)."),
+		ctr("System Up Time", tElapsed, -5, detNovice, "System Up Time is the time in seconds since the host booted (btime in /proc/stat), measured against the object's FILETIME clock."),
+		ctr("Processor Queue Length", tRaw, 1, detWizard, "Processor Queue Length is the number of runnable threads waiting for a processor: procs_running in /proc/stat less one per online processor, never below zero. It is exact when every processor is busy, which is when a queue forms."),
+		ctr("Processes", tRaw, 1, detWizard, "Processes is the number of processes on the host (numeric entries of /proc)."),
+		ctr("Threads", tRaw, 1, detWizard, "Threads is the number of threads on the host (the total in the fourth field of /proc/loadavg)."),
+	}
+	set := newSet("System", 2, counterset.Single, detNovice, sysQueueLength,
+		"The System object holds counters that apply to the whole host rather than to one processor or device.",
+		cs)
+	return Object{Set: set, Collect: (*Collector).collectSystem}
+}
+
+func (c *Collector) collectSystem(w Writer) error {
+	b, err := c.readFile(c.Proc, "stat")
+	if err != nil {
+		return err
+	}
+	st := &c.cpu.stat
+	if err := parseKernelStat(b, st); err != nil {
+		return err
+	}
+	now := c.Now()
+	w.SetObjectTime(now.UnixNano()/100+fileTimeEpoch, 10_000_000)
+	v := w.Single()
+	v.Set(sysContextSwitches, st.Ctxt)
+	v.Set(sysUpTime, st.BootTime*10_000_000+fileTimeEpoch)
+	if q, n := st.ProcsRunning, uint64(len(st.IDs)); q > n {
+		v.Set(sysQueueLength, q-n)
+	}
+	if n, err := countProcesses(c.Proc); err != nil {
+		c.warn("/proc: %v", err)
+	} else {
+		v.Set(sysProcesses, n)
+	}
+	if b, err := c.readFile(c.Proc, "loadavg"); err != nil {
+		c.warn("%v", err)
+	} else if parseLoadAvg(b, &c.sysstate.loadavg) {
+		v.Set(sysThreads, c.sysstate.loadavg.Threads)
+	} else {
+		c.warn("/proc/loadavg: no thread count")
+	}
+	return nil
+}
+
+// objectsObject declares Objects with the kernel object counts Linux can
+// give; Windows' events, semaphores, mutexes and sections have no
+// system-wide Linux count and are left out.
+func (c *Collector) objectsObject() Object {
+	cs := []counterset.Counter{
+		ctr("Processes", tRaw, 0, detAdvanced, "Processes is the number of processes on the host (numeric entries of /proc)."),
+		ctr("Threads", tRaw, 0, detAdvanced, "Threads is the number of threads on the host (the total in the fourth field of /proc/loadavg)."),
+	}
+	set := newSet("Objects", 260, counterset.Single, detAdvanced, 0,
+		"The Objects object counts the kernel objects of the host that Linux can count: processes and threads.",
+		cs)
+	return Object{Set: set, Collect: (*Collector).collectObjects}
+}
+
+func (c *Collector) collectObjects(w Writer) error {
+	v := w.Single()
+	n, err := countProcesses(c.Proc)
+	if err != nil {
+		return err
+	}
+	v.Set(0, n)
+	if b, err := c.readFile(c.Proc, "loadavg"); err != nil {
+		c.warn("%v", err)
+	} else if parseLoadAvg(b, &c.sysstate.loadavg) {
+		v.Set(1, c.sysstate.loadavg.Threads)
+	} else {
+		c.warn("/proc/loadavg: no thread count")
+	}
+	return nil
+}

@@ -1,0 +1,121 @@
+package system
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/perfcounters/perfcounters/countertype"
+)
+
+// The real Windows material gathered for the project (read-only, outside
+// the module): blocks decoded from a perfmon log of a Vista machine, and its
+// English title database.
+const conformanceDir = "../../shared/conformance/perfdata/pal-SampleLog-ZACH-PC/"
+
+type winCounter struct {
+	Name string `json:"CounterName"`
+	Type string `json:"CounterType"`
+	Size uint32 `json:"CounterSize"`
+}
+
+// windowsObjects returns the counter definitions of each object in
+// decoded.json, by object name.
+func windowsObjects(t *testing.T) map[string][]winCounter {
+	b, err := os.ReadFile(conformanceDir + "decoded.json")
+	if err != nil {
+		t.Skipf("conformance material not present: %v", err)
+	}
+	var blocks []struct {
+		Objects []struct {
+			Name     string       `json:"ObjectName"`
+			Index    uint32       `json:"ObjectNameTitleIndex"`
+			Counters []winCounter `json:"counters"`
+		} `json:"objects"`
+	}
+	if err := json.Unmarshal(b, &blocks); err != nil {
+		t.Fatal(err)
+	}
+	m := map[string][]winCounter{}
+	for _, bl := range blocks {
+		for _, o := range bl.Objects {
+			m[o.Name] = o.Counters
+		}
+	}
+	return m
+}
+
+// TestWindowsCounterTypes checks that every counter we declare for an
+// object Windows also has carries Windows' type and size, and comes in
+// Windows' order (ours is a subsequence of theirs).
+func TestWindowsCounterTypes(t *testing.T) {
+	win := windowsObjects(t)
+	c := hostCollector()
+	checked := 0
+	for _, o := range c.Objects() {
+		wc, ok := win[o.Set.Name]
+		if !ok {
+			continue
+		}
+		checked++
+		t.Run(o.Set.Name, func(t *testing.T) {
+			j := 0
+			for _, ct := range o.Set.Counters {
+				for j < len(wc) && !(wc[j].Name == ct.Name && (wc[j].Type == typeHex(ct.Type))) {
+					j++
+				}
+				if j == len(wc) {
+					t.Errorf("counter %q (%v) not found in Windows' list after position of the previous one", ct.Name, ct.Type)
+					return
+				}
+				if wc[j].Size != ct.ValueSize() {
+					t.Errorf("counter %q: size %d, Windows %d", ct.Name, ct.ValueSize(), wc[j].Size)
+				}
+				j++
+			}
+		})
+	}
+	if checked != 7 { // Processor, Memory, System, PhysicalDisk, LogicalDisk, Network Interface, TCPv4
+		t.Errorf("checked %d objects against Windows, want 7", checked)
+	}
+}
+
+func typeHex(t countertype.Type) string {
+	return "0x" + strings.ToUpper(strconv.FormatUint(uint64(t)|1<<32, 16)[1:])
+}
+
+// TestWindowsTitles checks object title indexes and counter spellings
+// against the Windows English title database.
+func TestWindowsTitles(t *testing.T) {
+	f, err := os.Open(conformanceDir + "counter-names-009.tsv")
+	if err != nil {
+		t.Skipf("conformance material not present: %v", err)
+	}
+	defer f.Close()
+	byIndex := map[uint32]string{}
+	names := map[string]bool{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		i, name, ok := strings.Cut(sc.Text(), "\t")
+		if !ok {
+			continue
+		}
+		n, _ := strconv.ParseUint(i, 10, 32)
+		byIndex[uint32(n)] = name
+		names[name] = true
+	}
+	c := manyCollector() // with cpufreq, so every counter is declared
+	for _, o := range c.Objects() {
+		if o.Set.NameIndex != 0 && byIndex[o.Set.NameIndex] != o.Set.Name {
+			t.Errorf("%s: index %d is %q in Windows", o.Set.Name, o.Set.NameIndex, byIndex[o.Set.NameIndex])
+		}
+		for _, ct := range o.Set.Counters {
+			if !names[ct.Name] {
+				t.Errorf("%s: counter %q is not a Windows counter name", o.Set.Name, ct.Name)
+			}
+		}
+	}
+}

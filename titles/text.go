@@ -1,0 +1,105 @@
+package titles
+
+import (
+	"bufio"
+	"bytes"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/perfcounters/perfcounters/internal/utf16le"
+)
+
+//go:embed english.tsv
+var englishTSV string
+
+// English returns a new database holding the English Windows title table
+// (english.tsv: 1,838 names of a real Windows Vista "Counter 009" list,
+// indexes 2 to 4658, no help texts), with BaseIndex 1847. Each call returns
+// a fresh, independent copy.
+func English() *DB {
+	db, err := ParseTSV(strings.NewReader(englishTSV))
+	if err != nil {
+		// english.tsv is part of the source; the tests parse it.
+		panic("titles: embedded english.tsv: " + err.Error())
+	}
+	return db
+}
+
+// maxLine bounds one line of a text title file.
+const maxLine = 1 << 20
+
+// ParseTSV reads a title list in the text form "index<TAB>name", one pair
+// a line (the rest of the line after the first TAB is the name). Empty
+// lines and lines starting with '#' are skipped; a UTF-8 byte-order mark
+// and CR line ends are allowed. The pair with index 1 is the header pair
+// (BaseIndex). Errors name the line.
+func ParseTSV(r io.Reader) (*DB, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(nil, maxLine)
+	var pairs []pair
+	line := 0
+	for sc.Scan() {
+		line++
+		s := strings.TrimSuffix(sc.Text(), "\r")
+		if line == 1 {
+			s = strings.TrimPrefix(s, "\uFEFF")
+		}
+		if s == "" || s[0] == '#' {
+			continue
+		}
+		tab := strings.IndexByte(s, '\t')
+		if tab < 0 {
+			return nil, fmt.Errorf("titles: TSV line %d: no TAB between index and name", line)
+		}
+		i, err := parseIndex(s[:tab])
+		if err != nil {
+			return nil, fmt.Errorf("titles: TSV line %d: %v", line, err)
+		}
+		if err := checkText(s[tab+1:]); err != nil {
+			return nil, fmt.Errorf("titles: TSV line %d: name %v", line, err)
+		}
+		pairs = append(pairs, pair{index: i, text: s[tab+1:], at: "line " + strconv.Itoa(line)})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("titles: TSV after line %d: %w", line, err)
+	}
+	return buildNames("TSV", pairs)
+}
+
+// Load reads a title file of any supported kind, recognised by its first
+// bytes:
+//
+//   - a "Counter" REG_MULTI_SZ value (UTF-16LE, as saved from the
+//     registry or by CounterMultiSZ), with or without a byte-order mark;
+//   - a TSV list (ParseTSV) in UTF-8, or in UTF-16LE with a byte-order mark
+//     or starting with an ASCII character (as Windows tools save text);
+//   - a state file written by WriteTo.
+func Load(b []byte) (*DB, error) {
+	if len(b) == 0 {
+		return nil, errors.New("titles: load: empty file")
+	}
+	utf16 := false
+	if len(b) >= 2 && b[0] == 0xFF && b[1] == 0xFE {
+		b, utf16 = b[2:], true
+	} else if len(b) >= 2 && b[0] != 0 && b[0] < 0x80 && b[1] == 0 {
+		utf16 = true
+	}
+	if utf16 {
+		if utf16le.IndexNUL(b) >= 0 {
+			return ParseMultiSZ(b)
+		}
+		s, err := utf16le.Decode(b)
+		if err != nil {
+			return nil, fmt.Errorf("titles: load: UTF-16 text: %w", err)
+		}
+		b = []byte(s)
+	}
+	if bytes.HasPrefix(b, []byte(stateMagic)) {
+		return Read(bytes.NewReader(b))
+	}
+	return ParseTSV(bytes.NewReader(b))
+}
