@@ -62,6 +62,10 @@ type Options struct {
 	Clock      Clock        // default: the system clock with nanosecond ticks
 	Logger     *slog.Logger // discarded-data and provider-failure reports; default: discard
 	Titles     *titles.DB   // title database; default: titles.English()
+	// BeginSample, if set, is called at the start of every collection,
+	// under the engine's lock, so providers can tell which objects belong
+	// to the same sample (Thread's parent positions refer to Process's).
+	BeginSample func()
 }
 
 // Problem reports an object that could not be collected.
@@ -94,6 +98,7 @@ type Engine struct {
 	titles *titles.DB
 	objs   []registered
 	b      *perfdata.Builder
+	procs  []*procedure // V1 collect procedures (v1.go)
 }
 
 type registered struct {
@@ -248,7 +253,7 @@ func (e *Engine) query(ctx context.Context, name string) (*Result, error) {
 		return nil, fmt.Errorf("engine: %q: foreign-host queries go to that host's server, not the local engine", name)
 	}
 	pick := e.selectObjects(q)
-	return e.collect(ctx, pick), nil
+	return e.collect(ctx, q, pick), nil
 }
 
 // selectObjects returns the indexes into e.objs that q asks for, in
@@ -297,7 +302,7 @@ func (e *Engine) selectObjects(q Query) []int {
 	return pick
 }
 
-func (e *Engine) collect(ctx context.Context, pick []int) *Result {
+func (e *Engine) collect(ctx context.Context, q Query, pick []int) *Result {
 	clk := e.opts.Clock
 	now := clk.Wall()
 	h := perfdata.Header{
@@ -309,6 +314,9 @@ func (e *Engine) collect(ctx context.Context, pick []int) *Result {
 	}
 	if len(pick) > 0 {
 		h.DefaultObject = int32(e.objs[pick[0]].nameIndex)
+	}
+	if e.opts.BeginSample != nil {
+		e.opts.BeginSample()
 	}
 	e.b.Reset(h)
 	res := &Result{}
@@ -324,6 +332,7 @@ func (e *Engine) collect(ctx context.Context, pick []int) *Result {
 			e.opts.Logger.Warn("object dropped from block", "object", p.Object, "index", p.NameIndex, "reason", err)
 		}
 	}
+	e.collectProcedures(ctx, q, res)
 	res.Block = slices.Clone(e.b.Bytes())
 	return res
 }
@@ -365,7 +374,7 @@ type builderWriter struct{ b *perfdata.Builder }
 func (w builderWriter) Instance(name string, pti, pi uint32, uid int32) perfdata.Values {
 	return w.b.Instance(name, pti, pi, uid)
 }
-func (w builderWriter) Single() perfdata.Values { return w.b.Single() }
+func (w builderWriter) Single() perfdata.Values  { return w.b.Single() }
 func (w builderWriter) SetObjectTime(t, f int64) { w.b.SetObjectTime(t, f) }
 
 // QueryKind classifies a registry value name.

@@ -332,3 +332,22 @@ func TestFileTime(t *testing.T) {
 		t.Errorf("FileTime(vista sample) = %d, want 128315940386596596", got)
 	}
 }
+
+func TestBeginSampleOncePerQuery(t *testing.T) {
+	calls := 0
+	var seen []int
+	e := New(Options{SystemName: "h", Clock: &fixedClock{wall: time.Unix(1e9, 0)}, BeginSample: func() { calls++ }})
+	record := func(w Writer) error { seen = append(seen, calls); return objectFn(1, true)(w) }
+	if err := e.Add(Object{Set: testSet("A", 0, true), Collect: record}, Object{Set: testSet("B", 0, true), Collect: record}); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if _, err := e.QueryValue(context.Background(), "Global"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Both objects of a query see the same sample number; queries differ.
+	if want := []int{1, 1, 2, 2}; len(seen) != 4 || seen[0] != want[0] || seen[1] != want[1] || seen[2] != want[2] || seen[3] != want[3] {
+		t.Errorf("sample numbers seen by collect functions %v, want %v", seen, want)
+	}
+}

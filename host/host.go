@@ -45,8 +45,8 @@ func New(opts Options) (*Host, error) {
 	if clk == nil {
 		clk = engine.SystemClock()
 	}
-	e := engine.New(engine.Options{Logger: opts.Logger, Clock: clk})
 	c := system.NewCollector(os.DirFS(opts.ProcRoot), os.DirFS(opts.SysRoot), system.WithPerfFreq(clk.Freq()))
+	e := engine.New(engine.Options{Logger: opts.Logger, Clock: clk, BeginSample: func() { c.Sample++ }})
 	procs := system.NewProcessObjects(opts.ProcRoot, opts.MaxKeptFiles)
 	objs := append(c.Objects(), procs.Process(), procs.ProcessV2(), procs.Thread())
 	h := &Host{Engine: e, procs: procs}

@@ -65,8 +65,8 @@ func BenchmarkRefSet(b *testing.B) {
 	}
 }
 
-// BenchmarkShardedAdd runs 2 goroutines per GOMAXPROCS-1 machine... so
-// that with -cpu=1 and -cpu=2 there are 2 and 4 contending writers.
+// BenchmarkShardedAdd runs 2 goroutines per GOMAXPROCS
+// (b.SetParallelism(2)) adding to one sharded counter.
 func BenchmarkShardedAdd(b *testing.B) {
 	sc := benchInstance(b).Sharded(10)
 	b.SetParallelism(2)

@@ -234,6 +234,14 @@ func (s *Set) create(name string, id uint32) (*Instance, error) {
 		return nil, fmt.Errorf("provider: set %s: instance %q: %w", s.def.Name, name, err)
 	}
 	in := &Instance{set: s, key: k, name: name, id: id, slot: slot, block: b}
+	if s.dense != nil {
+		in.byID = make([]shm.Word, len(s.dense))
+		for cid, i := range s.dense {
+			if i >= 0 {
+				in.byID[cid] = b.Word(int(i))
+			}
+		}
+	}
 	s.insts[k] = in
 	return in, nil
 }
@@ -246,6 +254,7 @@ type Instance struct {
 	id    uint32
 	slot  int
 	block shm.Block
+	byID  []shm.Word // value word by counter id, for sets with dense ids
 	dead  atomic.Bool
 
 	mu      sync.Mutex
@@ -292,9 +301,8 @@ func (s *Set) index(id uint32) int {
 // Add atomically adds delta to counter id (PerfIncrementULongCounterValue;
 // a 4-byte counter wraps at 2^32 as on Windows).
 func (in *Instance) Add(id uint32, delta uint64) error {
-	d := in.set.dense
-	if id < uint32(len(d)) && d[id] >= 0 && !in.dead.Load() {
-		in.block.Add(int(d[id]), delta)
+	if id < uint32(len(in.byID)) && in.byID[id].Valid() && !in.dead.Load() {
+		in.byID[id].Add(delta)
 		return nil
 	}
 	return in.addSlow(id, delta)
@@ -311,11 +319,14 @@ func (in *Instance) addSlow(id uint32, delta uint64) error {
 
 // Set atomically stores v into counter id (PerfSetULongCounterValue).
 func (in *Instance) Set(id uint32, v uint64) error {
-	d := in.set.dense
-	if id < uint32(len(d)) && d[id] >= 0 && !in.dead.Load() {
-		in.block.Store(int(d[id]), v)
+	if id < uint32(len(in.byID)) && in.byID[id].Valid() && !in.dead.Load() {
+		in.byID[id].Store(v)
 		return nil
 	}
+	return in.setSlow(id, v)
+}
+
+func (in *Instance) setSlow(id uint32, v uint64) error {
 	i, err := in.lookup(id)
 	if err != nil {
 		return err

@@ -81,6 +81,12 @@ type Collector struct {
 	// UserHZ is the unit of /proc/stat tick counts.
 	UserHZ int64
 
+	// Sample identifies the collection in progress: the engine increments
+	// it once per query, so objects collected in the same query (Process
+	// and Thread) share one process scan. 0 means unknown, and the process
+	// objects fall back to reusing a scan less than a second old.
+	Sample uint64
+
 	// Warnings lists what could not be read (file and reason): collect
 	// functions append to it, and the engine takes and clears it after
 	// each object (c.Warnings = c.Warnings[:0]) to report the object as

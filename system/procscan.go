@@ -145,9 +145,10 @@ type procScanner struct {
 	buf     []byte
 	dirBuf  []byte
 
-	gen      uint64
-	scanTime time.Time
-	used     [numScanUsers]uint64
+	gen        uint64
+	scanTime   time.Time
+	scanSample uint64 // Collector.Sample of the last scan
+	used       [numScanUsers]uint64
 
 	idle       cpuIdle
 	idleOK     bool
@@ -200,6 +201,16 @@ func (s *procScanner) Close() {
 // scan when another object took it for this sample and it is recent,
 // otherwise it scans.
 func (s *procScanner) acquire(c *Collector, user int) error {
+	if c.Sample != 0 {
+		if s.src == nil || s.gen == 0 || s.scanSample != c.Sample {
+			if err := s.scan(c); err != nil {
+				return err
+			}
+			s.scanSample = c.Sample
+		}
+		s.used[user] = s.gen
+		return nil
+	}
 	if s.src == nil || s.used[user] >= s.gen || c.Now().Sub(s.scanTime) > maxScanReuse || s.gen == 0 {
 		if err := s.scan(c); err != nil {
 			return err

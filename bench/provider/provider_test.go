@@ -1,9 +1,9 @@
 // Package provider_test compares the V2 provider's update paths with
 // github.com/prometheus/client_golang and a bare sync/atomic add. It is a
 // separate module so that the main module does not depend on
-// client_golang. Run with -cpu=1,2: the Parallel benchmarks run 2
-// goroutines per GOMAXPROCS (b.SetParallelism(2)) is not used; they run
-// GOMAXPROCS goroutines, so -cpu=2 is the 2-goroutine contended case.
+// client_golang. Run with -cpu=1,2: the Parallel benchmarks run
+// GOMAXPROCS goroutines, so -cpu=2 is the 2-goroutine contended case
+// (ns/op there is wall time divided by the operations of both goroutines).
 package provider_test
 
 import (

@@ -1,0 +1,297 @@
+package collect
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/perfcounters/perfcounters/perfdata"
+)
+
+// Default restart backoff of an out-of-process provider.
+const (
+	DefaultMinBackoff = 100 * time.Millisecond
+	DefaultMaxBackoff = 30 * time.Second
+)
+
+// closeGrace is how long Close waits for the provider to exit after CLOSE
+// and the end of its input before it is killed.
+const closeGrace = 2 * time.Second
+
+// Process is an out-of-process collect procedure: an executable, in any
+// language, that speaks the protocol of PROTOCOL.md over its stdin and
+// stdout. It implements Procedure. The executable is started by Open and
+// kept running across collections; if it dies, misbehaves or outlives the
+// context of a call, it is killed and started again (with HELLO and OPEN)
+// by a later Collect, no sooner than the backoff allows. The backoff starts
+// at MinBackoff, doubles with each consecutive failure up to MaxBackoff,
+// and resets after a successful collection.
+//
+// Nothing the executable sends is trusted: header lines are bounded by
+// MaxLine, and a response longer than the buffer offered is a protocol
+// violation, read no further.
+//
+// Set the exported fields before Open. A Process is safe for concurrent
+// use, but calls are served one at a time.
+type Process struct {
+	Path string
+	Args []string
+	Dir  string   // working directory; empty = the engine's
+	Env  []string // environment; nil = the engine's
+	// Stderr receives the provider's standard error; nil discards it.
+	Stderr io.Writer
+
+	MinBackoff, MaxBackoff time.Duration // zero = DefaultMinBackoff, DefaultMaxBackoff
+
+	now func() time.Time // for tests; nil = time.Now
+
+	mu      sync.Mutex
+	cmd     *exec.Cmd
+	in      io.WriteCloser
+	out     *bufio.Reader
+	opened  bool          // the engine called Open and not Close: a restarted child gets OPEN
+	backoff time.Duration // the wait after the next failure
+	retryAt time.Time     // no start before this
+	lastErr error         // why the last child was stopped
+	wbuf    []byte
+}
+
+// Exec returns the out-of-process procedure that runs path with args.
+func Exec(path string, args ...string) *Process {
+	return &Process{Path: path, Args: args}
+}
+
+func (p *Process) String() string {
+	return strings.Join(append([]string{p.Path}, p.Args...), " ")
+}
+
+func (p *Process) clock() time.Time {
+	if p.now != nil {
+		return p.now()
+	}
+	return time.Now()
+}
+
+// Open starts the executable, agrees on the protocol version and sends
+// OPEN.
+func (p *Process) Open(ctx context.Context) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.opened = true
+	if p.cmd != nil {
+		return nil
+	}
+	return p.start(ctx)
+}
+
+// Collect sends COLLECT with len(buf) and reads the answer into buf.
+func (p *Process) Collect(ctx context.Context, valueName string, buf []byte) (int, uint32, error) {
+	if strings.ContainsAny(valueName, "\r\n") {
+		return 0, 0, fmt.Errorf("collect: %s: value name %q contains a line break", p, valueName)
+	}
+	if len(buf) > 0xFFFFFFFF {
+		buf = buf[:0xFFFFFFFF]
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cmd == nil {
+		if err := p.start(ctx); err != nil {
+			return 0, 0, err
+		}
+	}
+	req := request{verb: verbCollect, size: uint32(len(buf)), valueName: valueName}
+	if len(req.valueName)+len(verbCollect)+12 >= MaxLine {
+		return 0, 0, fmt.Errorf("collect: %s: value name of %d bytes does not fit on a request line", p, len(valueName))
+	}
+	var n int
+	var k uint32
+	err := p.exchange(ctx, req, func(r response, line []byte) error {
+		switch {
+		case r.kind == respMore:
+			return perfdata.ErrMoreData
+		case r.kind != respOK || !r.counts:
+			return protoErr(line, "want OK <n> <numObjects>, MORE or ERR after COLLECT")
+		case uint64(r.n) > uint64(len(buf)):
+			return protoErr(line, "response of %d bytes exceeds the %d offered", r.n, len(buf))
+		}
+		if _, err := io.ReadFull(p.out, buf[:r.n]); err != nil {
+			return fmt.Errorf("reading %d response bytes: %w", r.n, err)
+		}
+		n, k = int(r.n), r.numObjects
+		return nil
+	})
+	if err == nil {
+		p.backoff = 0
+	}
+	return n, k, err
+}
+
+// Close sends CLOSE, ends the executable's input and waits for it to exit
+// (killing it if it takes longer than a short grace period).
+func (p *Process) Close() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.opened = false
+	if p.cmd == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), closeGrace)
+	defer cancel()
+	err := p.exchange(ctx, request{verb: verbClose}, func(r response, line []byte) error {
+		if r.kind != respOK || r.counts {
+			return protoErr(line, "want OK or ERR after CLOSE")
+		}
+		return nil
+	})
+	if p.cmd == nil { // the exchange failed and stopped it
+		return err
+	}
+	p.in.Close()
+	cmd := p.cmd
+	p.cmd, p.in, p.out = nil, nil, nil
+	stop := context.AfterFunc(ctx, func() { cmd.Process.Kill() })
+	werr := cmd.Wait()
+	stop()
+	if err == nil && werr != nil {
+		err = fmt.Errorf("collect: %s: exit after CLOSE: %w", p, werr)
+	}
+	return err
+}
+
+// start launches the executable and performs HELLO and, if the engine has
+// opened the procedure, OPEN. Called with p.mu held.
+func (p *Process) start(ctx context.Context) error {
+	if now := p.clock(); now.Before(p.retryAt) {
+		return fmt.Errorf("collect: %s: not restarted before %v (backoff after: %v)", p, p.retryAt.Sub(now).Round(time.Millisecond), p.lastErr)
+	}
+	cmd := exec.Command(p.Path, p.Args...)
+	cmd.Dir, cmd.Env, cmd.Stderr = p.Dir, p.Env, p.Stderr
+	cmd.WaitDelay = closeGrace
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return p.failStart(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return p.failStart(err)
+	}
+	if err := cmd.Start(); err != nil {
+		return p.failStart(err)
+	}
+	p.cmd, p.in, p.out = cmd, in, bufio.NewReaderSize(out, MaxLine)
+	err = p.exchange(ctx, request{verb: verbHello, version: ProtocolVersion}, func(r response, line []byte) error {
+		if r.kind != respHello {
+			return protoErr(line, "want HELLO <version> after HELLO")
+		}
+		if r.version != ProtocolVersion {
+			return protoErr(line, "provider speaks protocol version %d, not %d", r.version, ProtocolVersion)
+		}
+		return nil
+	})
+	if err != nil || !p.opened {
+		return err
+	}
+	return p.exchange(ctx, request{verb: verbOpen}, func(r response, line []byte) error {
+		if r.kind != respOK || r.counts {
+			return protoErr(line, "want OK or ERR after OPEN")
+		}
+		return nil
+	})
+}
+
+func (p *Process) failStart(err error) error {
+	err = fmt.Errorf("collect: %s: start: %w", p, err)
+	p.scheduleRetry(err)
+	return err
+}
+
+// exchange sends req and reads one response line, handing OK, MORE and
+// HELLO answers to handle (which reads any payload). ERR becomes an error
+// and leaves the child running; everything else that goes wrong (I/O,
+// protocol, ctx done) stops the child, whose stream can no longer be
+// trusted. ErrMoreData from handle is an answer, not a fault. Called with
+// p.mu held and p.cmd running.
+func (p *Process) exchange(ctx context.Context, req request, handle func(response, []byte) error) error {
+	proc := p.cmd.Process
+	stop := context.AfterFunc(ctx, func() { proc.Kill() })
+	defer stop()
+	err := p.roundTrip(req, handle)
+	if err == nil || errors.Is(err, perfdata.ErrMoreData) {
+		return err
+	}
+	var pe *providerError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("collect: %s: %s: %w", p, req.verb, err)
+	}
+	if ctx.Err() != nil {
+		err = fmt.Errorf("%w (provider stopped: %v)", ctx.Err(), err)
+	}
+	err = fmt.Errorf("collect: %s: %s: %w", p, req.verb, err)
+	p.stop(err)
+	return err
+}
+
+func (p *Process) roundTrip(req request, handle func(response, []byte) error) error {
+	p.wbuf = appendRequest(p.wbuf[:0], req)
+	if _, err := p.in.Write(p.wbuf); err != nil {
+		return fmt.Errorf("writing request: %w", err)
+	}
+	line, err := readLine(p.out)
+	if err == io.EOF {
+		return fmt.Errorf("provider exited: %w", io.ErrUnexpectedEOF)
+	}
+	if err != nil {
+		return err
+	}
+	r, err := parseResponse(line)
+	if err != nil {
+		return err
+	}
+	if r.kind == respErr {
+		return &providerError{text: r.text}
+	}
+	return handle(r, line)
+}
+
+// providerError is an ERR answer: the provider reports a failure of its own
+// and stays usable.
+type providerError struct{ text string }
+
+func (e *providerError) Error() string { return "provider error: " + e.text }
+
+// stop kills the child and schedules its restart.
+func (p *Process) stop(why error) {
+	if p.cmd != nil {
+		p.cmd.Process.Kill()
+		p.in.Close()
+		p.cmd.Wait()
+		p.cmd, p.in, p.out = nil, nil, nil
+	}
+	p.scheduleRetry(why)
+}
+
+func (p *Process) scheduleRetry(why error) {
+	lo, hi := p.MinBackoff, p.MaxBackoff
+	if lo <= 0 {
+		lo = DefaultMinBackoff
+	}
+	if hi <= 0 {
+		hi = DefaultMaxBackoff
+	}
+	switch {
+	case p.backoff < lo:
+		p.backoff = lo
+	case p.backoff > hi/2:
+		p.backoff = hi
+	default:
+		p.backoff *= 2
+	}
+	p.retryAt = p.clock().Add(p.backoff)
+	p.lastErr = why
+}

@@ -1,0 +1,521 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/perfcounters/perfcounters/collect"
+	"github.com/perfcounters/perfcounters/perfdata"
+	"github.com/perfcounters/perfcounters/titles"
+)
+
+// V1 collect procedures (seed 002). The engine calls each registered
+// procedure once per query that may concern it, after the built-in objects,
+// and splices the objects it returns into the block. What Perflib does
+// around a PM_COLLECT_PROC call is done here:
+//
+//   - the procedure writes into a buffer with a 1 KiB guard area before and
+//     after it; the buffer it sees ends where the rear guard starts, but its
+//     capacity reaches to the end of the rear guard, so a Go procedure that
+//     appends past the buffer or reslices it overruns into the guard just as
+//     a C one would;
+//   - the call runs in its own goroutine under a timeout: a procedure that
+//     exceeds it is abandoned for that sample (the block goes out without
+//     it, on time) and counts as failed; while the abandoned call has not
+//     returned the procedure is skipped, and that counts too;
+//   - ErrMoreData makes the engine double the buffer and call again, up to
+//     MaxBuffer; the size that worked is offered first next time;
+//   - the integrity tests of ExtCounterTestLevel run as seed 002 lists them;
+//   - bad output is discarded with a logged reason and reported as a
+//     Problem of that sample; MaxFailures consecutive failed samples disable
+//     the procedure (it is closed) until it is registered again or
+//     EnableProcedure is called.
+//
+// Beyond Windows, on purpose: whatever the level, a byte count outside the
+// buffer is never accepted (there is nothing to copy from outside it), and
+// every object is validated as perfdata.Parse validates a block before it
+// is appended (Builder.AppendObjects). At levels 3 and 4 Windows passes bad
+// data on to consumers; this engine never emits a block that its own reader
+// rejects, and never panics on a provider's output.
+
+// Defaults of ProcedureOptions.
+const (
+	DefaultTestLevel        = 4 // Windows' default ExtCounterTestLevel
+	DefaultProcedureTimeout = 2 * time.Second
+	DefaultMaxFailures      = 3
+	DefaultProcedureBuffer  = 64 << 10
+	DefaultMaxProcedureBuf  = 16 << 20
+	// GuardSize is the size of each guard area around a procedure's
+	// buffer (seed 002: 1 KB before and after).
+	GuardSize = 1024
+)
+
+// guardPattern fills the guard areas (seed 002: "initialized with a data
+// pattern"); 8 distinct bytes, so a shifted copy of the pattern is caught.
+var guardPattern = [8]byte{0xD0, 0x0D, 0xFE, 0xED, 0xC0, 0xFF, 0xEE, 0x5A}
+
+// ProcedureOptions configure a V1 collect procedure. Zero values select the
+// defaults.
+type ProcedureOptions struct {
+	// TestLevel is ExtCounterTestLevel, 1 to 4 (0 = DefaultTestLevel):
+	// 1 tests the byte count against the buffer, the guard areas, that the
+	// objects' TotalByteLength add up to the byte count and that every
+	// instance's ByteLength chain is consistent; 2 the byte count and the
+	// guard areas only; 3 and 4 nothing (seed 002). Level 3 sends Windows
+	// consumers a copy and level 4 the provider's own buffer; this engine
+	// always copies, so they behave alike.
+	TestLevel int
+	// Timeout bounds one collection, Open included (0 = DefaultProcedureTimeout).
+	Timeout time.Duration
+	// MaxFailures consecutive failed samples disable the procedure
+	// (0 = DefaultMaxFailures; negative = never, as Perflib's
+	// Configuration Flags 0x02).
+	MaxFailures int
+	// Objects are the object title indexes the procedure serves (Windows'
+	// "Object List"): a query for title indexes that names none of them does
+	// not call it. Empty: called for every Global, Costly and index query,
+	// and the procedure decides (collect.Supports).
+	Objects []uint32
+	// Names are entered into the title database at their indexes when the
+	// procedure is added, as lodctr does for a V1 provider's .ini file.
+	// Indexes in the procedure's output are used as they are.
+	Names []titles.Entry
+	// BufferSize is the first buffer offered (0 = DefaultProcedureBuffer);
+	// MaxBuffer the largest, after ErrMoreData (0 = DefaultMaxProcedureBuf).
+	BufferSize, MaxBuffer int
+}
+
+// Errors a V1 procedure's Problem wraps (errors.Is). Integrity failures
+// found by perfdata.CheckObjects wrap perfdata's named errors instead
+// (perfdata.ErrTotalMismatch, perfdata.ErrInstanceChain, ...).
+var (
+	ErrProcTimeout   = errors.New("engine: collect procedure timed out")
+	ErrProcBusy      = errors.New("engine: collect procedure still running an abandoned call")
+	ErrProcDisabled  = errors.New("engine: collect procedure disabled after repeated failures")
+	ErrProcPanic     = errors.New("engine: collect procedure panicked")
+	ErrBufferOverrun = errors.New("engine: byte count runs past the collect buffer")
+	ErrGuardArea     = errors.New("engine: guard area around the collect buffer overwritten")
+	ErrBadOutput     = errors.New("engine: collect procedure output is malformed")
+)
+
+// ProcedureStatus describes a registered procedure (Procedures).
+type ProcedureStatus struct {
+	Name     string
+	Disabled bool
+	Failures int   // consecutive failed samples
+	LastErr  error // why the last sample failed; nil after a success
+	Busy     bool  // an abandoned call or a Close has not returned yet
+}
+
+// procedure is a registered V1 procedure; its fields are guarded by e.mu.
+type procedure struct {
+	name     string
+	p        collect.Procedure
+	opts     ProcedureOptions
+	size     int    // inner buffer size to offer first
+	buf      []byte // guarded buffer kept between samples; nil after an abandoned call
+	opened   bool
+	failures int
+	disabled bool
+	lastErr  error
+	pending  *call // the last operation, while it may still be running
+}
+
+// call is one operation on a procedure, run in its own goroutine; res is
+// written before done is closed.
+type call struct {
+	done    chan struct{}
+	isClose bool
+	res     callResult
+}
+
+type callResult struct {
+	buf    []byte // the guarded buffer of the last attempt
+	size   int    // its inner size
+	n      int
+	k      uint32
+	err    error
+	opened bool // Open succeeded during the call
+}
+
+// AddProcedure registers a V1 collect procedure under name. A procedure
+// already registered under that name is replaced (and closed once any call
+// of it has returned); re-registering is also how a disabled procedure is
+// brought back. The procedure is opened lazily, inside the first
+// collection that calls it, under its timeout.
+func (e *Engine) AddProcedure(name string, p collect.Procedure, opts ProcedureOptions) error {
+	if name == "" || p == nil {
+		return errors.New("engine: AddProcedure: empty name or nil procedure")
+	}
+	if opts.TestLevel == 0 {
+		opts.TestLevel = DefaultTestLevel
+	}
+	if opts.TestLevel < 1 || opts.TestLevel > 4 {
+		return fmt.Errorf("engine: procedure %q: test level %d (want 1 to 4)", name, opts.TestLevel)
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = DefaultProcedureTimeout
+	}
+	if opts.MaxFailures == 0 {
+		opts.MaxFailures = DefaultMaxFailures
+	}
+	if opts.MaxBuffer <= 0 {
+		opts.MaxBuffer = DefaultMaxProcedureBuf
+	}
+	if opts.BufferSize <= 0 {
+		opts.BufferSize = DefaultProcedureBuffer
+	}
+	opts.BufferSize = min(opts.BufferSize, opts.MaxBuffer)
+	opts.Objects = slices.Clone(opts.Objects)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, t := range opts.Names {
+		if err := e.titles.SetAt(t.Index, t.Name, t.Help); err != nil {
+			return fmt.Errorf("engine: procedure %q: title %d: %w", name, t.Index, err)
+		}
+	}
+	pr := &procedure{name: name, p: p, opts: opts, size: opts.BufferSize}
+	if i := e.procIndex(name); i >= 0 {
+		e.closeProc(e.procs[i])
+		e.procs[i] = pr
+		return nil
+	}
+	e.procs = append(e.procs, pr)
+	return nil
+}
+
+// EnableProcedure re-enables a procedure disabled after repeated failures
+// and clears its failure count; it is opened again at the next collection.
+func (e *Engine) EnableProcedure(name string) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	i := e.procIndex(name)
+	if i < 0 {
+		return fmt.Errorf("engine: no procedure %q", name)
+	}
+	pr := e.procs[i]
+	pr.disabled, pr.failures, pr.lastErr = false, 0, nil
+	return nil
+}
+
+// RemoveProcedure unregisters a procedure and closes it, once any call of
+// it still running has returned. It waits for the close until ctx is done;
+// the close goes on in the background after that.
+func (e *Engine) RemoveProcedure(ctx context.Context, name string) error {
+	e.mu.Lock()
+	i := e.procIndex(name)
+	if i < 0 {
+		e.mu.Unlock()
+		return fmt.Errorf("engine: no procedure %q", name)
+	}
+	pr := e.procs[i]
+	e.procs = slices.Delete(e.procs, i, i+1)
+	c := e.closeProc(pr)
+	e.mu.Unlock()
+	if c == nil {
+		return nil
+	}
+	select {
+	case <-c.done:
+		return c.res.err
+	case <-ctx.Done():
+		return fmt.Errorf("engine: procedure %q: close: %w", name, ctx.Err())
+	}
+}
+
+// Procedures reports the registered procedures in registration order.
+func (e *Engine) Procedures() []ProcedureStatus {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := make([]ProcedureStatus, len(e.procs))
+	for i, pr := range e.procs {
+		busy := false
+		if pr.pending != nil {
+			select {
+			case <-pr.pending.done:
+			default:
+				busy = true
+			}
+		}
+		out[i] = ProcedureStatus{Name: pr.name, Disabled: pr.disabled, Failures: pr.failures, LastErr: pr.lastErr, Busy: busy}
+	}
+	return out
+}
+
+func (e *Engine) procIndex(name string) int {
+	return slices.IndexFunc(e.procs, func(pr *procedure) bool { return pr.name == name })
+}
+
+// closeProc closes pr after its pending call, in the background, if it was
+// opened (or may have been, by a call still running). It returns the close
+// operation, or nil when there is nothing to close.
+func (e *Engine) closeProc(pr *procedure) *call {
+	prev := pr.pending
+	if !pr.opened && prev == nil {
+		return nil
+	}
+	wasOpen := pr.opened
+	c := &call{done: make(chan struct{}), isClose: true}
+	pr.pending, pr.opened, pr.buf = c, false, nil
+	p, log, name := pr.p, e.opts.Logger, pr.name
+	go func() {
+		defer close(c.done)
+		if prev != nil {
+			<-prev.done
+			wasOpen = wasOpen || prev.res.opened
+		}
+		if !wasOpen {
+			return
+		}
+		defer func() {
+			if v := recover(); v != nil {
+				c.res.err = fmt.Errorf("%w: close: %v", ErrProcPanic, v)
+			}
+			if c.res.err != nil {
+				log.Warn("V1 procedure close failed", "procedure", name, "reason", c.res.err)
+			}
+		}()
+		c.res.err = p.Close()
+	}()
+	return c
+}
+
+// collectProcedures runs the procedures q concerns and appends their
+// objects to the block being built; called by collect with e.mu held.
+func (e *Engine) collectProcedures(ctx context.Context, q Query, res *Result) {
+	if len(e.procs) == 0 {
+		return
+	}
+	name := valueName(q)
+	for _, pr := range e.procs {
+		if !pr.selected(q) {
+			continue
+		}
+		if err := e.runProcedure(ctx, pr, name); err != nil {
+			var idx uint32
+			if len(pr.opts.Objects) > 0 {
+				idx = pr.opts.Objects[0]
+			}
+			res.Problems = append(res.Problems, Problem{NameIndex: idx, Object: pr.name, Err: err})
+		}
+	}
+}
+
+// valueName is the registry value name a procedure receives for q.
+func valueName(q Query) string {
+	switch q.Kind {
+	case QueryGlobal:
+		return "Global"
+	case QueryCostly:
+		return "Costly"
+	}
+	var b []byte
+	for i, x := range q.Indexes {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		b = strconv.AppendUint(b, uint64(x), 10)
+	}
+	return string(b)
+}
+
+func (pr *procedure) selected(q Query) bool {
+	switch q.Kind {
+	case QueryGlobal, QueryCostly:
+		return true
+	case QueryIndexes:
+		if len(pr.opts.Objects) == 0 {
+			return true
+		}
+		for _, x := range q.Indexes {
+			if slices.Contains(pr.opts.Objects, x) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// runProcedure performs one sample of pr. A non-nil error is the sample's
+// problem; it has been logged and counted.
+func (e *Engine) runProcedure(ctx context.Context, pr *procedure, name string) error {
+	if pr.disabled {
+		return fmt.Errorf("%w (last failure: %v)", ErrProcDisabled, pr.lastErr)
+	}
+	if c := pr.pending; c != nil {
+		select {
+		case <-c.done:
+			pr.pending = nil
+			if c.res.opened {
+				pr.opened = true
+			}
+		default:
+			if c.isClose {
+				return fmt.Errorf("%w: still closing", ErrProcBusy)
+			}
+			return e.fail(pr, ErrProcBusy)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	level := pr.opts.TestLevel
+	c := &call{done: make(chan struct{})}
+	cctx, cancel := context.WithTimeout(ctx, pr.opts.Timeout)
+	defer cancel()
+	p, open, buf, size, maxSize := pr.p, !pr.opened, pr.buf, pr.size, pr.opts.MaxBuffer
+	go func() {
+		defer close(c.done)
+		c.res = attempt(cctx, p, open, name, buf, size, maxSize, level <= 2)
+	}()
+	select {
+	case <-c.done:
+	case <-cctx.Done():
+		// Abandon the call: it keeps its buffer, and the procedure is
+		// skipped until it returns.
+		pr.pending, pr.buf = c, nil
+		if ctx.Err() != nil {
+			return ctx.Err() // the caller gave up: not the procedure's fault
+		}
+		return e.fail(pr, fmt.Errorf("%w after %v", ErrProcTimeout, pr.opts.Timeout))
+	}
+	r := c.res
+	if r.opened {
+		pr.opened = true
+	}
+	pr.buf, pr.size = r.buf, max(r.size, pr.size)
+	if r.err != nil {
+		return e.fail(pr, r.err)
+	}
+	if err := check(r, level); err != nil {
+		return e.fail(pr, err)
+	}
+	if r.n > 0 || r.k > 0 {
+		inner := r.buf[GuardSize : GuardSize+r.size]
+		if err := e.b.AppendObjects(inner[:r.n], r.k); err != nil {
+			return e.fail(pr, fmt.Errorf("%w: %w", ErrBadOutput, err))
+		}
+	}
+	pr.failures, pr.lastErr = 0, nil
+	return nil
+}
+
+// fail counts a failed sample of pr, logs it and disables pr when it has
+// failed too often in a row. It returns err.
+func (e *Engine) fail(pr *procedure, err error) error {
+	pr.failures++
+	pr.lastErr = err
+	log := e.opts.Logger
+	log.Warn("V1 procedure output discarded", "procedure", pr.name, "failures", pr.failures, "reason", err)
+	if pr.opts.MaxFailures > 0 && pr.failures >= pr.opts.MaxFailures {
+		pr.disabled = true
+		log.Error("V1 procedure disabled", "procedure", pr.name, "failures", pr.failures, "reason", err)
+		e.closeProc(pr)
+	}
+	return err
+}
+
+// guardedProcedure is a test seam: a procedure that receives the whole
+// guarded buffer (inner buffer at full[off:off+size]) so that tests can
+// commit faults a Go slice cannot, such as writing before the buffer.
+type guardedProcedure interface {
+	collectGuarded(ctx context.Context, valueName string, full []byte, off, size int) (int, uint32, error)
+}
+
+// attempt opens p if asked and calls Collect, growing the buffer after
+// ErrMoreData. It runs in the call's goroutine and touches nothing but its
+// arguments; a panic becomes ErrProcPanic.
+func attempt(ctx context.Context, p collect.Procedure, open bool, name string, buf []byte, size, maxSize int, guards bool) (r callResult) {
+	defer func() {
+		if v := recover(); v != nil {
+			r.err = fmt.Errorf("%w: %v", ErrProcPanic, v)
+		}
+	}()
+	if open {
+		if err := p.Open(ctx); err != nil {
+			r.err = fmt.Errorf("open: %w", err)
+			return r
+		}
+		r.opened = true
+	}
+	for {
+		full := GuardSize + size + GuardSize
+		if cap(buf) < full {
+			buf = make([]byte, full)
+		}
+		buf = buf[:full]
+		if guards {
+			fillGuard(buf[:GuardSize])
+			fillGuard(buf[GuardSize+size:])
+		}
+		r.buf, r.size = buf, size
+		var err error
+		if gp, ok := p.(guardedProcedure); ok {
+			r.n, r.k, err = gp.collectGuarded(ctx, name, buf, GuardSize, size)
+		} else {
+			r.n, r.k, err = p.Collect(ctx, name, buf[GuardSize:GuardSize+size:full])
+		}
+		if !errors.Is(err, perfdata.ErrMoreData) {
+			r.err = err
+			return r
+		}
+		if size >= maxSize {
+			r.n, r.k, r.err = 0, 0, fmt.Errorf("collect: %w even with %d bytes (the most offered)", err, size)
+			return r
+		}
+		size = min(size*2, maxSize)
+	}
+}
+
+func fillGuard(g []byte) {
+	for i := range g {
+		g[i] = guardPattern[i%len(guardPattern)]
+	}
+}
+
+// guardIntact returns the index of the first byte of g that differs from
+// the pattern, or -1.
+func guardIntact(g []byte) int {
+	for i := range g {
+		if g[i] != guardPattern[i%len(guardPattern)] {
+			return i
+		}
+	}
+	return -1
+}
+
+// check applies the tests of ExtCounterTestLevel level to a returned call
+// (seed 002), plus the byte-count bound that holds at every level.
+func check(r callResult, level int) error {
+	// Levels 1 and 2, first test: the returned end (buffer start + byte
+	// count) must lie inside the buffer. Perflib tells an end inside the
+	// rear guard (buffer overrun) from one beyond it (heap corruption).
+	switch {
+	case r.n < 0:
+		return fmt.Errorf("%w: byte count %d is negative", ErrBufferOverrun, r.n)
+	case r.n > r.size+GuardSize:
+		return fmt.Errorf("%w: byte count %d runs past the %d-byte buffer and its %d-byte guard area: heap error", ErrBufferOverrun, r.n, r.size, GuardSize)
+	case r.n > r.size:
+		return fmt.Errorf("%w: byte count %d runs %d bytes into the guard area after the %d-byte buffer: buffer overrun", ErrBufferOverrun, r.n, r.n-r.size, r.size)
+	}
+	if level > 2 {
+		return nil
+	}
+	// Second test: the guard areas still hold their pattern.
+	if i := guardIntact(r.buf[:GuardSize]); i >= 0 {
+		return fmt.Errorf("%w: byte %d before the buffer (%#02x)", ErrGuardArea, GuardSize-i, r.buf[i])
+	}
+	if i := guardIntact(r.buf[GuardSize+r.size:]); i >= 0 {
+		return fmt.Errorf("%w: byte %d after the end of the %d-byte buffer (%#02x)", ErrGuardArea, i, r.size, r.buf[GuardSize+r.size+i])
+	}
+	// Level 1 (and the length walk of level 2): the objects themselves.
+	inner := r.buf[GuardSize : GuardSize+r.size]
+	if err := perfdata.CheckObjects(inner[:r.n], r.k, level); err != nil {
+		return fmt.Errorf("integrity test level %d: %w", level, err)
+	}
+	return nil
+}

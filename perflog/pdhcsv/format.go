@@ -1,0 +1,92 @@
+package pdhcsv
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Format is the separator family of a PDH text log.
+type Format int
+
+// The text-log formats.
+const (
+	CSV Format = iota // comma-separated, header "(PDH-CSV 4.0)"
+	TSV               // tab-separated, header "(PDH-TSV 4.0)"
+)
+
+// ParseFormat reads a format name as typeperf and relog accept it after -f
+// (case-insensitive "CSV" or "TSV").
+func ParseFormat(s string) (Format, error) {
+	switch strings.ToUpper(s) {
+	case "CSV":
+		return CSV, nil
+	case "TSV":
+		return TSV, nil
+	}
+	return 0, fmt.Errorf("unknown text log format %q (want CSV or TSV)", s)
+}
+
+// String returns "CSV" or "TSV".
+func (f Format) String() string {
+	if f == TSV {
+		return "TSV"
+	}
+	return "CSV"
+}
+
+// sep is the cell separator.
+func (f Format) sep() byte {
+	if f == TSV {
+		return '\t'
+	}
+	return ','
+}
+
+// tag is the first part of the first header cell.
+func (f Format) tag() string {
+	if f == TSV {
+		return "(PDH-TSV 4.0)"
+	}
+	return "(PDH-CSV 4.0)"
+}
+
+// Style is the variant written: a PDH text log or typeperf's console output.
+type Style int
+
+// The styles.
+const (
+	StyleLog Style = iota // files: time zone in the header, %.17g values
+	StyleConsole         // typeperf's console: bare header tag, 6-decimal values
+)
+
+// Zone is the time zone a log's timestamps are written in, as the header
+// names it.
+type Zone struct {
+	Name string // e.g. "Pacific Standard Time"
+	Bias int    // minutes, UTC minus local time (Pacific Standard Time: 480)
+}
+
+// ZoneOf returns the zone of t's location at t: its name as the location
+// gives it (Windows writes the standard or daylight name; on Linux the
+// abbreviation is what the zone database offers, e.g. "CET" or "UTC") and
+// the bias in minutes.
+func ZoneOf(t time.Time) Zone {
+	name, off := t.Zone()
+	return Zone{Name: name, Bias: -off / 60}
+}
+
+// Location returns a fixed location for the zone, for reading timestamps.
+func (z Zone) Location() *time.Location {
+	return time.FixedZone(z.Name, -z.Bias*60)
+}
+
+// TimeLayout is the timestamp layout of every PDH text log and of typeperf's
+// console output: "MM/dd/yyyy HH:mm:ss.fff".
+const TimeLayout = "01/02/2006 15:04:05.000"
+
+// Value is one cell of a row: a number, or missing (written " ").
+type Value struct {
+	Number float64
+	OK     bool // false: no value (written " ")
+}

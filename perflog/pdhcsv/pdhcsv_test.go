@@ -1,0 +1,272 @@
+package pdhcsv
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+const logsDir = "../../../shared/conformance/logs"
+
+func readShared(t testing.TB, rel string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(logsDir, rel))
+	if err != nil {
+		t.Skipf("conformance file absent: %v", err)
+	}
+	return b
+}
+
+// TestRoundTripReal reads the real PDH-written logs and writes them back:
+// the bytes must be identical, which pins the header's zone cell, the
+// timestamp layout, " " for missing values and the %.17g value format.
+func TestRoundTripReal(t *testing.T) {
+	for _, tc := range []struct {
+		file   string
+		format Format
+	}{
+		{"powershell/CounterSamples.csv", CSV},
+		{"powershell/CounterSamples.tsv", TSV},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			in := readShared(t, tc.file)
+			lg, err := Read(bytes.NewReader(in), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if lg.Format != tc.format || lg.Style != StyleLog {
+				t.Fatalf("format %v style %v", lg.Format, lg.Style)
+			}
+			if lg.Zone != (Zone{"Pacific Standard Time", 480}) {
+				t.Errorf("zone %+v", lg.Zone)
+			}
+			if len(lg.Columns) != 10 || len(lg.Rows) != 25 {
+				t.Fatalf("%d columns, %d rows; want 10, 25", len(lg.Columns), len(lg.Rows))
+			}
+			// README: first row has values only for the 2 instantaneous counters.
+			var ok int
+			for _, v := range lg.Rows[0].Values {
+				if v.OK {
+					ok++
+				}
+			}
+			if ok != 2 || lg.Rows[0].Values[6].Number != 86.93735103284412 {
+				t.Errorf("first row: %d values, col 7 = %v", ok, lg.Rows[0].Values[6])
+			}
+			// Asserted upstream: oldest record 2016-11-26 13:46:30.874 PST.
+			want := time.Date(2016, 11, 26, 21, 46, 30, 874e6, time.UTC)
+			if !lg.Rows[0].Time.Equal(want) {
+				t.Errorf("first time %v, want %v", lg.Rows[0].Time, want)
+			}
+			var out bytes.Buffer
+			w := NewWriter(&out, WriterOptions{Format: tc.format, Location: lg.Zone.Location()})
+			if err := w.WriteHeader(lg.Zone, lg.Columns); err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range lg.Rows {
+				if err := w.WriteRow(r.Time, r.Values); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if !bytes.Equal(out.Bytes(), in) {
+				t.Errorf("rewritten log differs from the original:\n%s", firstDiff(out.String(), string(in)))
+			}
+		})
+	}
+}
+
+// TestConsoleCapture reads real typeperf console output and writes it back
+// in Console style: header and rows must be byte-identical.
+func TestConsoleCapture(t *testing.T) {
+	for _, f := range []string{"txwinrm/typeperf-console-sc1.txt", "txwinrm/typeperf-console-si1.txt"} {
+		t.Run(f, func(t *testing.T) {
+			in := readShared(t, f)
+			lg, err := Read(bytes.NewReader(in), time.UTC)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if lg.Style != StyleConsole || len(lg.Columns) != 3 {
+				t.Fatalf("style %v, %d columns", lg.Style, len(lg.Columns))
+			}
+			var out bytes.Buffer
+			w := NewWriter(&out, WriterOptions{Style: StyleConsole, Location: time.UTC})
+			w.WriteHeader(Zone{}, lg.Columns)
+			for _, r := range lg.Rows {
+				w.WriteRow(r.Time, r.Values)
+			}
+			// The capture has the closing lines after the rows; compare the
+			// part the writer produces.
+			if !strings.HasPrefix(string(in), out.String()) {
+				t.Errorf("console rows differ:\n%s", firstDiff(out.String(), string(in)))
+			}
+		})
+	}
+}
+
+func TestG17(t *testing.T) {
+	// Expected strings are C's printf("%.17g") output (glibc), not computed
+	// by the code under test.
+	for _, tc := range []struct {
+		x    float64
+		want string
+	}{
+		{0, "0"},
+		{math.Copysign(0, -1), "-0"},
+		{100, "100"},
+		{1e16, "10000000000000000"},
+		{1e17, "1e+17"},
+		{1.5e17, "1.5e+17"},
+		{123456, "123456"},
+		{0.1, "0.10000000000000001"},
+		{1e-5, "1.0000000000000001e-05"},
+		{0.0001, "0.0001"},
+		{-2.5, "-2.5"},
+		{1.0 / 3, "0.33333333333333331"},
+		{86.93735103284412, "86.93735103284412"},
+		{5e-324, "4.9406564584124654e-324"},
+		{math.MaxFloat64, "1.7976931348623157e+308"},
+	} {
+		if got := string(AppendG17(nil, tc.x)); got != tc.want {
+			t.Errorf("%v: %s, want %s", tc.x, got, tc.want)
+		}
+	}
+}
+
+func TestWriterStyles(t *testing.T) {
+	tm := time.Date(2024, 3, 5, 7, 8, 9, 123456789, time.UTC)
+	zone := Zone{"Test Standard Time", -60}
+	loc := zone.Location()
+	cols := []string{`\\H\A\x`, `\\H\B(i)\y`}
+	vals := []Value{{Number: 2.5, OK: true}, {}}
+	for _, tc := range []struct {
+		name string
+		opts WriterOptions
+		want string
+	}{
+		{"log csv", WriterOptions{Format: CSV, Location: loc},
+			"\"(PDH-CSV 4.0) (Test Standard Time)(-60)\",\"\\\\H\\A\\x\",\"\\\\H\\B(i)\\y\"\n\"03/05/2024 08:08:09.123\",\"2.5\",\" \"\n"},
+		{"log tsv crlf", WriterOptions{Format: TSV, Location: loc, CRLF: true},
+			"\"(PDH-TSV 4.0) (Test Standard Time)(-60)\"\t\"\\\\H\\A\\x\"\t\"\\\\H\\B(i)\\y\"\r\n\"03/05/2024 08:08:09.123\"\t\"2.5\"\t\" \"\r\n"},
+		{"console", WriterOptions{Style: StyleConsole, Location: loc},
+			"\"(PDH-CSV 4.0)\",\"\\\\H\\A\\x\",\"\\\\H\\B(i)\\y\"\n\"03/05/2024 08:08:09.123\",\"2.500000\",\" \"\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			w := NewWriter(&b, tc.opts)
+			if err := w.WriteHeader(zone, cols); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.WriteRow(tm, vals); err != nil {
+				t.Fatal(err)
+			}
+			if b.String() != tc.want {
+				t.Errorf("got\n%q\nwant\n%q", b.String(), tc.want)
+			}
+			if err := w.WriteRow(tm, vals[:1]); err == nil {
+				t.Error("short row accepted")
+			}
+		})
+	}
+}
+
+func TestReadErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		line     int
+	}{
+		{"empty", "", 1},
+		{"no tag (CorruptBlg.blg style)", "\"(Pacific Daylight Time)(420)\",\"\\\\H\\A\\x\"\n", 1},
+		{"bad zone", "\"(PDH-CSV 4.0) Pacific\",\"x\"\n", 1},
+		{"bad bias", "\"(PDH-CSV 4.0) (P)(4x)\",\"x\"\n", 1},
+		{"unquoted cell", "\"(PDH-CSV 4.0) (P)(0)\",x\n", 1},
+		{"short row", "\"(PDH-CSV 4.0) (P)(0)\",\"x\"\n\"01/02/2006 15:04:05.000\"\n", 2},
+		{"bad time", "\"(PDH-CSV 4.0) (P)(0)\",\"x\"\n\"2006-01-02\",\"1\"\n", 2},
+		{"bad number", "\"(PDH-CSV 4.0) (P)(0)\",\"x\"\n\"01/02/2006 15:04:05.000\",\"one\"\n", 2},
+		{"unterminated", "\"(PDH-CSV 4.0) (P)(0)\",\"x\"\n\"01/02/2006 15:04:05.000\",\"1\n", 2},
+		{"junk line in a log", "\"(PDH-CSV 4.0) (P)(0)\",\"x\"\nExiting\n", 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Read(strings.NewReader(tc.in), time.UTC)
+			var re *ReadError
+			if !errors.As(err, &re) {
+				t.Fatalf("error %v, want *ReadError", err)
+			}
+			if re.Line != tc.line {
+				t.Errorf("line %d, want %d (%v)", re.Line, tc.line, err)
+			}
+		})
+	}
+	if b, err := os.ReadFile(filepath.Join(logsDir, "powershell/CorruptBlg.blg")); err == nil {
+		if _, err := Read(bytes.NewReader(b), nil); err == nil {
+			t.Error("CorruptBlg.blg accepted; PDH rejects it")
+		}
+	}
+}
+
+func FuzzRead(f *testing.F) {
+	for _, rel := range []string{"powershell/CounterSamples.csv", "powershell/CounterSamples.tsv", "txwinrm/typeperf-console-si1.txt"} {
+		if b, err := os.ReadFile(filepath.Join(logsDir, rel)); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte("\"(PDH-CSV 4.0) (P)(0)\",\"x\"\n\"01/02/2006 15:04:05.000\",\" \"\n"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		lg, err := Read(bytes.NewReader(in), time.UTC)
+		if err != nil {
+			return
+		}
+		// Whatever was read writes and reads back to the same content.
+		var out bytes.Buffer
+		loc := time.UTC
+		if lg.Style == StyleLog {
+			loc = lg.Zone.Location()
+		}
+		w := NewWriter(&out, WriterOptions{Format: lg.Format, Style: StyleLog, Location: loc})
+		if lg.Style == StyleConsole {
+			lg.Zone = Zone{Name: "UTC"}
+		}
+		if err := w.WriteHeader(lg.Zone, lg.Columns); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range lg.Rows {
+			if err := w.WriteRow(r.Time, r.Values); err != nil {
+				t.Fatal(err)
+			}
+		}
+		back, err := Read(&out, nil)
+		if err != nil {
+			t.Fatalf("re-read: %v\n%s", err, out.String())
+		}
+		if len(back.Rows) != len(lg.Rows) || len(back.Columns) != len(lg.Columns) {
+			t.Fatalf("shape changed")
+		}
+		for i, r := range lg.Rows {
+			for j, v := range r.Values {
+				b := back.Rows[i].Values[j]
+				if v.OK != b.OK || (v.OK && v.Number != b.Number && !(math.IsNaN(v.Number) && math.IsNaN(b.Number))) {
+					if math.IsInf(v.Number, 0) || math.IsNaN(v.Number) {
+						continue // written as " "
+					}
+					t.Fatalf("row %d col %d: %v -> %v", i, j, v, b)
+				}
+			}
+		}
+	})
+}
+
+func firstDiff(a, b string) string {
+	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := 0; i < len(la) && i < len(lb); i++ {
+		if la[i] != lb[i] {
+			return "line " + itoa(i+1) + ":\n got: " + la[i] + "\nwant: " + lb[i]
+		}
+	}
+	return "lengths differ"
+}
+
+func itoa(i int) string { return strings.TrimSpace(strings.Repeat(" ", 0)) + string(rune('0'+i%10)) }

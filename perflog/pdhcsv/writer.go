@@ -1,0 +1,122 @@
+package pdhcsv
+
+import (
+	"errors"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// WriterOptions configure a Writer.
+type WriterOptions struct {
+	Format Format
+	Style  Style
+	// Location is the zone timestamps are written in; nil is time.Local.
+	Location *time.Location
+	// CRLF ends lines with CR LF as Windows does; the default is LF.
+	CRLF bool
+}
+
+// Writer writes one PDH text log (or typeperf console stream): a header,
+// then rows. Each row reaches the underlying writer in one Write call, so a
+// console shows whole lines and an interrupted run leaves whole rows.
+type Writer struct {
+	w    io.Writer
+	opts WriterOptions
+	cols int
+	buf  []byte
+}
+
+// NewWriter returns a Writer on w.
+func NewWriter(w io.Writer, opts WriterOptions) *Writer {
+	if opts.Location == nil {
+		opts.Location = time.Local
+	}
+	return &Writer{w: w, opts: opts, cols: -1}
+}
+
+// WriteHeader writes the header row: the format tag (with zone in Log
+// style) and one cell per column. A quote inside a name is doubled, as
+// RFC 4180 readers expect (PDH never produces one in practice).
+func (w *Writer) WriteHeader(zone Zone, columns []string) error {
+	b := w.buf[:0]
+	first := w.opts.Format.tag()
+	if w.opts.Style == StyleLog {
+		first += " (" + zone.Name + ")(" + strconv.Itoa(zone.Bias) + ")"
+	}
+	b = appendCell(b, first)
+	for _, c := range columns {
+		b = append(b, w.opts.Format.sep())
+		b = appendCell(b, c)
+	}
+	b = w.eol(b)
+	w.buf = b
+	w.cols = len(columns)
+	_, err := w.w.Write(b)
+	return err
+}
+
+// WriteRow writes one sample: its time and one value per column.
+func (w *Writer) WriteRow(t time.Time, values []Value) error {
+	if w.cols < 0 {
+		return errors.New("pdhcsv: row written before the header")
+	}
+	if len(values) != w.cols {
+		return errors.New("pdhcsv: row has " + strconv.Itoa(len(values)) + " values for " + strconv.Itoa(w.cols) + " columns")
+	}
+	b := w.buf[:0]
+	b = append(b, '"')
+	b = t.In(w.opts.Location).AppendFormat(b, TimeLayout)
+	b = append(b, '"')
+	for _, v := range values {
+		b = append(b, w.opts.Format.sep(), '"')
+		b = w.appendValue(b, v)
+		b = append(b, '"')
+	}
+	b = w.eol(b)
+	w.buf = b
+	_, err := w.w.Write(b)
+	return err
+}
+
+func (w *Writer) eol(b []byte) []byte {
+	if w.opts.CRLF {
+		b = append(b, '\r')
+	}
+	return append(b, '\n')
+}
+
+// appendValue formats v: " " when missing (or not finite, which PDH never
+// writes), %.6f on the console, %.17g in logs.
+func (w *Writer) appendValue(b []byte, v Value) []byte {
+	if !v.OK || math.IsNaN(v.Number) || math.IsInf(v.Number, 0) {
+		return append(b, ' ')
+	}
+	if w.opts.Style == StyleConsole {
+		return strconv.AppendFloat(b, v.Number, 'f', 6, 64)
+	}
+	return AppendG17(b, v.Number)
+}
+
+// AppendG17 appends x as C's printf("%.17g") does: 17 significant digits,
+// trailing zeros (and a trailing point) removed, exponent form when the
+// exponent is below -4 or at least 17, written with a sign and at least two
+// digits ("1e+20", "1.0000000000000001e-05"). This is how PDH writes values
+// into text logs.
+func AppendG17(b []byte, x float64) []byte {
+	// strconv's 'g' with a precision keeps trailing zeros out and uses the
+	// same exponent rule and exponent spelling as C.
+	return strconv.AppendFloat(b, x, 'g', 17, 64)
+}
+
+func appendCell(b []byte, s string) []byte {
+	b = append(b, '"')
+	if strings.IndexByte(s, '"') < 0 {
+		b = append(b, s...)
+	} else {
+		b = append(b, strings.ReplaceAll(s, `"`, `""`)...)
+	}
+	return append(b, '"')
+}
