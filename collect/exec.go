@@ -79,7 +79,7 @@ func (p *Process) clock() time.Time {
 }
 
 // Open starts the executable, agrees on the protocol version and sends
-// OPEN.
+// OPEN. It starts it now, whatever the restart backoff.
 func (p *Process) Open(ctx context.Context) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -87,6 +87,7 @@ func (p *Process) Open(ctx context.Context) error {
 	if p.cmd != nil {
 		return nil
 	}
+	p.retryAt = time.Time{}
 	return p.start(ctx)
 }
 

@@ -101,3 +101,36 @@ func trunc(b []byte) []byte {
 	}
 	return b
 }
+
+// Serve must survive any request stream, and everything it writes must be
+// well-formed responses the engine's parser accepts.
+func FuzzServe(f *testing.F) {
+	objs, n := windowsObjects(f, "s01-0004-Memory.bin")
+	f.Add([]byte("HELLO 1\nOPEN\nCOLLECT 100 Global\nCOLLECT 65536 Global\nCLOSE\n"))
+	f.Add([]byte("HELLO 1\nCOLLECT 4294967295 4\n"))
+	f.Add([]byte("OPEN\n"))
+	f.Add([]byte("HELLO 1\nCOLLECT 0 \r\nCLOSE"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		p := &fixedProc{objs: objs, n: n, indexes: []uint32{4}}
+		var out bytes.Buffer
+		Serve(bytes.NewReader(in), &out, p)
+		b := out.Bytes()
+		for len(b) > 0 {
+			i := bytes.IndexByte(b, '\n')
+			if i < 0 || i >= MaxLine {
+				t.Fatalf("unterminated or overlong response line %q", trunc(b))
+			}
+			r, err := parseResponse(b[:i])
+			if err != nil {
+				t.Fatalf("Serve wrote %q: %v", b[:i], err)
+			}
+			b = b[i+1:]
+			if r.counts {
+				if int(r.n) > len(b) || !bytes.Equal(b[:r.n], objs[:r.n]) {
+					t.Fatalf("payload of %d bytes wrong", r.n)
+				}
+				b = b[r.n:]
+			}
+		}
+	})
+}

@@ -1,11 +1,13 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/perfcounters/perfcounters/collect"
@@ -54,9 +56,10 @@ const (
 	GuardSize = 1024
 )
 
-// guardPattern fills the guard areas (seed 002: "initialized with a data
-// pattern"); 8 distinct bytes, so a shifted copy of the pattern is caught.
-var guardPattern = [8]byte{0xD0, 0x0D, 0xFE, 0xED, 0xC0, 0xFF, 0xEE, 0x5A}
+// guardPattern is the data pattern of the guard areas (seed 002:
+// "initialized with a data pattern"): 8 distinct bytes, so that a shifted
+// copy of the pattern is caught too.
+const guardPattern = "\xD0\x0D\xFE\xED\xC0\xFF\xEE\x5A"
 
 // ProcedureOptions configure a V1 collect procedure. Zero values select the
 // defaults.
@@ -122,7 +125,8 @@ type procedure struct {
 	failures int
 	disabled bool
 	lastErr  error
-	pending  *call // the last operation, while it may still be running
+	pending  *call  // the last operation, while it may still be running
+	guard    []byte // GuardSize bytes of guardPattern, the fill of both guard areas
 }
 
 // call is one operation on a procedure, run in its own goroutine; res is
@@ -178,7 +182,8 @@ func (e *Engine) AddProcedure(name string, p collect.Procedure, opts ProcedureOp
 			return fmt.Errorf("engine: procedure %q: title %d: %w", name, t.Index, err)
 		}
 	}
-	pr := &procedure{name: name, p: p, opts: opts, size: opts.BufferSize}
+	guard := []byte(strings.Repeat(guardPattern, GuardSize/len(guardPattern)))
+	pr := &procedure{name: name, p: p, opts: opts, size: opts.BufferSize, guard: guard}
 	if i := e.procIndex(name); i >= 0 {
 		e.closeProc(e.procs[i])
 		e.procs[i] = pr
@@ -368,9 +373,13 @@ func (e *Engine) runProcedure(ctx context.Context, pr *procedure, name string) e
 	cctx, cancel := context.WithTimeout(ctx, pr.opts.Timeout)
 	defer cancel()
 	p, open, buf, size, maxSize := pr.p, !pr.opened, pr.buf, pr.size, pr.opts.MaxBuffer
+	var guard []byte
+	if level <= 2 {
+		guard = pr.guard
+	}
 	go func() {
 		defer close(c.done)
-		c.res = attempt(cctx, p, open, name, buf, size, maxSize, level <= 2)
+		c.res = attempt(cctx, p, open, name, buf, size, maxSize, guard)
 	}()
 	select {
 	case <-c.done:
@@ -389,9 +398,13 @@ func (e *Engine) runProcedure(ctx context.Context, pr *procedure, name string) e
 	}
 	pr.buf, pr.size = r.buf, max(r.size, pr.size)
 	if r.err != nil {
+		if errors.Is(cctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+			// It noticed the timeout itself, just before the engine did.
+			return e.fail(pr, fmt.Errorf("%w after %v: %w", ErrProcTimeout, pr.opts.Timeout, r.err))
+		}
 		return e.fail(pr, r.err)
 	}
-	if err := check(r, level); err != nil {
+	if err := check(r, level, pr.guard); err != nil {
 		return e.fail(pr, err)
 	}
 	if r.n > 0 || r.k > 0 {
@@ -427,9 +440,10 @@ type guardedProcedure interface {
 }
 
 // attempt opens p if asked and calls Collect, growing the buffer after
-// ErrMoreData. It runs in the call's goroutine and touches nothing but its
-// arguments; a panic becomes ErrProcPanic.
-func attempt(ctx context.Context, p collect.Procedure, open bool, name string, buf []byte, size, maxSize int, guards bool) (r callResult) {
+// ErrMoreData; guard, if not nil, is copied into both guard areas. It runs
+// in the call's goroutine and touches nothing but its arguments (guard is
+// only read); a panic becomes ErrProcPanic.
+func attempt(ctx context.Context, p collect.Procedure, open bool, name string, buf []byte, size, maxSize int, guard []byte) (r callResult) {
 	defer func() {
 		if v := recover(); v != nil {
 			r.err = fmt.Errorf("%w: %v", ErrProcPanic, v)
@@ -448,9 +462,9 @@ func attempt(ctx context.Context, p collect.Procedure, open bool, name string, b
 			buf = make([]byte, full)
 		}
 		buf = buf[:full]
-		if guards {
-			fillGuard(buf[:GuardSize])
-			fillGuard(buf[GuardSize+size:])
+		if guard != nil {
+			copy(buf[:GuardSize], guard)
+			copy(buf[GuardSize+size:], guard)
 		}
 		r.buf, r.size = buf, size
 		var err error
@@ -471,17 +485,14 @@ func attempt(ctx context.Context, p collect.Procedure, open bool, name string, b
 	}
 }
 
-func fillGuard(g []byte) {
-	for i := range g {
-		g[i] = guardPattern[i%len(guardPattern)]
+// guardDamage returns the index of the first byte of g that differs from
+// want, or -1.
+func guardDamage(g, want []byte) int {
+	if bytes.Equal(g, want) {
+		return -1
 	}
-}
-
-// guardIntact returns the index of the first byte of g that differs from
-// the pattern, or -1.
-func guardIntact(g []byte) int {
 	for i := range g {
-		if g[i] != guardPattern[i%len(guardPattern)] {
+		if g[i] != want[i] {
 			return i
 		}
 	}
@@ -490,7 +501,7 @@ func guardIntact(g []byte) int {
 
 // check applies the tests of ExtCounterTestLevel level to a returned call
 // (seed 002), plus the byte-count bound that holds at every level.
-func check(r callResult, level int) error {
+func check(r callResult, level int, guard []byte) error {
 	// Levels 1 and 2, first test: the returned end (buffer start + byte
 	// count) must lie inside the buffer. Perflib tells an end inside the
 	// rear guard (buffer overrun) from one beyond it (heap corruption).
@@ -506,10 +517,10 @@ func check(r callResult, level int) error {
 		return nil
 	}
 	// Second test: the guard areas still hold their pattern.
-	if i := guardIntact(r.buf[:GuardSize]); i >= 0 {
+	if i := guardDamage(r.buf[:GuardSize], guard); i >= 0 {
 		return fmt.Errorf("%w: byte %d before the buffer (%#02x)", ErrGuardArea, GuardSize-i, r.buf[i])
 	}
-	if i := guardIntact(r.buf[GuardSize+r.size:]); i >= 0 {
+	if i := guardDamage(r.buf[GuardSize+r.size:], guard); i >= 0 {
 		return fmt.Errorf("%w: byte %d after the end of the %d-byte buffer (%#02x)", ErrGuardArea, i, r.size, r.buf[GuardSize+r.size+i])
 	}
 	// Level 1 (and the length walk of level 2): the objects themselves.

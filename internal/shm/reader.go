@@ -94,6 +94,7 @@ type mapped struct {
 type nameEntry struct {
 	serial, off, n uint32
 	s              string
+	good           []uint64 // last consistent values of a block with multi-value updates
 }
 
 // NewScanner returns a Scanner of dir (DefaultDir when empty).
@@ -513,7 +514,7 @@ func (s *Scanner) readOnce(m *mapped) (snap SegmentSnapshot, retry bool, err err
 				if err != nil {
 					return snap, false, err
 				}
-				*ne = nameEntry{serial, noff, nlen, name}
+				*ne = nameEntry{serial: serial, off: noff, n: nlen, s: name, good: ne.good[:0]}
 			}
 			if uint64(cap(m.vals)-len(m.vals)) < nc {
 				// Earlier snapshots keep the old array; this one starts anew.
@@ -522,10 +523,22 @@ func (s *Scanner) readOnce(m *mapped) (snap SegmentSnapshot, retry bool, err err
 			vi := len(m.vals)
 			m.vals = m.vals[:vi+int(nc)]
 			vals := m.vals[vi : vi+int(nc) : vi+int(nc)]
-			readValues(mem, boff, vals)
+			ok, multi := readValues(mem, boff, vals)
 			if loadWord(mem, roff) != w0 {
 				m.vals = m.vals[:vi]
 				continue // changed under us: read it again
+			}
+			if ok && multi {
+				ne.good = append(ne.good[:0], vals...)
+			} else if !ok {
+				if len(ne.good) != len(vals) {
+					// Never consistent since it appeared: leave the
+					// instance out of this sample rather than show a
+					// torn pair.
+					m.vals = m.vals[:vi]
+					break
+				}
+				copy(vals, ne.good) // the last consistent copy
 			}
 			valBudget -= nc
 			m.insts[si] = append(m.insts[si], InstanceSnapshot{Name: ne.s, ID: id, Values: vals})
@@ -587,21 +600,29 @@ func (s *Scanner) readOnce(m *mapped) (snap SegmentSnapshot, retry bool, err err
 }
 
 // pairTries bounds how often a reader re-reads a block that multi-value
-// updates keep overlapping; after that it takes the last copy.
-const pairTries = 16
+// updates keep overlapping. After that the reader falls back to the last
+// consistent copy of the block (see nameEntry.good) and never returns a
+// torn fraction/base or timer/timestamp pair.
+const pairTries = 64
 
 // readValues copies an instance's values; the pair word at the start of
-// the block tells whether a multi-value update overlapped the copy.
-func readValues(mem []byte, boff uint64, vals []uint64) {
-	for try := 0; ; try++ {
+// the block tells whether a multi-value update overlapped the copy. It
+// reports whether the copy is consistent and whether the block has ever
+// seen a multi-value update (a non-zero pair word).
+func readValues(mem []byte, boff uint64, vals []uint64) (ok, multi bool) {
+	for try := 0; try < pairTries; try++ {
 		p1 := loadWord(mem, boff)
 		for i := range vals {
 			vals[i] = loadWord(mem, boff+8+uint64(i)*8)
 		}
-		if p1>>32 == 0 && loadWord(mem, boff) == p1 || try == pairTries {
-			return
+		if p1>>32 == 0 && loadWord(mem, boff) == p1 {
+			return true, p1 != 0
+		}
+		if try >= 4 {
+			runtime.Gosched() // let an in-process writer finish its pair
 		}
 	}
+	return false, true
 }
 
 func (s *Scanner) readSets(m *mapped, h *header, str func(off, n uint64, what string) (string, error)) ([]*counterset.Set, []uint64, error) {

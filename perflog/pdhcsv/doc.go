@@ -8,18 +8,18 @@
 //
 // Log style (files, -o):
 //
-//	"(PDH-CSV 4.0) (Pacific Standard Time)(480)","\\host\object(instance)\counter",...
-//	"11/26/2016 13:46:30.874"," ","86.93735103284412",...
+//		"(PDH-CSV 4.0) (Pacific Standard Time)(480)","\\host\object(instance)\counter",...
+//		"11/26/2016 13:46:30.874"," ","86.93735103284412",...
 //
-//   - The first header cell names the format, the time-zone name and the bias
-//     in minutes (UTC minus local time; Pacific Standard Time is 480).
-//   - Every cell is quoted; cells are separated by ',' (CSV) or a TAB (TSV).
-//   - Timestamps are local time "MM/dd/yyyy HH:mm:ss.fff".
-//   - Values are C's "%.17g": 17 significant digits with trailing zeros
-//     removed ("2345.3290343446924", "0.33300142472592542", "0"). All 242
-//     values of CounterSamples.csv are reproduced by %.17g; shortest
-//     round-trip formatting would change 60 of them.
-//   - A missing value (the first sample of a rate counter) is " ".
+//	  - The first header cell names the format, the time-zone name and the bias
+//	    in minutes (UTC minus local time; Pacific Standard Time is 480).
+//	  - Every cell is quoted; cells are separated by ',' (CSV) or a TAB (TSV).
+//	  - Timestamps are local time "MM/dd/yyyy HH:mm:ss.fff".
+//	  - Values are C's "%.17g": 17 significant digits with trailing zeros
+//	    removed ("2345.3290343446924", "0.33300142472592542", "0"). All 242
+//	    values of CounterSamples.csv are reproduced by %.17g; shortest
+//	    round-trip formatting would change 60 of them.
+//	  - A missing value (the first sample of a rate counter) is " ".
 //
 // Console style (typeperf without -o): the first header cell is exactly
 // "(PDH-CSV 4.0)" (or "(PDH-TSV 4.0)") without time zone, and values are

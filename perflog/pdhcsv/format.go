@@ -56,8 +56,8 @@ type Style int
 
 // The styles.
 const (
-	StyleLog Style = iota // files: time zone in the header, %.17g values
-	StyleConsole         // typeperf's console: bare header tag, 6-decimal values
+	StyleLog     Style = iota // files: time zone in the header, %.17g values
+	StyleConsole              // typeperf's console: bare header tag, 6-decimal values
 )
 
 // Zone is the time zone a log's timestamps are written in, as the header

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -263,10 +264,8 @@ func firstDiff(a, b string) string {
 	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
 	for i := 0; i < len(la) && i < len(lb); i++ {
 		if la[i] != lb[i] {
-			return "line " + itoa(i+1) + ":\n got: " + la[i] + "\nwant: " + lb[i]
+			return "line " + strconv.Itoa(i+1) + ":\n got: " + la[i] + "\nwant: " + lb[i]
 		}
 	}
 	return "lengths differ"
 }
-
-func itoa(i int) string { return strings.TrimSpace(strings.Repeat(" ", 0)) + string(rune('0'+i%10)) }

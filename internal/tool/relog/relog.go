@@ -1,0 +1,401 @@
+// Package relog is `perfc relog` over raw PERF_DATA_BLOCK files: it
+// filters counters (-c/-cf), resamples (-t), cuts by time (-b/-e) and
+// writes PDH text logs (CSV/TSV) the way PDH writes them, or summarises the
+// input (-q). Values are what PDH writes into text logs: unscaled,
+// uncapped (calc.Compute), %.17g, " " where there is none.
+package relog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/perfcounters/perfcounters/calc"
+	"github.com/perfcounters/perfcounters/counterpath"
+	"github.com/perfcounters/perfcounters/pdh"
+	"github.com/perfcounters/perfcounters/perfdata"
+	"github.com/perfcounters/perfcounters/perflog/pdhcsv"
+)
+
+// Source is a finite source that can be replayed from its start (relog
+// reads the input twice: once to learn the columns, once to write).
+// *pdh.BlockFiles is one.
+type Source interface {
+	pdh.Source
+	Rewind()
+}
+
+// Options configure Run and Summary.
+type Options struct {
+	// Counters are the paths to keep (wildcards allowed); nil keeps every
+	// counter of every object in the input.
+	Counters []string
+	Format   pdhcsv.Format
+	Begin    time.Time // zero: from the first sample
+	End      time.Time // zero: to the last sample; inclusive
+	Every    int       // -t: keep every Nth sample (0 or 1: all)
+	Location *time.Location
+	CRLF     bool
+}
+
+// Stats describe the samples a run read or wrote.
+type Stats struct {
+	Begin, End time.Time
+	Samples    int
+}
+
+// TimeLayouts are the -b/-e forms relog accepts: M/d/yyyy H:mm:ss, with
+// AM/PM (h:mm:ss[AM|PM]) or 24-hour, seconds optional.
+var TimeLayouts = []string{
+	"1/2/2006 3:04:05PM", "1/2/2006 3:04:05 PM", "1/2/2006 3:04PM", "1/2/2006 3:04 PM",
+	"1/2/2006 15:04:05", "1/2/2006 15:04", "1/2/2006",
+}
+
+// ParseTime reads a -b/-e time in loc.
+func ParseTime(s string, loc *time.Location) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	for _, l := range TimeLayouts {
+		if t, err := time.ParseInLocation(l, strings.ToUpper(s), loc); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("time %q: want M/d/yyyy h:mm:ss[AM|PM] or M/d/yyyy H:mm:ss", s)
+}
+
+// everyNth passes on samples 0, n, 2n, ... of its source.
+type everyNth struct {
+	Source
+	n     int
+	first bool
+}
+
+func (e *everyNth) Sample(ctx context.Context, objects []uint32) ([][]byte, error) {
+	if !e.first {
+		for range e.n - 1 {
+			if _, err := e.Source.Sample(ctx, objects); err != nil {
+				return nil, err
+			}
+		}
+	}
+	e.first = false
+	return e.Source.Sample(ctx, objects)
+}
+
+func (e *everyNth) Rewind() { e.Source.Rewind(); e.first = true }
+
+// column is one output column.
+type column struct {
+	c    int    // counter position in the query
+	key  string // concrete path without machine, lower case
+	name string
+}
+
+// plan is what the first pass learns.
+type plan struct {
+	cols    []column
+	machine string
+	in      Stats // every sample read
+}
+
+// Run writes the selected samples as a PDH text log to out and returns
+// what it read and wrote. Columns are every concrete counter instance that
+// any sample holds, in order of first appearance; base counters never are
+// columns (pdh does not expose them as counters).
+func Run(ctx context.Context, src Source, opts Options, out io.Writer) (in, written Stats, err error) {
+	src, opts = prepare(src, opts)
+	p, err := scan(ctx, src, opts)
+	if err != nil {
+		return Stats{}, Stats{}, err
+	}
+	if len(p.cols) == 0 {
+		return p.in, Stats{}, errors.New("no counter in the input matches")
+	}
+	src.Rewind()
+	q, err := query(src, opts)
+	if err != nil {
+		return p.in, Stats{}, err
+	}
+	w := pdhcsv.NewWriter(out, pdhcsv.WriterOptions{Format: opts.Format, Location: opts.Location, CRLF: opts.CRLF})
+	names := make([]string, len(p.cols))
+	for i, c := range p.cols {
+		names[i] = c.name
+	}
+	byKey := make(map[string]int, len(p.cols))
+	for i, c := range p.cols {
+		byKey[c.key] = i
+	}
+	header := false
+	vals := make([]pdhcsv.Value, len(p.cols))
+	var items []pdh.Item
+	for {
+		if err := q.Collect(ctx); err != nil {
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			return p.in, written, err
+		}
+		t := q.Time()
+		if !opts.Begin.IsZero() && t.Before(opts.Begin) {
+			continue // still primes rate counters, as relog's -b does
+		}
+		if !opts.End.IsZero() && t.After(opts.End) {
+			break
+		}
+		if !header {
+			if err := w.WriteHeader(pdhcsv.ZoneOf(t.In(opts.Location)), names); err != nil {
+				return p.in, written, err
+			}
+			header = true
+		}
+		clear(vals)
+		for _, c := range q.Counters() {
+			items = c.AppendFormattedArray(items[:0], fmtOpts)
+			for _, it := range items {
+				i, ok := byKey[itemKey(it.Path)]
+				if ok && it.Status == calc.ValidData {
+					vals[i] = pdhcsv.Value{Number: it.Computed, OK: true}
+				}
+			}
+		}
+		if err := w.WriteRow(t, vals); err != nil {
+			return p.in, written, err
+		}
+		if written.Samples == 0 {
+			written.Begin = t
+		}
+		written.End = t
+		written.Samples++
+	}
+	if !header {
+		return p.in, written, errors.New("no sample in the time range")
+	}
+	return p.in, written, nil
+}
+
+// fmtOpts: text logs hold unscaled, uncapped values (Item.Computed).
+const fmtOpts = calc.FmtDouble | calc.FmtNoScale | calc.FmtNoCap100
+
+func prepare(src Source, opts Options) (Source, Options) {
+	if opts.Location == nil {
+		opts.Location = time.Local
+	}
+	if opts.Every > 1 {
+		src = &everyNth{Source: src, n: opts.Every, first: true}
+	}
+	src.Rewind()
+	return src, opts
+}
+
+// query opens a query with the counters of opts, or with every object of
+// the input when opts names none.
+func query(src Source, opts Options) (*pdh.Query, error) {
+	q := pdh.OpenQuery(src)
+	paths := opts.Counters
+	if len(paths) == 0 {
+		var err error
+		if paths, err = allCounters(src); err != nil {
+			return nil, err
+		}
+		src.Rewind()
+	}
+	var bad []string
+	for _, p := range paths {
+		if _, err := q.AddCounter(p); err != nil {
+			bad = append(bad, fmt.Sprintf("%s: %v", p, err))
+		}
+	}
+	if len(q.Counters()) == 0 {
+		return nil, fmt.Errorf("no valid counter:\n%s", strings.Join(bad, "\n"))
+	}
+	return q, nil
+}
+
+// allCounters returns `\Object(*)\*` (or `\Object\*` for single-instance
+// objects) for every object in the input, in order of first appearance.
+func allCounters(src Source) ([]string, error) {
+	ctx := context.Background()
+	db := src.Titles()
+	seen := map[uint32]bool{}
+	var paths []string
+	for {
+		blocks, err := src.Sample(ctx, nil)
+		if errors.Is(err, io.EOF) {
+			return paths, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		for _, b := range blocks {
+			blk, err := perfdata.Parse(b)
+			if err != nil {
+				return nil, err
+			}
+			for it := blk.Objects(); it.Next(); {
+				o := it.Object()
+				if seen[o.NameIndex()] {
+					continue
+				}
+				seen[o.NameIndex()] = true
+				name := db.Name(o.NameIndex())
+				if name == "" {
+					name = fmt.Sprint(o.NameIndex()) // pdh accepts title indexes for names
+				}
+				p := counterpath.Path{Object: name, Counter: "*"}
+				if o.NumInstances() != perfdata.NoInstances {
+					p.Instance = "*"
+				}
+				paths = append(paths, p.String())
+			}
+		}
+	}
+}
+
+// scan is the first pass: it learns the columns and the input's range.
+func scan(ctx context.Context, src Source, opts Options) (*plan, error) {
+	q, err := query(src, opts)
+	if err != nil {
+		return nil, err
+	}
+	p := &plan{}
+	seen := map[string]bool{}
+	var items []pdh.Item
+	for {
+		if err := q.Collect(ctx); err != nil {
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			return nil, err
+		}
+		t := q.Time()
+		if p.in.Samples == 0 {
+			p.in.Begin = t
+			p.machine = q.Machine()
+		}
+		p.in.End = t
+		p.in.Samples++
+		for ci, c := range q.Counters() {
+			items = c.AppendFormattedArray(items[:0], fmtOpts)
+			for _, it := range items {
+				k := itemKey(it.Path)
+				if seen[k] {
+					continue
+				}
+				seen[k] = true
+				path := it.Path
+				if path.Machine == "" {
+					path.Machine = q.Machine()
+				}
+				p.cols = append(p.cols, column{c: ci, key: k, name: path.String()})
+			}
+		}
+	}
+	if p.in.Samples == 0 {
+		return nil, errors.New("the input holds no sample")
+	}
+	return p, nil
+}
+
+func itemKey(p counterpath.Path) string {
+	p.Machine = ""
+	return strings.ToLower(p.String())
+}
+
+// Summary writes what relog -q prints: the input files, the time range and
+// sample count, and the counters (concrete paths) the input holds. With
+// list non-nil the counter paths go there instead (relog -q -o FILE).
+func Summary(ctx context.Context, src Source, files []string, opts Options, w, list io.Writer) error {
+	src, opts = prepare(src, opts)
+	p, err := scan(ctx, src, opts)
+	if err != nil {
+		return err
+	}
+	eol := "\n"
+	if opts.CRLF {
+		eol = "\r\n"
+	}
+	var b strings.Builder
+	b.WriteString(eol)
+	writeStats(&b, "Input", files, "", p.in, opts.Location, eol)
+	names := make([]string, len(p.cols))
+	for i, c := range p.cols {
+		names[i] = c.name
+	}
+	var lb strings.Builder
+	for _, n := range names {
+		lb.WriteString(n + eol)
+	}
+	if list != nil {
+		if _, err := io.WriteString(list, lb.String()); err != nil {
+			return err
+		}
+	} else {
+		b.WriteString(lb.String())
+		b.WriteString(eol)
+	}
+	b.WriteString("The command completed successfully." + eol)
+	_, err = io.WriteString(w, b.String())
+	return err
+}
+
+// SummaryTime is the layout of times in relog's summaries.
+const SummaryTime = "1/2/2006 15:04:05"
+
+// Report writes relog's console report after a conversion into outFile:
+//
+//	(empty line)
+//	Input
+//	----------------
+//	File(s):
+//	     a.perfdata (PERF_DATA_BLOCK)
+//
+//	Begin:    8/14/2007 15:40:38
+//	End:      8/14/2007 15:50:38
+//	Samples:  11
+//
+//	Output
+//	----------------
+//	File:     out.csv
+//
+//	Begin:    ...
+//	End:      ...
+//	Samples:  11
+//
+//	The command completed successfully.
+func Report(w io.Writer, files []string, in Stats, outFile string, out Stats, loc *time.Location, crlf bool) error {
+	if loc == nil {
+		loc = time.Local
+	}
+	eol := "\n"
+	if crlf {
+		eol = "\r\n"
+	}
+	var b strings.Builder
+	b.WriteString(eol)
+	writeStats(&b, "Input", files, "", in, loc, eol)
+	writeStats(&b, "Output", nil, outFile, out, loc, eol)
+	b.WriteString("The command completed successfully." + eol)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeStats(b *strings.Builder, title string, files []string, file string, s Stats, loc *time.Location, eol string) {
+	b.WriteString(title + eol + "----------------" + eol)
+	if len(files) > 0 {
+		b.WriteString("File(s):" + eol)
+		for _, f := range files {
+			b.WriteString("     " + f + " (PERF_DATA_BLOCK)" + eol)
+		}
+		b.WriteString(eol)
+	}
+	if file != "" {
+		b.WriteString("File:     " + file + eol + eol)
+	}
+	if s.Samples > 0 {
+		b.WriteString("Begin:    " + s.Begin.In(loc).Format(SummaryTime) + eol)
+		b.WriteString("End:      " + s.End.In(loc).Format(SummaryTime) + eol)
+	}
+	fmt.Fprintf(b, "Samples:  %d%s%s", s.Samples, eol, eol)
+}

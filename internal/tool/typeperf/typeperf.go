@@ -1,0 +1,217 @@
+// Package typeperf is `perfc typeperf`: it prints counter values at an
+// interval in typeperf's layouts (PDH-CSV 4.0 on the console, PDH text logs
+// with -o) and lists the counters a source has (-q, -qx). It takes options
+// and a pdh.Source and writes to io.Writers; the clock is the source's
+// (each row's time is its sample's header time), so golden tests over block
+// files are exact.
+package typeperf
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/perfcounters/perfcounters/calc"
+	"github.com/perfcounters/perfcounters/counterpath"
+	"github.com/perfcounters/perfcounters/pdh"
+	"github.com/perfcounters/perfcounters/perflog/pdhcsv"
+)
+
+// Options configure a Run.
+type Options struct {
+	Counters []string      // counter paths, wildcards allowed
+	Interval time.Duration // between samples; 0 means 1 s (typeperf's default)
+	Samples  int           // rows to write; 0 means until ctx is done
+	Format   pdhcsv.Format
+	// Log selects the PDH text-log layout (typeperf -o): zone in the header,
+	// %.17g values. Otherwise the console layout is written.
+	Log bool
+	// Machine is the computer name put in column names of paths that name
+	// none; empty means the sample header's system name in upper case
+	// (typeperf prints the local name that way).
+	Machine  string
+	Location *time.Location // zone of the timestamps; nil is time.Local
+	CRLF     bool           // Windows line ends
+}
+
+// Messages typeperf prints on the console when it stops.
+const (
+	MsgExiting   = "Exiting, please wait..."
+	MsgCompleted = "The command completed successfully."
+)
+
+// ErrNoValidCounters is returned when no path given matched anything.
+var ErrNoValidCounters = errors.New("no valid counters")
+
+// Run collects from src and writes rows to out until opts.Samples rows are
+// written, the source ends, or ctx is done; the last two end cleanly. Like
+// typeperf it collects once before the first row and waits one interval,
+// so that rate counters have a value in every row it writes, and it expands
+// wildcards once, at that first collection, into fixed columns. Paths that
+// match nothing are reported on errw, and the run goes on with the rest.
+// Console messages (the closing lines) go to console; in console layout
+// console is usually out itself.
+func Run(ctx context.Context, src pdh.Source, opts Options, out, console, errw io.Writer) error {
+	if opts.Interval <= 0 {
+		opts.Interval = time.Second
+	}
+	if opts.Location == nil {
+		opts.Location = time.Local
+	}
+	q := pdh.OpenQuery(src)
+	added := 0
+	for _, p := range opts.Counters {
+		if _, err := q.AddCounter(p); err != nil {
+			fmt.Fprintf(errw, "Error: %s\n%v\n", p, err)
+			continue
+		}
+		added++
+	}
+	if added == 0 {
+		return ErrNoValidCounters
+	}
+	// Priming sample: it gives rate counters their first raw value and
+	// fixes the columns.
+	if err := q.Collect(ctx); err != nil {
+		if errors.Is(err, io.EOF) || ctx.Err() != nil {
+			return ErrNoValidCounters
+		}
+		return err
+	}
+	machine := opts.Machine
+	if machine == "" {
+		machine = strings.ToUpper(q.Machine())
+	}
+	cols := columns(q, machine)
+	if len(cols) == 0 {
+		return ErrNoValidCounters
+	}
+	style := pdhcsv.StyleConsole
+	if opts.Log {
+		style = pdhcsv.StyleLog
+	}
+	w := pdhcsv.NewWriter(out, pdhcsv.WriterOptions{Format: opts.Format, Style: style, Location: opts.Location, CRLF: opts.CRLF})
+	eol := "\n"
+	if opts.CRLF {
+		eol = "\r\n"
+	}
+	if !opts.Log {
+		// typeperf starts its console output with an empty line.
+		if _, err := io.WriteString(out, eol); err != nil {
+			return err
+		}
+	}
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = c.name
+	}
+	if err := w.WriteHeader(pdhcsv.ZoneOf(q.Time().In(opts.Location)), names); err != nil {
+		return err
+	}
+	vals := make([]pdhcsv.Value, len(cols))
+	var items []pdh.Item
+	timer := time.NewTimer(opts.Interval)
+	defer timer.Stop()
+	var runErr error
+loop:
+	for n := 0; opts.Samples <= 0 || n < opts.Samples; n++ {
+		select {
+		case <-ctx.Done():
+			break loop
+		case <-timer.C:
+		}
+		timer.Reset(opts.Interval)
+		if err := q.Collect(ctx); err != nil {
+			if !errors.Is(err, io.EOF) && ctx.Err() == nil {
+				runErr = err
+			}
+			break
+		}
+		items = fill(q, cols, vals, items)
+		if err := w.WriteRow(q.Time(), vals); err != nil {
+			runErr = err
+			break
+		}
+	}
+	if runErr != nil {
+		return runErr
+	}
+	_, err := io.WriteString(console, MsgExiting+eol+MsgCompleted+eol)
+	return err
+}
+
+// column is one output column: a concrete instance of one counter.
+type column struct {
+	c    *pdh.Counter
+	key  string // the item's concrete path, the key to find it again
+	name string // header cell
+}
+
+// columns expands the counters into columns as the first sample shows
+// them. A counter without wildcards keeps the spelling it was given; a
+// wildcard counter gets one column per concrete path (real names, #index).
+func columns(q *pdh.Query, machine string) []column {
+	var cols []column
+	seen := map[string]bool{}
+	for _, c := range q.Counters() {
+		arr := c.FormattedArray(opts)
+		p := c.Path()
+		if !p.HasWildcard() {
+			if len(arr) == 0 {
+				continue
+			}
+			cols = append(cols, column{c: c, key: arr[0].Path.String(), name: columnName(p, machine)})
+			continue
+		}
+		for _, it := range arr {
+			k := it.Path.String()
+			if seen[strings.ToLower(k)] {
+				continue
+			}
+			seen[strings.ToLower(k)] = true
+			cols = append(cols, column{c: c, key: k, name: columnName(it.Path, machine)})
+		}
+	}
+	return cols
+}
+
+// opts: typeperf prints values unscaled and uncapped (a real capture shows
+// "\Process(_total)\% Processor Time" as 803.998032 and Working Set,
+// DefaultScale -5, in bytes), which is what Item.Computed holds.
+const opts = calc.FmtDouble | calc.FmtNoScale | calc.FmtNoCap100
+
+func columnName(p counterpath.Path, machine string) string {
+	if p.Machine == "" {
+		p.Machine = machine
+	}
+	return p.String()
+}
+
+// fill sets vals from the current sample: each column's item by its key,
+// " " when it is gone or has no valid value.
+func fill(q *pdh.Query, cols []column, vals []pdhcsv.Value, buf []pdh.Item) []pdh.Item {
+	var last *pdh.Counter
+	var byKey map[string]int
+	for i, col := range cols {
+		if col.c != last {
+			last = col.c
+			buf = col.c.AppendFormattedArray(buf[:0], opts)
+			byKey = make(map[string]int, len(buf))
+			for j, it := range buf {
+				byKey[it.Path.String()] = j
+			}
+		}
+		vals[i] = pdhcsv.Value{}
+		j, ok := byKey[col.key]
+		if !ok && !col.c.Path().HasWildcard() && len(buf) == 1 {
+			j, ok = 0, true
+		}
+		if ok && buf[j].Status == calc.ValidData {
+			vals[i] = pdhcsv.Value{Number: buf[j].Computed, OK: true}
+		}
+	}
+	return buf
+}

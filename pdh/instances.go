@@ -1,0 +1,263 @@
+package pdh
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+
+	"github.com/perfcounters/perfcounters/calc"
+	"github.com/perfcounters/perfcounters/internal/utf16le"
+	"github.com/perfcounters/perfcounters/perfdata"
+	"github.com/perfcounters/perfcounters/titles"
+)
+
+// instKey identifies an instance between samples (see the package doc).
+type instKey struct {
+	parent, name string
+	index        int32
+	uid          int32 // UniqueID, -1 none
+	byID         bool  // identified by id and start time
+	id, start    uint64
+}
+
+// instInfo is one instance of the current sample of an object.
+type instInfo struct {
+	name, parent string
+	index        int32  // #index among equal (parent, name)
+	display      string // PDH array name: "parent/name#n"
+	key          instKey
+	prev         int32 // position in the previous sample, -1 new
+	blk          perfdata.CounterBlock
+}
+
+type dupKey struct{ parent, name string }
+
+// objState is what a query knows of one object: its definitions and the
+// instances of the last sample in which it was present, matched with the
+// sample before.
+type objState struct {
+	index uint32
+	name  string
+
+	defRaw []byte // the definitions as last seen, to detect a change
+	defs   []perfdata.CounterDef
+	names  []string // counter names by definition position
+	bases  []int    // BaseOf by definition position
+	gen    int      // bumped when the definitions change
+	idPos  int      // "ID Process"/"ID Thread" position, -1 none
+	stPos  int      // "Elapsed Time" position, -1 none
+
+	present bool // in the current sample
+	obj     perfdata.Object
+	clocks  calc.Clocks
+	system  string
+
+	cur, prev []instInfo
+	prevMap   map[instKey]int32
+	prevMapOK bool
+	dups      map[dupKey]int32
+}
+
+func newObjState(index uint32, name string) *objState {
+	return &objState{index: index, name: name, idPos: -1, stPos: -1,
+		prevMap: make(map[instKey]int32), dups: make(map[dupKey]int32)}
+}
+
+// identityCounter names the counter that carries an object's pid or tid.
+func identityCounter(object string) string {
+	switch {
+	case strings.EqualFold(object, "Process"), strings.EqualFold(object, "Process V2"):
+		return "ID Process"
+	case strings.EqualFold(object, "Thread"):
+		return "ID Thread"
+	}
+	return ""
+}
+
+// definitions refreshes the definition cache when o's definitions differ
+// from the last ones seen; it reports whether they changed.
+func (s *objState) definitions(o perfdata.Object, db *titles.DB) bool {
+	b := o.Bytes()
+	d := b[perfdata.ObjectTypeSize:min(int(o.DefinitionLength()), len(b))]
+	if s.defRaw != nil && bytes.Equal(d, s.defRaw) {
+		return false
+	}
+	s.defRaw = append(s.defRaw[:0], d...)
+	s.defs = o.AppendCounters(s.defs[:0])
+	s.names = s.names[:0]
+	s.bases = s.bases[:0]
+	s.idPos, s.stPos = -1, -1
+	idName := identityCounter(s.name)
+	for i, def := range s.defs {
+		n := db.Name(def.NameIndex)
+		if n == "" {
+			n = strconv.FormatUint(uint64(def.NameIndex), 10)
+		}
+		s.names = append(s.names, n)
+		s.bases = append(s.bases, o.BaseOf(i))
+		if def.Type.IsBase() {
+			continue
+		}
+		if idName != "" && s.idPos < 0 && strings.EqualFold(n, idName) {
+			s.idPos = i
+		}
+		if idName != "" && s.stPos < 0 && strings.EqualFold(n, "Elapsed Time") {
+			s.stPos = i
+		}
+	}
+	s.gen++
+	return true
+}
+
+// update takes the object's instances from the current sample and matches
+// them with the previous sample's.
+func (s *objState) update(q *Query, o perfdata.Object, clocks calc.Clocks, system string) {
+	s.present = true
+	s.obj = o
+	s.clocks = clocks
+	s.system = system
+	changed := s.definitions(o, q.db)
+	s.prev, s.cur = s.cur, s.prev[:0]
+	s.prevMapOK = false
+	if changed {
+		s.prev = s.prev[:0] // other definitions: nothing to pair with
+	}
+	if o.NumInstances() == perfdata.NoInstances {
+		var prev int32 = -1
+		if len(s.prev) == 1 {
+			prev = 0
+		}
+		s.cur = append(s.cur, instInfo{prev: prev, blk: o.SingleBlock(), key: instKey{uid: -1}})
+		return
+	}
+	clear(s.dups)
+	delta := 0 // last prev-position minus position: guesses shifted lists
+	pos := 0
+	for it := o.Instances(); it.Next(); pos++ {
+		in := it.Instance()
+		var name string
+		if o.CodePage() != 0 {
+			name = in.Name()
+		} else {
+			name = q.intern(in.NameBytes())
+		}
+		parent := ""
+		if pti := in.ParentObjectTitleIndex(); pti != 0 {
+			parent = q.parentName(pti, in.ParentObjectInstance())
+		}
+		dk := dupKey{parent, name}
+		idx := s.dups[dk]
+		s.dups[dk] = idx + 1
+		blk := in.Block()
+		key := instKey{parent: parent, name: name, index: idx, uid: -1}
+		if uid := in.UniqueID(); uid != perfdata.NoUniqueID {
+			key = instKey{parent: parent, uid: uid}
+		} else if s.idPos >= 0 {
+			if id := blk.Value(s.defs[s.idPos]); id != 0 {
+				key = instKey{uid: -1, byID: true, id: id}
+				if s.stPos >= 0 {
+					key.start = blk.Value(s.defs[s.stPos])
+				}
+			}
+		}
+		prev := int32(-1)
+		if g := pos + delta; g >= 0 && g < len(s.prev) && s.prev[g].key == key {
+			prev = int32(g)
+		} else if len(s.prev) > 0 {
+			if !s.prevMapOK {
+				clear(s.prevMap)
+				for i := range s.prev {
+					if _, dup := s.prevMap[s.prev[i].key]; !dup {
+						s.prevMap[s.prev[i].key] = int32(i)
+					}
+				}
+				s.prevMapOK = true
+			}
+			if p, ok := s.prevMap[key]; ok {
+				prev = p
+				delta = int(p) - pos
+			}
+		}
+		display := ""
+		if prev >= 0 {
+			if pi := &s.prev[prev]; pi.name == name && pi.parent == parent && pi.index == idx {
+				display = pi.display
+			}
+		}
+		if display == "" {
+			display = arrayName(parent, name, idx)
+		}
+		s.cur = append(s.cur, instInfo{name: name, parent: parent, index: idx, display: display, key: key, prev: prev, blk: blk})
+	}
+}
+
+// arrayName is PDH's name of an instance in a counter array.
+func arrayName(parent, name string, index int32) string {
+	if parent == "" && index == 0 {
+		return name
+	}
+	var b strings.Builder
+	if parent != "" {
+		b.WriteString(parent)
+		b.WriteByte('/')
+	}
+	b.WriteString(name)
+	if index > 0 {
+		b.WriteByte('#')
+		b.WriteString(strconv.Itoa(int(index)))
+	}
+	return b.String()
+}
+
+// maxInterned bounds the name table; past it the table starts afresh so
+// that process churn cannot grow it without end.
+const maxInterned = 1 << 16
+
+// intern returns the decoded UTF-16LE name b, reusing the string of an
+// earlier sample (the map lookup with string(b) does not allocate).
+func (q *Query) intern(b []byte) string {
+	if s, ok := q.names[string(b)]; ok {
+		return s
+	}
+	if len(q.names) >= maxInterned {
+		clear(q.names)
+	}
+	s := utf16le.DecodeLenient(b)
+	q.names[string(b)] = s
+	return s
+}
+
+// parentName returns the name of instance pos of object pti in the
+// current sample ("" when that object is not in it).
+func (q *Query) parentName(pti, pos uint32) string {
+	pn := q.parents[pti]
+	if pn == nil {
+		pn = &parentNames{}
+		q.parents[pti] = pn
+	}
+	if pn.stamp != q.stamp {
+		pn.stamp = q.stamp
+		pn.names = pn.names[:0]
+		if f, ok := q.found[pti]; ok {
+			for it := f.obj.Instances(); it.Next(); {
+				in := it.Instance()
+				if f.obj.CodePage() != 0 {
+					pn.names = append(pn.names, in.Name())
+				} else {
+					pn.names = append(pn.names, q.intern(in.NameBytes()))
+				}
+			}
+		} else if !q.wants(pti) {
+			q.want = append(q.want, pti) // fetch the parent from the next sample on
+		}
+	}
+	if int(pos) < len(pn.names) {
+		return pn.names[pos]
+	}
+	return ""
+}
+
+type parentNames struct {
+	stamp int
+	names []string
+}

@@ -1,0 +1,488 @@
+package pdh
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/perfcounters/perfcounters/calc"
+	"github.com/perfcounters/perfcounters/counterpath"
+	"github.com/perfcounters/perfcounters/countertype"
+	"github.com/perfcounters/perfcounters/perfdata"
+	"github.com/perfcounters/perfcounters/titles"
+)
+
+// DefaultHistory is how many raw samples a counter keeps for Statistics
+// unless SetHistory says otherwise.
+const DefaultHistory = 1024
+
+// Query is a set of counters collected together from one Source
+// (PdhOpenQuery). It is not safe for concurrent use.
+type Query struct {
+	src      Source
+	db       *titles.DB
+	counters []*Counter
+	objs     []*objState
+	want     []uint32 // object title indexes to ask the source for
+	history  int
+
+	// the current sample
+	stamp   int
+	blocks  []perfdata.Block
+	found   map[uint32]foundObj
+	time    time.Time
+	system  string
+	names   map[string]string // interned instance names by their UTF-16 bytes
+	parents map[uint32]*parentNames
+
+	catalog [][]byte // a sample kept for resolving paths (see resolve.go)
+}
+
+type foundObj struct {
+	obj    perfdata.Object
+	clocks calc.Clocks
+	system string
+}
+
+// OpenQuery opens a query on src.
+func OpenQuery(src Source) *Query {
+	return &Query{
+		src:     src,
+		db:      src.Titles(),
+		history: DefaultHistory,
+		found:   make(map[uint32]foundObj),
+		names:   make(map[string]string),
+		parents: make(map[uint32]*parentNames),
+	}
+}
+
+// SetHistory sets how many raw samples each counter without wildcards
+// keeps for Statistics (at least 2). It applies to counters added after.
+func (q *Query) SetHistory(n int) { q.history = max(n, 2) }
+
+// Source returns the query's data source.
+func (q *Query) Source() Source { return q.src }
+
+// Counters returns the counters in the order they were added.
+func (q *Query) Counters() []*Counter { return q.counters }
+
+// Time is the time of the last collected sample, from its block header
+// (PerfTime100nSec, or SystemTime when that is 0), in UTC.
+func (q *Query) Time() time.Time { return q.time }
+
+// Machine is the system name in the last collected sample's header.
+func (q *Query) Machine() string { return q.system }
+
+func (q *Query) wants(idx uint32) bool { return slices.Contains(q.want, idx) }
+
+// Collect takes one sample from the source and updates every counter
+// (PdhCollectQueryData). It returns io.EOF at the end of a finite source,
+// and an error when the source fails or a block does not parse; a counter
+// whose object, counter or instance is missing from the sample is not an
+// error: its values carry the status.
+func (q *Query) Collect(ctx context.Context) error {
+	raw, err := q.src.Sample(ctx, q.want)
+	if err != nil {
+		return err
+	}
+	q.blocks = q.blocks[:0]
+	for i, b := range raw {
+		blk, err := perfdata.Parse(b)
+		if err != nil {
+			return fmt.Errorf("pdh: sample block %d: %w", i, err)
+		}
+		q.blocks = append(q.blocks, blk)
+	}
+	q.stamp++
+	clear(q.found)
+	for i, blk := range q.blocks {
+		h := blk.Header()
+		if i == 0 {
+			q.system = h.SystemName
+			if h.PerfTime100nSec != 0 {
+				q.time = FileTimeToTime(h.PerfTime100nSec)
+			} else {
+				q.time = h.SystemTime.Time()
+			}
+		}
+		for it := blk.Objects(); it.Next(); {
+			o := it.Object()
+			if _, dup := q.found[o.NameIndex()]; dup {
+				continue
+			}
+			q.found[o.NameIndex()] = foundObj{obj: o, system: h.SystemName, clocks: calc.Clocks{
+				PerfTime: h.PerfTime, PerfFreq: h.PerfFreq, PerfTime100nSec: h.PerfTime100nSec,
+				ObjectTime: o.PerfTime(), ObjectFreq: o.PerfFreq(),
+			}}
+		}
+	}
+	for _, s := range q.objs {
+		f, ok := q.found[s.index]
+		if !ok {
+			s.present = false
+			continue
+		}
+		s.update(q, f.obj, f.clocks, f.system)
+	}
+	for _, c := range q.counters {
+		c.collect()
+	}
+	return nil
+}
+
+// objState returns the state of object index, creating it.
+func (q *Query) objState(index uint32, name string) *objState {
+	for _, s := range q.objs {
+		if s.index == index {
+			return s
+		}
+	}
+	s := newObjState(index, name)
+	q.objs = append(q.objs, s)
+	if !q.wants(index) {
+		q.want = append(q.want, index)
+	}
+	return s
+}
+
+// Item is one instance (and counter) of a counter's array of values
+// (PDH_FMT_COUNTERVALUE_ITEM).
+type Item struct {
+	Instance string           // PDH's array name: "parent/instance#n" form, "" for single-instance objects
+	Path     counterpath.Path // the concrete path (no wildcards)
+	Value    calc.Value
+	Computed float64     // calc.Compute: unscaled, uncapped (text logs write this)
+	Status   calc.Status // status of Computed
+}
+
+// RawItem is one instance's raw value (PDH_RAW_COUNTER_ITEM) with its type.
+type RawItem struct {
+	Instance string
+	Path     counterpath.Path
+	Raw      calc.Raw
+	Type     countertype.Type
+}
+
+// CounterInfo describes a counter (PDH_COUNTER_INFO).
+type CounterInfo struct {
+	Path         counterpath.Path
+	Type         countertype.Type
+	DefaultScale int32
+	DetailLevel  uint32
+	Help         string
+	NameIndex    uint32
+}
+
+// column is one counter definition a Counter reads.
+type column struct {
+	pos           int // definition position
+	def           perfdata.CounterDef
+	base          perfdata.CounterDef
+	hasBase       bool
+	multiFromBase bool // PERF_COUNTER_MULTI_BASE gives the item count
+	multi         bool // the item count follows the value
+	name          string
+}
+
+// Counter is one counter path in a query (a PDH counter handle). A path
+// with wildcards stands for every counter and instance that matches it in
+// each sample; it is expanded again on every sample.
+type Counter struct {
+	q    *Query
+	path counterpath.Path // as added
+	obj  *objState
+
+	matchAll bool             // every instance matches
+	ipat     counterpath.Path // instance part of the pattern, for Match
+	wildCtr  bool
+	wild     bool
+
+	gen  int // objState.gen the columns belong to
+	cols []column
+
+	// values of the current and previous sample in which the object was
+	// present: rows are selected instances, row-major [row*len(cols)+col]
+	missing        bool // object absent from the current sample
+	collected      bool
+	hasPrev        bool
+	curRaw, prvRaw []calc.Raw
+	rowPos         []int32 // object position of each current row
+	rowPrev        []int32 // previous row of each current row, -1 none
+	posRow, prvPos []int32 // row by object position (current, previous sample)
+
+	hist     []calc.Raw // ring of raw samples (counters without wildcards)
+	histNext int
+	histFull bool
+}
+
+// Path returns the path as added (it may hold wildcards).
+func (c *Counter) Path() counterpath.Path { return c.path }
+
+// Info describes the counter: type, scale, detail level and help of its
+// (first) matching counter definition, and the path with the object and
+// counter names as the title database spells them.
+func (c *Counter) Info() CounterInfo {
+	p := c.path
+	p.Object = c.obj.name
+	if len(c.cols) == 0 {
+		return CounterInfo{Path: p}
+	}
+	col := &c.cols[0]
+	if !c.wildCtr {
+		p.Counter = col.name
+	}
+	return CounterInfo{Path: p, Type: col.def.Type, DefaultScale: col.def.DefaultScale,
+		DetailLevel: col.def.DetailLevel, Help: c.q.db.Help(col.def.HelpIndex), NameIndex: col.def.NameIndex}
+}
+
+// resolveColumns finds the definitions the counter reads.
+func (c *Counter) resolveColumns() {
+	s := c.obj
+	c.cols = c.cols[:0]
+	for i, def := range s.defs {
+		if def.Type.IsBase() {
+			continue
+		}
+		if !counterMatches(c.path.Counter, s.names[i], def.NameIndex, c.wildCtr) {
+			continue
+		}
+		col := column{pos: i, def: def, name: s.names[i], multi: def.Type.Multi()}
+		if b := s.bases[i]; b >= 0 {
+			col.base, col.hasBase = s.defs[b], true
+			col.multiFromBase = s.defs[b].Type == countertype.PERF_COUNTER_MULTI_BASE
+		}
+		c.cols = append(c.cols, col)
+		if !c.wildCtr {
+			break
+		}
+	}
+	c.gen = s.gen
+}
+
+// matches reports whether instance in is selected by the path.
+func (c *Counter) matches(in *instInfo) bool {
+	if c.matchAll {
+		return true
+	}
+	return counterpath.Match(c.ipat, counterpath.Path{Object: c.ipat.Object, Counter: c.ipat.Counter,
+		Parent: in.parent, Instance: in.name, Index: int(in.index), HasIndex: in.index > 0})
+}
+
+func (c *Counter) collect() {
+	s := c.obj
+	if !s.present {
+		c.missing = true
+		if !c.wild {
+			c.record(calc.NoObject)
+		}
+		return
+	}
+	c.missing = false
+	if c.gen != s.gen {
+		c.resolveColumns()
+		c.hasPrev = false
+	} else {
+		c.hasPrev = c.collected
+	}
+	c.collected = true
+	c.prvRaw, c.curRaw = c.curRaw, c.prvRaw[:0]
+	c.prvPos, c.posRow = c.posRow, c.prvPos[:0]
+	prevRows := c.rowPrev // reuse the storage
+	c.rowPos, c.rowPrev = c.rowPos[:0], prevRows[:0]
+	n := len(c.cols)
+	for p := range s.cur {
+		in := &s.cur[p]
+		if !c.matches(in) {
+			c.posRow = append(c.posRow, -1)
+			continue
+		}
+		row := int32(len(c.rowPos))
+		c.posRow = append(c.posRow, row)
+		pr := int32(-1)
+		if c.hasPrev && in.prev >= 0 && int(in.prev) < len(c.prvPos) {
+			pr = c.prvPos[in.prev]
+		}
+		c.rowPos = append(c.rowPos, int32(p))
+		c.rowPrev = append(c.rowPrev, pr)
+		if n == 0 {
+			continue
+		}
+		for k := range c.cols {
+			c.curRaw = append(c.curRaw, readRaw(&c.cols[k], in.blk, &s.clocks))
+		}
+	}
+	if !c.wild {
+		c.record(calc.ValidData)
+	}
+}
+
+// readRaw reads one value with its base, item count and time base.
+func readRaw(col *column, blk perfdata.CounterBlock, clk *calc.Clocks) calc.Raw {
+	first := blk.Value(col.def)
+	var second, multi uint64
+	if col.hasBase {
+		second = blk.Value(col.base)
+		if col.multiFromBase {
+			multi = second
+		}
+	}
+	if col.multi && !col.multiFromBase {
+		multi = uint64(blk.Multi(col.def))
+	}
+	return calc.MakeRaw(col.def.Type, *clk, first, second, multi)
+}
+
+// record appends the current value of a counter without wildcards to its
+// history; a replaced instance (no match with the previous sample) starts
+// the history afresh, so that statistics never pair two instances.
+func (c *Counter) record(st calc.Status) {
+	if c.hist == nil {
+		c.hist = make([]calc.Raw, 0, c.q.history)
+	}
+	var r calc.Raw
+	switch {
+	case st != calc.ValidData:
+		r.Status = st
+	case len(c.cols) == 0:
+		r.Status = calc.NoCounter
+	case len(c.rowPos) == 0:
+		r.Status = calc.NoInstance
+	default:
+		if c.rowPrev[0] < 0 {
+			c.hist, c.histNext, c.histFull = c.hist[:0], 0, false
+		}
+		r = c.curRaw[0]
+	}
+	if !c.histFull {
+		c.hist = append(c.hist, r)
+		if len(c.hist) == cap(c.hist) {
+			c.histFull = true
+		}
+		return
+	}
+	c.hist[c.histNext] = r
+	c.histNext = (c.histNext + 1) % len(c.hist)
+}
+
+// status is the status of the counter as a whole in the current sample.
+func (c *Counter) status() calc.Status {
+	switch {
+	case !c.collected && !c.missing:
+		return calc.NoData
+	case c.missing:
+		return calc.NoObject
+	case len(c.cols) == 0 && !c.wildCtr:
+		return calc.NoCounter
+	}
+	return calc.ValidData
+}
+
+// value formats row r, column k.
+func (c *Counter) value(r, k int, opts calc.Options) (calc.Value, float64, calc.Status) {
+	n := len(c.cols)
+	cur := &c.curRaw[r*n+k]
+	var prev *calc.Raw
+	if pr := c.rowPrev[r]; pr >= 0 && int(pr)*n+k < len(c.prvRaw) {
+		prev = &c.prvRaw[int(pr)*n+k]
+	}
+	t := c.cols[k].def.Type
+	x, st := calc.Compute(t, cur, prev)
+	return calc.Format(t, c.cols[k].def.DefaultScale, cur, prev, opts), x, st
+}
+
+// Formatted returns the value of a counter without wildcards
+// (PdhGetFormattedCounterValue). A missing object, counter or instance,
+// or no sample yet, is a status in the value (NoObject, NoCounter,
+// NoInstance, NoData); the error is for a path with wildcards, which has
+// no single value (use FormattedArray).
+func (c *Counter) Formatted(opts calc.Options) (calc.Value, error) {
+	if c.wild {
+		return calc.Value{Status: calc.InvalidArgument}, fmt.Errorf("pdh: %s: a path with wildcards has no single value (use FormattedArray)", c.path)
+	}
+	if st := c.status(); st != calc.ValidData {
+		return calc.Value{Status: st}, nil
+	}
+	if len(c.rowPos) == 0 {
+		return calc.Value{Status: calc.NoInstance}, nil
+	}
+	v, _, _ := c.value(0, 0, opts)
+	return v, nil
+}
+
+// FormattedArray returns the values of every instance (and counter) that
+// matches the path in the current sample (PdhGetFormattedCounterArray),
+// in the object's instance order, counters in definition order within an
+// instance. It is empty when nothing matches, before the first sample and
+// when the object is missing.
+func (c *Counter) FormattedArray(opts calc.Options) []Item {
+	return c.AppendFormattedArray(nil, opts)
+}
+
+// AppendFormattedArray is FormattedArray appending to dst, which lets a
+// caller reuse one slice across samples.
+func (c *Counter) AppendFormattedArray(dst []Item, opts calc.Options) []Item {
+	if c.status() != calc.ValidData {
+		return dst
+	}
+	dst = slices.Grow(dst, len(c.rowPos)*len(c.cols))
+	for r, p := range c.rowPos {
+		in := &c.obj.cur[p]
+		for k := range c.cols {
+			v, x, st := c.value(r, k, opts)
+			dst = append(dst, Item{Instance: in.display, Path: c.itemPath(in, k), Value: v, Computed: x, Status: st})
+		}
+	}
+	return dst
+}
+
+func (c *Counter) itemPath(in *instInfo, k int) counterpath.Path {
+	return counterpath.Path{Machine: c.path.Machine, Object: c.obj.name, Parent: in.parent,
+		Instance: in.name, Index: int(in.index), HasIndex: in.index > 0, Counter: c.cols[k].name}
+}
+
+// Raw returns the raw values of the current sample (PdhGetRawCounterArray).
+func (c *Counter) Raw() []RawItem {
+	if c.status() != calc.ValidData {
+		return nil
+	}
+	out := make([]RawItem, 0, len(c.rowPos)*len(c.cols))
+	for r, p := range c.rowPos {
+		in := &c.obj.cur[p]
+		for k := range c.cols {
+			out = append(out, RawItem{Instance: in.display, Path: c.itemPath(in, k),
+				Raw: c.curRaw[r*len(c.cols)+k], Type: c.cols[k].def.Type})
+		}
+	}
+	return out
+}
+
+// Statistics summarises the raw samples collected since the counter was
+// added (PdhComputeCounterStatistics, see calc.Statistics): at most the
+// query's history length (DefaultHistory unless SetHistory), the oldest
+// dropped first. A sample where the object, counter or instance was
+// missing takes part with that status; when the instance is replaced by
+// another of the same name (a new process), the history starts afresh.
+// A path with wildcards has no statistics (Status InvalidArgument).
+func (c *Counter) Statistics(opts calc.Options) calc.Stats {
+	if c.wild {
+		return calc.Stats{Status: calc.InvalidArgument}
+	}
+	if len(c.cols) == 0 {
+		if len(c.hist) == 0 {
+			return calc.Stats{Status: calc.NoData}
+		}
+		return calc.Stats{Status: calc.NoCounter}
+	}
+	h := c.hist
+	if c.histFull && c.histNext != 0 {
+		h = append(slices.Clone(c.hist[c.histNext:]), c.hist[:c.histNext]...)
+	}
+	return calc.Statistics(c.cols[0].def.Type, c.cols[0].def.DefaultScale, h, opts)
+}
+
+// CalculateFromRawValue computes a formatted value of type t from two raw
+// values (PdhCalculateCounterFromRawValue); prev may be nil.
+func CalculateFromRawValue(t countertype.Type, scale int32, cur, prev *calc.Raw, opts calc.Options) calc.Value {
+	return calc.Format(t, scale, cur, prev, opts)
+}

@@ -1,0 +1,379 @@
+package pdh
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/perfcounters/perfcounters/calc"
+	"github.com/perfcounters/perfcounters/counterpath"
+	"github.com/perfcounters/perfcounters/perfdata"
+	"github.com/perfcounters/perfcounters/titles"
+)
+
+// PathError reports a counter path that does not match the data: which
+// part did not match and what exists instead, closest names first. It
+// unwraps to the PDH status (calc.NoMachine, NoObject, NoCounter,
+// NoInstance), so errors.Is(err, calc.NoObject) works.
+type PathError struct {
+	Path   string      // the path as given
+	Part   string      // "machine", "object", "counter" or "instance"
+	Name   string      // the name that did not match
+	Object string      // the object, for counter and instance errors
+	Have   []string    // what exists, closest to Name first
+	Close  int         // how many of Have are close to Name
+	Status calc.Status // the matching PDH status
+	Msg    string      // what was wrong when it is not a plain "no such name"
+}
+
+// Error formats as `pdh: PATH: no PART "NAME" (did you mean "X"?)`.
+func (e *PathError) Error() string {
+	var b strings.Builder
+	b.WriteString("pdh: ")
+	b.WriteString(e.Path)
+	b.WriteString(": ")
+	if e.Msg != "" {
+		b.WriteString(e.Msg)
+	} else {
+		fmt.Fprintf(&b, "no %s %q", e.Part, e.Name)
+		if e.Object != "" {
+			fmt.Fprintf(&b, " in object %q", e.Object)
+		}
+	}
+	switch {
+	case e.Close > 0:
+		b.WriteString(" (did you mean ")
+		writeList(&b, e.Have[:min(e.Close, 3)], " or ")
+		b.WriteString("?)")
+	case len(e.Have) > 0:
+		const show = 8
+		fmt.Fprintf(&b, " (%s: ", plural(e.Part))
+		writeList(&b, e.Have[:min(len(e.Have), show)], ", ")
+		if len(e.Have) > show {
+			fmt.Fprintf(&b, " and %d more", len(e.Have)-show)
+		}
+		b.WriteString(")")
+	case e.Msg == "":
+		fmt.Fprintf(&b, " (there are no %s)", plural(e.Part))
+	}
+	return b.String()
+}
+
+func plural(part string) string {
+	if part == "instance" {
+		return "instances"
+	}
+	return part + "s"
+}
+
+func writeList(b *strings.Builder, names []string, sep string) {
+	for i, n := range names {
+		if i > 0 {
+			b.WriteString(sep)
+		}
+		b.WriteString(strconv.Quote(n))
+	}
+}
+
+// Unwrap returns the PDH status.
+func (e *PathError) Unwrap() error { return e.Status }
+
+// newPathError fills Have with names sorted closest first.
+func newPathError(path, part, name, object string, st calc.Status, have []string) *PathError {
+	e := &PathError{Path: path, Part: part, Name: name, Object: object, Status: st}
+	e.Have, e.Close = rankNames(name, have)
+	return e
+}
+
+// rankNames sorts names by their distance to name (ties keep their order,
+// duplicates dropped) and counts the close ones.
+func rankNames(name string, names []string) ([]string, int) {
+	type ranked struct {
+		s string
+		d int
+	}
+	key := strings.ToLower(name)
+	seen := make(map[string]bool, len(names))
+	r := make([]ranked, 0, len(names))
+	for _, n := range names {
+		if seen[n] {
+			continue
+		}
+		seen[n] = true
+		r = append(r, ranked{n, distance(key, strings.ToLower(n))})
+	}
+	slices.SortStableFunc(r, func(a, b ranked) int { return cmp.Compare(a.d, b.d) })
+	out := make([]string, len(r))
+	close := 0
+	limit := max(2, len([]rune(name))/3)
+	for i, x := range r {
+		out[i] = x.s
+		if x.d <= limit {
+			close++
+		}
+	}
+	return out, close
+}
+
+// distance is the Levenshtein distance between a and b in runes, except
+// that a name containing the other (at least 3 characters) counts as 1.
+func distance(a, b string) int {
+	if len(a) >= 3 && len(b) >= 3 && (strings.Contains(a, b) || strings.Contains(b, a)) && a != b {
+		return 1
+	}
+	ra, rb := []rune(a), []rune(b)
+	row := make([]int, len(rb)+1)
+	for j := range row {
+		row[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		diag := row[0]
+		row[0] = i
+		for j := 1; j <= len(rb); j++ {
+			sub := diag
+			if ra[i-1] != rb[j-1] {
+				sub++
+			}
+			diag = row[j]
+			row[j] = min(row[j]+1, row[j-1]+1, sub)
+		}
+	}
+	return row[len(rb)]
+}
+
+// numeric returns the title index written as a decimal number.
+func numeric(s string) (uint32, bool) {
+	if s == "" || len(s) > 10 {
+		return 0, false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+	}
+	n, err := strconv.ParseUint(s, 10, 32)
+	return uint32(n), err == nil
+}
+
+// nameMatches reports whether a name in a path names the title index
+// idx (whose name in the database is title): the name itself compared
+// case-insensitively, or the index as a decimal number.
+func nameMatches(pathName, title string, idx uint32) bool {
+	if n, ok := numeric(pathName); ok && n == idx {
+		return true
+	}
+	return strings.EqualFold(pathName, title)
+}
+
+// counterMatches reports whether counter definition (name, idx) matches
+// the path's counter part.
+func counterMatches(pattern, name string, idx uint32, wild bool) bool {
+	if wild {
+		return counterpath.Match(counterpath.Path{Object: "o", Counter: pattern}, counterpath.Path{Object: "o", Counter: name})
+	}
+	return nameMatches(pattern, name, idx)
+}
+
+// titleName is the database's name of idx, or the number when it has none.
+func titleName(db *titles.DB, idx uint32) string {
+	if n := db.Name(idx); n != "" {
+		return n
+	}
+	return strconv.FormatUint(uint64(idx), 10)
+}
+
+// found is an object located in a sample.
+type located struct {
+	obj    perfdata.Object
+	system string
+	blocks [][]byte // the sample it came from
+}
+
+// locate finds the object a path names in a sample of the source: first
+// asking for the object by its title index, then, when that fails, in
+// everything the source has (whose object names feed the error).
+func locate(ctx context.Context, src Source, db *titles.DB, p counterpath.Path, path string) (located, error) {
+	idx, ok := numeric(p.Object)
+	if !ok {
+		idx, ok = db.Index(p.Object)
+	}
+	if ok {
+		blocks, err := peek(ctx, src, []uint32{idx})
+		if err != nil {
+			return located{}, err
+		}
+		if l, ok := find(blocks, db, p.Object, idx); ok {
+			return l, nil
+		}
+	}
+	blocks, err := peek(ctx, src, nil)
+	if err != nil {
+		return located{}, err
+	}
+	if l, ok := find(blocks, db, p.Object, idx); ok {
+		return l, nil
+	}
+	var have []string
+	for _, b := range blocks {
+		blk, err := perfdata.Parse(b)
+		if err != nil {
+			return located{}, fmt.Errorf("pdh: %w", err)
+		}
+		for it := blk.Objects(); it.Next(); {
+			have = append(have, titleName(db, it.Object().NameIndex()))
+		}
+	}
+	return located{}, newPathError(path, "object", p.Object, "", calc.NoObject, have)
+}
+
+// find looks for the object named name (or with index idx) in blocks.
+func find(blocks [][]byte, db *titles.DB, name string, idx uint32) (located, bool) {
+	for _, b := range blocks {
+		blk, err := perfdata.Parse(b)
+		if err != nil {
+			continue
+		}
+		for it := blk.Objects(); it.Next(); {
+			o := it.Object()
+			if o.NameIndex() == idx || nameMatches(name, db.Name(o.NameIndex()), o.NameIndex()) {
+				return located{obj: o, system: blk.Header().SystemName, blocks: blocks}, true
+			}
+		}
+	}
+	return located{}, false
+}
+
+// fixedSource serves the same blocks on every call: browsing a sample
+// already taken.
+type fixedSource struct {
+	blocks [][]byte
+	db     *titles.DB
+}
+
+func (f fixedSource) Sample(context.Context, []uint32) ([][]byte, error) { return f.blocks, nil }
+func (f fixedSource) Titles() *titles.DB                                 { return f.db }
+
+// AddCounter adds a counter by path (PdhAddCounter): English names
+// (case-insensitive, through the source's title database) or decimal
+// title indexes for the object and counter, wildcards in the parent,
+// instance, index and counter. The path is checked against a sample of
+// the source (Peek when the source has it): a machine, object or counter
+// that does not exist, or an instance without wildcards that does not
+// exist now, is a *PathError naming the part and what exists. A wildcard
+// that matches nothing now is not an error: it is expanded again on
+// every sample.
+func (q *Query) AddCounter(path string) (*Counter, error) {
+	return q.AddCounterContext(context.Background(), path)
+}
+
+// AddCounterContext is AddCounter with a context for the sample it takes.
+func (q *Query) AddCounterContext(ctx context.Context, path string) (*Counter, error) {
+	p, err := counterpath.Parse(path)
+	if err != nil {
+		return nil, fmt.Errorf("pdh: %w", err)
+	}
+	l, err := locate(ctx, q.src, q.db, p, path)
+	if err != nil {
+		return nil, err
+	}
+	idx := l.obj.NameIndex()
+	objName := titleName(q.db, idx)
+	if p.Machine != "" && !strings.EqualFold(p.Machine, l.system) {
+		return nil, newPathError(path, "machine", p.Machine, "", calc.NoMachine, []string{l.system})
+	}
+	wildCtr := strings.IndexByte(p.Counter, '*') >= 0
+	if !wildCtr {
+		var have []string
+		ok := false
+		for i := range l.obj.NumCounters() {
+			def := l.obj.Counter(i)
+			if def.Type.IsBase() {
+				continue
+			}
+			n := titleName(q.db, def.NameIndex)
+			if nameMatches(p.Counter, n, def.NameIndex) {
+				ok = true
+				break
+			}
+			have = append(have, n)
+		}
+		if !ok {
+			return nil, newPathError(path, "counter", p.Counter, objName, calc.NoCounter, have)
+		}
+	}
+	single := l.obj.SingleInstance()
+	switch {
+	case single && p.Instance != "":
+		return nil, &PathError{Path: path, Part: "instance", Name: p.Instance, Object: objName, Status: calc.NoInstance,
+			Msg: fmt.Sprintf("object %q has no instances (leave out %q)", objName, "("+counterpath.EscapeInstance(p.Instance)+")")}
+	case !single && p.Instance == "":
+		e := &PathError{Path: path, Part: "instance", Object: objName, Status: calc.NoInstance,
+			Msg: fmt.Sprintf("object %q has instances: name one, or write (*) for all", objName)}
+		e.Have = instanceNames(l, q.db, objName)
+		return nil, e
+	}
+	c := q.newCounter(p, idx, objName)
+	instWild := strings.IndexByte(p.Instance, '*') >= 0 || strings.IndexByte(p.Parent, '*') >= 0 ||
+		(p.HasIndex && p.Index == counterpath.AnyIndex)
+	if !instWild {
+		if !single {
+			// A concrete instance must exist now.
+			tq := OpenQuery(fixedSource{l.blocks, q.db})
+			tc := tq.newCounter(p, idx, objName)
+			tq.counters = append(tq.counters, tc)
+			if err := tq.Collect(ctx); err != nil {
+				return nil, err
+			}
+			if len(tc.rowPos) == 0 {
+				name := p.Instance
+				if p.Parent != "" {
+					name = p.Parent + "/" + name
+				}
+				if p.HasIndex && p.Index > 0 {
+					name += "#" + strconv.Itoa(p.Index)
+				}
+				return nil, newPathError(path, "instance", name, objName, calc.NoInstance, displays(tc.obj))
+			}
+		}
+	}
+	q.counters = append(q.counters, c)
+	return c, nil
+}
+
+// newCounter adds a counter for a checked path.
+func (q *Query) newCounter(p counterpath.Path, idx uint32, objName string) *Counter {
+	c := &Counter{q: q, path: p, obj: q.objState(idx, objName)}
+	c.wildCtr = strings.IndexByte(p.Counter, '*') >= 0
+	c.wild = p.HasWildcard()
+	c.ipat = counterpath.Path{Object: "o", Counter: "c", Parent: p.Parent, Instance: p.Instance, Index: p.Index, HasIndex: p.HasIndex}
+	c.matchAll = p.Instance == "*" && p.Parent == "" && (!p.HasIndex || p.Index == counterpath.AnyIndex)
+	if p.Instance == "" {
+		c.matchAll = true // single-instance object
+	}
+	c.gen = -1
+	if !c.wildCtr {
+		c.cols = make([]column, 0, 1)
+	}
+	return c
+}
+
+// instanceNames lists the instances of a located object.
+func instanceNames(l located, db *titles.DB, objName string) []string {
+	tq := OpenQuery(fixedSource{l.blocks, db})
+	tc := tq.newCounter(counterpath.Path{Object: objName, Instance: "*", Counter: "*"}, l.obj.NameIndex(), objName)
+	if err := tq.Collect(context.Background()); err != nil {
+		return nil
+	}
+	return displays(tc.obj)
+}
+
+func displays(s *objState) []string {
+	out := make([]string, 0, len(s.cur))
+	for i := range s.cur {
+		out = append(out, s.cur[i].display)
+	}
+	return out
+}
