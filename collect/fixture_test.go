@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/perfcounters/perfcounters/perfdata"
 )
@@ -124,9 +125,10 @@ func child(mode string) int {
 			case "oversize": // claims and sends more than offered
 				fmt.Fprintf(w, "OK %d 1\n", sz+8)
 				w.Write(make([]byte, sz+8))
-			case "hang": // never answers
+			case "hang": // never answers (a sleep, not select{}: the
+				// runtime would call a goroutine-less block a deadlock)
 				w.Flush()
-				select {}
+				time.Sleep(time.Hour)
 			case "garbage": // a header line with no end
 				w.WriteString(strings.Repeat("x", 4*MaxLine))
 			}

@@ -1,6 +1,8 @@
 // Package host assembles the local machine's performance-data system: the
-// engine with the built-in Linux objects read from /proc and /sys, and the
-// title database they register. Programs wire it in at the top; libraries
+// engine with the built-in Linux objects read from /proc and /sys, the V2
+// counter sets registered with lodctr (their values read from the
+// providers' shared-memory segments), and the title database, kept in the
+// state directory (state.go). Programs wire it in at the top; libraries
 // below it never import it.
 package host
 
@@ -22,16 +24,33 @@ type Options struct {
 	// MaxKeptFiles bounds the /proc descriptors kept open across samples
 	// for fast process collection; 0 picks a default below the fd limit.
 	MaxKeptFiles int
+	// StateDir is the state directory (see StateDir and state.go); empty
+	// means none: English Windows' names and the built-in objects only.
+	StateDir string
+	// SegmentDir is where V2 providers' segments live; default
+	// shm.DefaultDir (/dev/shm/perfc).
+	SegmentDir string
 }
 
 // Host is the local machine: an engine serving the built-in objects.
 type Host struct {
 	*engine.Engine
 	procs *system.ProcessObjects
+	v2    *v2Source
 }
 
-// New returns the local host with every built-in object registered.
+// New returns the local host with every built-in object registered, and
+// every counter set registered in opts.StateDir with the title indexes it
+// was given there.
 func New(opts Options) (*Host, error) {
+	st, err := readState(opts.StateDir)
+	if err != nil {
+		return nil, err
+	}
+	return build(opts, st)
+}
+
+func build(opts Options, st *state) (*Host, error) {
 	if opts.ProcRoot == "" {
 		opts.ProcRoot = "/proc"
 	}
@@ -46,14 +65,21 @@ func New(opts Options) (*Host, error) {
 		clk = engine.SystemClock()
 	}
 	c := system.NewCollector(os.DirFS(opts.ProcRoot), os.DirFS(opts.SysRoot), system.WithPerfFreq(clk.Freq()))
-	e := engine.New(engine.Options{Logger: opts.Logger, Clock: clk, BeginSample: func() { c.Sample++ }})
+	v2 := newV2Source(opts.SegmentDir, opts.Logger)
+	e := engine.New(engine.Options{Logger: opts.Logger, Clock: clk, Titles: st.titles,
+		BeginSample: func() { c.Sample++; v2.beginSample() }})
 	procs := system.NewProcessObjects(opts.ProcRoot, opts.MaxKeptFiles)
 	objs := append(c.Objects(), procs.Process(), procs.ProcessV2(), procs.Thread())
-	h := &Host{Engine: e, procs: procs}
+	h := &Host{Engine: e, procs: procs, v2: v2}
 	for _, o := range objs {
 		if err := e.Add(adapt(c, o, opts.Logger)); err != nil {
 			procs.Close()
 			return nil, err
+		}
+	}
+	for _, s := range loadV2Sets(v2, st) {
+		if err := e.Add(s.object()); err != nil {
+			opts.Logger.Warn("registered counter set left out", "set", s.set.Name, "reason", err)
 		}
 	}
 	return h, nil
@@ -65,6 +91,7 @@ func (h *Host) Close() error {
 		return errors.New("host: not open")
 	}
 	h.procs.Close()
+	h.v2.close()
 	return nil
 }
 

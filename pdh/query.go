@@ -211,6 +211,9 @@ type Counter struct {
 	rowPrev        []int32 // previous row of each current row, -1 none
 	posRow, prvPos []int32 // row by object position (current, previous sample)
 
+	scale        int32 // 10^scale applied to formatted values
+	defaultScale bool  // apply each definition's DefaultScale instead
+
 	hist     []calc.Raw // ring of raw samples (counters without wildcards)
 	histNext int
 	histFull bool
@@ -388,8 +391,33 @@ func (c *Counter) value(r, k int, opts calc.Options) (calc.Value, float64, calc.
 	}
 	t := c.cols[k].def.Type
 	x, st := calc.Compute(t, cur, prev)
-	return calc.Format(t, c.cols[k].def.DefaultScale, cur, prev, opts), x, st
+	return calc.Format(t, c.scaleOf(k), cur, prev, opts), x, st
 }
+
+func (c *Counter) scaleOf(k int) int32 {
+	if c.defaultScale {
+		return c.cols[k].def.DefaultScale
+	}
+	return c.scale
+}
+
+// SetScale sets the power of ten formatted values are multiplied by
+// (PdhSetCounterScaleFactor), calc.MinScale..calc.MaxScale. The default is
+// 0: like PDH's formatted values (typeperf prints Available Bytes in
+// bytes, although the counter's DefaultScale is -6), a counter's
+// DefaultScale is only a hint for graphs (Info().DefaultScale) unless
+// UseDefaultScale is called. calc.FmtNoScale still turns scaling off.
+func (c *Counter) SetScale(scale int32) error {
+	if scale < calc.MinScale || scale > calc.MaxScale {
+		return fmt.Errorf("pdh: %s: scale %d outside %d..%d", c.path, scale, calc.MinScale, calc.MaxScale)
+	}
+	c.scale, c.defaultScale = scale, false
+	return nil
+}
+
+// UseDefaultScale makes formatted values use each counter definition's
+// DefaultScale (perfmon's graph scaling).
+func (c *Counter) UseDefaultScale() { c.defaultScale = true }
 
 // Formatted returns the value of a counter without wildcards
 // (PdhGetFormattedCounterValue). A missing object, counter or instance,
@@ -478,7 +506,7 @@ func (c *Counter) Statistics(opts calc.Options) calc.Stats {
 	if c.histFull && c.histNext != 0 {
 		h = append(slices.Clone(c.hist[c.histNext:]), c.hist[:c.histNext]...)
 	}
-	return calc.Statistics(c.cols[0].def.Type, c.cols[0].def.DefaultScale, h, opts)
+	return calc.Statistics(c.cols[0].def.Type, c.scaleOf(0), h, opts)
 }
 
 // CalculateFromRawValue computes a formatted value of type t from two raw

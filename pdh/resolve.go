@@ -205,7 +205,7 @@ func locate(ctx context.Context, src Source, db *titles.DB, p counterpath.Path, 
 		if err != nil {
 			return located{}, err
 		}
-		if l, ok := find(blocks, db, p.Object, idx); ok {
+		if l, ok := find(blocks, db, p.Object, idx, true); ok {
 			return l, nil
 		}
 	}
@@ -213,7 +213,7 @@ func locate(ctx context.Context, src Source, db *titles.DB, p counterpath.Path, 
 	if err != nil {
 		return located{}, err
 	}
-	if l, ok := find(blocks, db, p.Object, idx); ok {
+	if l, ok := find(blocks, db, p.Object, idx, ok); ok {
 		return l, nil
 	}
 	var have []string
@@ -229,8 +229,9 @@ func locate(ctx context.Context, src Source, db *titles.DB, p counterpath.Path, 
 	return located{}, newPathError(path, "object", p.Object, "", calc.NoObject, have)
 }
 
-// find looks for the object named name (or with index idx) in blocks.
-func find(blocks [][]byte, db *titles.DB, name string, idx uint32) (located, bool) {
+// find looks for the object named name (or with index idx when byIndex)
+// in blocks.
+func find(blocks [][]byte, db *titles.DB, name string, idx uint32, byIndex bool) (located, bool) {
 	for _, b := range blocks {
 		blk, err := perfdata.Parse(b)
 		if err != nil {
@@ -238,7 +239,7 @@ func find(blocks [][]byte, db *titles.DB, name string, idx uint32) (located, boo
 		}
 		for it := blk.Objects(); it.Next(); {
 			o := it.Object()
-			if o.NameIndex() == idx || nameMatches(name, db.Name(o.NameIndex()), o.NameIndex()) {
+			if (byIndex && o.NameIndex() == idx) || nameMatches(name, db.Name(o.NameIndex()), o.NameIndex()) {
 				return located{obj: o, system: blk.Header().SystemName, blocks: blocks}, true
 			}
 		}

@@ -21,7 +21,7 @@ func dumpCommand() command {
 func runDump(ctx context.Context, e *env, args []string) error {
 	fs := newFlags("dump", e.stderr)
 	asJSON := fs.Bool("json", false, "write JSON instead of text")
-	titlesFile := fs.String("titles", "", "title database for names: a `perfc query Counter` output or an index<TAB>name list (default: the local database)")
+	titlesFile := fs.String("titles", "", "title database for names: a perfc query Counter output or an index<TAB>name list (default: the local database)")
 	files, err := parseFlags(fs, args)
 	if err == errHelp {
 		return nil

@@ -2,8 +2,8 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"io"
-	"strings"
 )
 
 // newFlags returns a FlagSet that reports errors instead of exiting, so
@@ -18,13 +18,15 @@ func newFlags(name string, w io.Writer) *flag.FlagSet {
 // parseFlags parses args, accepting flags after positional arguments as the
 // Windows tools do ("relog a.blg -f csv -o x.csv"), and "/?" as -?.
 func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+	for _, a := range args {
+		if a == "/?" || a == "-?" {
+			fmt.Fprintf(fs.Output(), "usage of %s:\n", fs.Name())
+			fs.PrintDefaults()
+			return nil, errHelp
+		}
+	}
 	var pos []string
 	for {
-		for i, a := range args {
-			if a == "/?" {
-				args[i] = "-?"
-			}
-		}
 		if err := fs.Parse(args); err != nil {
 			if err == flag.ErrHelp {
 				return nil, errHelp
@@ -50,10 +52,3 @@ type helpShown struct{}
 
 func (helpShown) Error() string { return "help shown" }
 
-// lowerFirst is for messages built from flag errors.
-func lowerFirst(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToLower(s[:1]) + s[1:]
-}

@@ -43,6 +43,10 @@ func commands() []command {
 	return []command{
 		dumpCommand(),
 		queryCommand(),
+		typeperfCommand(), relogCommand(),
+		lodctrCommand(),
+		unlodctrCommand(),
+		ctrppCommand(),
 	}
 }
 

@@ -84,6 +84,15 @@ func (e *everyNth) Sample(ctx context.Context, objects []uint32) ([][]byte, erro
 	return e.Source.Sample(ctx, objects)
 }
 
+// Peek shows what the source holds without using up a sample (pdh
+// validates paths with it), when the source can.
+func (e *everyNth) Peek(ctx context.Context, objects []uint32) ([][]byte, error) {
+	if p, ok := e.Source.(pdh.Peeker); ok {
+		return p.Peek(ctx, objects)
+	}
+	return nil, errors.New("relog: source cannot be peeked")
+}
+
 func (e *everyNth) Rewind() { e.Source.Rewind(); e.first = true }
 
 // column is one output column.

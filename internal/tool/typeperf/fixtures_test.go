@@ -54,7 +54,7 @@ func procsAt(k int) []proc {
 	}
 	ps = append(ps, proc{"svchost", 200, ft - 400*freq, 40*sec + uint64(k)*sec/4}) // 25 %
 	if k >= 2 {
-		ps = append(ps, proc{"svchost", 300, ft + int64(k)*freq - freq/2, 3*sec + uint64(k-2)*sec/10}) // 10 %
+		ps = append(ps, proc{"svchost", 300, ft + freq + freq/2, 3*sec + uint64(k-2)*sec/10}) // 10 %
 	}
 	ps = append(ps, proc{"Idle", 0, 0, 1000*sec + uint64(k)*sec/4})
 	return ps
@@ -87,21 +87,15 @@ func typeValue(t countertype.Type, k int) (value, base uint64) {
 		countertype.PERF_COUNTER_100NS_QUEUELEN_TYPE, countertype.PERF_COUNTER_OBJ_TIME_QUEUELEN_TYPE:
 		return 1000 + kk*3*sec, 0 // queue of 3 (accumulated length x time)
 	}
+	switch t {
+	case countertype.PERF_COUNTER_COUNTER, countertype.PERF_COUNTER_BULK_COUNT, countertype.PERF_SAMPLE_COUNTER,
+		countertype.PERF_COUNTER_DELTA, countertype.PERF_COUNTER_LARGE_DELTA:
+		return 1000 + kk*500, 0 // 500 per second (DELTA: 500 per sample)
+	}
 	if t.NeedsTwoSamples() {
-		if t.Kind() == countertype.PERF_TYPE_COUNTER && t.Subtype() == countertype.PERF_COUNTER_RATE && t.TimeBase() == countertype.PERF_TIMER_TICK && !isTimer(t) {
-			return 1000 + kk*500, 0 // 500 per second
-		}
 		return 1000 + kk*sec/4, 0 // timers: 25 % busy
 	}
 	return 1000 + kk*10, 0
-}
-
-func isTimer(t countertype.Type) bool {
-	switch t {
-	case countertype.PERF_COUNTER_COUNTER, countertype.PERF_COUNTER_BULK_COUNT, countertype.PERF_SAMPLE_COUNTER:
-		return false
-	}
-	return true
 }
 
 // typed reports whether a type gets a counter in the synthetic object:

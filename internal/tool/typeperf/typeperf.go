@@ -65,7 +65,9 @@ func Run(ctx context.Context, src pdh.Source, opts Options, out, console, errw i
 	added := 0
 	for _, p := range opts.Counters {
 		if _, err := q.AddCounter(p); err != nil {
-			fmt.Fprintf(errw, "Error: %s\n%v\n", p, err)
+			// pdh's message names the path, what did not match and what
+			// exists instead.
+			fmt.Fprintf(errw, "Error: %s\n", strings.TrimPrefix(err.Error(), "pdh: "))
 			continue
 		}
 		added++
@@ -75,9 +77,17 @@ func Run(ctx context.Context, src pdh.Source, opts Options, out, console, errw i
 	}
 	// Priming sample: it gives rate counters their first raw value and
 	// fixes the columns.
+	eol := "\n"
+	if opts.CRLF {
+		eol = "\r\n"
+	}
 	if err := q.Collect(ctx); err != nil {
-		if errors.Is(err, io.EOF) || ctx.Err() != nil {
-			return ErrNoValidCounters
+		switch {
+		case ctx.Err() != nil: // Ctrl+C before the first sample: end cleanly
+			_, err := io.WriteString(console, MsgExiting+eol+MsgCompleted+eol)
+			return err
+		case errors.Is(err, io.EOF):
+			return errors.New("the source holds no sample")
 		}
 		return err
 	}
@@ -94,10 +104,6 @@ func Run(ctx context.Context, src pdh.Source, opts Options, out, console, errw i
 		style = pdhcsv.StyleLog
 	}
 	w := pdhcsv.NewWriter(out, pdhcsv.WriterOptions{Format: opts.Format, Style: style, Location: opts.Location, CRLF: opts.CRLF})
-	eol := "\n"
-	if opts.CRLF {
-		eol = "\r\n"
-	}
 	if !opts.Log {
 		// typeperf starts its console output with an empty line.
 		if _, err := io.WriteString(out, eol); err != nil {

@@ -1,0 +1,180 @@
+package main
+
+import (
+	"context"
+	"os"
+	"strings"
+
+	"github.com/perfcounters/perfcounters/host"
+	"github.com/perfcounters/perfcounters/internal/tool/lodctr"
+)
+
+func lodctrCommand() command {
+	return command{
+		name:  "lodctr",
+		usage: "[/m:]MANIFEST [path] | /q   [-v]",
+		short: "register a V2 provider's counters manifest in the state directory ($PERFC_STATE_DIR)",
+		run:   runLodctr,
+	}
+}
+
+func unlodctrCommand() command {
+	return command{
+		name:  "unlodctr",
+		usage: "/m:MANIFEST | PROVIDER-GUID | PROVIDER-NAME   [-v]",
+		short: "remove a provider registered with lodctr",
+		run:   runUnlodctr,
+	}
+}
+
+// hostOptions returns the host options every command uses: the state
+// directory ($PERFC_STATE_DIR, else /var/lib/perfc for root and
+// $XDG_STATE_HOME/perfc otherwise) and the segment directory
+// ($PERFC_SHM_DIR, else /dev/shm/perfc).
+func hostOptions(e *env) (host.Options, error) {
+	dir, err := host.StateDir(e.getenv, os.Geteuid())
+	if err != nil {
+		return host.Options{}, err
+	}
+	return host.Options{StateDir: dir, SegmentDir: e.getenv("PERFC_SHM_DIR")}, nil
+}
+
+// winArgs are the arguments of lodctr and unlodctr in Windows syntax:
+// options start with '/' or '-', take their value after ':'
+// ("/m:file.man"), and are case-insensitive.
+type winArgs struct {
+	manifest string // /m:
+	query    bool   // /q
+	verbose  bool   // -v
+	pos      []string
+}
+
+func parseWinArgs(args []string, allowQuery bool) (winArgs, error) {
+	var a winArgs
+	for i := 0; i < len(args); i++ {
+		s := args[i]
+		if len(s) < 2 || s[0] != '/' && s[0] != '-' || s == "--" {
+			a.pos = append(a.pos, s)
+			continue
+		}
+		name, val, hasVal := strings.Cut(strings.TrimLeft(s, "-/"), ":")
+		switch strings.ToLower(name) {
+		case "?", "h", "help":
+			return a, errHelp
+		case "m":
+			if !hasVal {
+				if i+1 >= len(args) {
+					return a, usagef("%s needs a manifest file", s)
+				}
+				i++
+				val = args[i]
+			}
+			if val == "" {
+				return a, usagef("%s needs a manifest file", s)
+			}
+			a.manifest = val
+		case "q":
+			if !allowQuery {
+				return a, usagef("unknown option %s", s)
+			}
+			a.query = true
+		case "v":
+			a.verbose = true
+		case "s", "r", "t", "e", "d", "l":
+			return a, usagef("option %s (V1 registry settings) is not supported: perfc registers V2 manifests (/m:) only", s)
+		default:
+			if strings.HasPrefix(s, "/") && strings.Contains(s[1:], "/") {
+				a.pos = append(a.pos, s) // an absolute path, not an option
+				continue
+			}
+			return a, usagef("unknown option %s", s)
+		}
+	}
+	return a, nil
+}
+
+func runLodctr(ctx context.Context, e *env, args []string) error {
+	a, err := parseWinArgs(args, true)
+	if err == errHelp {
+		printLodctrHelp(e)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	hopts, err := hostOptions(e)
+	if err != nil {
+		return err
+	}
+	opts := lodctr.Options{StateDir: hopts.StateDir, Verbose: a.verbose}
+	if a.query {
+		return lodctr.List(opts, e.stdout)
+	}
+	file := a.manifest
+	switch {
+	case file != "" && len(a.pos) > 1, file == "" && len(a.pos) > 2:
+		return usagef("too many arguments")
+	case file == "" && len(a.pos) == 0:
+		return usagef("no manifest given")
+	case file == "":
+		file = a.pos[0] // "lodctr file.man" as well as "lodctr /m:file.man"
+	}
+	// The optional path after the manifest names, on Windows, the binary
+	// holding its string resources; names come from the manifest here.
+	if strings.EqualFold(fileExt(file), ".ini") {
+		return usagef("%s: V1 .ini counter files are not supported: register a V2 manifest (/m:)", file)
+	}
+	return lodctr.Install(opts, file, e.stdout)
+}
+
+func runUnlodctr(ctx context.Context, e *env, args []string) error {
+	a, err := parseWinArgs(args, false)
+	if err == errHelp {
+		printLodctrHelp(e)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	hopts, err := hostOptions(e)
+	if err != nil {
+		return err
+	}
+	opts := lodctr.Options{StateDir: hopts.StateDir, Verbose: a.verbose}
+	switch {
+	case a.manifest != "" && len(a.pos) > 0, len(a.pos) > 1:
+		return usagef("too many arguments")
+	case a.manifest != "":
+		return lodctr.UninstallManifest(opts, a.manifest, e.stdout)
+	case len(a.pos) == 0:
+		return usagef("no manifest, provider GUID or provider name given")
+	}
+	key := a.pos[0]
+	if ext := strings.ToLower(fileExt(key)); ext == ".man" || ext == ".xml" {
+		if _, err := os.Stat(key); err == nil {
+			return lodctr.UninstallManifest(opts, key, e.stdout)
+		}
+	}
+	return lodctr.Uninstall(opts, key, e.stdout)
+}
+
+func fileExt(s string) string {
+	i := strings.LastIndexByte(s, '.')
+	if i < 0 || strings.ContainsAny(s[i:], `/\`) {
+		return ""
+	}
+	return s[i:]
+}
+
+func printLodctrHelp(e *env) {
+	e.stderr.Write([]byte(`usage:
+  perfc lodctr [/m:]MANIFEST [path] [-v]   register a V2 provider's counters manifest
+  perfc lodctr /q                          list the registered providers
+  perfc unlodctr /m:MANIFEST [-v]          remove the providers a manifest declares
+  perfc unlodctr GUID | PROVIDER-NAME      remove one registered provider
+
+Registrations live in the state directory: $PERFC_STATE_DIR, else
+/var/lib/perfc for root and $XDG_STATE_HOME/perfc (~/.local/state/perfc)
+for other users. Registering a provider GUID again replaces it.
+`))
+}

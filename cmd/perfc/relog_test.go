@@ -1,0 +1,123 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfcounters/perfcounters/perflog/pdhcsv"
+)
+
+const blockDir = "../../internal/tool/typeperf/testdata/blocks"
+
+func runPerfc(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var o, e bytes.Buffer
+	code = run(context.Background(), args, &env{stdout: &o, stderr: &e, stdin: strings.NewReader(""), getenv: func(string) string { return "" }})
+	return o.String(), e.String(), code
+}
+
+func TestRelogCommand(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(blockDir, "sample-*.perfdata"))
+	if len(files) != 4 {
+		t.Fatalf("fixtures: %v", files)
+	}
+	titles := filepath.Join(blockDir, "titles.tsv")
+	// Flags after the files, -c followed by a second path, TSV.
+	args := append([]string{"relog"}, files...)
+	args = append(args, "--titles", titles, "-f", "tsv", "-c", `\Processor(_Total)\Interrupts/sec`, `\Memory\Available MBytes`, "-t", "2")
+	out, errs, code := runPerfc(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	lg, err := pdhcsv.Read(strings.NewReader(out), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lg.Format != pdhcsv.TSV || len(lg.Rows) != 2 {
+		t.Fatalf("format %v, %d rows:\n%s", lg.Format, len(lg.Rows), out)
+	}
+	want := []string{`\\TESTHOST\Processor(_Total)\Interrupts/sec`, `\\TESTHOST\Memory\Available MBytes`}
+	if !reflect.DeepEqual(lg.Columns, want) {
+		t.Errorf("columns %q, want %q", lg.Columns, want)
+	}
+	// Every 2nd sample: (5600-5000)/2 s = 300/s; Available MBytes 2048+2.
+	if v := lg.Rows[1].Values; !v[0].OK || v[0].Number != 300 || v[1].Number != 2050 {
+		t.Errorf("second row %+v", v)
+	}
+
+	// -o writes the file and prints the report; a second run without -y
+	// refuses to overwrite.
+	dst := filepath.Join(t.TempDir(), "out.csv")
+	args = append([]string{"relog"}, files...)
+	args = append(args, "--titles", titles, "-o", dst, "-b", "3/5/2024 12:00:02 PM")
+	prevTZ := time.Local
+	time.Local = time.UTC // -b is local time; the fixtures are UTC
+	defer func() { time.Local = prevTZ }()
+	out, errs, code = runPerfc(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "Output\n----------------\nFile:     "+dst) || !strings.Contains(out, "Samples:  2\n") {
+		t.Errorf("report:\n%s", out)
+	}
+	data, err := os.ReadFile(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lg, err := pdhcsv.Read(bytes.NewReader(data), nil); err != nil || len(lg.Rows) != 2 {
+		t.Errorf("output file: %v", err)
+	}
+	if _, errs, code = runPerfc(t, args...); code != 1 || !strings.Contains(errs, "-y") {
+		t.Errorf("overwrite without -y: exit %d, %s", code, errs)
+	}
+
+	for _, tc := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"relog"}, 2, "no input file"},
+		{[]string{"relog", files[0], "-f", "bin"}, 1, "not supported yet"},
+		{[]string{"relog", files[0], "-f", "xml"}, 2, "unknown"},
+		{[]string{"relog", files[0], "-t", "0"}, 2, "-t"},
+		{[]string{"relog", files[0], "-b", "yesterday"}, 2, "-b"},
+		{[]string{"relog", files[0], "--titles", titles, "-c", `\Nope\x`}, 1, "Nope"},
+	} {
+		if _, errs, code := runPerfc(t, tc.args...); code != tc.code || !strings.Contains(errs, tc.msg) {
+			t.Errorf("%q: exit %d, %s; want %d and %q", tc.args, code, errs, tc.code, tc.msg)
+		}
+	}
+}
+
+func TestParseConfigFile(t *testing.T) {
+	utf16 := []byte{0xff, 0xfe}
+	for _, r := range "[si]\r\n5\r\n" {
+		utf16 = append(utf16, byte(r), 0)
+	}
+	for _, tc := range []struct {
+		name string
+		in   []byte
+		want []string
+	}{
+		{"counters and options", []byte("[c]\n\\Processor(_Total)\\% Processor Time\n\\Memory\\Available MBytes\n\n[si]\n5\n[sc]\n10\n[y]\n"),
+			[]string{"-c", `\Processor(_Total)\% Processor Time`, "-c", `\Memory\Available MBytes`, "-si", "5", "-sc", "10", "-y"}},
+		{"utf-16 with BOM", utf16, []string{"-si", "5"}},
+	} {
+		got, err := parseConfigFile(tc.in)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+	if _, err := parseConfigFile([]byte("5\n[si]\n")); err == nil {
+		t.Error("value before option accepted")
+	}
+}

@@ -1,0 +1,316 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/perfcounters/perfcounters/manifest"
+	"github.com/perfcounters/perfcounters/perfdata"
+	"github.com/perfcounters/perfcounters/titles"
+)
+
+func TestStateDir(t *testing.T) {
+	tests := []struct {
+		name    string
+		env     map[string]string
+		euid    int
+		want    string
+		wantErr bool
+	}{
+		{"override wins for root", map[string]string{"PERFC_STATE_DIR": "/srv/perfc", "HOME": "/root"}, 0, "/srv/perfc", false},
+		{"override wins for users", map[string]string{"PERFC_STATE_DIR": "rel/dir", "XDG_STATE_HOME": "/x"}, 1000, "rel/dir", false},
+		{"root", map[string]string{"HOME": "/root", "XDG_STATE_HOME": "/root/.st"}, 0, "/var/lib/perfc", false},
+		{"user with XDG_STATE_HOME", map[string]string{"HOME": "/home/u", "XDG_STATE_HOME": "/home/u/st"}, 1000, "/home/u/st/perfc", false},
+		{"user without XDG_STATE_HOME", map[string]string{"HOME": "/home/u"}, 1000, "/home/u/.local/state/perfc", false},
+		{"relative XDG_STATE_HOME is ignored", map[string]string{"HOME": "/home/u", "XDG_STATE_HOME": "st"}, 1000, "/home/u/.local/state/perfc", false},
+		{"user without HOME", map[string]string{}, 1000, "", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := StateDir(func(k string) string { return tc.env[k] }, tc.euid)
+			if (err != nil) != tc.wantErr || got != tc.want {
+				t.Fatalf("StateDir = %q, %v; want %q, error %v", got, err, tc.want, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestNormalizeGUID(t *testing.T) {
+	tests := []struct {
+		in, want string
+		ok       bool
+	}{
+		{"{5b0d7c1e-8f3a-4c2b-9e61-3a7d2c9f4b10}", "{5B0D7C1E-8F3A-4C2B-9E61-3A7D2C9F4B10}", true},
+		{"5B0D7C1E-8F3A-4C2B-9E61-3A7D2C9F4B10", "{5B0D7C1E-8F3A-4C2B-9E61-3A7D2C9F4B10}", true},
+		{" {5B0D7C1E-8F3A-4C2B-9E61-3A7D2C9F4B10} ", "{5B0D7C1E-8F3A-4C2B-9E61-3A7D2C9F4B10}", true},
+		{"{5B0D7C1E-8F3A-4C2B-9E61-3A7D2C9F4B1}", "", false},
+		{"{5B0D7C1E+8F3A-4C2B-9E61-3A7D2C9F4B10}", "", false},
+		{"{5B0D7C1E-8F3A-4C2B-9E61-3A7D2C9F4B1G}", "", false},
+		{"PerfcHostTest", "", false},
+	}
+	for _, tc := range tests {
+		got, ok := NormalizeGUID(tc.in)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("NormalizeGUID(%q) = %q, %v; want %q, %v", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+// register parses a test manifest and registers it in dir.
+func register(t *testing.T, dir, file string) []RegisterResult {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := manifest.Parse(file, bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Register(dir, m, data, file)
+	if err != nil {
+		t.Fatalf("Register(%s): %v", file, err)
+	}
+	return res
+}
+
+// openStateHost returns a host of the state directory whose segments live in seg.
+func openStateHost(t *testing.T, state, seg string) *Host {
+	t.Helper()
+	h, err := New(Options{StateDir: state, SegmentDir: seg, MaxKeptFiles: 64})
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	t.Cleanup(func() { h.Close() })
+	return h
+}
+
+// globalIndexes returns the object title indexes of a Global query.
+func globalIndexes(t *testing.T, h *Host) []uint32 {
+	t.Helper()
+	r, err := h.QueryValue(context.Background(), "Global")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := perfdata.Parse(r.Block)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []uint32
+	for it := b.Objects(); it.Next(); {
+		out = append(out, it.Object().NameIndex())
+	}
+	return out
+}
+
+func TestRegisterRoundTrip(t *testing.T) {
+	state := t.TempDir()
+	seg := t.TempDir() // no provider runs: no segments
+	// Last Counter before any registration: English Windows' names plus
+	// the built-in objects, as every host has them.
+	before := openStateHost(t, "", seg).Titles()
+	last := before.LastCounter()
+
+	res := register(t, state, "testdata/v2test.man")
+	if len(res) != 1 || res[0].Replaced != nil {
+		t.Fatalf("results %+v, want one new registration", res)
+	}
+	// By hand from the rule: names at consecutive even indexes after Last
+	// Counter in manifest order (set, then its counters in definition
+	// order), a base repeating its user's index.
+	L := last
+	want := []SetRegistration{
+		{GUID: "{0A1B2C3D-0000-4000-8000-000000000011}", Name: "Perfc Test Multi", NameIndex: L + 2, Counters: []CounterRegistration{
+			{1, "Hits", L + 4}, {2, "Avg Time", L + 6}, {3, "Avg Time Base", L + 6}, {4, "Peak", L + 8}}},
+		{GUID: "{0A1B2C3D-0000-4000-8000-000000000012}", Name: "Perfc Test Single", NameIndex: L + 10, Counters: []CounterRegistration{
+			{1, "Level", L + 12}}},
+		{GUID: "{0A1B2C3D-0000-4000-8000-000000000013}", Name: "Perfc Test Global", NameIndex: L + 14, Counters: []CounterRegistration{
+			{1, "Count", L + 16}, {2, "Low", L + 18}}},
+	}
+	got := res[0].Registration
+	if got.GUID != "{0A1B2C3D-0000-4000-8000-000000000001}" || got.Name != "PerfcHostTest" {
+		t.Errorf("provider %s %q", got.GUID, got.Name)
+	}
+	if !slices.EqualFunc(got.Sets, want, setEqual) {
+		t.Fatalf("sets\n got %+v\nwant %+v", got.Sets, want)
+	}
+
+	// Persisted: the titles file and a fresh host agree.
+	f, err := os.Open(filepath.Join(state, "titles"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := titles.Read(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if db.LastCounter() != L+18 {
+		t.Errorf("persisted Last Counter %d, want %d", db.LastCounter(), L+18)
+	}
+	h := openStateHost(t, state, seg)
+	for _, s := range want {
+		if n := h.Titles().Name(s.NameIndex); n != s.Name {
+			t.Errorf("host title %d = %q, want %q", s.NameIndex, n, s.Name)
+		}
+		if db.Name(s.NameIndex) != s.Name {
+			t.Errorf("state title %d = %q, want %q", s.NameIndex, db.Name(s.NameIndex), s.Name)
+		}
+	}
+	if h.Titles().Help(L+3) != "Multi-instance test set." || h.Titles().Help(L+7) != "Average time." {
+		t.Errorf("help texts %q, %q", h.Titles().Help(L+3), h.Titles().Help(L+7))
+	}
+	// Built-in objects keep their indexes.
+	for _, name := range []string{"Processor", "Process", "Process V2"} {
+		i, _ := before.Index(name)
+		if j, _ := h.Titles().Index(name); i != j || i == 0 {
+			t.Errorf("%s: index %d without state, %d with", name, i, j)
+		}
+	}
+	g := globalIndexes(t, h)
+	for _, s := range want {
+		if !slices.Contains(g, s.NameIndex) {
+			t.Errorf("Global lacks %s (%d): %v", s.Name, s.NameIndex, g)
+		}
+	}
+
+	// Re-registering the provider replaces it: the old names go, the new
+	// set gets indexes after the new Last Counter.
+	res = register(t, state, "testdata/v2test-replaced.man")
+	if len(res) != 1 || res[0].Replaced == nil || res[0].Replaced.Sets[0].NameIndex != L+2 {
+		t.Fatalf("re-registration %+v: want the first registration replaced", res)
+	}
+	// The old registration was at the top, so Last Counter fell back to L.
+	wantR := []SetRegistration{{GUID: "{0A1B2C3D-0000-4000-8000-000000000021}", Name: "Perfc Test Replaced", NameIndex: L + 2,
+		Counters: []CounterRegistration{{7, "Things", L + 4}}}}
+	if !slices.EqualFunc(res[0].Registration.Sets, wantR, setEqual) {
+		t.Fatalf("replaced sets %+v, want %+v", res[0].Registration.Sets, wantR)
+	}
+	regs, err := ReadRegistrations(state)
+	if err != nil || len(regs) != 1 {
+		t.Fatalf("registrations %+v, %v", regs, err)
+	}
+	h2 := openStateHost(t, state, seg)
+	for _, i := range []uint32{L + 6, L + 8, L + 10, L + 18} {
+		if n := h2.Titles().Name(i); n != "" {
+			t.Errorf("after replacement index %d still holds %q", i, n)
+		}
+	}
+	if h2.Titles().Name(L+2) != "Perfc Test Replaced" || h2.Titles().LastCounter() != L+4 {
+		t.Errorf("after replacement: %q at %d, Last Counter %d", h2.Titles().Name(L+2), L+2, h2.Titles().LastCounter())
+	}
+	if g := globalIndexes(t, h2); !slices.Contains(g, L+2) {
+		t.Errorf("Global lacks the replaced set: %v", g)
+	}
+	copies, _ := filepath.Glob(filepath.Join(state, "manifests", "*.man"))
+	if len(copies) != 1 || filepath.Join(state, regs[0].Manifest) != copies[0] {
+		t.Errorf("manifest copies %v, record names %s", copies, regs[0].Manifest)
+	}
+
+	// Unregister by provider name: back to the built-ins.
+	r, err := Unregister(state, "perfchosttest")
+	if err != nil || r.GUID != "{0A1B2C3D-0000-4000-8000-000000000001}" {
+		t.Fatalf("Unregister = %+v, %v", r, err)
+	}
+	if _, err := Unregister(state, "{0A1B2C3D-0000-4000-8000-000000000001}"); err == nil {
+		t.Error("second Unregister succeeded")
+	}
+	h3 := openStateHost(t, state, seg)
+	if h3.Titles().LastCounter() != L || h3.Titles().Name(L+2) != "" {
+		t.Errorf("after unregistration: Last Counter %d (want %d), %q at %d", h3.Titles().LastCounter(), L, h3.Titles().Name(L+2), L+2)
+	}
+	if g := globalIndexes(t, h3); slices.Contains(g, L+2) {
+		t.Errorf("Global still has %d", L+2)
+	}
+	if copies, _ := filepath.Glob(filepath.Join(state, "manifests", "*")); len(copies) != 0 {
+		t.Errorf("manifest copies left: %v", copies)
+	}
+}
+
+func setEqual(a, b SetRegistration) bool {
+	return a.GUID == b.GUID && a.Name == b.Name && a.NameIndex == b.NameIndex && slices.Equal(a.Counters, b.Counters)
+}
+
+// Concurrent registrations of different providers serialise on the lock:
+// none is lost and no index is given twice.
+func TestRegisterConcurrent(t *testing.T) {
+	state := t.TempDir()
+	src, err := os.ReadFile("testdata/v2test-replaced.man")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 6
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for k := range n {
+		wg.Go(func() {
+			// Each copy is its own provider with its own set GUID and name.
+			data := bytes.ReplaceAll(src, []byte("000000000001}"), []byte{'0', '0', '0', '0', '0', '0', '0', '0', '0', '1', '0', byte('0' + k), '}'})
+			data = bytes.ReplaceAll(data, []byte("000000000021}"), []byte{'0', '0', '0', '0', '0', '0', '0', '0', '0', '2', '0', byte('0' + k), '}'})
+			data = bytes.ReplaceAll(data, []byte("Perfc Test Replaced"), []byte{'S', 'e', 't', ' ', byte('0' + k)})
+			data = bytes.ReplaceAll(data, []byte("Perfc.HostTest.Replaced\""), []byte{'u', 'r', 'i', byte('0' + k), '"'})
+			m, err := manifest.Parse("gen.man", bytes.NewReader(data))
+			if err != nil {
+				errs[k] = err
+				return
+			}
+			_, errs[k] = Register(state, m, data, "gen.man")
+		})
+	}
+	wg.Wait()
+	for k, err := range errs {
+		if err != nil {
+			t.Fatalf("registration %d: %v", k, err)
+		}
+	}
+	regs, err := ReadRegistrations(state)
+	if err != nil || len(regs) != n {
+		t.Fatalf("%d registrations, %v; want %d", len(regs), err, n)
+	}
+	seen := map[uint32]bool{}
+	h := openStateHost(t, state, t.TempDir())
+	for _, r := range regs {
+		for _, i := range r.Indexes() {
+			if seen[i] {
+				t.Errorf("index %d given twice", i)
+			}
+			seen[i] = true
+		}
+		if h.Titles().Name(r.Sets[0].NameIndex) != r.Sets[0].Name {
+			t.Errorf("%s: title %d is %q", r.Sets[0].Name, r.Sets[0].NameIndex, h.Titles().Name(r.Sets[0].NameIndex))
+		}
+	}
+}
+
+func TestReadStateErrors(t *testing.T) {
+	tests := []struct {
+		name   string
+		titles string
+		record string
+	}{
+		{"garbled titles", "not a titles file\n", ""},
+		{"garbled record", "", "{"},
+		{"record version", "", `{"version": 9, "providers": []}`},
+		{"record without titles", "", `{"version": 1, "providers": [{"guid": "{0A1B2C3D-0000-4000-8000-000000000001}"}]}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if tc.titles != "" {
+				os.WriteFile(filepath.Join(dir, "titles"), []byte(tc.titles), 0o644)
+			}
+			if tc.record != "" {
+				os.WriteFile(filepath.Join(dir, "providers.json"), []byte(tc.record), 0o644)
+			}
+			if h, err := New(Options{StateDir: dir}); err == nil {
+				h.Close()
+				t.Fatal("New accepted a damaged state directory")
+			}
+		})
+	}
+}

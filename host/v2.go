@@ -1,0 +1,319 @@
+package host
+
+import (
+	"bytes"
+	"cmp"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/perfcounters/perfcounters/counterset"
+	"github.com/perfcounters/perfcounters/engine"
+	"github.com/perfcounters/perfcounters/internal/shm"
+	"github.com/perfcounters/perfcounters/manifest"
+	"github.com/perfcounters/perfcounters/perfdata"
+)
+
+// v2Source serves the registered V2 counter sets from the providers'
+// shared-memory segments. All sets of one sample share one scan of the
+// segment directory: BeginSample bumps sample, and the first set collected
+// in a sample scans. The engine serialises collection, so no lock is
+// needed here.
+type v2Source struct {
+	scanner *shm.Scanner
+	log     *slog.Logger
+	sample  uint64 // bumped at the start of every engine collection
+	scanned uint64 // the sample segs belong to; 0 = none yet
+	segs    []shm.SegmentSnapshot
+	// Reasons logged during the previous and the current scan, so that a
+	// segment that keeps failing is reported once, and again only after
+	// it recovered or its reason changed.
+	lastReported, reported map[string]string
+}
+
+func newV2Source(dir string, log *slog.Logger) *v2Source {
+	if dir == "" {
+		dir = shm.DefaultDir
+	}
+	return &v2Source{scanner: shm.NewScanner(dir), log: log, lastReported: map[string]string{}, reported: map[string]string{}}
+}
+
+func (v *v2Source) beginSample() { v.sample++ }
+
+func (v *v2Source) close() { v.scanner.Close() }
+
+// scan returns the segments of the current sample, scanning once per
+// sample. Segments are ordered by owner pid, so "the first provider" of a
+// single-instance set is stable from sample to sample.
+func (v *v2Source) scan() []shm.SegmentSnapshot {
+	if v.scanned != 0 && v.scanned == v.sample {
+		return v.segs
+	}
+	v.lastReported, v.reported = v.reported, v.lastReported
+	clear(v.reported)
+	segs, errs := v.scanner.Scan()
+	slices.SortFunc(segs, func(a, b shm.SegmentSnapshot) int {
+		return cmp.Or(cmp.Compare(a.PID, b.PID), strings.Compare(a.Path, b.Path))
+	})
+	for _, err := range errs {
+		key := err.Error()
+		var se *shm.SegmentError
+		if errors.As(err, &se) {
+			key = se.Path
+		}
+		v.report(key, "provider segment left out", err)
+	}
+	v.segs, v.scanned = segs, v.sample
+	return segs
+}
+
+// report logs a problem once while it persists.
+func (v *v2Source) report(key, msg string, err error) {
+	text := msg + ": " + err.Error()
+	if v.lastReported[key] != text {
+		v.log.Warn(msg, "reason", err)
+	}
+	v.reported[key] = text
+}
+
+// v2Set is one registered counter set as an engine object.
+type v2Set struct {
+	v    *v2Source
+	set  *counterset.Set // as registered: fixed title indexes
+	guid string          // normalised counter-set GUID
+
+	// Scratch reused across samples.
+	idx   []int      // registered counter i -> position in a provider's set, -1 absent
+	vals  []uint64   // rows of values, in registered counter order
+	rows  [][]uint64 // views into vals
+	names []string   // instance name of each row
+	group []int      // instanceAggregate: rows of one name
+	agg   []uint64
+	sub   [][]uint64
+
+	timeAt, freqAt int // registered counters holding the object time and frequency, -1 none
+}
+
+// loadV2Sets turns the registrations of st into engine objects, reading
+// each registered manifest copy. A registration whose copy is missing,
+// unreadable or no longer matches the record is logged and left out.
+func loadV2Sets(v *v2Source, st *state) []*v2Set {
+	var out []*v2Set
+	for _, reg := range st.rec.Providers {
+		p, err := registeredProvider(st.dir, &reg)
+		if err != nil {
+			v.log.Warn("registered provider left out", "provider", reg.GUID, "reason", err)
+			continue
+		}
+		for _, sr := range reg.Sets {
+			set, err := registeredSet(p, &sr)
+			if err != nil {
+				v.log.Warn("registered counter set left out", "provider", reg.GUID, "set", sr.Name, "reason", err)
+				continue
+			}
+			out = append(out, newV2Set(v, set, sr.GUID))
+		}
+	}
+	return out
+}
+
+func registeredProvider(dir string, reg *Registration) (*manifest.Provider, error) {
+	if reg.Manifest == "" || filepath.IsAbs(reg.Manifest) || strings.Contains(reg.Manifest, "..") {
+		return nil, fmt.Errorf("manifest copy %q is not inside the state directory", reg.Manifest)
+	}
+	path := filepath.Join(dir, reg.Manifest)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	m, err := manifest.Parse(path, bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	for i := range m.Providers {
+		if g, _ := NormalizeGUID(m.Providers[i].GUID); g == reg.GUID {
+			return &m.Providers[i], nil
+		}
+	}
+	return nil, fmt.Errorf("%s declares no provider %s", path, reg.GUID)
+}
+
+// registeredSet returns a copy of the manifest's set with the title
+// indexes of the record, checking that both list the same counters.
+func registeredSet(p *manifest.Provider, sr *SetRegistration) (*counterset.Set, error) {
+	for _, s := range p.CounterSets {
+		if g, _ := NormalizeGUID(s.GUID); g != sr.GUID {
+			continue
+		}
+		if len(s.Counters) != len(sr.Counters) {
+			return nil, fmt.Errorf("manifest copy has %d counters, record %d", len(s.Counters), len(sr.Counters))
+		}
+		cp := *s
+		cp.NameIndex = sr.NameIndex
+		cp.Costly = false
+		cp.Counters = slices.Clone(s.Counters)
+		for i := range cp.Counters {
+			if cp.Counters[i].ID != sr.Counters[i].ID {
+				return nil, fmt.Errorf("counter %d: manifest copy has id %d, record %d", i, cp.Counters[i].ID, sr.Counters[i].ID)
+			}
+			cp.Counters[i].NameIndex = sr.Counters[i].NameIndex
+		}
+		return &cp, nil
+	}
+	return nil, fmt.Errorf("manifest copy has no counter set %s", sr.GUID)
+}
+
+func newV2Set(v *v2Source, set *counterset.Set, guid string) *v2Set {
+	s := &v2Set{v: v, set: set, guid: guid, timeAt: -1, freqAt: -1}
+	for _, c := range set.Counters {
+		if !c.Type.UsesObjectTimer() {
+			continue
+		}
+		for i, d := range set.Counters {
+			if d.ID == c.PerfTimeID && c.PerfTimeID != counterset.NoID {
+				s.timeAt = i
+			}
+			if d.ID == c.PerfFreqID && c.PerfFreqID != counterset.NoID {
+				s.freqAt = i
+			}
+		}
+		break
+	}
+	return s
+}
+
+func (s *v2Set) object() engine.Object {
+	return engine.Object{Set: s.set, Collect: s.collect}
+}
+
+// sameGUID compares GUIDs with or without braces, in any case.
+func sameGUID(a, b string) bool {
+	trim := func(g string) string { return strings.TrimSuffix(strings.TrimPrefix(g, "{"), "}") }
+	return strings.EqualFold(trim(a), trim(b))
+}
+
+// mapCounters matches a provider's published set to the registered one by
+// counter id. A counter the provider does not publish reads 0; a counter
+// published with another type would give wrong numbers, so that provider's
+// data for the set is refused.
+func (s *v2Set) mapCounters(path string, pub *counterset.Set) bool {
+	reg := s.set.Counters
+	s.idx = s.idx[:0]
+	for i := range reg {
+		j := -1
+		if i < len(pub.Counters) && pub.Counters[i].ID == reg[i].ID {
+			j = i
+		} else {
+			j = slices.IndexFunc(pub.Counters, func(c counterset.Counter) bool { return c.ID == reg[i].ID })
+		}
+		if j >= 0 && pub.Counters[j].Type != reg[i].Type {
+			s.v.report(path+"\x00"+s.guid, "provider's counter set does not match its registration",
+				fmt.Errorf("segment %s, set %s, counter id %d: published as %v, registered as %v", path, s.set.Name, reg[i].ID, pub.Counters[j].Type, reg[i].Type))
+			return false
+		}
+		s.idx = append(s.idx, j)
+	}
+	return true
+}
+
+// gather copies the rows of every live provider of the set, in the
+// registered counter order.
+func (s *v2Set) gather() {
+	n := len(s.set.Counters)
+	s.vals, s.names = s.vals[:0], s.names[:0]
+	segs := s.v.scan()
+	for si := range segs {
+		for _, ss := range segs[si].Sets {
+			if !sameGUID(ss.Set.GUID, s.guid) || !s.mapCounters(segs[si].Path, ss.Set) {
+				continue
+			}
+			for _, in := range ss.Instances {
+				for _, j := range s.idx {
+					var x uint64
+					if j >= 0 && j < len(in.Values) {
+						x = in.Values[j]
+					}
+					s.vals = append(s.vals, x)
+				}
+				s.names = append(s.names, in.Name)
+			}
+		}
+	}
+	s.rows = s.rows[:0]
+	for k := range s.names {
+		s.rows = append(s.rows, s.vals[k*n:(k+1)*n:(k+1)*n])
+	}
+}
+
+// collect writes one sample of the set. Single-instance sets always have
+// their one counter block: the first provider's (lowest pid) for a single
+// set, all providers aggregated for a globalAggregate set, zeros when no
+// provider runs. Multi-instance sets list every live instance of every
+// provider (none when no provider runs), multipleAggregate sets with a
+// _Total instance, instanceAggregate sets with one row per instance name.
+func (s *v2Set) collect(w engine.Writer) error {
+	s.gather()
+	set := s.set
+	var first []uint64
+	switch set.Instancing {
+	case counterset.Single:
+		if len(s.rows) > 0 {
+			first = s.rows[0]
+			put(w.Single(), first)
+		}
+	case counterset.GlobalAggregate, counterset.GlobalAggregateHistory:
+		s.agg = shm.Aggregate(s.agg, set, s.rows)
+		first = s.agg
+		put(w.Single(), first)
+	case counterset.InstanceAggregate:
+		done := make(map[string]bool, len(s.names))
+		for k, name := range s.names {
+			key := strings.ToLower(name)
+			if done[key] {
+				continue
+			}
+			done[key] = true
+			s.sub = s.sub[:0]
+			for j := k; j < len(s.names); j++ {
+				if strings.EqualFold(s.names[j], name) {
+					s.sub = append(s.sub, s.rows[j])
+				}
+			}
+			s.agg = shm.Aggregate(s.agg, set, s.sub)
+			put(w.Instance(name, 0, 0, perfdata.NoUniqueID), s.agg)
+			if first == nil {
+				first = s.rows[k]
+			}
+		}
+		s.writeTotal(w)
+	default: // Multiple, MultipleAggregate
+		for k, name := range s.names {
+			put(w.Instance(name, 0, 0, perfdata.NoUniqueID), s.rows[k])
+		}
+		if len(s.rows) > 0 {
+			first = s.rows[0]
+		}
+		if set.Instancing == counterset.MultipleAggregate {
+			s.writeTotal(w)
+		}
+	}
+	if s.timeAt >= 0 && s.freqAt >= 0 && first != nil {
+		w.SetObjectTime(int64(first[s.timeAt]), int64(first[s.freqAt]))
+	}
+	return nil
+}
+
+func (s *v2Set) writeTotal(w engine.Writer) {
+	s.agg = shm.Aggregate(s.agg, s.set, s.rows)
+	put(w.Instance(shm.TotalInstanceName, 0, 0, perfdata.NoUniqueID), s.agg)
+}
+
+func put(v perfdata.Values, row []uint64) {
+	for i, x := range row {
+		v.Set(i, x)
+	}
+}

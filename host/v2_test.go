@@ -1,0 +1,262 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/perfcounters/perfcounters/counterset"
+	"github.com/perfcounters/perfcounters/countertype"
+	"github.com/perfcounters/perfcounters/internal/shm"
+	"github.com/perfcounters/perfcounters/manifest"
+	"github.com/perfcounters/perfcounters/perfdata"
+	"github.com/perfcounters/perfcounters/provider"
+)
+
+// shmTestDir returns a fresh directory on tmpfs, where segments may live.
+func shmTestDir(t *testing.T) string {
+	t.Helper()
+	if err := shm.CheckDir("/dev/shm"); err != nil {
+		t.Skipf("no tmpfs at /dev/shm: %v", err)
+	}
+	d, err := os.MkdirTemp("/dev/shm", "perfc-host-test-")
+	if err != nil {
+		t.Skipf("cannot use /dev/shm: %v", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(d) })
+	return d
+}
+
+// sample is one object of a block: rows by instance name ("" for a
+// single-instance object), values by counter definition index.
+type sample struct {
+	single bool
+	names  []string // instance order
+	rows   map[string][]uint64
+}
+
+func collectObject(t *testing.T, h *Host, index uint32) sample {
+	t.Helper()
+	r, err := h.QueryValue(context.Background(), "Global")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := perfdata.Parse(r.Block)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, ok := b.Object(index)
+	if !ok {
+		t.Fatalf("Global has no object %d (problems %v)", index, r.Problems)
+	}
+	return readObject(o)
+}
+
+func readObject(o perfdata.Object) sample {
+	defs := o.AppendCounters(nil)
+	row := func(cb perfdata.CounterBlock) []uint64 {
+		var v []uint64
+		for _, d := range defs {
+			v = append(v, cb.Value(d))
+		}
+		return v
+	}
+	s := sample{single: o.SingleInstance(), rows: map[string][]uint64{}}
+	if s.single {
+		s.rows[""] = row(o.SingleBlock())
+		return s
+	}
+	for it := o.Instances(); it.Next(); {
+		in := it.Instance()
+		s.names = append(s.names, in.Name())
+		s.rows[in.Name()] = row(in.Block())
+	}
+	return s
+}
+
+// testSets returns the counter sets of v2test.man, by name.
+func testSets(t *testing.T) map[string]*counterset.Set {
+	t.Helper()
+	m, err := manifest.ParseFile("testdata/v2test.man")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]*counterset.Set{}
+	for _, s := range m.Providers[0].CounterSets {
+		out[s.Name] = s
+	}
+	return out
+}
+
+// logBuffer is a slog handler's destination safe for the engine's use.
+type logBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestV2Collection publishes the test sets from providers in this process
+// and reads them through the host: instances of every provider, _Total
+// and global aggregates by each counter's function (computed by hand
+// below), counters matched by id whatever order a provider publishes
+// them in, and a provider whose set contradicts its registration left out.
+func TestV2Collection(t *testing.T) {
+	seg := shmTestDir(t)
+	state := t.TempDir()
+	reg := register(t, state, "testdata/v2test.man")[0].Registration
+	idx := map[string]uint32{}
+	for _, s := range reg.Sets {
+		idx[s.Name] = s.NameIndex
+	}
+	var logs logBuffer
+	h, err := New(Options{StateDir: state, SegmentDir: seg, MaxKeptFiles: 64, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+
+	// No provider runs: the multi-instance set has no instances, the
+	// single-instance sets one block of zeros.
+	multi := collectObject(t, h, idx["Perfc Test Multi"])
+	if multi.single || len(multi.names) != 1 || multi.names[0] != "_Total" || !slices.Equal(multi.rows["_Total"], []uint64{0, 0, 0, 0}) {
+		t.Errorf("multi without providers: %+v, want only a zero _Total", multi)
+	}
+	for _, name := range []string{"Perfc Test Single", "Perfc Test Global"} {
+		s := collectObject(t, h, idx[name])
+		if !s.single || slices.ContainsFunc(s.rows[""], func(v uint64) bool { return v != 0 }) {
+			t.Errorf("%s without providers: %+v, want one zero block", name, s)
+		}
+	}
+
+	sets := testSets(t)
+	start := func(guid string) *provider.Provider {
+		p, err := provider.Start(guid, provider.Options{Dir: seg, MaxInstances: 16, HeapSize: 1 << 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { p.Close() })
+		return p
+	}
+	addSet := func(p *provider.Provider, def *counterset.Set) *provider.Set {
+		s, err := p.AddSet(def)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	instance := func(s *provider.Set, name string, vals map[uint32]uint64) {
+		in := s.Single()
+		if in == nil {
+			var err error
+			if in, err = s.CreateInstance(name, 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for id, v := range vals {
+			if err := in.Set(id, v); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+
+	// Provider A (its segment sorts first: same pid, lower GUID).
+	a := start("{0A1B2C3D-0000-4000-8000-0000000000A1}")
+	ma := addSet(a, sets["Perfc Test Multi"])
+	instance(ma, "a", map[uint32]uint64{1: 5, 2: 300, 3: 3, 4: 7})
+	instance(ma, "b", map[uint32]uint64{1: 2, 2: 100, 3: 1, 4: 9})
+	instance(addSet(a, sets["Perfc Test Single"]), "", map[uint32]uint64{1: 42})
+	instance(addSet(a, sets["Perfc Test Global"]), "", map[uint32]uint64{1: 10, 2: 4})
+
+	// Provider B publishes the multi set with its counters in another
+	// order; the host must match them by id.
+	b := start("{0A1B2C3D-0000-4000-8000-0000000000B2}")
+	reordered := *sets["Perfc Test Multi"]
+	c := reordered.Counters // Hits, Avg Time, Avg Time Base, Peak
+	reordered.Counters = []counterset.Counter{c[3], c[1], c[2], c[0]}
+	instance(addSet(b, &reordered), "c", map[uint32]uint64{1: 1, 2: 50, 3: 1, 4: 3})
+	instance(addSet(b, sets["Perfc Test Single"]), "", map[uint32]uint64{1: 99})
+	instance(addSet(b, sets["Perfc Test Global"]), "", map[uint32]uint64{1: 5, 2: 2})
+
+	// Provider C publishes the global set with a counter of another type:
+	// its numbers would be misread, so they are left out.
+	cp := start("{0A1B2C3D-0000-4000-8000-0000000000C3}")
+	wrong := *sets["Perfc Test Global"]
+	wrong.Counters = slices.Clone(wrong.Counters)
+	wrong.Counters[1].Type = countertype.PERF_COUNTER_LARGE_RAWCOUNT
+	instance(addSet(cp, &wrong), "", map[uint32]uint64{1: 1000, 2: 0})
+
+	for round := range 2 {
+		multi = collectObject(t, h, idx["Perfc Test Multi"])
+		// Definition order: Hits, Avg Time, Avg Time Base, Peak.
+		want := map[string][]uint64{
+			"a":      {5, 300, 3, 7},
+			"b":      {2, 100, 1, 9},
+			"c":      {1, 50, 1, 3},
+			"_Total": {5 + 2 + 1, 300 + 100 + 50, 3 + 1 + 1, 9}, // sum, sum, sum, max
+		}
+		if !slices.Equal(multi.names, []string{"a", "b", "c", "_Total"}) {
+			t.Errorf("round %d: instances %v", round, multi.names)
+		}
+		for name, w := range want {
+			if !slices.Equal(multi.rows[name], w) {
+				t.Errorf("round %d: instance %s = %v, want %v", round, name, multi.rows[name], w)
+			}
+		}
+		if s := collectObject(t, h, idx["Perfc Test Single"]); !slices.Equal(s.rows[""], []uint64{42}) {
+			t.Errorf("round %d: single = %v, want the first provider's 42", round, s.rows[""])
+		}
+		if s := collectObject(t, h, idx["Perfc Test Global"]); !slices.Equal(s.rows[""], []uint64{10 + 5, min(4, 2)}) {
+			t.Errorf("round %d: global = %v, want [15 2] (C left out)", round, s.rows[""])
+		}
+	}
+	if n := strings.Count(logs.String(), "does not match its registration"); n != 1 {
+		t.Errorf("mismatch logged %d times over two samples, want once:\n%s", n, logs.String())
+	}
+
+	// A provider that closes leaves the data at the next collection.
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	multi = collectObject(t, h, idx["Perfc Test Multi"])
+	if !slices.Equal(multi.names, []string{"c", "_Total"}) || !slices.Equal(multi.rows["_Total"], []uint64{1, 50, 1, 3}) {
+		t.Errorf("after A closed: %v %v", multi.names, multi.rows["_Total"])
+	}
+	if s := collectObject(t, h, idx["Perfc Test Single"]); !slices.Equal(s.rows[""], []uint64{99}) {
+		t.Errorf("after A closed: single = %v, want B's 99", s.rows[""])
+	}
+}
+
+// All sets of one sample share one scan of the segment directory.
+func TestV2OneScanPerSample(t *testing.T) {
+	v := newV2Source(t.TempDir(), slog.New(slog.DiscardHandler))
+	defer v.close()
+	v.beginSample()
+	first := v.scanned
+	v.scan()
+	s1 := v.scanned
+	v.scan()
+	if v.scanned != s1 || s1 == first {
+		t.Fatalf("second scan in one sample: scanned %d then %d", s1, v.scanned)
+	}
+	v.beginSample()
+	v.scan()
+	if v.scanned == s1 {
+		t.Fatal("a new sample did not scan again")
+	}
+}

@@ -1,0 +1,261 @@
+package relog
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfcounters/perfcounters/pdh"
+	"github.com/perfcounters/perfcounters/perflog/pdhcsv"
+	"github.com/perfcounters/perfcounters/titles"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// The synthetic fixtures are built by ../typeperf's generator test
+// (TestFixtures there): four samples one second apart from 2024-03-05
+// 12:00:00 UTC, host TESTHOST.
+const fixtureDir = "../typeperf/testdata/blocks"
+
+var testZone = time.FixedZone("Test Standard Time", -5*3600)
+
+func loadDB(t testing.TB, file string) *titles.DB {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Skipf("titles absent: %v", err)
+	}
+	db, err := titles.Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+func fixtures(t testing.TB) (*pdh.BlockFiles, []string) {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(fixtureDir, "sample-*.perfdata"))
+	if len(files) == 0 {
+		t.Fatal("no fixtures")
+	}
+	bf, err := pdh.OpenBlockFiles(files, loadDB(t, filepath.Join(fixtureDir, "titles.tsv")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bf, files
+}
+
+func TestGolden(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts Options
+	}{
+		{"all.csv", Options{}},
+		{"all.tsv", Options{Format: pdhcsv.TSV}},
+		{"filtered.csv", Options{Counters: []string{`\Process(*)\% Processor Time`, `\Thread(*)\ID Thread`, `\Memory\Available MBytes`}}},
+		{"every2.csv", Options{Counters: []string{`\Processor(*)\*`}, Every: 2}},
+		{"range.csv", Options{Counters: []string{`\Processor(_Total)\Interrupts/sec`},
+			Begin: time.Date(2024, 3, 5, 7, 0, 2, 0, testZone), End: time.Date(2024, 3, 5, 7, 0, 2, 0, testZone)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			bf, _ := fixtures(t)
+			opts := tc.opts
+			opts.Location = testZone
+			var out bytes.Buffer
+			in, written, err := Run(t.Context(), bf, opts, &out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := out.String() + "-- stats --\n" + statsLine(in) + statsLine(written)
+			golden(t, filepath.Join("testdata", tc.name+".golden"), got)
+		})
+	}
+}
+
+func statsLine(s Stats) string {
+	return s.Begin.UTC().Format(time.RFC3339) + " " + s.End.UTC().Format(time.RFC3339) + " " + strconv.Itoa(s.Samples) + "\n"
+}
+
+// TestRangeAndEvery pins -b/-e/-t semantics independently of the goldens.
+func TestRangeAndEvery(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		opts  Options
+		times []int // seconds after 12:00:00 UTC of the rows written
+		first string
+	}{
+		{"all", Options{}, []int{0, 1, 2, 3}, " "},
+		{"every 2", Options{Every: 2}, []int{0, 2}, " "},
+		{"every 3", Options{Every: 3}, []int{0, 3}, " "},
+		// -b keeps the sample before it to prime the rate: 300/s at once.
+		{"begin", Options{Begin: time.Date(2024, 3, 5, 12, 0, 2, 0, time.UTC)}, []int{2, 3}, "300"},
+		{"end inclusive", Options{End: time.Date(2024, 3, 5, 12, 0, 1, 0, time.UTC)}, []int{0, 1}, " "},
+		// every 2 over 2 s: (5600-5000)/2 s = 300/s.
+		{"every 2 from 2", Options{Every: 2, Begin: time.Date(2024, 3, 5, 12, 0, 1, 0, time.UTC)}, []int{2}, "300"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			bf, _ := fixtures(t)
+			opts := tc.opts
+			opts.Counters = []string{`\Processor(_Total)\Interrupts/sec`}
+			opts.Location = time.UTC
+			var out bytes.Buffer
+			if _, _, err := Run(t.Context(), bf, opts, &out); err != nil {
+				t.Fatal(err)
+			}
+			lg, err := pdhcsv.Read(&out, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(lg.Rows) != len(tc.times) {
+				t.Fatalf("%d rows, want %d\n%s", len(lg.Rows), len(tc.times), out.String())
+			}
+			for i, r := range lg.Rows {
+				if want := time.Date(2024, 3, 5, 12, 0, tc.times[i], 0, time.UTC); !r.Time.Equal(want) {
+					t.Errorf("row %d at %v, want %v", i, r.Time, want)
+				}
+			}
+			first := " "
+			if v := lg.Rows[0].Values[0]; v.OK {
+				first = strconv.FormatFloat(v.Number, 'g', -1, 64)
+			}
+			if first != tc.first {
+				t.Errorf("first value %q, want %q", first, tc.first)
+			}
+		})
+	}
+}
+
+func TestParseTime(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want time.Time
+	}{
+		{"8/14/2007 3:40:38PM", time.Date(2007, 8, 14, 15, 40, 38, 0, time.UTC)},
+		{"8/14/2007 3:40:38 pm", time.Date(2007, 8, 14, 15, 40, 38, 0, time.UTC)},
+		{"8/14/2007 12:05:00AM", time.Date(2007, 8, 14, 0, 5, 0, 0, time.UTC)},
+		{"08/14/2007 15:40:38", time.Date(2007, 8, 14, 15, 40, 38, 0, time.UTC)},
+		{"8/14/2007 15:40", time.Date(2007, 8, 14, 15, 40, 0, 0, time.UTC)},
+	} {
+		got, err := ParseTime(tc.in, time.UTC)
+		if err != nil || !got.Equal(tc.want) {
+			t.Errorf("%q: %v, %v; want %v", tc.in, got, err, tc.want)
+		}
+	}
+	for _, bad := range []string{"", "2007-08-14", "13/14/2007 1:00:00", "8/14/2007 25:00:00"} {
+		if _, err := ParseTime(bad, time.UTC); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+func TestSummary(t *testing.T) {
+	bf, files := fixtures(t)
+	var out bytes.Buffer
+	if err := Summary(t.Context(), bf, files, Options{Counters: []string{`\Processor(*)\*`, `\Memory\*`}, Location: testZone}, &out, nil); err != nil {
+		t.Fatal(err)
+	}
+	var rep bytes.Buffer
+	in := Stats{Begin: time.Date(2024, 3, 5, 12, 0, 0, 0, time.UTC), End: time.Date(2024, 3, 5, 12, 0, 3, 0, time.UTC), Samples: 4}
+	if err := Report(&rep, files[:1], in, "out.csv", Stats{Begin: in.Begin, End: in.Begin, Samples: 1}, testZone, false); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, filepath.Join("testdata", "summary.golden"), out.String()+"-- report --\n"+rep.String())
+}
+
+// TestRealWindowsBlocks relogs the 88 real blocks of a Windows Vista
+// machine (11 samples, 60 s apart) with its own title list. The values
+// between samples 1 and 2 must be the worked examples of
+// shared/conformance/perfdata/README.md, derived there by hand from the
+// raw values.
+func TestRealWindowsBlocks(t *testing.T) {
+	dir := "../../../../shared/conformance/perfdata/pal-SampleLog-ZACH-PC"
+	files, _ := filepath.Glob(filepath.Join(dir, "s*.bin"))
+	if len(files) != 88 {
+		t.Skipf("real blocks absent (%d files in %s)", len(files), dir)
+	}
+	bf, err := pdh.OpenBlockFiles(files, loadDB(t, filepath.Join(dir, "counter-names-009.tsv")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	counters := []string{
+		`\Processor(_Total)\% Processor Time`,
+		`\Process(Idle)\% Processor Time`,
+		`\Processor(_Total)\Interrupts/sec`,
+		`\System\System Up Time`,
+		`\LogicalDisk(C:)\% Free Space`,
+		`\LogicalDisk(C:)\% Disk Time`,
+		`\LogicalDisk(C:)\Avg. Disk sec/Transfer`,
+		`\LogicalDisk(C:)\Avg. Disk Bytes/Transfer`,
+		`\LogicalDisk(_Total)\Avg. Disk Queue Length`,
+		`\Memory\% Committed Bytes In Use`,
+	}
+	var out bytes.Buffer
+	in, _, err := Run(t.Context(), bf, Options{Counters: counters, Location: time.UTC}, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.Samples != 11 {
+		t.Errorf("%d samples, want 11", in.Samples)
+	}
+	golden(t, filepath.Join("testdata", "zach-pc.csv.golden"), out.String())
+	lg, err := pdhcsv.Read(bytes.NewReader(out.Bytes()), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The README's figures, with the precision it gives them.
+	for i, tc := range []struct {
+		row  int
+		want float64
+		prec int // decimals in the README
+	}{
+		{1, 82.148113, 6},
+		{1, 17.851887, 6},
+		{1, 1228.377778, 6},
+		{0, 2002.161, 3},
+		{0, 75.188011, 6},
+		{1, 31.173144, 6},
+		{1, 0.008179256, 9},
+		{1, 38505.761, 3},
+		{1, 0.311726, 6},
+		{0, 37.764457, 6},
+	} {
+		if !strings.HasPrefix(lg.Columns[i], `\\ZACH-PC\`) {
+			t.Errorf("column %d %q lacks the machine", i, lg.Columns[i])
+		}
+		v := lg.Rows[tc.row].Values[i]
+		got := strconv.FormatFloat(v.Number, 'f', tc.prec, 64)
+		if !v.OK || got != strconv.FormatFloat(tc.want, 'f', tc.prec, 64) {
+			t.Errorf("%s row %d = %s (ok %v), want %v", counters[i], tc.row, got, v.OK, tc.want)
+		}
+	}
+	// Rate counters have no value in the first row; the two RAW_FRACTION
+	// counters and the elapsed time do.
+	for i, v := range lg.Rows[0].Values {
+		single := i == 3 || i == 4 || i == 9
+		if v.OK != single {
+			t.Errorf("first row, %s: has value %v, want %v", counters[i], v.OK, single)
+		}
+	}
+}
+
+func golden(t *testing.T, path, got string) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update)", err)
+	}
+	if got != string(want) {
+		t.Errorf("output differs from %s (run go test -update to accept):\ngot:\n%s", path, got)
+	}
+}
