@@ -314,3 +314,42 @@ func TestReadStateErrors(t *testing.T) {
 		})
 	}
 }
+
+// FuzzStateDir feeds arbitrary title and record files to New: a damaged
+// state directory is an error or is loaded, never a panic. Seeds are the
+// files a real registration writes.
+func FuzzStateDir(f *testing.F) {
+	seed := f.TempDir()
+	data, err := os.ReadFile("testdata/v2test.man")
+	if err != nil {
+		f.Fatal(err)
+	}
+	m, err := manifest.Parse("v2test.man", bytes.NewReader(data))
+	if err != nil {
+		f.Fatal(err)
+	}
+	if _, err := Register(seed, m, data, "v2test.man"); err != nil {
+		f.Fatal(err)
+	}
+	tb, _ := os.ReadFile(filepath.Join(seed, "titles"))
+	rb, _ := os.ReadFile(filepath.Join(seed, "providers.json"))
+	copies, _ := filepath.Glob(filepath.Join(seed, "manifests", "*.man"))
+	f.Add(tb, rb)
+	f.Add(tb, []byte(`{"version":1,"providers":[{"guid":"{0A1B2C3D-0000-4000-8000-000000000001}","manifest":"../../etc/passwd","sets":[]}]}`))
+	f.Add(tb, bytes.Replace(rb, []byte(`"index": 4`), []byte(`"index": 3`), 1))
+	f.Fuzz(func(t *testing.T, titlesFile, record []byte) {
+		dir := t.TempDir()
+		os.MkdirAll(filepath.Join(dir, "manifests"), 0o755)
+		for _, c := range copies {
+			b, _ := os.ReadFile(c)
+			os.WriteFile(filepath.Join(dir, "manifests", filepath.Base(c)), b, 0o644)
+		}
+		os.WriteFile(filepath.Join(dir, "titles"), titlesFile, 0o644)
+		os.WriteFile(filepath.Join(dir, "providers.json"), record, 0o644)
+		h, err := New(Options{StateDir: dir, SegmentDir: dir, MaxKeptFiles: 8, ProcRoot: dir, SysRoot: dir})
+		if err != nil {
+			return
+		}
+		h.Close()
+	})
+}

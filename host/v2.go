@@ -87,13 +87,13 @@ type v2Set struct {
 	guid string          // normalised counter-set GUID
 
 	// Scratch reused across samples.
-	idx   []int      // registered counter i -> position in a provider's set, -1 absent
-	vals  []uint64   // rows of values, in registered counter order
-	rows  [][]uint64 // views into vals
-	names []string   // instance name of each row
-	group []int      // instanceAggregate: rows of one name
-	agg   []uint64
-	sub   [][]uint64
+	idx      []int      // registered counter i -> position in a provider's set, -1 absent
+	identity bool       // idx maps every counter to the same position
+	vals     []uint64   // rows of values, in registered counter order
+	rows     [][]uint64 // views into vals
+	names    []string   // instance name of each row
+	agg      []uint64
+	sub      [][]uint64
 
 	timeAt, freqAt int // registered counters holding the object time and frequency, -1 none
 }
@@ -203,6 +203,7 @@ func sameGUID(a, b string) bool {
 func (s *v2Set) mapCounters(path string, pub *counterset.Set) bool {
 	reg := s.set.Counters
 	s.idx = s.idx[:0]
+	s.identity = len(pub.Counters) == len(reg)
 	for i := range reg {
 		j := -1
 		if i < len(pub.Counters) && pub.Counters[i].ID == reg[i].ID {
@@ -216,6 +217,7 @@ func (s *v2Set) mapCounters(path string, pub *counterset.Set) bool {
 			return false
 		}
 		s.idx = append(s.idx, j)
+		s.identity = s.identity && j == i
 	}
 	return true
 }
@@ -231,13 +233,20 @@ func (s *v2Set) gather() {
 			if !sameGUID(ss.Set.GUID, s.guid) || !s.mapCounters(segs[si].Path, ss.Set) {
 				continue
 			}
+			s.vals = slices.Grow(s.vals, len(ss.Instances)*n)
 			for _, in := range ss.Instances {
-				for _, j := range s.idx {
-					var x uint64
-					if j >= 0 && j < len(in.Values) {
-						x = in.Values[j]
+				at := len(s.vals)
+				s.vals = s.vals[:at+n]
+				row := s.vals[at:]
+				if s.identity && len(in.Values) >= n {
+					copy(row, in.Values)
+				} else {
+					for i, j := range s.idx {
+						row[i] = 0
+						if j >= 0 && j < len(in.Values) {
+							row[i] = in.Values[j]
+						}
 					}
-					s.vals = append(s.vals, x)
 				}
 				s.names = append(s.names, in.Name)
 			}

@@ -32,7 +32,7 @@ func runDump(ctx context.Context, e *env, args []string) error {
 	if len(files) == 0 {
 		return usagef("no block file given")
 	}
-	db, err := loadTitles(*titlesFile)
+	db, err := loadTitles(e, *titlesFile)
 	if err != nil {
 		return err
 	}
@@ -53,9 +53,9 @@ func runDump(ctx context.Context, e *env, args []string) error {
 }
 
 // loadTitles reads a title database file, or returns the local one.
-func loadTitles(file string) (*titles.DB, error) {
+func loadTitles(e *env, file string) (*titles.DB, error) {
 	if file == "" {
-		return localTitles()
+		return localTitles(e)
 	}
 	data, err := os.ReadFile(file)
 	if err != nil {

@@ -51,4 +51,3 @@ var errHelp = helpShown{}
 type helpShown struct{}
 
 func (helpShown) Error() string { return "help shown" }
-

@@ -37,7 +37,11 @@ func runQuery(ctx context.Context, e *env, args []string) error {
 	for _, p := range pos[1:] { // "perfc query 238 2" means the list "238 2"
 		value += " " + p
 	}
-	eng, err := host.New(host.Options{})
+	hopts, err := hostOptions(e)
+	if err != nil {
+		return err
+	}
+	eng, err := host.New(hopts)
 	if err != nil {
 		return err
 	}
@@ -60,8 +64,12 @@ func runQuery(ctx context.Context, e *env, args []string) error {
 
 // localTitles returns the title database of this host: English Windows'
 // names plus the built-in Linux objects' registrations.
-func localTitles() (*titles.DB, error) {
-	eng, err := host.New(host.Options{})
+func localTitles(e *env) (*titles.DB, error) {
+	hopts, err := hostOptions(e)
+	if err != nil {
+		return nil, err
+	}
+	eng, err := host.New(hopts)
 	if err != nil {
 		return nil, fmt.Errorf("local title database: %w", err)
 	}

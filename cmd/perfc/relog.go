@@ -82,7 +82,7 @@ func runRelog(ctx context.Context, e *env, args []string) error {
 			return usagef("-e: %v", err)
 		}
 	}
-	db, err := loadTitles(*titlesFile)
+	db, err := loadTitles(e, *titlesFile)
 	if err != nil {
 		return err
 	}

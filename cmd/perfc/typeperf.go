@@ -60,7 +60,11 @@ func runTypeperf(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	h, err := host.New(host.Options{})
+	hopts, err := hostOptions(e)
+	if err != nil {
+		return err
+	}
+	h, err := host.New(hopts)
 	if err != nil {
 		return err
 	}

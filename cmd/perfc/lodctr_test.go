@@ -1,0 +1,153 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/perfcounters/perfcounters/host"
+	"github.com/perfcounters/perfcounters/internal/tool/ctrpp"
+	"github.com/perfcounters/perfcounters/manifest"
+)
+
+// runEnv runs perfc with the given environment only.
+func runEnv(vars map[string]string, args ...string) (stdout, stderr string, code int) {
+	var o, e bytes.Buffer
+	code = run(context.Background(), args, &env{stdout: &o, stderr: &e, stdin: strings.NewReader(""),
+		getenv: func(k string) string { return vars[k] }})
+	return o.String(), e.String(), code
+}
+
+const exampleManifest = "../../examples/httpserver/httpserver.man"
+
+func TestLodctrCommand(t *testing.T) {
+	state := t.TempDir()
+	vars := map[string]string{"PERFC_STATE_DIR": state}
+	bad := filepath.Join(t.TempDir(), "bad.man")
+	os.WriteFile(bad, []byte("<instrumentationManifest><instrumentation/></instrumentationManifest>\n"), 0o644)
+
+	tests := []struct {
+		name     string
+		args     []string
+		code     int
+		out, err string // substrings
+		regs     int    // registrations afterwards
+	}{
+		{"windows spelling", []string{"lodctr", "/m:" + exampleManifest}, 0, "Info: Successfully installed performance counters for " + exampleManifest, "", 1},
+		{"again, plain argument, resource path ignored", []string{"lodctr", exampleManifest, "/usr/bin/httpserver"}, 0, "Successfully installed", "", 1},
+		{"dash spelling, separate value, verbose", []string{"lodctr", "-m", exampleManifest, "-v"}, 0, "HTTP Server", "", 1},
+		{"query", []string{"lodctr", "/q"}, 0, "PerfcExampleHTTPServer", "", 1},
+		{"no manifest", []string{"lodctr"}, 2, "", "no manifest given", 1},
+		{"ini file", []string{"lodctr", "counters.ini"}, 2, "", "V1 .ini", 1},
+		{"V1 option", []string{"lodctr", "/s:save.ini"}, 2, "", "not supported", 1},
+		{"invalid manifest", []string{"lodctr", "/m:" + bad}, 1, "", bad + ":1", 1},
+		{"missing manifest", []string{"lodctr", "/m:nothere.man"}, 1, "", "nothere.man", 1},
+		{"unlodctr by GUID", []string{"unlodctr", "5b0d7c1e-8f3a-4c2b-9e61-3a7d2c9f4b10"}, 0, "Successfully uninstalled", "", 0},
+		{"unlodctr unknown", []string{"unlodctr", "PerfcExampleHTTPServer"}, 1, "", "no provider", 0},
+		{"register for the next case", []string{"lodctr", exampleManifest}, 0, "Successfully installed", "", 1},
+		{"unlodctr by manifest", []string{"unlodctr", "/m:" + exampleManifest}, 0, "from the counter definition XML file " + exampleManifest, "", 0},
+		{"unlodctr nothing", []string{"unlodctr"}, 2, "", "no manifest", 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errs, code := runEnv(vars, tc.args...)
+			if code != tc.code || !strings.Contains(out, tc.out) || !strings.Contains(errs, tc.err) {
+				t.Fatalf("perfc %q: exit %d, stdout %q, stderr %q; want exit %d, stdout with %q, stderr with %q",
+					tc.args, code, out, errs, tc.code, tc.out, tc.err)
+			}
+			if regs, err := host.ReadRegistrations(state); err != nil || len(regs) != tc.regs {
+				t.Fatalf("%d registrations (%v), want %d", len(regs), err, tc.regs)
+			}
+		})
+	}
+}
+
+func TestHostOptions(t *testing.T) {
+	e := &env{getenv: func(k string) string {
+		return map[string]string{"PERFC_STATE_DIR": "/s", "PERFC_SHM_DIR": "/dev/shm/x"}[k]
+	}}
+	o, err := hostOptions(e)
+	if err != nil || o.StateDir != "/s" || o.SegmentDir != "/dev/shm/x" {
+		t.Fatalf("hostOptions = %+v, %v", o, err)
+	}
+}
+
+func TestCtrppCommand(t *testing.T) {
+	m, err := manifest.ParseFile(exampleManifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen := func(pkg string) string {
+		b, err := ctrpp.Generate(m, ctrpp.Options{Package: pkg, Source: "httpserver.man"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	withGo := t.TempDir()
+	os.WriteFile(filepath.Join(withGo, "a.go"), []byte("// Package foo.\npackage foo\n"), 0o644)
+	noGo := filepath.Join(t.TempDir(), "my-counters")
+	os.Mkdir(noGo, 0o755)
+
+	tests := []struct {
+		name string
+		args []string
+		file string // output file to read; "" = stdout
+		want string // package of the expected output; "" = failure
+	}{
+		{"stdout with -p", []string{"ctrpp", exampleManifest, "-p", "stats"}, "", "stats"},
+		{"package from the files beside -o", []string{"ctrpp", exampleManifest, "-o", filepath.Join(withGo, "gen.go")}, filepath.Join(withGo, "gen.go"), "foo"},
+		{"package from the directory name", []string{"ctrpp", "-o", filepath.Join(noGo, "gen.go"), exampleManifest}, filepath.Join(noGo, "gen.go"), "my_counters"},
+		{"-p wins", []string{"ctrpp", exampleManifest, "-o", filepath.Join(withGo, "p.go"), "-p", "main"}, filepath.Join(withGo, "p.go"), "main"},
+		{"no package for stdout", []string{"ctrpp", exampleManifest}, "", ""},
+		{"bad package", []string{"ctrpp", exampleManifest, "-p", "1x"}, "", ""},
+		{"no manifest", []string{"ctrpp", "-p", "x"}, "", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errs, code := runEnv(nil, tc.args...)
+			if tc.want == "" {
+				if code == 0 {
+					t.Fatalf("perfc %q succeeded", tc.args)
+				}
+				return
+			}
+			if code != 0 {
+				t.Fatalf("perfc %q: exit %d: %s", tc.args, code, errs)
+			}
+			if tc.file != "" {
+				b, err := os.ReadFile(tc.file)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out = string(b)
+			}
+			if out != gen(tc.want) {
+				t.Errorf("output differs from ctrpp.Generate with package %s:\n%s", tc.want, out)
+			}
+		})
+	}
+}
+
+// The example's generated wrappers are committed: they must be what
+// `go generate` (perfc ctrpp) makes from its manifest today.
+func TestExampleGeneratedCodeCurrent(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "counters.go")
+	if _, errs, code := runEnv(nil, "ctrpp", exampleManifest, "-o", out, "-p", "main"); code != 0 {
+		t.Fatal(errs)
+	}
+	got, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	committed, err := os.ReadFile("../../examples/httpserver/counters.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, committed) {
+		t.Error("examples/httpserver/counters.go is stale: run go generate ./examples/httpserver")
+	}
+}
