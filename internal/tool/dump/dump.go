@@ -189,7 +189,10 @@ func writeText(w io.Writer, b *Block) error {
 	if b.File != "" {
 		fmt.Fprintf(&sb, "== %s\n", b.File)
 	}
-	fmt.Fprintf(&sb, "PERF_DATA_BLOCK v%d.%d  system %q  %s UTC\n", b.Version, b.Revision, b.SystemName,
+	// SYSTEMTIME is UTC in our blocks but local time in real Windows
+	// captures (ZACH-PC's is 4 h behind its PerfTime100nSec), so it is
+	// printed as written, without a zone.
+	fmt.Fprintf(&sb, "PERF_DATA_BLOCK v%d.%d  system %q  SystemTime %s\n", b.Version, b.Revision, b.SystemName,
 		b.SystemTime.UTC().Format("2006-01-02 15:04:05.000"))
 	fmt.Fprintf(&sb, "  TotalByteLength %d  HeaderLength %d  objects %d  DefaultObject %d\n",
 		b.TotalByteLength, b.HeaderLength, len(b.Objects), b.DefaultObject)
