@@ -85,7 +85,7 @@ func readProcStat() (procStat, error) {
 // must lie between the smallest and largest MemAvailable read within
 // margin of the sample time.
 func TestTypeperfEndToEnd(t *testing.T) {
-	const margin = 20 * time.Millisecond
+	const margin = 40 * time.Millisecond
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
@@ -129,6 +129,19 @@ func TestTypeperfEndToEnd(t *testing.T) {
 			}
 		}
 	}()
+
+	// The first interval starts at the priming collection, right after the
+	// binary starts: /proc must already have been read well before it, or
+	// nothing brackets the interval's start.
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+		mu.Lock()
+		ready := len(reads) > 0 && time.Since(reads[0].at) > 3*margin
+		mu.Unlock()
+		if ready {
+			break
+		}
+		runtime.Gosched()
+	}
 
 	cmd := exec.CommandContext(ctx, bin, "typeperf", `\Processor(_Total)\% Processor Time`, `\Memory\Available MBytes`, "-si", "1", "-sc", "3")
 	var stderr bytes.Buffer
