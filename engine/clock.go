@@ -3,18 +3,13 @@ package engine
 import (
 	"os"
 	"time"
-)
 
-// unixToFileTimeSecs is the number of seconds from 1601-01-01 UTC, the
-// origin of Windows FILETIME, to the Unix epoch.
-const unixToFileTimeSecs = 11_644_473_600
+	"github.com/perfcounters/perfcounters/perfdata"
+)
 
 // FileTime converts t to a Windows FILETIME: 100 ns units since 1601-01-01
 // UTC, the unit of PerfTime100nSec.
-func FileTime(t time.Time) int64 {
-	// Whole seconds first: a time.Duration spans only ±292 years.
-	return (t.Unix()+unixToFileTimeSecs)*10_000_000 + int64(t.Nanosecond())/100
-}
+func FileTime(t time.Time) int64 { return perfdata.FileTime(t) }
 
 // systemClock reads the wall clock and the host's monotonic clock.
 type systemClock struct{}

@@ -44,20 +44,9 @@ func peek(ctx context.Context, src Source, objects []uint32) ([][]byte, error) {
 	return src.Sample(ctx, objects)
 }
 
-// filetimeUnix is 1970-01-01 as a FILETIME (100 ns units since 1601).
-const filetimeUnix = 116444736000000000
-
 // FileTimeToTime converts a FILETIME (PERF_DATA_BLOCK.PerfTime100nSec) to
-// a UTC time.
-func FileTimeToTime(ft int64) time.Time {
-	d := ft - filetimeUnix
-	sec, rem := d/10_000_000, d%10_000_000
-	if rem < 0 {
-		sec--
-		rem += 10_000_000
-	}
-	return time.Unix(sec, rem*100).UTC()
-}
+// a UTC time. It is perfdata.FileTimeToTime, kept here for callers of pdh.
+func FileTimeToTime(ft int64) time.Time { return perfdata.FileTimeToTime(ft) }
 
 // BlockFiles replays raw block files (perfc query output, or
 // HKEY_PERFORMANCE_DATA dumps captured on Windows) as samples in order.

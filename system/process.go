@@ -149,7 +149,7 @@ func (p *ProcessObjects) collectProcess(c *Collector, w Writer, user int) error 
 		return err
 	}
 	s.readDetails(c)
-	now := fileTime(c.Now())
+	now := perfdata.FileTime(c.Now())
 	w.SetObjectTime(now, 10_000_000)
 	var total [numProcCounters]uint64
 

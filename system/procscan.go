@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/perfcounters/perfcounters/perfdata"
 )
 
 // The process scanner is shared by the Process, Process V2 and Thread
@@ -580,18 +582,9 @@ func ticksTo100ns(ticks uint64, hz int64) uint64 {
 	return ticks * 10_000_000 / uint64(hz)
 }
 
-// fileTimeEpochDelta is the number of 100 ns intervals between 1601-01-01
-// (the FILETIME epoch) and 1970-01-01.
-const fileTimeEpochDelta = 116444736000000000
-
-// fileTime returns t as a Windows FILETIME (100 ns units since 1601).
-func fileTime(t time.Time) int64 {
-	return t.UnixNano()/100 + fileTimeEpochDelta
-}
-
 // bootFileTime returns the boot time from /proc/stat's btime as FILETIME.
 func (s *procScanner) bootFileTime() uint64 {
-	return s.idle.btime*10_000_000 + fileTimeEpochDelta
+	return s.idle.btime*perfdata.FileTimeFreq + perfdata.FileTimeUnixEpoch
 }
 
 // startFileTime is the FILETIME at which a task with this starttime began.

@@ -4,11 +4,8 @@ import (
 	"io/fs"
 
 	"github.com/perfcounters/perfcounters/counterset"
+	"github.com/perfcounters/perfcounters/perfdata"
 )
-
-// fileTimeEpoch is the Unix epoch as a FILETIME: 100 ns intervals since
-// 1601-01-01 UTC.
-const fileTimeEpoch = 116444736000000000
 
 type systemState struct {
 	loadavg loadAvg
@@ -95,10 +92,10 @@ func (c *Collector) collectSystem(w Writer) error {
 		return err
 	}
 	now := c.Now()
-	w.SetObjectTime(now.UnixNano()/100+fileTimeEpoch, 10_000_000)
+	w.SetObjectTime(perfdata.FileTime(now), perfdata.FileTimeFreq)
 	v := w.Single()
 	v.Set(sysContextSwitches, st.Ctxt)
-	v.Set(sysUpTime, st.BootTime*10_000_000+fileTimeEpoch)
+	v.Set(sysUpTime, st.BootTime*perfdata.FileTimeFreq+perfdata.FileTimeUnixEpoch)
 	if q, n := st.ProcsRunning, uint64(len(st.IDs)); q > n {
 		v.Set(sysQueueLength, q-n)
 	}

@@ -3,6 +3,7 @@ package system
 import (
 	"github.com/perfcounters/perfcounters/counterset"
 	"github.com/perfcounters/perfcounters/countertype"
+	"github.com/perfcounters/perfcounters/perfdata"
 )
 
 // Thread counter indexes. The order is Windows' Thread object without
@@ -83,7 +84,7 @@ func (p *ProcessObjects) collectThread(c *Collector, w Writer) error {
 		return err
 	}
 	s.readThreads(c)
-	now := fileTime(c.Now())
+	now := perfdata.FileTime(c.Now())
 	w.SetObjectTime(now, 10_000_000)
 	var total [numThreadCounters]uint64
 	if s.idleOK {
