@@ -37,6 +37,8 @@ const (
 // are left out: Linux has no DPC queue depth, and its cpuidle states do not
 // map one-to-one onto ACPI C1/C2/C3.
 func processorCounters() []counterset.Counter {
+	idle := ctr("% Idle Time", tTimer, 0, detWizard, "% Idle Time is the percentage of elapsed time the processor was idle, including idle time waiting for I/O (idle + iowait in /proc/stat).")
+	idle.NameIndex = processorIdleIndex
 	return []counterset.Counter{
 		ctr("% Processor Time", tTimerInv, 0, detNovice, "% Processor Time is the percentage of elapsed time the processor spent running non-idle work. It is 100% minus the time the CPU was idle or idle waiting for I/O (the idle and iowait fields of /proc/stat), so time stolen by a hypervisor counts as busy."),
 		ctr("% User Time", tTimer, 0, detAdvanced, "% User Time is the percentage of elapsed time the processor spent in user mode (the user and nice fields of /proc/stat, which include guest time)."),
@@ -45,9 +47,15 @@ func processorCounters() []counterset.Counter {
 		ctr("% DPC Time", tTimer, 0, detAdvanced, "% DPC Time is the percentage of elapsed time the processor spent running deferred work; on Linux this is soft-interrupt time (the softirq field of /proc/stat)."),
 		ctr("% Interrupt Time", tTimer, 0, detAdvanced, "% Interrupt Time is the percentage of elapsed time the processor spent servicing hardware interrupts (the irq field of /proc/stat)."),
 		ctr("DPCs Queued/sec", tCounter, 0, detAdvanced, "DPCs Queued/sec is the rate at which deferred work was run on the processor; on Linux, the number of soft interrupts handled (the sum of this CPU's column in /proc/softirqs)."),
-		ctr("% Idle Time", tTimer, 0, detWizard, "% Idle Time is the percentage of elapsed time the processor was idle, including idle time waiting for I/O (idle + iowait in /proc/stat)."),
+		idle,
 	}
 }
+
+// processorIdleIndex is the title index Windows gives Processor's % Idle
+// Time. English Windows has the name twice (1482 belongs to PhysicalDisk's
+// counter), and lookup by name finds the lower index, so the Processor
+// counter states its own to keep `\238\1746` paths working.
+const processorIdleIndex = 1746
 
 func (c *Collector) processorObject() Object {
 	set := newSet("Processor", 238, counterset.MultipleAggregate, detNovice, cpuProcessorTime,
