@@ -271,13 +271,12 @@ func Compute(t ct.Type, cur, prev *Raw) (float64, Status) {
 
 	case ct.PERF_AVERAGE_TIMER:
 		// (ΔN / F) / ΔB with F = the block's PerfFreq (tick time base).
-		// ΔB = 0 (no operation in the interval, an idle disk) is
-		// NegativeDenominator: PDH's code for a non-positive denominator,
-		// which .NET turns into 0 and windows_exporter treats as a known
-		// per-counter data error.
 		f := int64(cur.Freq)
 		if f <= 0 {
 			return 0, NegativeTimebase
+		}
+		if idleAverage(cur, prev, dn) {
+			return 0, ValidData
 		}
 		db, st := baseDelta(cur, prev, NegativeDenominator)
 		if st != ValidData {
@@ -290,6 +289,9 @@ func Compute(t ct.Type, cur, prev *Raw) (float64, Status) {
 
 	case ct.PERF_AVERAGE_BULK:
 		// ΔN / ΔB (§4 item 6: all sources amount to this).
+		if idleAverage(cur, prev, dn) {
+			return 0, ValidData
+		}
 		db, st := baseDelta(cur, prev, NegativeDenominator)
 		if st != ValidData {
 			return 0, st
@@ -355,6 +357,16 @@ func timeRatio(cur, prev *Raw, dn int64, k float64) (float64, Status) {
 		return 0, NegativeValue
 	}
 	return k * float64(dn) / float64(dt), ValidData
+}
+
+// idleAverage reports an average over an interval with no operations: the
+// base (operation count) and the numerator both unchanged, as on an idle
+// disk. The sources leave ΔB = 0 undocumented (conformance §3); we show a
+// valid 0, as .NET does and as an operator reads an idle disk's latency,
+// rather than a gap in every log row of an idle disk. ΔB = 0 with ΔN ≠ 0
+// is inconsistent data and stays NegativeDenominator.
+func idleAverage(cur, prev *Raw, dn int64) bool {
+	return dn == 0 && cur.SecondValue == prev.SecondValue
 }
 
 // baseDelta returns B1 − B0, or bad when it is not positive.

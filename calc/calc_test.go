@@ -213,13 +213,15 @@ var typeCases = []typeCase{
 	{"one sample", ct.PERF_AVERAGE_TIMER, kFirst, s(10738635, 100, 0, 9, tick), nil, noVal, NewData},
 	{"zero freq", ct.PERF_AVERAGE_TIMER, kZeroTime, s(10738635, 100, 0, 9, 0), ps(0, 0, 0, 1, 0), noVal, NegativeTimebase},
 	{"lower", ct.PERF_AVERAGE_TIMER, kBackwards, s(0, 100, 0, 9, tick), ps(10738635, 0, 0, 1, tick), noVal, NegativeValue},
-	{"idle disk", ct.PERF_AVERAGE_TIMER, kZeroBase, s(10738635, 100, 0, 9, tick), ps(10738635, 100, 0, 1, tick), noVal, NegativeDenominator},
+	{"idle disk", ct.PERF_AVERAGE_TIMER, kZeroBase, s(10738635, 100, 0, 9, tick), ps(10738635, 100, 0, 1, tick), 0, ValidData}, // no operation, no time: 0
+	{"time without ops", ct.PERF_AVERAGE_TIMER, kZeroBase, s(10738635, 100, 0, 9, tick), ps(0, 100, 0, 1, tick), noVal, NegativeDenominator},
 	// PERF_AVERAGE_BULK: ΔN / ΔB
 	{"64 KiB", ct.PERF_AVERAGE_BULK, kNormal, s(655360, 15, 0, 0, 0), ps(0, 5, 0, 0, 0), 65536, ValidData}, // 655360/(15-5)
 	{"one sample", ct.PERF_AVERAGE_BULK, kFirst, s(655360, 15, 0, 0, 0), nil, noVal, NewData},
 	{"same time", ct.PERF_AVERAGE_BULK, kZeroTime, s(655360, 15, 0, 3, tick), ps(0, 5, 0, 3, tick), 65536, ValidData}, // no time in formula
 	{"lower", ct.PERF_AVERAGE_BULK, kBackwards, s(0, 15, 0, 0, 0), ps(655360, 5, 0, 0, 0), noVal, NegativeValue},
 	{"same base", ct.PERF_AVERAGE_BULK, kZeroBase, s(655360, 5, 0, 0, 0), ps(0, 5, 0, 0, 0), noVal, NegativeDenominator},
+	{"idle", ct.PERF_AVERAGE_BULK, kZeroBase, s(655360, 5, 0, 0, 0), ps(655360, 5, 0, 0, 0), 0, ValidData}, // no operation: 0
 	// PERF_ELAPSED_TIME: (D − N) / F from one sample
 	{"10 s", ct.PERF_ELAPSED_TIME, kNormal, s(50000000, 0, 0, 150000000, f100), ps(1, 0, 0, 2, f100), 10, ValidData}, // (1.5e8-5e7)/1e7
 	{"start unknown", ct.PERF_ELAPSED_TIME, kNormal, s(0, 0, 0, 150000000, f100), nil, 0, ValidData},                 // §3: N = 0 shows 0

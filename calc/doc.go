@@ -35,11 +35,14 @@
 //     there; NewData lets a caller tell "wait one interval" from "bad
 //     data". Value.HasValue is true only for ValidData.
 //   - ΔD ≤ 0 (zero interval or clock reset), F ≤ 0, or a precision
-//     timestamp delta ≤ 0: NegativeTimebase. ΔB ≤ 0 of a base (e.g. an idle
-//     disk's AVERAGE_TIMER), B ≤ 0, or M ≤ 0: NegativeDenominator. The
-//     sources leave zero denominators undocumented; these are PDH's codes
-//     for a non-positive time base and denominator, which .NET shows as 0
-//     and windows_exporter treats as per-counter data errors.
+//     timestamp delta ≤ 0: NegativeTimebase. ΔB ≤ 0 of a base, B ≤ 0, or
+//     M ≤ 0: NegativeDenominator. The sources leave zero denominators
+//     undocumented; these are PDH's codes for a non-positive time base and
+//     denominator, which .NET shows as 0 and windows_exporter treats as
+//     per-counter data errors. One exception: an AVERAGE_TIMER or
+//     AVERAGE_BULK interval with no operation at all (ΔB = 0 and ΔN = 0, an
+//     idle disk) is a valid 0, as .NET and perfmon show an idle disk's
+//     latency, so idle disks do not leave gaps in every log row.
 //   - Counter went backwards (ΔN < 0 as a signed 64-bit difference,
 //     including a 32-bit counter wrapping): NegativeValue. A wrap cannot be
 //     told from a provider restart, so it is not unwrapped (SDK-calc: drop

@@ -184,6 +184,27 @@ func TestCrossProcess(t *testing.T) {
 		t.Errorf("typeperf: highest average latency %g s, want one of at least 0.02 s (every /slow request waits 20 ms)", maxAvg)
 	}
 
+	// And through the real binary, as a user runs it: `perfc typeperf` in
+	// another process, finding the registration through PERFC_STATE_DIR and
+	// the segment through PERFC_SHM_DIR.
+	perfc := filepath.Join(t.TempDir(), "perfc")
+	if out, err := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", perfc, "github.com/perfcounters/perfcounters/cmd/perfc").CombinedOutput(); err != nil {
+		t.Fatalf("go build perfc: %v\n%s", err, out)
+	}
+	tp := exec.Command(perfc, "typeperf", `\HTTP Server(hello)\Requests Total`, `\HTTP Server(slow)\Requests Total`, "-si", "1", "-sc", "1")
+	tp.Env = append(os.Environ(), "PERFC_STATE_DIR="+state, "PERFC_SHM_DIR="+seg)
+	tpOut, err := tp.CombinedOutput()
+	if err != nil {
+		t.Fatalf("perfc typeperf: %v\n%s", err, tpOut)
+	}
+	lines := strings.Split(strings.TrimSpace(string(tpOut)), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("perfc typeperf output:\n%s", tpOut)
+	}
+	if f := strings.Split(lines[1], ","); len(f) != 3 || f[1] != fmt.Sprintf(`"%d.000000"`, hellos) || f[2] != fmt.Sprintf(`"%d.000000"`, slows+5) {
+		t.Errorf("perfc typeperf row %s, want hello %d and slow %d requests", lines[1], hellos, slows+5)
+	}
+
 	// SIGKILL: the kernel drops the provider's lock; the next collection
 	// leaves its instances out and removes its segment.
 	segs, _ := filepath.Glob(filepath.Join(seg, "*.perfseg"))
