@@ -37,6 +37,7 @@ type Host struct {
 	*engine.Engine
 	procs *system.ProcessObjects
 	v2    *v2Source
+	v1    []string // names of the V1 procedures added from the state directory
 }
 
 // New returns the local host with every built-in object registered, and
@@ -47,7 +48,20 @@ func New(opts Options) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	return build(opts, st)
+	v1, err := ReadV1(opts.StateDir)
+	if err != nil {
+		return nil, err
+	}
+	h, err := build(opts, st)
+	if err != nil {
+		return nil, err
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	h.addV1(v1, log.Warn)
+	return h, nil
 }
 
 func build(opts Options, st *state) (*Host, error) {
@@ -90,6 +104,7 @@ func (h *Host) Close() error {
 	if h == nil || h.procs == nil {
 		return errors.New("host: not open")
 	}
+	h.closeV1()
 	h.procs.Close()
 	h.v2.close()
 	return nil

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 
@@ -44,6 +45,7 @@ func hostOptions(e *env) (host.Options, error) {
 // ("/m:file.man"), and are case-insensitive.
 type winArgs struct {
 	manifest string // /m:
+	v1       string // /v1: a V1 provider's registration file (lodctr) or name (unlodctr)
 	query    bool   // /q
 	verbose  bool   // -v
 	pos      []string
@@ -73,6 +75,11 @@ func parseWinArgs(args []string, allowQuery bool) (winArgs, error) {
 				return a, usagef("%s needs a manifest file", s)
 			}
 			a.manifest = val
+		case "v1":
+			if !hasVal || val == "" {
+				return a, usagef("%s needs a value: /v1:FILE (lodctr) or /v1:NAME (unlodctr)", s)
+			}
+			a.v1 = val
 		case "q":
 			if !allowQuery {
 				return a, usagef("unknown option %s", s)
@@ -108,7 +115,16 @@ func runLodctr(ctx context.Context, e *env, args []string) error {
 	}
 	opts := lodctr.Options{StateDir: hopts.StateDir, Verbose: a.verbose}
 	if a.query {
-		return lodctr.List(opts, e.stdout)
+		if err := lodctr.List(opts, e.stdout); err != nil {
+			return err
+		}
+		return listV1(hopts.StateDir, e)
+	}
+	if a.v1 != "" {
+		if a.manifest != "" || len(a.pos) > 0 {
+			return usagef("/v1: takes no manifest")
+		}
+		return registerV1(hopts.StateDir, a.v1, e)
 	}
 	file := a.manifest
 	switch {
@@ -141,6 +157,16 @@ func runUnlodctr(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	opts := lodctr.Options{StateDir: hopts.StateDir, Verbose: a.verbose}
+	if a.v1 != "" {
+		if a.manifest != "" || len(a.pos) > 0 {
+			return usagef("/v1: takes no other argument")
+		}
+		if err := host.UnregisterV1(hopts.StateDir, a.v1); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "Info: Successfully uninstalled the V1 provider %s\n", a.v1)
+		return nil
+	}
 	switch {
 	case a.manifest != "" && len(a.pos) > 0, len(a.pos) > 1:
 		return usagef("too many arguments")
@@ -172,6 +198,14 @@ func printLodctrHelp(e *env) {
   perfc lodctr /q                          list the registered providers
   perfc unlodctr /m:MANIFEST [-v]          remove the providers a manifest declares
   perfc unlodctr GUID | PROVIDER-NAME      remove one registered provider
+  perfc lodctr /v1:FILE                    register a V1 (out-of-process collect) provider
+  perfc unlodctr /v1:NAME                  remove it
+
+A V1 registration FILE is JSON (host.V1Registration): {"name": "...",
+"exec": "/path/to/provider", "args": [...], "objects": [9000],
+"names": [{"index": 9000, "name": "...", "help": "..."}], "testLevel": 1,
+"timeoutMs": 2000}; a relative exec is taken from FILE's directory. The
+provider speaks the protocol in collect/PROTOCOL.md.
 
 Registrations live in the state directory: $PERFC_STATE_DIR, else
 /var/lib/perfc for root and $XDG_STATE_HOME/perfc (~/.local/state/perfc)

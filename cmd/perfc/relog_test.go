@@ -15,10 +15,24 @@ import (
 
 const blockDir = "../../internal/tool/typeperf/testdata/blocks"
 
+// runPerfc runs perfc in-process with an empty state directory of its own,
+// so no test depends on what the machine has registered.
 func runPerfc(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
+	state := t.TempDir()
+	return runPerfcEnv(t, func(k string) string {
+		if k == "PERFC_STATE_DIR" {
+			return state
+		}
+		return ""
+	}, args...)
+}
+
+// runPerfcEnv runs perfc in-process with the given environment.
+func runPerfcEnv(t *testing.T, getenv func(string) string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
 	var o, e bytes.Buffer
-	code = run(context.Background(), args, &env{stdout: &o, stderr: &e, stdin: strings.NewReader(""), getenv: func(string) string { return "" }})
+	code = run(context.Background(), args, &env{stdout: &o, stderr: &e, stdin: strings.NewReader(""), getenv: getenv})
 	return o.String(), e.String(), code
 }
 
