@@ -83,6 +83,19 @@ func (p Problem) Error() string {
 type Result struct {
 	Block    []byte    // the PERF_DATA_BLOCK, or a MULTI_SZ list for Counter/Help; owned by the caller
 	Problems []Problem // objects dropped from the block, with reasons
+	Partial  []Problem // objects delivered with some data missing (unreadable files, ...), with reasons
+}
+
+// PartialError is what a collect function returns when it wrote its object
+// but could not read everything (another user's /proc files in a
+// container, say): the object stays in the block, and the reasons are
+// reported in Result.Partial instead of dropping it.
+type PartialError struct {
+	Reasons []string
+}
+
+func (e *PartialError) Error() string {
+	return "partial data: " + strings.Join(e.Reasons, "; ")
 }
 
 // ErrMoreData is returned by QueryValueInto when the caller's buffer is too
@@ -325,7 +338,13 @@ func (e *Engine) collect(ctx context.Context, q Query, pick []int) *Result {
 			res.Problems = append(res.Problems, e.problem(i, err))
 			continue
 		}
-		if err := e.collectOne(i); err != nil {
+		err := e.collectOne(i)
+		var pe *PartialError
+		if errors.As(err, &pe) {
+			res.Partial = append(res.Partial, e.problem(i, pe))
+			continue
+		}
+		if err != nil {
 			e.b.AbortObject()
 			p := e.problem(i, err)
 			res.Problems = append(res.Problems, p)
@@ -363,7 +382,14 @@ func (e *Engine) collectOne(i int) (err error) {
 	}()
 	w := builderWriter{b: e.b}
 	if err := r.obj.Collect(w); err != nil {
-		return err
+		var pe *PartialError
+		if !errors.As(err, &pe) {
+			return err
+		}
+		if err := e.b.EndObject(); err != nil {
+			return err
+		}
+		return pe
 	}
 	return e.b.EndObject()
 }

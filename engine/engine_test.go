@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -349,5 +350,26 @@ func TestBeginSampleOncePerQuery(t *testing.T) {
 	// Both objects of a query see the same sample number; queries differ.
 	if want := []int{1, 1, 2, 2}; len(seen) != 4 || seen[0] != want[0] || seen[1] != want[1] || seen[2] != want[2] || seen[3] != want[3] {
 		t.Errorf("sample numbers seen by collect functions %v, want %v", seen, want)
+	}
+}
+
+func TestPartialObjectStays(t *testing.T) {
+	e := New(Options{SystemName: "h", Clock: &fixedClock{wall: time.Unix(1e9, 0)}})
+	err := e.Add(Object{Set: testSet("Process", 230, true), Collect: func(w Writer) error {
+		w.Instance("a", 0, 0, -1).Set(0, 1)
+		return &PartialError{Reasons: []string{"3 processes: io unreadable"}}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := e.QueryValue(context.Background(), "Global")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := objectIndexes(t, r.Block); len(got) != 1 || got[0] != 230 {
+		t.Fatalf("objects %v: a partial object must stay in the block", got)
+	}
+	if len(r.Problems) != 0 || len(r.Partial) != 1 || !strings.Contains(r.Partial[0].Error(), "io unreadable") {
+		t.Errorf("problems %v, partial %v", r.Problems, r.Partial)
 	}
 }

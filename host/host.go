@@ -10,6 +10,7 @@ import (
 	"errors"
 	"log/slog"
 	"os"
+	"slices"
 
 	"github.com/perfcounters/perfcounters/engine"
 	"github.com/perfcounters/perfcounters/system"
@@ -119,10 +120,15 @@ func adapt(c *system.Collector, o system.Object, log *slog.Logger) engine.Object
 	name := o.Set.Name
 	return engine.Object{Set: o.Set, Collect: func(w engine.Writer) error {
 		c.Warnings = c.Warnings[:0]
-		err := collect(c, w)
+		if err := collect(c, w); err != nil {
+			return err
+		}
+		if len(c.Warnings) == 0 {
+			return nil
+		}
 		for _, msg := range c.Warnings {
 			log.Debug("partial object", "object", name, "reason", msg)
 		}
-		return err
+		return &engine.PartialError{Reasons: slices.Clone(c.Warnings)}
 	}}
 }

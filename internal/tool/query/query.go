@@ -11,9 +11,9 @@ import (
 	"github.com/perfcounters/perfcounters/engine"
 )
 
-// Run writes the answer to value to w, and reports dropped objects to
-// diag (one line each). Dropped objects are not an error: the block still
-// holds everything else, as on Windows.
+// Run writes the answer to value to w, and reports dropped objects and
+// objects with partial data to diag (one line each). Neither is an error:
+// the block still holds everything else, as on Windows.
 func Run(ctx context.Context, e *engine.Engine, value string, w, diag io.Writer) error {
 	r, err := e.QueryValue(ctx, value)
 	if err != nil {
@@ -21,6 +21,9 @@ func Run(ctx context.Context, e *engine.Engine, value string, w, diag io.Writer)
 	}
 	for _, p := range r.Problems {
 		fmt.Fprintf(diag, "perfc query: warning: %v\n", p)
+	}
+	for _, p := range r.Partial {
+		fmt.Fprintf(diag, "perfc query: note: %v\n", p)
 	}
 	_, err = w.Write(r.Block)
 	return err
