@@ -29,9 +29,14 @@ const stateV1File = "v1.json"
 // indexes its objects use.
 //
 // A V1 provider writes title indexes into its own output, so it states them
-// here rather than being given them: Names fixes each index's name and help
-// in the title database (an index already holding another name is refused,
-// so a V1 provider can never rename a built-in counter).
+// here rather than being given them: Names lists the indexes it brings,
+// each with its name and help, and RegisterV1 persists them in the state's
+// title database (Last Counter moves past them, as lodctr does for a V1
+// .ini file). An index already holding a name is refused, unless another
+// V1 provider brought it under the same name (two providers sharing a
+// counter name), so a V1 provider never renames or removes a standard or
+// lodctr-registered name; standard indexes are written into its output
+// without being listed.
 type V1Registration struct {
 	Name      string   `json:"name"`                // unique key, e.g. the service name
 	Exec      string   `json:"exec"`                // absolute path of the executable
@@ -86,9 +91,12 @@ func (r *V1Registration) Validate() error {
 }
 
 // RegisterV1 stores r in the state directory dir, replacing a registration
-// of the same name. The names it states must not clash with the host's
-// title database (English Windows' names, the built-in objects and lodctr's
-// registrations).
+// of the same name. The names it states are entered into the state's title
+// database at their indexes, as lodctr enters a V1 .ini file's names into
+// the registry: Last Counter moves past them, so a manifest registered
+// later (Register, titles.Add) never takes an index a V1 provider writes.
+// They must not clash with a name already there (English Windows' names,
+// the built-in objects, lodctr's registrations, other V1 providers).
 func RegisterV1(dir string, r V1Registration) error {
 	if dir == "" {
 		return errors.New("host: no state directory")
@@ -105,25 +113,61 @@ func RegisterV1(dir string, r V1Registration) error {
 	if err != nil {
 		return err
 	}
-	db, err := st.currentTitles()
-	if err != nil {
-		return err
-	}
-	for _, n := range r.Names {
-		if old := db.Name(n.Index); old != "" && !strings.EqualFold(old, n.Name) {
-			return fmt.Errorf("host: V1 provider %q: index %d already names %q", r.Name, n.Index, old)
-		}
-	}
 	rec, err := readV1Locked(dir)
 	if err != nil {
 		return err
 	}
-	rec.Providers = slices.DeleteFunc(rec.Providers, func(x V1Registration) bool { return x.Name == r.Name })
-	rec.Providers = append(rec.Providers, r)
+	rest := slices.DeleteFunc(slices.Clone(rec.Providers), func(x V1Registration) bool { return x.Name == r.Name })
+	db, err := st.currentTitles()
+	if err != nil {
+		return err
+	}
+	// The earlier registration's names go first, so that a replacement may
+	// rename its own indexes (and change their help texts).
+	if k := slices.IndexFunc(rec.Providers, func(x V1Registration) bool { return x.Name == r.Name }); k >= 0 {
+		if err := db.Remove(presentIndexes(db, v1OwnIndexes(rec.Providers[k], rest))); err != nil {
+			return fmt.Errorf("host: V1 provider %q: removing its earlier names: %w", r.Name, err)
+		}
+	}
+	for _, n := range r.Names {
+		// An index named by anything but another V1 provider under the same
+		// name is refused, even when the names agree: Names lists the names
+		// a provider brings, and they leave with it (UnregisterV1), which
+		// must never take a standard name away. A provider writes standard
+		// indexes into its output without listing them.
+		if old := db.Name(n.Index); old != "" && (!strings.EqualFold(old, n.Name) || len(v1OwnIndexes(V1Registration{Names: []V1Name{n}}, rest)) > 0) {
+			return fmt.Errorf("host: V1 provider %q: index %d already names %q (list only the names the provider introduces)", r.Name, n.Index, old)
+		}
+		if err := db.SetAt(n.Index, n.Name, n.Help); err != nil {
+			return fmt.Errorf("host: V1 provider %q: %w", r.Name, err)
+		}
+	}
+	// Titles first, then the record (the commit point), as Register does:
+	// a crash between them leaves at worst unused names.
+	if err := st.writeTitles(db); err != nil {
+		return err
+	}
+	rec.Providers = append(rest, r)
 	return writeV1(dir, rec)
 }
 
-// UnregisterV1 removes the V1 provider registered under name.
+// v1OwnIndexes returns the name indexes of r that no registration of
+// others names: those its removal takes out of the title database.
+func v1OwnIndexes(r V1Registration, others []V1Registration) []uint32 {
+	var out []uint32
+	for _, n := range r.Names {
+		shared := slices.ContainsFunc(others, func(o V1Registration) bool {
+			return slices.ContainsFunc(o.Names, func(m V1Name) bool { return m.Index == n.Index })
+		})
+		if !shared && !slices.Contains(out, n.Index) {
+			out = append(out, n.Index)
+		}
+	}
+	return out
+}
+
+// UnregisterV1 removes the V1 provider registered under name, and the
+// names it entered that no other V1 provider uses.
 func UnregisterV1(dir, name string) error {
 	if dir == "" {
 		return errors.New("host: no state directory")
@@ -137,12 +181,29 @@ func UnregisterV1(dir, name string) error {
 	if err != nil {
 		return err
 	}
-	n := len(rec.Providers)
-	rec.Providers = slices.DeleteFunc(rec.Providers, func(x V1Registration) bool { return x.Name == name })
-	if len(rec.Providers) == n {
+	k := slices.IndexFunc(rec.Providers, func(x V1Registration) bool { return x.Name == name })
+	if k < 0 {
 		return fmt.Errorf("host: no V1 provider %q is registered", name)
 	}
-	return writeV1(dir, rec)
+	old := rec.Providers[k]
+	rec.Providers = slices.Delete(rec.Providers, k, k+1)
+	st, err := readStateLocked(dir)
+	if err != nil {
+		return err
+	}
+	// The record first: once it no longer names the provider, its titles
+	// are only unused names (Unregister's order).
+	if err := writeV1(dir, rec); err != nil {
+		return err
+	}
+	db := st.titles
+	if db == nil {
+		return nil // no titles file: nothing was persisted
+	}
+	if err := db.Remove(presentIndexes(db, v1OwnIndexes(old, rec.Providers))); err != nil {
+		return fmt.Errorf("host: unregister V1 provider %q: %w", name, err)
+	}
+	return st.writeTitles(db)
 }
 
 // ReadV1 returns the V1 providers registered in dir; none when dir or its

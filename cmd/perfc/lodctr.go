@@ -88,7 +88,7 @@ func parseWinArgs(args []string, allowQuery bool) (winArgs, error) {
 		case "v":
 			a.verbose = true
 		case "s", "r", "t", "e", "d", "l":
-			return a, usagef("option %s (V1 registry settings) is not supported: perfc registers V2 manifests (/m:) only", s)
+			return a, usagef("option %s (V1 registry settings) is not supported: perfc registers V2 manifests (/m:) and V1 providers from a JSON file (/v1:)", s)
 		default:
 			if strings.HasPrefix(s, "/") && strings.Contains(s[1:], "/") {
 				a.pos = append(a.pos, s) // an absolute path, not an option
@@ -138,7 +138,7 @@ func runLodctr(ctx context.Context, e *env, args []string) error {
 	// The optional path after the manifest names, on Windows, the binary
 	// holding its string resources; names come from the manifest here.
 	if strings.EqualFold(fileExt(file), ".ini") {
-		return usagef("%s: V1 .ini counter files are not supported: register a V2 manifest (/m:)", file)
+		return usagef("%s: V1 .ini counter files are not supported: register a V2 manifest (/m:) or a V1 provider's JSON file (/v1:)", file)
 	}
 	return lodctr.Install(opts, file, e.stdout)
 }
