@@ -41,10 +41,72 @@ type Writer interface {
 }
 
 // Object is one performance object the engine can collect: its declaration
-// and the function that writes one sample of it.
+// and the function that writes one sample of it. Collect receives the
+// context of the sample being collected (which sample it is, and where to
+// report data it could not read) and the writer of the object's instances.
 type Object struct {
 	Set     *counterset.Set
-	Collect func(w Writer) error
+	Collect func(c *Collection, w Writer) error
+}
+
+// Collection is the context of one sample in the making. The engine makes
+// one per query and hands it to the Collect function of every object of
+// that query, so objects that share work (Thread and Process share one scan
+// of /proc) can tell that they belong to the same sample, and so an object
+// can say what it could not read without being dropped. A Collection is
+// used by one goroutine at a time and must not be kept after Collect returns.
+type Collection struct {
+	seq      uint64
+	reasons  []string
+	dropped  int
+	missing  []Missing
+	instance int // position of the instance last started by the Writer; -1 before any
+}
+
+// maxReasons bounds the partial-data reasons kept per object, so an object
+// that reports one per process cannot grow a result without bound.
+const maxReasons = 64
+
+// Seq identifies the sample: every object of one query sees the same
+// number, and each query gets a larger one than the query before.
+func (c *Collection) Seq() uint64 { return c.seq }
+
+// Partial reports that the object is delivered with some data missing and
+// why (a file that could not be read, a malformed line). The object stays in
+// the block; the reason reaches the consumer with the sample. Reasons past
+// a bound are counted, not kept.
+func (c *Collection) Partial(reason string) {
+	if len(c.reasons) < maxReasons {
+		c.reasons = append(c.reasons, reason)
+		return
+	}
+	c.dropped++
+}
+
+// Unavailable marks the values of the given counters (positions in the
+// object's counter set; none means every counter) of the instance last
+// started with Writer.Instance, or of the single instance, as not read: the
+// block carries a placeholder (normally 0) that a consumer must not show as
+// a value. Call Partial as well to say why.
+func (c *Collection) Unavailable(counters ...int) {
+	m := Missing{Instance: c.instance}
+	for _, i := range counters {
+		if i >= 0 {
+			m.Counters = append(m.Counters, uint32(i))
+		}
+	}
+	c.missing = append(c.missing, m)
+}
+
+// Missing names values of an object that are in the block only as
+// placeholders. Instance is the position of the instance in the object's
+// instance list (-1 for a single-instance object); Counters are positions in
+// the object's counter set when a collect function reports them, and are
+// converted to the counters' title indexes in a Result's Problems. Empty
+// Counters means every counter of the instance.
+type Missing struct {
+	Instance int
+	Counters []uint32
 }
 
 // Clock supplies the time stamps of a block. Wall is the system time (for
@@ -62,17 +124,17 @@ type Options struct {
 	Clock      Clock        // default: the system clock with nanosecond ticks
 	Logger     *slog.Logger // discarded-data and provider-failure reports; default: discard
 	Titles     *titles.DB   // title database; default: titles.English()
-	// BeginSample, if set, is called at the start of every collection,
-	// under the engine's lock, so providers can tell which objects belong
-	// to the same sample (Thread's parent positions refer to Process's).
-	BeginSample func()
 }
 
-// Problem reports an object that could not be collected.
+// Problem reports an object that could not be collected, or (in
+// Result.Partial) one delivered with some data missing.
 type Problem struct {
 	NameIndex uint32
 	Object    string
 	Err       error
+	// Missing lists the values of a partial object that are placeholders,
+	// with counters as title indexes (Collection.Unavailable).
+	Missing []Missing
 }
 
 func (p Problem) Error() string {
@@ -112,6 +174,7 @@ type Engine struct {
 	objs   []registered
 	b      *perfdata.Builder
 	procs  []*procedure // V1 collect procedures (v1.go)
+	seq    uint64       // the last sample's Collection.Seq
 }
 
 type registered struct {
@@ -255,6 +318,13 @@ func (e *Engine) query(ctx context.Context, name string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	return e.Query(ctx, q)
+}
+
+// Query answers a parsed query, so callers that hold title indexes as
+// numbers (a data source asking for objects) need not format a value name
+// for the engine to parse back.
+func (e *Engine) Query(ctx context.Context, q Query) (*Result, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	switch q.Kind {
@@ -263,7 +333,7 @@ func (e *Engine) query(ctx context.Context, name string) (*Result, error) {
 	case QueryHelp:
 		return &Result{Block: e.titles.HelpMultiSZ()}, nil
 	case QueryForeign:
-		return nil, fmt.Errorf("engine: %q: foreign-host queries go to that host's server, not the local engine", name)
+		return nil, fmt.Errorf("engine: Foreign %s: foreign-host queries go to that host's server, not the local engine", q.Host)
 	}
 	pick := e.selectObjects(q)
 	return e.collect(ctx, q, pick), nil
@@ -328,9 +398,8 @@ func (e *Engine) collect(ctx context.Context, q Query, pick []int) *Result {
 	if len(pick) > 0 {
 		h.DefaultObject = int32(e.objs[pick[0]].nameIndex)
 	}
-	if e.opts.BeginSample != nil {
-		e.opts.BeginSample()
-	}
+	e.seq++
+	col := &Collection{seq: e.seq}
 	e.b.Reset(h)
 	res := &Result{}
 	for _, i := range pick {
@@ -338,10 +407,20 @@ func (e *Engine) collect(ctx context.Context, q Query, pick []int) *Result {
 			res.Problems = append(res.Problems, e.problem(i, err))
 			continue
 		}
-		err := e.collectOne(i)
+		col.reasons, col.dropped, col.missing, col.instance = col.reasons[:0], 0, nil, -1
+		err := e.collectOne(col, i)
 		var pe *PartialError
+		if err == nil && (len(col.reasons) > 0 || len(col.missing) > 0) {
+			pe = &PartialError{Reasons: slices.Clone(col.reasons)}
+			if col.dropped > 0 {
+				pe.Reasons = append(pe.Reasons, fmt.Sprintf("%d further reasons not kept", col.dropped))
+			}
+			err = pe
+		}
 		if errors.As(err, &pe) {
-			res.Partial = append(res.Partial, e.problem(i, pe))
+			p := e.problem(i, pe)
+			p.Missing = e.missingIndexes(i, col.missing)
+			res.Partial = append(res.Partial, p)
 			continue
 		}
 		if err != nil {
@@ -356,13 +435,30 @@ func (e *Engine) collect(ctx context.Context, q Query, pick []int) *Result {
 	return res
 }
 
+// missingIndexes converts the counter positions of m to object i's title
+// indexes; an empty list stays empty (every counter).
+func (e *Engine) missingIndexes(i int, m []Missing) []Missing {
+	specs := e.objs[i].specs
+	out := make([]Missing, 0, len(m))
+	for _, x := range m {
+		y := Missing{Instance: x.Instance}
+		for _, c := range x.Counters {
+			if int(c) < len(specs) {
+				y.Counters = append(y.Counters, specs[c].NameIndex)
+			}
+		}
+		out = append(out, y)
+	}
+	return out
+}
+
 func (e *Engine) problem(i int, err error) Problem {
 	return Problem{NameIndex: e.objs[i].nameIndex, Object: e.objs[i].obj.Set.Name, Err: err}
 }
 
 // collectOne writes object i; a panic in its collect function becomes an
 // error so that one bad provider cannot take the block down.
-func (e *Engine) collectOne(i int) (err error) {
+func (e *Engine) collectOne(col *Collection, i int) (err error) {
 	r := &e.objs[i]
 	s := r.obj.Set
 	spec := perfdata.ObjectSpec{
@@ -380,8 +476,8 @@ func (e *Engine) collectOne(i int) (err error) {
 			err = fmt.Errorf("collect panicked: %v", v)
 		}
 	}()
-	w := builderWriter{b: e.b}
-	if err := r.obj.Collect(w); err != nil {
+	w := builderWriter{b: e.b, col: col}
+	if err := r.obj.Collect(col, w); err != nil {
 		var pe *PartialError
 		if !errors.As(err, &pe) {
 			return err
@@ -394,10 +490,15 @@ func (e *Engine) collectOne(i int) (err error) {
 	return e.b.EndObject()
 }
 
-// builderWriter adapts the block builder to Writer.
-type builderWriter struct{ b *perfdata.Builder }
+// builderWriter adapts the block builder to Writer, and tells the
+// collection which instance is being written (Collection.Unavailable).
+type builderWriter struct {
+	b   *perfdata.Builder
+	col *Collection
+}
 
 func (w builderWriter) Instance(name string, pti, pi uint32, uid int32) perfdata.Values {
+	w.col.instance++
 	return w.b.Instance(name, pti, pi, uid)
 }
 func (w builderWriter) Single() perfdata.Values  { return w.b.Single() }

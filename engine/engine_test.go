@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -44,8 +45,8 @@ func testSet(name string, index uint32, multi bool) *counterset.Set {
 
 // objectFn returns a collect function writing n instances with values
 // derived from their position, so tests can check them by hand.
-func objectFn(n int, multi bool) func(Writer) error {
-	return func(w Writer) error {
+func objectFn(n int, multi bool) func(*Collection, Writer) error {
+	return func(_ *Collection, w Writer) error {
 		if !multi {
 			v := w.Single()
 			v.Set(0, 7)
@@ -205,11 +206,11 @@ func TestFailingProviderCostsOnlyItself(t *testing.T) {
 	boom := errors.New("boom")
 	err := e.Add(
 		Object{Set: testSet("Memory", 4, false), Collect: objectFn(0, false)},
-		Object{Set: testSet("Broken", 0, true), Collect: func(w Writer) error {
+		Object{Set: testSet("Broken", 0, true), Collect: func(_ *Collection, w Writer) error {
 			w.Instance("half", 0, 0, -1).Set(0, 1)
 			return boom
 		}},
-		Object{Set: testSet("Panicky", 0, true), Collect: func(w Writer) error { panic("provider bug") }},
+		Object{Set: testSet("Panicky", 0, true), Collect: func(_ *Collection, w Writer) error { panic("provider bug") }},
 		Object{Set: testSet("Process", 230, true), Collect: objectFn(5, true)},
 	)
 	if err != nil {
@@ -334,11 +335,10 @@ func TestFileTime(t *testing.T) {
 	}
 }
 
-func TestBeginSampleOncePerQuery(t *testing.T) {
-	calls := 0
-	var seen []int
-	e := New(Options{SystemName: "h", Clock: &fixedClock{wall: time.Unix(1e9, 0)}, BeginSample: func() { calls++ }})
-	record := func(w Writer) error { seen = append(seen, calls); return objectFn(1, true)(w) }
+func TestCollectionSeqOncePerQuery(t *testing.T) {
+	var seen []uint64
+	e := New(Options{SystemName: "h", Clock: &fixedClock{wall: time.Unix(1e9, 0)}})
+	record := func(c *Collection, w Writer) error { seen = append(seen, c.Seq()); return objectFn(1, true)(c, w) }
 	if err := e.Add(Object{Set: testSet("A", 0, true), Collect: record}, Object{Set: testSet("B", 0, true), Collect: record}); err != nil {
 		t.Fatal(err)
 	}
@@ -348,14 +348,68 @@ func TestBeginSampleOncePerQuery(t *testing.T) {
 		}
 	}
 	// Both objects of a query see the same sample number; queries differ.
-	if want := []int{1, 1, 2, 2}; len(seen) != 4 || seen[0] != want[0] || seen[1] != want[1] || seen[2] != want[2] || seen[3] != want[3] {
+	if want := []uint64{1, 1, 2, 2}; !slices.Equal(seen, want) {
 		t.Errorf("sample numbers seen by collect functions %v, want %v", seen, want)
+	}
+}
+
+// TestUnavailableValues: values a collect function could not read reach the
+// result as title indexes of the counters, per instance position, and the
+// object stays in the block.
+func TestUnavailableValues(t *testing.T) {
+	e := New(Options{SystemName: "h", Clock: &fixedClock{wall: time.Unix(1e9, 0)}})
+	set := testSet("Process", 230, true)
+	err := e.Add(Object{Set: set, Collect: func(c *Collection, w Writer) error {
+		w.Instance("a", 0, 0, -1).Set(0, 1)
+		w.Instance("b", 0, 0, -1).Set(0, 2)
+		c.Unavailable(1, 2) // counters 1 and 2 of instance b
+		w.Instance("c", 0, 0, -1).Set(0, 3)
+		c.Unavailable() // every counter of instance c
+		c.Partial("/proc/PID/io not readable")
+		return nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := e.Query(context.Background(), Query{Kind: QueryIndexes, Indexes: []uint32{230}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Partial) != 1 {
+		t.Fatalf("partial %v, want one object", r.Partial)
+	}
+	p := r.Partial[0]
+	if !strings.Contains(p.Error(), "/proc/PID/io not readable") {
+		t.Errorf("reason lost: %v", p)
+	}
+	// The counters' title indexes as the engine assigned them: read them
+	// back from the block rather than assuming the assignment.
+	rd, err := perfdata.Parse(r.Block)
+	if err != nil {
+		t.Fatal(err)
+	}
+	it := rd.Objects()
+	if !it.Next() {
+		t.Fatal("no object in the block")
+	}
+	obj := it.Object()
+	want := []Missing{
+		{Instance: 1, Counters: []uint32{obj.Counter(1).NameIndex, obj.Counter(2).NameIndex}},
+		{Instance: 2},
+	}
+	if len(p.Missing) != len(want) {
+		t.Fatalf("missing %v, want %v", p.Missing, want)
+	}
+	for i := range want {
+		if p.Missing[i].Instance != want[i].Instance || !slices.Equal(p.Missing[i].Counters, want[i].Counters) {
+			t.Errorf("missing[%d] = %v, want %v", i, p.Missing[i], want[i])
+		}
 	}
 }
 
 func TestPartialObjectStays(t *testing.T) {
 	e := New(Options{SystemName: "h", Clock: &fixedClock{wall: time.Unix(1e9, 0)}})
-	err := e.Add(Object{Set: testSet("Process", 230, true), Collect: func(w Writer) error {
+	err := e.Add(Object{Set: testSet("Process", 230, true), Collect: func(_ *Collection, w Writer) error {
 		w.Instance("a", 0, 0, -1).Set(0, 1)
 		return &PartialError{Reasons: []string{"3 processes: io unreadable"}}
 	}})

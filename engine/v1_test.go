@@ -129,7 +129,7 @@ func v1Engine(t testing.TB) (*Engine, *syncBuffer) {
 		Name: "Builtin Thing", Help: "a built-in object", NameIndex: builtinIndex, Instancing: counterset.Single,
 		Counters: []counterset.Counter{{Name: "Things", Help: "things", NameIndex: builtinIndex + 2, Type: countertype.PERF_COUNTER_RAWCOUNT}},
 	}
-	err := e.Add(Object{Set: set, Collect: func(w Writer) error { w.Single().Set(0, 42); return nil }})
+	err := e.Add(Object{Set: set, Collect: func(_ *Collection, w Writer) error { w.Single().Set(0, 42); return nil }})
 	if err != nil {
 		t.Fatal(err)
 	}

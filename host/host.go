@@ -10,7 +10,6 @@ import (
 	"errors"
 	"log/slog"
 	"os"
-	"slices"
 
 	"github.com/perfcounters/perfcounters/engine"
 	"github.com/perfcounters/perfcounters/system"
@@ -81,8 +80,7 @@ func build(opts Options, st *state) (*Host, error) {
 	}
 	c := system.NewCollector(os.DirFS(opts.ProcRoot), os.DirFS(opts.SysRoot), system.WithPerfFreq(clk.Freq()))
 	v2 := newV2Source(opts.SegmentDir, opts.Logger)
-	e := engine.New(engine.Options{Logger: opts.Logger, Clock: clk, Titles: st.titles,
-		BeginSample: func() { c.Sample++; v2.beginSample() }})
+	e := engine.New(engine.Options{Logger: opts.Logger, Clock: clk, Titles: st.titles})
 	procs := system.NewProcessObjects(opts.ProcRoot, opts.MaxKeptFiles)
 	objs := append(c.Objects(), procs.Process(), procs.ProcessV2(), procs.Thread())
 	h := &Host{Engine: e, procs: procs, v2: v2}
@@ -118,17 +116,16 @@ func (h *Host) Close() error {
 func adapt(c *system.Collector, o system.Object, log *slog.Logger) engine.Object {
 	collect := o.Collect
 	name := o.Set.Name
-	return engine.Object{Set: o.Set, Collect: func(w engine.Writer) error {
+	return engine.Object{Set: o.Set, Collect: func(col *engine.Collection, w engine.Writer) error {
+		c.Sample = col.Seq()
 		c.Warnings = c.Warnings[:0]
 		if err := collect(c, w); err != nil {
 			return err
 		}
-		if len(c.Warnings) == 0 {
-			return nil
-		}
 		for _, msg := range c.Warnings {
 			log.Debug("partial object", "object", name, "reason", msg)
+			col.Partial(msg)
 		}
-		return &engine.PartialError{Reasons: slices.Clone(c.Warnings)}
+		return nil
 	}}
 }

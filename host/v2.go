@@ -20,14 +20,13 @@ import (
 
 // v2Source serves the registered V2 counter sets from the providers'
 // shared-memory segments. All sets of one sample share one scan of the
-// segment directory: BeginSample bumps sample, and the first set collected
-// in a sample scans. The engine serialises collection, so no lock is
+// segment directory: the first set collected in a sample (an engine
+// Collection) scans. The engine serialises collection, so no lock is
 // needed here.
 type v2Source struct {
 	scanner *shm.Scanner
 	log     *slog.Logger
-	sample  uint64 // bumped at the start of every engine collection
-	scanned uint64 // the sample segs belong to; 0 = none yet
+	scanned uint64 // the Collection.Seq segs belong to; 0 = none yet
 	segs    []shm.SegmentSnapshot
 	// Reasons logged during the previous and the current scan, so that a
 	// segment that keeps failing is reported once, and again only after
@@ -42,15 +41,13 @@ func newV2Source(dir string, log *slog.Logger) *v2Source {
 	return &v2Source{scanner: shm.NewScanner(dir), log: log, lastReported: map[string]string{}, reported: map[string]string{}}
 }
 
-func (v *v2Source) beginSample() { v.sample++ }
-
 func (v *v2Source) close() { v.scanner.Close() }
 
 // scan returns the segments of the current sample, scanning once per
 // sample. Segments are ordered by owner pid, so "the first provider" of a
 // single-instance set is stable from sample to sample.
-func (v *v2Source) scan() []shm.SegmentSnapshot {
-	if v.scanned != 0 && v.scanned == v.sample {
+func (v *v2Source) scan(seq uint64) []shm.SegmentSnapshot {
+	if v.scanned != 0 && v.scanned == seq {
 		return v.segs
 	}
 	v.lastReported, v.reported = v.reported, v.lastReported
@@ -67,7 +64,7 @@ func (v *v2Source) scan() []shm.SegmentSnapshot {
 		}
 		v.report(key, "provider segment left out", err)
 	}
-	v.segs, v.scanned = segs, v.sample
+	v.segs, v.scanned = segs, seq
 	return segs
 }
 
@@ -224,10 +221,10 @@ func (s *v2Set) mapCounters(path string, pub *counterset.Set) bool {
 
 // gather copies the rows of every live provider of the set, in the
 // registered counter order.
-func (s *v2Set) gather() {
+func (s *v2Set) gather(seq uint64) {
 	n := len(s.set.Counters)
 	s.vals, s.names = s.vals[:0], s.names[:0]
-	segs := s.v.scan()
+	segs := s.v.scan(seq)
 	for si := range segs {
 		for _, ss := range segs[si].Sets {
 			if !sameGUID(ss.Set.GUID, s.guid) || !s.mapCounters(segs[si].Path, ss.Set) {
@@ -264,8 +261,8 @@ func (s *v2Set) gather() {
 // provider runs. Multi-instance sets list every live instance of every
 // provider (none when no provider runs), multipleAggregate sets with a
 // _Total instance, instanceAggregate sets with one row per instance name.
-func (s *v2Set) collect(w engine.Writer) error {
-	s.gather()
+func (s *v2Set) collect(c *engine.Collection, w engine.Writer) error {
+	s.gather(c.Seq())
 	set := s.set
 	var first []uint64
 	switch set.Instancing {

@@ -246,16 +246,14 @@ func TestV2Collection(t *testing.T) {
 func TestV2OneScanPerSample(t *testing.T) {
 	v := newV2Source(t.TempDir(), slog.New(slog.DiscardHandler))
 	defer v.close()
-	v.beginSample()
 	first := v.scanned
-	v.scan()
+	v.scan(1)
 	s1 := v.scanned
-	v.scan()
+	v.scan(1)
 	if v.scanned != s1 || s1 == first {
 		t.Fatalf("second scan in one sample: scanned %d then %d", s1, v.scanned)
 	}
-	v.beginSample()
-	v.scan()
+	v.scan(2)
 	if v.scanned == s1 {
 		t.Fatal("a new sample did not scan again")
 	}
