@@ -124,7 +124,7 @@ func newBenchSource(tb testing.TB, nproc, nthread int) *benchSource {
 	return s
 }
 
-func (s *benchSource) Sample(context.Context, []uint32) ([][]byte, error) {
+func (s *benchSource) Sample(context.Context, []uint32) (*Sample, error) {
 	s.n++
 	le := binary.LittleEndian
 	t := uint64(t0) + s.n*1e7
@@ -133,10 +133,11 @@ func (s *benchSource) Sample(context.Context, []uint32) ([][]byte, error) {
 	for i, off := range s.cpu {
 		le.PutUint64(s.block[off:], le.Uint64(s.block[off:])+uint64(i%7)*1e5)
 	}
-	return [][]byte{s.block}, nil
+	return NewSample([][]byte{s.block})
 }
 
 func (s *benchSource) Titles() *titles.DB { return s.db }
+func (s *benchSource) Recorded() Recorded { return nil }
 
 // BenchmarkCollectFormat is one sample of `\Process(*)\*` and
 // `\Thread(*)\% Processor Time` on a host with 500 processes and 5,000

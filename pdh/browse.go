@@ -2,10 +2,8 @@ package pdh
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/perfcounters/perfcounters/counterpath"
-	"github.com/perfcounters/perfcounters/perfdata"
 )
 
 // ObjectInfo describes an object a source has (PdhEnumObjects).
@@ -21,18 +19,14 @@ type ObjectInfo struct {
 // EnumObjects lists the objects in a sample of src (Peek when src has
 // it), in the order the source gives them, each object once.
 func EnumObjects(ctx context.Context, src Source) ([]ObjectInfo, error) {
-	blocks, err := peek(ctx, src, nil)
+	smp, err := peek(ctx, src, nil)
 	if err != nil {
 		return nil, err
 	}
 	db := src.Titles()
 	var out []ObjectInfo
 	seen := map[uint32]bool{}
-	for i, b := range blocks {
-		blk, err := perfdata.Parse(b)
-		if err != nil {
-			return nil, fmt.Errorf("pdh: sample block %d: %w", i, err)
-		}
+	for _, blk := range smp.Blocks {
 		for it := blk.Objects(); it.Next(); {
 			o := it.Object()
 			if seen[o.NameIndex()] {
@@ -59,7 +53,7 @@ func EnumObjects(ctx context.Context, src Source) ([]ObjectInfo, error) {
 func EnumObjectItems(ctx context.Context, src Source, object string) (counters []CounterInfo, instances []string, err error) {
 	db := src.Titles()
 	p := counterpath.Path{Object: object, Counter: "*"}
-	l, err := locate(ctx, src, db, p, `\`+object)
+	l, err := locate(ctx, src, db, p, `\`+object, nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -89,11 +83,11 @@ func EnumObjectItems(ctx context.Context, src Source, object string) (counters [
 // without wildcards comes back as itself when it exists. Errors are those
 // of AddCounter.
 func ExpandWildCardPath(ctx context.Context, src Source, path string) ([]string, error) {
-	blocks, err := peek(ctx, src, nil)
+	smp, err := peek(ctx, src, nil)
 	if err != nil {
 		return nil, err
 	}
-	q := OpenQuery(fixedSource{blocks, src.Titles()})
+	q := OpenQuery(fixedSource{smp, src.Titles()})
 	c, err := q.AddCounterContext(ctx, path)
 	if err != nil {
 		return nil, err

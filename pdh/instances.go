@@ -2,6 +2,8 @@ package pdh
 
 import (
 	"bytes"
+	"cmp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -53,6 +55,9 @@ type objState struct {
 	system  string
 
 	cur, prev []instInfo
+	// missing: placeholder values of the current sample by instance
+	// position (nil slice: every counter); nil map when there are none.
+	missing   map[int][]uint32
 	prevMap   map[instKey]int32
 	prevMapOK bool
 	dups      map[dupKey]int32
@@ -63,16 +68,55 @@ func newObjState(index uint32, name string) *objState {
 		prevMap: make(map[instKey]int32), dups: make(map[dupKey]int32)}
 }
 
-// identityCounter names the counter that carries an object's pid or tid.
-func identityCounter(object string) string {
-	switch {
-	case strings.EqualFold(object, "Process"), strings.EqualFold(object, "Process V2"):
-		return "ID Process"
-	case strings.EqualFold(object, "Thread"):
-		return "ID Thread"
+// setMissing records the placeholder values the sample's problems name
+// for this object.
+func (s *objState) setMissing(problems []Problem) {
+	s.missing = nil
+	for i := range problems {
+		p := &problems[i]
+		if p.Object != s.index || len(p.Missing) == 0 {
+			continue
+		}
+		if s.missing == nil {
+			s.missing = make(map[int][]uint32)
+		}
+		for _, m := range p.Missing {
+			pos := m.Instance
+			if pos < 0 {
+				pos = 0 // the single instance
+			}
+			if old, ok := s.missing[pos]; ok && (old == nil || len(m.Counters) == 0) {
+				s.missing[pos] = nil
+				continue
+			} else if ok {
+				s.missing[pos] = append(old, m.Counters...)
+				continue
+			}
+			if len(m.Counters) == 0 {
+				s.missing[pos] = nil
+			} else {
+				s.missing[pos] = slices.Clone(m.Counters)
+			}
+		}
 	}
-	return ""
 }
+
+// isMissing reports whether counter idx of the instance at position pos is
+// a placeholder in the current sample.
+func (s *objState) isMissing(pos int, idx uint32) bool {
+	c, ok := s.missing[pos]
+	return ok && (c == nil || slices.Contains(c, idx))
+}
+
+// Title indexes of the counters that identify a process or thread across
+// samples. Indexes, not names: they are the same in every language's title
+// database (English Windows' ID Process 784, ID Thread 804, Elapsed Time
+// 684; our objects use the same indexes).
+const (
+	idProcessIndex   = 784
+	idThreadIndex    = 804
+	elapsedTimeIndex = 684
+)
 
 // definitions refreshes the definition cache when o's definitions differ
 // from the last ones seen; it reports whether they changed.
@@ -87,7 +131,7 @@ func (s *objState) definitions(o perfdata.Object, db *titles.DB) bool {
 	s.names = s.names[:0]
 	s.bases = s.bases[:0]
 	s.idPos, s.stPos = -1, -1
-	idName := identityCounter(s.name)
+	procPos, threadPos := -1, -1
 	for i, def := range s.defs {
 		n := db.Name(def.NameIndex)
 		if n == "" {
@@ -98,12 +142,27 @@ func (s *objState) definitions(o perfdata.Object, db *titles.DB) bool {
 		if def.Type.IsBase() {
 			continue
 		}
-		if idName != "" && s.idPos < 0 && strings.EqualFold(n, idName) {
-			s.idPos = i
+		switch def.NameIndex {
+		case idProcessIndex:
+			if procPos < 0 {
+				procPos = i
+			}
+		case idThreadIndex:
+			if threadPos < 0 {
+				threadPos = i
+			}
+		case elapsedTimeIndex:
+			if s.stPos < 0 {
+				s.stPos = i
+			}
 		}
-		if idName != "" && s.stPos < 0 && strings.EqualFold(n, "Elapsed Time") {
-			s.stPos = i
-		}
+	}
+	// A thread is identified by its tid (a Thread object also carries its
+	// process's pid), a process by its pid; an object with neither is
+	// identified by name.
+	s.idPos = cmp.Or(threadPos+1, procPos+1) - 1
+	if s.idPos < 0 {
+		s.stPos = -1
 	}
 	s.gen++
 	return true

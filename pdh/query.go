@@ -28,15 +28,19 @@ type Query struct {
 	history  int
 
 	// the current sample
-	stamp   int
-	blocks  []perfdata.Block
-	found   map[uint32]foundObj
-	time    time.Time
-	system  string
-	names   map[string]string // interned instance names by their UTF-16 bytes
-	parents map[uint32]*parentNames
+	stamp    int
+	blocks   []perfdata.Block
+	found    map[uint32]foundObj
+	time     time.Time
+	system   string
+	names    map[string]string // interned instance names by their UTF-16 bytes
+	parents  map[uint32]*parentNames
+	problems []Problem // the current sample's
 
-	catalog [][]byte // a sample kept for resolving paths (see resolve.go)
+	// catalog is the sample the last path check took (resolve.go), reused
+	// by the next AddCounter; Collect drops it, so paths added later are
+	// checked against fresh data.
+	catalog *Sample
 }
 
 type foundObj struct {
@@ -74,6 +78,12 @@ func (q *Query) Time() time.Time { return q.time }
 // Machine is the system name in the last collected sample's header.
 func (q *Query) Machine() string { return q.system }
 
+// Problems returns what the source could not deliver in the last
+// collected sample (objects dropped, or delivered with data missing), with
+// the reasons. Values the source marked as missing carry the status
+// NoData; the reasons are here, for a tool to report.
+func (q *Query) Problems() []Problem { return q.problems }
+
 func (q *Query) wants(idx uint32) bool { return slices.Contains(q.want, idx) }
 
 // Collect takes one sample from the source and updates every counter
@@ -82,29 +92,20 @@ func (q *Query) wants(idx uint32) bool { return slices.Contains(q.want, idx) }
 // whose object, counter or instance is missing from the sample is not an
 // error: its values carry the status.
 func (q *Query) Collect(ctx context.Context) error {
-	raw, err := q.src.Sample(ctx, q.want)
+	smp, err := q.src.Sample(ctx, q.want)
 	if err != nil {
 		return err
 	}
-	q.blocks = q.blocks[:0]
-	for i, b := range raw {
-		blk, err := perfdata.Parse(b)
-		if err != nil {
-			return fmt.Errorf("pdh: sample block %d: %w", i, err)
-		}
-		q.blocks = append(q.blocks, blk)
-	}
+	q.blocks = append(q.blocks[:0], smp.Blocks...)
+	q.problems = smp.Problems
+	q.catalog = nil
 	q.stamp++
 	clear(q.found)
+	q.time = smp.Time
 	for i, blk := range q.blocks {
 		h := blk.Header()
 		if i == 0 {
 			q.system = h.SystemName
-			if h.PerfTime100nSec != 0 {
-				q.time = FileTimeToTime(h.PerfTime100nSec)
-			} else {
-				q.time = h.SystemTime.Time()
-			}
 		}
 		for it := blk.Objects(); it.Next(); {
 			o := it.Object()
@@ -124,6 +125,7 @@ func (q *Query) Collect(ctx context.Context) error {
 			continue
 		}
 		s.update(q, f.obj, f.clocks, f.system)
+		s.setMissing(q.problems)
 	}
 	for _, c := range q.counters {
 		c.collect()
@@ -312,7 +314,11 @@ func (c *Counter) collect() {
 			continue
 		}
 		for k := range c.cols {
-			c.curRaw = append(c.curRaw, readRaw(&c.cols[k], in.blk, &s.clocks))
+			r := readRaw(&c.cols[k], in.blk, &s.clocks)
+			if s.missing != nil && s.isMissing(p, c.cols[k].def.NameIndex) {
+				r.Status = calc.NoData // a placeholder, not a value
+			}
+			c.curRaw = append(c.curRaw, r)
 		}
 	}
 	if !c.wild {

@@ -189,39 +189,48 @@ func titleName(db *titles.DB, idx uint32) string {
 type located struct {
 	obj    perfdata.Object
 	system string
-	blocks [][]byte // the sample it came from
+	smp    *Sample // the sample it came from
 }
 
 // locate finds the object a path names in a sample of the source: first
 // asking for the object by its title index, then, when that fails, in
 // everything the source has (whose object names feed the error).
-func locate(ctx context.Context, src Source, db *titles.DB, p counterpath.Path, path string) (located, error) {
+//
+// catalog, when not nil, holds the sample the last lookup took and
+// receives the one this lookup takes: paths of one object added one after
+// the other (typeperf -cf) are then checked against one sample instead of
+// one each, which is what makes a one-shot query cheap on a live source.
+func locate(ctx context.Context, src Source, db *titles.DB, p counterpath.Path, path string, catalog **Sample) (located, error) {
 	idx, ok := numeric(p.Object)
 	if !ok {
 		idx, ok = db.Index(p.Object)
 	}
-	if ok {
-		blocks, err := peek(ctx, src, []uint32{idx})
-		if err != nil {
-			return located{}, err
-		}
-		if l, ok := find(blocks, db, p.Object, idx, true); ok {
+	if ok && catalog != nil && *catalog != nil {
+		if l, ok := find(*catalog, db, p.Object, idx, true); ok {
 			return l, nil
 		}
 	}
-	blocks, err := peek(ctx, src, nil)
+	if ok {
+		smp, err := peek(ctx, src, []uint32{idx})
+		if err != nil {
+			return located{}, err
+		}
+		if l, ok := find(smp, db, p.Object, idx, true); ok {
+			if catalog != nil {
+				*catalog = smp
+			}
+			return l, nil
+		}
+	}
+	smp, err := peek(ctx, src, nil)
 	if err != nil {
 		return located{}, err
 	}
-	if l, ok := find(blocks, db, p.Object, idx, ok); ok {
+	if l, ok := find(smp, db, p.Object, idx, ok); ok {
 		return l, nil
 	}
 	var have []string
-	for _, b := range blocks {
-		blk, err := perfdata.Parse(b)
-		if err != nil {
-			return located{}, fmt.Errorf("pdh: %w", err)
-		}
+	for _, blk := range smp.Blocks {
 		for it := blk.Objects(); it.Next(); {
 			have = append(have, titleName(db, it.Object().NameIndex()))
 		}
@@ -231,31 +240,28 @@ func locate(ctx context.Context, src Source, db *titles.DB, p counterpath.Path, 
 
 // find looks for the object named name (or with index idx when byIndex)
 // in blocks.
-func find(blocks [][]byte, db *titles.DB, name string, idx uint32, byIndex bool) (located, bool) {
-	for _, b := range blocks {
-		blk, err := perfdata.Parse(b)
-		if err != nil {
-			continue
-		}
+func find(smp *Sample, db *titles.DB, name string, idx uint32, byIndex bool) (located, bool) {
+	for _, blk := range smp.Blocks {
 		for it := blk.Objects(); it.Next(); {
 			o := it.Object()
 			if (byIndex && o.NameIndex() == idx) || nameMatches(name, db.Name(o.NameIndex()), o.NameIndex()) {
-				return located{obj: o, system: blk.Header().SystemName, blocks: blocks}, true
+				return located{obj: o, system: blk.Header().SystemName, smp: smp}, true
 			}
 		}
 	}
 	return located{}, false
 }
 
-// fixedSource serves the same blocks on every call: browsing a sample
+// fixedSource serves the same sample on every call: browsing a sample
 // already taken.
 type fixedSource struct {
-	blocks [][]byte
-	db     *titles.DB
+	smp *Sample
+	db  *titles.DB
 }
 
-func (f fixedSource) Sample(context.Context, []uint32) ([][]byte, error) { return f.blocks, nil }
-func (f fixedSource) Titles() *titles.DB                                 { return f.db }
+func (f fixedSource) Sample(context.Context, []uint32) (*Sample, error) { return f.smp, nil }
+func (f fixedSource) Titles() *titles.DB                                { return f.db }
+func (f fixedSource) Recorded() Recorded                                { return nil }
 
 // AddCounter adds a counter by path (PdhAddCounter): English names
 // (case-insensitive, through the source's title database) or decimal
@@ -276,7 +282,7 @@ func (q *Query) AddCounterContext(ctx context.Context, path string) (*Counter, e
 	if err != nil {
 		return nil, fmt.Errorf("pdh: %w", err)
 	}
-	l, err := locate(ctx, q.src, q.db, p, path)
+	l, err := locate(ctx, q.src, q.db, p, path, &q.catalog)
 	if err != nil {
 		return nil, err
 	}
@@ -322,7 +328,7 @@ func (q *Query) AddCounterContext(ctx context.Context, path string) (*Counter, e
 	if !instWild {
 		if !single {
 			// A concrete instance must exist now.
-			tq := OpenQuery(fixedSource{l.blocks, q.db})
+			tq := OpenQuery(fixedSource{l.smp, q.db})
 			tc := tq.newCounter(p, idx, objName)
 			tq.counters = append(tq.counters, tc)
 			if err := tq.Collect(ctx); err != nil {
@@ -363,7 +369,7 @@ func (q *Query) newCounter(p counterpath.Path, idx uint32, objName string) *Coun
 
 // instanceNames lists the instances of a located object.
 func instanceNames(l located, db *titles.DB, objName string) []string {
-	tq := OpenQuery(fixedSource{l.blocks, db})
+	tq := OpenQuery(fixedSource{l.smp, db})
 	tc := tq.newCounter(counterpath.Path{Object: objName, Instance: "*", Counter: "*"}, l.obj.NameIndex(), objName)
 	if err := tq.Collect(context.Background()); err != nil {
 		return nil

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/perfcounters/perfcounters/internal/utf16le"
@@ -15,33 +17,136 @@ import (
 )
 
 // Source is the one seam for data sources: the live local engine (adapter
-// in package host), raw block files (BlockFiles), later remote hosts and
-// logs.
+// in package host), raw block files (BlockFiles), and later remote hosts
+// and logs. A source hands over whole samples: the blocks, parsed and
+// validated once by the source, the time of the sample, and what the
+// source could not deliver, with reasons.
 type Source interface {
-	// Sample returns the next sample: one or more PERF_DATA_BLOCKs that
-	// together hold (at least) the objects asked for (title indexes; nil =
-	// everything the source has). Blocks are owned by the caller until the
-	// next call. A finite source returns io.EOF after its last sample.
-	Sample(ctx context.Context, objects []uint32) ([][]byte, error)
+	// Sample returns the next sample, holding (at least) the objects
+	// asked for (title indexes; nil = everything the source has). The
+	// sample and its blocks are the caller's until the next call. A
+	// recorded source returns io.EOF after its last sample.
+	Sample(ctx context.Context, objects []uint32) (*Sample, error)
 	// Titles is the title database that names the indexes in the blocks.
 	Titles() *titles.DB
+	// Recorded returns the controls of a source that replays recorded
+	// samples (captured blocks, logs): how many there are, their times,
+	// and a position to seek. A live source returns nil. A source that
+	// wraps another must pass its Recorded on (or offer its own), so the
+	// kind of a source is never lost by wrapping it.
+	Recorded() Recorded
 }
 
-// Peeker is implemented by sources that can show what they hold without
-// using up a sample (finite sources such as BlockFiles). Browsing and path
-// validation use Peek when a source has it, Sample otherwise.
-type Peeker interface {
-	// Peek returns the sample the next Sample call would return, like
-	// Sample but without advancing.
-	Peek(ctx context.Context, objects []uint32) ([][]byte, error)
+// Recorded is what a source of recorded samples can do besides Sample.
+// Positions count samples from 0; the next Sample returns the sample at
+// Pos, and Pos advances by one.
+type Recorded interface {
+	// Len is the number of samples.
+	Len() int
+	// Pos is the position of the sample the next Sample returns (Len
+	// after the last).
+	Pos() int
+	// Seek makes the next Sample return sample i (0 <= i <= Len); Seek(0)
+	// rewinds.
+	Seek(i int) error
+	// Time is the time of sample i without reading the sample.
+	Time(i int) time.Time
 }
 
-// peek returns a sample for browsing: Peek when src has it.
-func peek(ctx context.Context, src Source, objects []uint32) ([][]byte, error) {
-	if p, ok := src.(Peeker); ok {
-		return p.Peek(ctx, objects)
+// Sample is one sample of a source.
+type Sample struct {
+	// Blocks are the sample's PERF_DATA_BLOCKs, validated. A source may
+	// split a sample over several blocks (Windows' captures hold one
+	// object per block); an object found in an earlier block wins.
+	Blocks []perfdata.Block
+	// Time is when the sample was taken (UTC): the first block's
+	// PerfTime100nSec, or its SystemTime when that is 0.
+	Time time.Time
+	// Problems are the objects the source could not deliver, or
+	// delivered with data missing, with the reasons.
+	Problems []Problem
+}
+
+// Problem is something a source could not deliver in a sample: an object
+// dropped (a provider failed), or one delivered with some data missing
+// (Partial: unreadable files, a provider not running). Missing names the
+// values of a partial object that are placeholders, not data: pdh gives
+// them the status NoData instead of showing the placeholder.
+type Problem struct {
+	Object     uint32 // title index of the object; 0 when the problem is the source's as a whole
+	ObjectName string // the object's name as the source knows it
+	Reason     string
+	Partial    bool
+	Missing    []MissingValues
+}
+
+func (p Problem) String() string {
+	what := "object " + p.ObjectName + " left out"
+	if p.Partial {
+		what = "object " + p.ObjectName + " incomplete"
 	}
-	return src.Sample(ctx, objects)
+	if p.Object == 0 && p.ObjectName == "" {
+		return p.Reason
+	}
+	return what + ": " + p.Reason
+}
+
+// MissingValues names placeholder values of one instance: Instance is the
+// instance's position in the object (-1 for a single-instance object),
+// Counters the counters' title indexes (none: every counter).
+type MissingValues struct {
+	Instance int
+	Counters []uint32
+}
+
+// NewSample parses blocks into a Sample, with the time of the first block.
+// Sources use it; an unparsable block is an error naming its position.
+func NewSample(blocks [][]byte) (*Sample, error) {
+	s := &Sample{Blocks: make([]perfdata.Block, 0, len(blocks))}
+	for i, b := range blocks {
+		blk, err := perfdata.Parse(b)
+		if err != nil {
+			return nil, fmt.Errorf("sample block %d: %w", i, err)
+		}
+		s.Blocks = append(s.Blocks, blk)
+	}
+	if len(s.Blocks) > 0 {
+		s.Time = blockTime(s.Blocks[0].Header())
+	}
+	return s, nil
+}
+
+// blockTime is the time of a block header: PerfTime100nSec (UTC), or
+// SystemTime when that is 0.
+func blockTime(h perfdata.Header) time.Time {
+	if h.PerfTime100nSec != 0 {
+		return perfdata.FileTimeToTime(h.PerfTime100nSec)
+	}
+	return h.SystemTime.Time()
+}
+
+// peek returns a sample for browsing without using one up: a recorded
+// source is put back where it was (after its last sample it shows the
+// last one again, so browsing still works); a live source takes a sample.
+func peek(ctx context.Context, src Source, objects []uint32) (*Sample, error) {
+	r := src.Recorded()
+	if r == nil {
+		return src.Sample(ctx, objects)
+	}
+	pos := r.Pos()
+	if r.Len() == 0 {
+		return nil, io.EOF
+	}
+	if pos >= r.Len() {
+		if err := r.Seek(r.Len() - 1); err != nil {
+			return nil, err
+		}
+	}
+	s, err := src.Sample(ctx, objects)
+	if serr := r.Seek(pos); err == nil && serr != nil {
+		err = serr
+	}
+	return s, err
 }
 
 // FileTimeToTime converts a FILETIME (PERF_DATA_BLOCK.PerfTime100nSec) to
@@ -49,15 +154,23 @@ func peek(ctx context.Context, src Source, objects []uint32) ([][]byte, error) {
 func FileTimeToTime(ft int64) time.Time { return perfdata.FileTimeToTime(ft) }
 
 // BlockFiles replays raw block files (perfc query output, or
-// HKEY_PERFORMANCE_DATA dumps captured on Windows) as samples in order.
-// Consecutive files whose headers carry the same PerfTime, PerfTime100nSec
-// and SystemName form ONE sample, so Windows captures split per object
-// (pal-SampleLog-ZACH-PC/sNN-*.bin) are regrouped. Files are read when
-// their sample is asked for. A BlockFiles is not safe for concurrent use.
+// HKEY_PERFORMANCE_DATA dumps captured on Windows) as samples in time
+// order, whatever order the files are given in. Files whose headers carry
+// the same PerfTime, PerfTime100nSec and SystemName form ONE sample, so
+// Windows captures split per object (pal-SampleLog-ZACH-PC/sNN-*.bin) are
+// regrouped. Files are read when their sample is asked for. A BlockFiles is
+// not safe for concurrent use.
 type BlockFiles struct {
 	db     *titles.DB
-	groups [][]string
+	groups []blockGroup
 	next   int
+	notes  []string
+}
+
+type blockGroup struct {
+	key   blockKey
+	time  time.Time
+	files []string
 }
 
 // blockKey is what makes files one sample.
@@ -67,107 +180,125 @@ type blockKey struct {
 }
 
 // OpenBlockFiles reads the header of every file and groups the files into
-// samples. db names the title indexes; nil means titles.English().
+// samples, ordered by time (files of equal time keep the order given).
+// db names the title indexes; nil means titles.English().
 func OpenBlockFiles(paths []string, db *titles.DB) (*BlockFiles, error) {
 	if db == nil {
 		db = titles.English()
 	}
 	bf := &BlockFiles{db: db}
-	var last blockKey
-	for i, p := range paths {
-		k, err := readBlockKey(p)
+	byKey := make(map[blockKey]int, len(paths))
+	sorted := true
+	for _, p := range paths {
+		k, t, err := readBlockKey(p)
 		if err != nil {
 			return nil, err
 		}
-		if i == 0 || k != last {
-			bf.groups = append(bf.groups, nil)
+		if g, ok := byKey[k]; ok {
+			bf.groups[g].files = append(bf.groups[g].files, p)
+			continue
 		}
-		bf.groups[len(bf.groups)-1] = append(bf.groups[len(bf.groups)-1], p)
-		last = k
+		if n := len(bf.groups); n > 0 && t.Before(bf.groups[n-1].time) {
+			sorted = false
+		}
+		byKey[k] = len(bf.groups)
+		bf.groups = append(bf.groups, blockGroup{key: k, time: t, files: []string{p}})
+	}
+	if !sorted {
+		slices.SortStableFunc(bf.groups, func(a, b blockGroup) int { return a.time.Compare(b.time) })
+		bf.notes = append(bf.notes, "the input files were not in time order; their samples are read in time order")
 	}
 	return bf, nil
 }
 
-// readBlockKey reads the grouping fields of a block file's header.
-func readBlockKey(path string) (blockKey, error) {
+// readBlockKey reads the grouping fields and the time of a block file's
+// header.
+func readBlockKey(path string) (blockKey, time.Time, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return blockKey{}, fmt.Errorf("pdh: %w", err)
+		return blockKey{}, time.Time{}, err
 	}
 	defer f.Close()
 	var h [perfdata.DataBlockSize]byte
 	if n, err := io.ReadFull(f, h[:]); err != nil {
-		return blockKey{}, fmt.Errorf("pdh: %s: %d bytes, shorter than a PERF_DATA_BLOCK header (%d)", path, n, perfdata.DataBlockSize)
+		return blockKey{}, time.Time{}, fmt.Errorf("%s: %d bytes, shorter than a PERF_DATA_BLOCK header (%d)", path, n, perfdata.DataBlockSize)
 	}
 	if string(h[:8]) != "P\x00E\x00R\x00F\x00" {
-		return blockKey{}, fmt.Errorf("pdh: %s: not a PERF_DATA_BLOCK (signature %q at offset 0)", path, h[:8])
+		return blockKey{}, time.Time{}, fmt.Errorf("%s: not a PERF_DATA_BLOCK (signature %q at offset 0)", path, h[:8])
 	}
 	le := binary.LittleEndian
 	k := blockKey{perfTime: int64(le.Uint64(h[56:])), perfTime100ns: int64(le.Uint64(h[72:]))}
+	var st perfdata.SystemTime
+	st.Year, st.Month, st.DayOfWeek, st.Day = le.Uint16(h[36:]), le.Uint16(h[38:]), le.Uint16(h[40:]), le.Uint16(h[42:])
+	st.Hour, st.Minute, st.Second, st.Milliseconds = le.Uint16(h[44:]), le.Uint16(h[46:]), le.Uint16(h[48:]), le.Uint16(h[50:])
 	nl, no := le.Uint32(h[80:]), le.Uint32(h[84:])
 	const maxName = 1024
 	if nl > 0 && nl <= maxName {
 		name := make([]byte, nl)
 		if _, err := f.ReadAt(name, int64(no)); err != nil {
-			return blockKey{}, fmt.Errorf("pdh: %s: system name (offset %d, length %d): %w", path, no, nl, err)
+			return blockKey{}, time.Time{}, fmt.Errorf("%s: system name (offset %d, length %d): %w", path, no, nl, err)
 		}
 		k.system = utf16le.DecodeLenient(name)
 	}
-	return k, nil
+	return k, blockTime(perfdata.Header{PerfTime100nSec: k.perfTime100ns, SystemTime: st}), nil
 }
 
 // Titles returns the title database given to OpenBlockFiles.
 func (bf *BlockFiles) Titles() *titles.DB { return bf.db }
 
+// Recorded returns the BlockFiles itself: block files are recorded samples.
+func (bf *BlockFiles) Recorded() Recorded { return bf }
+
 // Len is the number of samples.
 func (bf *BlockFiles) Len() int { return len(bf.groups) }
 
+// Pos is the position of the sample the next Sample returns.
+func (bf *BlockFiles) Pos() int { return bf.next }
+
+// Seek makes the next Sample return sample i.
+func (bf *BlockFiles) Seek(i int) error {
+	if i < 0 || i > len(bf.groups) {
+		return fmt.Errorf("sample %d out of range 0..%d", i, len(bf.groups))
+	}
+	bf.next = i
+	return nil
+}
+
+// Time is the time of sample i, from its header.
+func (bf *BlockFiles) Time(i int) time.Time { return bf.groups[i].time }
+
 // Files returns the files of sample i (0-based).
-func (bf *BlockFiles) Files(i int) []string { return bf.groups[i] }
+func (bf *BlockFiles) Files(i int) []string { return bf.groups[i].files }
+
+// Notes says what the reader did that its user should know (inputs given
+// out of time order and merged).
+func (bf *BlockFiles) Notes() []string { return bf.notes }
 
 // Sample reads the files of the next sample and returns their blocks;
 // objects is ignored (every block of the sample is returned). After the
 // last sample it returns io.EOF.
-func (bf *BlockFiles) Sample(ctx context.Context, objects []uint32) ([][]byte, error) {
+func (bf *BlockFiles) Sample(ctx context.Context, objects []uint32) (*Sample, error) {
 	if bf.next >= len(bf.groups) {
 		return nil, io.EOF
 	}
-	b, err := bf.read(ctx, bf.next)
-	if err != nil {
-		return nil, err
-	}
-	bf.next++
-	return b, nil
-}
-
-// Peek returns the sample the next Sample would return; once all samples
-// are used up it returns the last one again, so that browsing still works.
-func (bf *BlockFiles) Peek(ctx context.Context, objects []uint32) ([][]byte, error) {
-	if len(bf.groups) == 0 {
-		return nil, io.EOF
-	}
-	return bf.read(ctx, min(bf.next, len(bf.groups)-1))
-}
-
-// Rewind makes the next Sample the first one again.
-func (bf *BlockFiles) Rewind() { bf.next = 0 }
-
-func (bf *BlockFiles) read(ctx context.Context, i int) ([][]byte, error) {
-	out := make([][]byte, 0, len(bf.groups[i]))
-	for _, p := range bf.groups[i] {
+	g := &bf.groups[bf.next]
+	raw := make([][]byte, 0, len(g.files))
+	for _, p := range g.files {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		b, err := os.ReadFile(p)
 		if err != nil {
-			return nil, fmt.Errorf("pdh: %w", err)
+			return nil, err
 		}
-		if _, err := perfdata.Parse(b); err != nil {
-			return nil, fmt.Errorf("pdh: %s: %w", p, err)
-		}
-		out = append(out, b)
+		raw = append(raw, b)
 	}
-	return out, nil
+	s, err := NewSample(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", strings.Join(g.files, ", "), err)
+	}
+	bf.next++
+	return s, nil
 }
 
 // errNoSample is returned by readers before the first Collect.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/perfcounters/perfcounters/calc"
 	ct "github.com/perfcounters/perfcounters/countertype"
@@ -15,26 +16,39 @@ import (
 
 // memSource replays blocks built in memory, one []byte per sample.
 type memSource struct {
-	db      *titles.DB
-	samples [][]byte
-	next    int
-	asked   [][]uint32
+	db       *titles.DB
+	samples  [][]byte
+	problems map[int][]Problem // by sample position
+	next     int
+	asked    [][]uint32
 }
 
-func (m *memSource) Sample(_ context.Context, objects []uint32) ([][]byte, error) {
+func (m *memSource) Sample(_ context.Context, objects []uint32) (*Sample, error) {
 	m.asked = append(m.asked, append([]uint32(nil), objects...))
 	if m.next >= len(m.samples) {
 		return nil, io.EOF
 	}
 	m.next++
-	return [][]byte{m.samples[m.next-1]}, nil
-}
-
-func (m *memSource) Peek(_ context.Context, _ []uint32) ([][]byte, error) {
-	return [][]byte{m.samples[min(m.next, len(m.samples)-1)]}, nil
+	s, err := NewSample([][]byte{m.samples[m.next-1]})
+	if err != nil {
+		return nil, err
+	}
+	s.Problems = m.problems[m.next-1]
+	return s, nil
 }
 
 func (m *memSource) Titles() *titles.DB { return m.db }
+func (m *memSource) Recorded() Recorded { return m }
+func (m *memSource) Len() int           { return len(m.samples) }
+func (m *memSource) Pos() int           { return m.next }
+func (m *memSource) Seek(i int) error   { m.next = i; return nil }
+func (m *memSource) Time(i int) time.Time {
+	s, err := NewSample([][]byte{m.samples[i]})
+	if err != nil {
+		return time.Time{}
+	}
+	return s.Time
+}
 
 // Title indexes of English Windows used by the synthetic objects.
 const (
@@ -152,6 +166,7 @@ func TestProcessReplacedNoBogusRate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	src.asked = nil // AddCounter peeked; count the collections only
 	for range 2 {
 		if err := q.Collect(context.Background()); err != nil {
 			t.Fatal(err)
@@ -466,5 +481,89 @@ func TestEnumObjects(t *testing.T) {
 	}
 	if len(objs) != 2 || objs[0].Name != "Process" || objs[1].Name != "Thread" || !objs[0].Multi || objs[0].Counters != 3 || objs[0].Index != idxProcess {
 		t.Errorf("objects = %+v", objs)
+	}
+}
+
+// TestMissingValuesAreNoData: values a source marks as placeholders (an
+// unreadable /proc/PID/io, a provider not running) are never shown as a
+// valid 0: they carry NoData, the other values stay valid, and the reason
+// is available from Query.Problems.
+func TestMissingValuesAreNoData(t *testing.T) {
+	procs := func(cpu uint64) []proc {
+		return []proc{{"a", 10, 1, cpu}, {"b", 20, 2, cpu}, {"c", 30, 3, cpu}}
+	}
+	s1 := buildSample(t, t0, procs(0), nil)
+	s2 := buildSample(t, t0+second, procs(5_000_000), nil)
+	prob := Problem{Object: idxProcess, ObjectName: "Process", Partial: true, Reason: "/proc/20/io: permission denied",
+		Missing: []MissingValues{{Instance: 1, Counters: []uint32{idxProcTime}}, {Instance: 2}}}
+	src := &memSource{db: titles.English(), samples: [][]byte{s1, s2},
+		problems: map[int][]Problem{0: {prob}, 1: {prob}}}
+	q := OpenQuery(src)
+	cpu, err := q.AddCounter(`\Process(*)\% Processor Time`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := q.AddCounter(`\Process(*)\ID Process`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := q.Collect(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// a: 0.5 s of CPU in 1 s = 50 %; b: CPU unreadable; c: nothing readable.
+	gotCPU := byInstance(cpu.FormattedArray(noCap))
+	wantCPU := map[string]calc.Status{"a": calc.ValidData, "b": calc.NoData, "c": calc.NoData}
+	for name, st := range wantCPU {
+		if gotCPU[name].Status != st {
+			t.Errorf("%% Processor Time of %s: status %v, want %v", name, gotCPU[name].Status, st)
+		}
+	}
+	if v := gotCPU["a"].Value.Double; v != 50 {
+		t.Errorf("%% Processor Time of a = %v, want 50", v)
+	}
+	gotID := byInstance(id.FormattedArray(noCap))
+	if gotID["b"].Status != calc.ValidData || gotID["b"].Value.Double != 20 {
+		t.Errorf("ID Process of b = %+v, want a valid 20 (only CPU was missing)", gotID["b"])
+	}
+	if gotID["c"].Status != calc.NoData {
+		t.Errorf("ID Process of c: status %v, want NoData (every counter missing)", gotID["c"].Status)
+	}
+	if p := q.Problems(); len(p) != 1 || !strings.Contains(p[0].String(), "permission denied") {
+		t.Errorf("Problems() = %v, want the source's reason", p)
+	}
+}
+
+// TestIdentityByTitleIndex: instance identity is found by the counters'
+// title indexes, so it still works with a title database in another
+// language (here the names are German).
+func TestIdentityByTitleIndex(t *testing.T) {
+	db := titles.New()
+	for idx, name := range map[uint32]string{idxProcess: "Prozess", idxProcTime: "Prozessorzeit (%)",
+		idxIDProcess: "Prozesskennung", idxElapsedTime: "Verstrichene Zeit"} {
+		if err := db.SetAt(idx, name, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s1 := buildSample(t, t0, []proc{{"foo", 100, 1000, 5_000_000}, {"foo", 150, 2000, 1_000_000}}, nil)
+	s2 := buildSample(t, t0+second, []proc{{"foo", 150, 2000, 3_500_000}, {"foo", 200, 9000, 900_000_000_000}}, nil)
+	q := OpenQuery(&memSource{db: db, samples: [][]byte{s1, s2}})
+	c, err := q.AddCounter(`\Prozess(*)\Prozessorzeit (%)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := q.Collect(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := byInstance(c.FormattedArray(noCap))
+	// pid 150 (now foo) used 0.25 s in 1 s; pid 200 (now foo#1) is new.
+	if got["foo"].Status != calc.ValidData || got["foo"].Value.Double != 25 {
+		t.Errorf("foo = %+v, want 25 %%", got["foo"])
+	}
+	if got["foo#1"].Status != calc.NewData {
+		t.Errorf("foo#1 = %+v, want NewData (a new process, not pid 150's successor)", got["foo#1"])
 	}
 }

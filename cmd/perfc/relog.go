@@ -108,15 +108,17 @@ func runRelog(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	in, written, err := relog.Run(ctx, src, opts, w)
+	if *out != "" {
+		// The console report (Input, progress, Output) goes with the run.
+		opts.Console, opts.Files, opts.OutFile = e.stdout, files, *out
+	}
+	opts.Warn = func(msg string) { fmt.Fprintf(e.stderr, "perfc relog: warning: %s\n", msg) }
+	for _, n := range src.Notes() {
+		opts.Warn(n)
+	}
+	_, _, err = relog.Run(ctx, src, opts, w)
 	if cerr := closeOut(); err == nil {
 		err = cerr
 	}
-	if err != nil {
-		return err
-	}
-	if *out != "" {
-		return relog.Report(e.stdout, files, in, *out, written, time.Local, false)
-	}
-	return nil
+	return err
 }

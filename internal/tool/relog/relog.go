@@ -18,15 +18,8 @@ import (
 	"github.com/perfcounters/perfcounters/pdh"
 	"github.com/perfcounters/perfcounters/perfdata"
 	"github.com/perfcounters/perfcounters/perflog/pdhcsv"
+	"github.com/perfcounters/perfcounters/titles"
 )
-
-// Source is a finite source that can be replayed from its start (relog
-// reads the input twice: once to learn the columns, once to write).
-// *pdh.BlockFiles is one.
-type Source interface {
-	pdh.Source
-	Rewind()
-}
 
 // Options configure Run and Summary.
 type Options struct {
@@ -39,6 +32,16 @@ type Options struct {
 	Every    int       // -t: keep every Nth sample (0 or 1: all)
 	Location *time.Location
 	CRLF     bool
+	// Console, when set, receives relog's console report as Windows'
+	// relog prints it while it converts: the Input section, the progress
+	// in percent (updated in place with carriage returns, at most once a
+	// percent), and the Output section (Files and OutFile name them).
+	Console io.Writer
+	Files   []string
+	OutFile string
+	// Warn, when set, is told each distinct problem the input reports
+	// (an object missing from a sample, inputs that overlap), once.
+	Warn func(msg string)
 }
 
 // Stats describe the samples a run read or wrote.
@@ -65,35 +68,31 @@ func ParseTime(s string, loc *time.Location) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("time %q: want M/d/yyyy h:mm:ss[AM|PM] or M/d/yyyy H:mm:ss", s)
 }
 
-// everyNth passes on samples 0, n, 2n, ... of its source.
+// everyNth is its source's samples 0, n, 2n, ...: a recorded source of its
+// own (positions count the samples it keeps), so nothing that asks it what
+// it can do gets the wrong answer.
 type everyNth struct {
-	Source
-	n     int
-	first bool
+	src pdh.Source
+	rec pdh.Recorded
+	n   int
 }
 
-func (e *everyNth) Sample(ctx context.Context, objects []uint32) ([][]byte, error) {
-	if !e.first {
-		for range e.n - 1 {
-			if _, err := e.Source.Sample(ctx, objects); err != nil {
-				return nil, err
-			}
-		}
+func (e *everyNth) Sample(ctx context.Context, objects []uint32) (*pdh.Sample, error) {
+	s, err := e.src.Sample(ctx, objects)
+	if err != nil {
+		return nil, err
 	}
-	e.first = false
-	return e.Source.Sample(ctx, objects)
+	// Skip to the next kept sample; past the end, Pos stays at Len.
+	next := min(e.rec.Pos()+e.n-1, e.rec.Len())
+	return s, e.rec.Seek(next)
 }
 
-// Peek shows what the source holds without using up a sample (pdh
-// validates paths with it), when the source can.
-func (e *everyNth) Peek(ctx context.Context, objects []uint32) ([][]byte, error) {
-	if p, ok := e.Source.(pdh.Peeker); ok {
-		return p.Peek(ctx, objects)
-	}
-	return nil, errors.New("relog: source cannot be peeked")
-}
-
-func (e *everyNth) Rewind() { e.Source.Rewind(); e.first = true }
+func (e *everyNth) Titles() *titles.DB     { return e.src.Titles() }
+func (e *everyNth) Recorded() pdh.Recorded { return e }
+func (e *everyNth) Len() int               { return (e.rec.Len() + e.n - 1) / e.n }
+func (e *everyNth) Pos() int               { return (e.rec.Pos() + e.n - 1) / e.n }
+func (e *everyNth) Seek(i int) error       { return e.rec.Seek(min(i*e.n, e.rec.Len())) }
+func (e *everyNth) Time(i int) time.Time   { return e.rec.Time(i * e.n) }
 
 // column is one output column.
 type column struct {
@@ -113,8 +112,11 @@ type plan struct {
 // what it read and wrote. Columns are every concrete counter instance that
 // any sample holds, in order of first appearance; base counters never are
 // columns (pdh does not expose them as counters).
-func Run(ctx context.Context, src Source, opts Options, out io.Writer) (in, written Stats, err error) {
-	src, opts = prepare(src, opts)
+func Run(ctx context.Context, src pdh.Source, opts Options, out io.Writer) (in, written Stats, err error) {
+	src, opts, err = prepare(src, opts)
+	if err != nil {
+		return Stats{}, Stats{}, err
+	}
 	p, err := scan(ctx, src, opts)
 	if err != nil {
 		return Stats{}, Stats{}, err
@@ -122,7 +124,9 @@ func Run(ctx context.Context, src Source, opts Options, out io.Writer) (in, writ
 	if len(p.cols) == 0 {
 		return p.in, Stats{}, errors.New("no counter in the input matches")
 	}
-	src.Rewind()
+	if err := src.Recorded().Seek(0); err != nil {
+		return p.in, Stats{}, err
+	}
 	q, err := query(src, opts)
 	if err != nil {
 		return p.in, Stats{}, err
@@ -139,6 +143,20 @@ func Run(ctx context.Context, src Source, opts Options, out io.Writer) (in, writ
 	header := false
 	vals := make([]pdhcsv.Value, len(p.cols))
 	var items []pdh.Item
+	eol := "\n"
+	if opts.CRLF {
+		eol = "\r\n"
+	}
+	prog := newProgress(opts.Console, src.Recorded(), eol)
+	if opts.Console != nil {
+		var b strings.Builder
+		b.WriteString(eol)
+		writeStats(&b, "Input", opts.Files, "", p.in, opts.Location, eol)
+		if _, err := io.WriteString(opts.Console, b.String()); err != nil {
+			return p.in, written, err
+		}
+	}
+	warned := map[string]bool{}
 	for {
 		if err := q.Collect(ctx); err != nil {
 			if errors.Is(err, io.EOF) {
@@ -146,6 +164,8 @@ func Run(ctx context.Context, src Source, opts Options, out io.Writer) (in, writ
 			}
 			return p.in, written, err
 		}
+		prog.update()
+		warnProblems(opts.Warn, q.Problems(), warned)
 		t := q.Time()
 		if !opts.Begin.IsZero() && t.Before(opts.Begin) {
 			continue // still primes rate counters, as relog's -b does
@@ -181,26 +201,87 @@ func Run(ctx context.Context, src Source, opts Options, out io.Writer) (in, writ
 	if !header {
 		return p.in, written, errors.New("no sample in the time range")
 	}
+	if opts.Console != nil {
+		var b strings.Builder
+		b.WriteString(prog.done())
+		writeStats(&b, "Output", nil, opts.OutFile, written, opts.Location, eol)
+		b.WriteString("The command completed successfully." + eol)
+		if _, err := io.WriteString(opts.Console, b.String()); err != nil {
+			return p.in, written, err
+		}
+	}
 	return p.in, written, nil
+}
+
+// warnProblems tells warn each problem of a sample it was not told yet.
+func warnProblems(warn func(string), problems []pdh.Problem, seen map[string]bool) {
+	if warn == nil {
+		return
+	}
+	for _, p := range problems {
+		msg := p.String()
+		if !seen[msg] {
+			seen[msg] = true
+			warn(msg)
+		}
+	}
+}
+
+// progress prints relog's percentage while it writes: "\r12.00%" each
+// time another whole percent of the input's samples is done, on one line
+// that a terminal shows updated in place, and "100.00%" at the end.
+type progress struct {
+	w    io.Writer
+	rec  pdh.Recorded
+	eol  string
+	last int // whole percent last printed
+}
+
+func newProgress(w io.Writer, rec pdh.Recorded, eol string) *progress {
+	return &progress{w: w, rec: rec, eol: eol, last: -1}
+}
+
+func (p *progress) update() {
+	if p.w == nil || p.rec.Len() == 0 {
+		return
+	}
+	pct := 100 * p.rec.Pos() / p.rec.Len()
+	if pct > p.last && pct < 100 {
+		p.last = pct
+		fmt.Fprintf(p.w, "\r%d.00%%", pct)
+	}
+}
+
+// done is the last progress line and the empty line after it.
+func (p *progress) done() string {
+	if p.last >= 0 {
+		return "\r100.00%" + p.eol + p.eol
+	}
+	return "100.00%" + p.eol + p.eol
 }
 
 // fmtOpts: text logs hold unscaled, uncapped values (Item.Computed).
 const fmtOpts = calc.FmtDouble | calc.FmtNoScale | calc.FmtNoCap100
 
-func prepare(src Source, opts Options) (Source, Options) {
+// prepare checks that src is a recording (relog reads its input twice:
+// once to learn the columns, once to write), applies -t and rewinds.
+func prepare(src pdh.Source, opts Options) (pdh.Source, Options, error) {
 	if opts.Location == nil {
 		opts.Location = time.Local
 	}
-	if opts.Every > 1 {
-		src = &everyNth{Source: src, n: opts.Every, first: true}
+	rec := src.Recorded()
+	if rec == nil {
+		return nil, opts, errors.New("relog reads recorded samples (logs, captured blocks), not a live source")
 	}
-	src.Rewind()
-	return src, opts
+	if opts.Every > 1 {
+		src = &everyNth{src: src, rec: rec, n: opts.Every}
+	}
+	return src, opts, src.Recorded().Seek(0)
 }
 
 // query opens a query with the counters of opts, or with every object of
 // the input when opts names none.
-func query(src Source, opts Options) (*pdh.Query, error) {
+func query(src pdh.Source, opts Options) (*pdh.Query, error) {
 	q := pdh.OpenQuery(src)
 	paths := opts.Counters
 	if len(paths) == 0 {
@@ -208,7 +289,9 @@ func query(src Source, opts Options) (*pdh.Query, error) {
 		if paths, err = allCounters(src); err != nil {
 			return nil, err
 		}
-		src.Rewind()
+		if err := src.Recorded().Seek(0); err != nil {
+			return nil, err
+		}
 	}
 	var bad []string
 	for _, p := range paths {
@@ -224,24 +307,20 @@ func query(src Source, opts Options) (*pdh.Query, error) {
 
 // allCounters returns `\Object(*)\*` (or `\Object\*` for single-instance
 // objects) for every object in the input, in order of first appearance.
-func allCounters(src Source) ([]string, error) {
+func allCounters(src pdh.Source) ([]string, error) {
 	ctx := context.Background()
 	db := src.Titles()
 	seen := map[uint32]bool{}
 	var paths []string
 	for {
-		blocks, err := src.Sample(ctx, nil)
+		smp, err := src.Sample(ctx, nil)
 		if errors.Is(err, io.EOF) {
 			return paths, nil
 		}
 		if err != nil {
 			return nil, err
 		}
-		for _, b := range blocks {
-			blk, err := perfdata.Parse(b)
-			if err != nil {
-				return nil, err
-			}
+		for _, blk := range smp.Blocks {
 			for it := blk.Objects(); it.Next(); {
 				o := it.Object()
 				if seen[o.NameIndex()] {
@@ -263,7 +342,7 @@ func allCounters(src Source) ([]string, error) {
 }
 
 // scan is the first pass: it learns the columns and the input's range.
-func scan(ctx context.Context, src Source, opts Options) (*plan, error) {
+func scan(ctx context.Context, src pdh.Source, opts Options) (*plan, error) {
 	q, err := query(src, opts)
 	if err != nil {
 		return nil, err
@@ -315,8 +394,11 @@ func itemKey(p counterpath.Path) string {
 // Summary writes what relog -q prints: the input files, the time range and
 // sample count, and the counters (concrete paths) the input holds. With
 // list non-nil the counter paths go there instead (relog -q -o FILE).
-func Summary(ctx context.Context, src Source, files []string, opts Options, w, list io.Writer) error {
-	src, opts = prepare(src, opts)
+func Summary(ctx context.Context, src pdh.Source, files []string, opts Options, w, list io.Writer) error {
+	src, opts, err := prepare(src, opts)
+	if err != nil {
+		return err
+	}
 	p, err := scan(ctx, src, opts)
 	if err != nil {
 		return err

@@ -159,12 +159,72 @@ func TestSummary(t *testing.T) {
 	if err := Summary(t.Context(), bf, files, Options{Counters: []string{`\Processor(*)\*`, `\Memory\*`}, Location: testZone}, &out, nil); err != nil {
 		t.Fatal(err)
 	}
-	var rep bytes.Buffer
-	in := Stats{Begin: time.Date(2024, 3, 5, 12, 0, 0, 0, time.UTC), End: time.Date(2024, 3, 5, 12, 0, 3, 0, time.UTC), Samples: 4}
-	if err := Report(&rep, files[:1], in, "out.csv", Stats{Begin: in.Begin, End: in.Begin, Samples: 1}, testZone, false); err != nil {
+	golden(t, filepath.Join("testdata", "summary.golden"), out.String())
+}
+
+// TestConsoleReport: with a console, Run prints what Windows' relog prints
+// while converting: the Input section, the progress in percent, and the
+// Output section.
+func TestConsoleReport(t *testing.T) {
+	bf, files := fixtures(t)
+	var out, console bytes.Buffer
+	opts := Options{Counters: []string{`\Memory\Available MBytes`}, Location: testZone,
+		Console: &console, Files: files[:1], OutFile: "out.csv"}
+	opts.End = time.Date(2024, 3, 5, 12, 0, 1, 0, time.UTC)
+	if _, _, err := Run(t.Context(), bf, opts, &out); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, filepath.Join("testdata", "summary.golden"), out.String()+"-- report --\n"+rep.String())
+	golden(t, filepath.Join("testdata", "console.golden"), console.String())
+}
+
+// TestShuffledInputs: input files given in any order are read in time
+// order (a *.bin glob of files 1..11 sorts 1, 10, 11, 2, ...), and the
+// output is the same as from the files in order.
+func TestShuffledInputs(t *testing.T) {
+	_, files := fixtures(t)
+	db := loadDB(t, filepath.Join(fixtureDir, "titles.tsv"))
+	run := func(files []string) string {
+		bf, err := pdh.OpenBlockFiles(files, db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		if _, _, err := Run(t.Context(), bf, Options{Location: testZone, Every: 1}, &out); err != nil {
+			t.Fatal(err)
+		}
+		return out.String()
+	}
+	want := run(files)
+	for _, order := range [][]int{{3, 2, 1, 0}, {1, 3, 0, 2}, {2, 0, 3, 1}} {
+		shuffled := make([]string, len(order))
+		for i, j := range order {
+			shuffled[i] = files[j]
+		}
+		if got := run(shuffled); got != want {
+			t.Errorf("order %v: output differs from the files in time order:\n%s\nwant:\n%s", order, got, want)
+		}
+		bf, err := pdh.OpenBlockFiles(shuffled, db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(bf.Notes()) == 0 {
+			t.Errorf("order %v: merging out-of-order inputs was not reported", order)
+		}
+	}
+	// -t 2 over shuffled inputs keeps samples 0 and 2 of the time order.
+	bf, err := pdh.OpenBlockFiles([]string{files[3], files[1], files[2], files[0]}, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	in, written, err := Run(t.Context(), bf, Options{Location: time.UTC, Every: 2, Counters: []string{`\Memory\Available MBytes`}}, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.Samples != 2 || written.Samples != 2 || !written.Begin.Equal(time.Date(2024, 3, 5, 12, 0, 0, 0, time.UTC)) ||
+		!written.End.Equal(time.Date(2024, 3, 5, 12, 0, 2, 0, time.UTC)) {
+		t.Errorf("-t 2: read %+v, wrote %+v; want samples at 12:00:00 and 12:00:02", in, written)
+	}
 }
 
 // TestRealWindowsBlocks relogs the 88 real blocks of a Windows Vista

@@ -210,12 +210,10 @@ type endless struct {
 
 func (e *endless) Titles() *titles.DB { return e.bf.Titles() }
 
-// Peek lets pdh validate paths without taking a sample.
-func (e *endless) Peek(ctx context.Context, objs []uint32) ([][]byte, error) {
-	return e.bf.Peek(ctx, objs)
-}
+// Recorded is nil: the endless source behaves as a live one.
+func (e *endless) Recorded() pdh.Recorded { return nil }
 
-func (e *endless) Sample(ctx context.Context, objs []uint32) ([][]byte, error) {
+func (e *endless) Sample(ctx context.Context, objs []uint32) (*pdh.Sample, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.calls++
@@ -224,7 +222,9 @@ func (e *endless) Sample(ctx context.Context, objs []uint32) ([][]byte, error) {
 	}
 	b, err := e.bf.Sample(ctx, objs)
 	if errors.Is(err, io.EOF) {
-		e.bf.Rewind()
+		if err := e.bf.Seek(0); err != nil {
+			return nil, err
+		}
 		b, err = e.bf.Sample(ctx, objs)
 	}
 	return b, err
@@ -262,8 +262,10 @@ func TestCancel(t *testing.T) {
 		if len(lines) != 7 || lines[0] != want[0] || lines[1] != want[1] || lines[4] != MsgExiting || lines[5] != MsgCompleted {
 			t.Errorf("output:\n%s", out.String())
 		}
-		if src.calls != 3 {
-			t.Errorf("%d samples taken, want 3 (priming + 2 rows)", src.calls)
+		// A live source shows what it has by taking a sample: one checks
+		// the paths as they are added, then priming and the two rows.
+		if src.calls != 4 {
+			t.Errorf("%d samples taken, want 4 (path check + priming + 2 rows)", src.calls)
 		}
 	})
 }
