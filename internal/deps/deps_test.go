@@ -1,54 +1,73 @@
 // Package deps holds no code: its test enforces the import direction of the
 // module (ARCHITECTURE.md), in the manner of go/build's deps_test.go. The
-// table is the policy; fix the import, never loosen the table to make a
-// build pass.
+// table is the policy and it is exact: it lists what each package imports,
+// no more. Fix the import, never loosen the table to make a build pass.
 package deps
 
 import (
 	"encoding/json"
+	"fmt"
 	"os/exec"
 	"slices"
+	"sort"
 	"strings"
 	"testing"
 )
 
 const module = "github.com/perfcounters/perfcounters"
 
-// allowed lists, for every package of the module, the packages of the module
-// it may import directly. A package missing from the table fails the test,
-// so a new package must take a place in the levels.
-var allowed = map[string][]string{
+// rule is a package's place: its level and the packages of the module it
+// imports directly.
+type rule struct {
+	level   int
+	imports []string
+}
+
+// table lists every package of the module (but examples and this one) with
+// its level and exactly the packages of ours it imports. Levels, as in
+// ARCHITECTURE.md:
+//
+//	L0 core vocabulary: imports no package of ours
+//	L1 core codecs and calculations: import only L0
+//	L2 providers, engine, consumers, state
+//	L3 the local machine assembled
+//	L4 tools (options in, io.Writer out)
+//	L5 the binary
+//
+// From L2 up a package may import packages of its own level or below,
+// never above.
+var table = map[string]rule{
 	// L0: the core vocabulary.
-	"internal/utf16le": {},
-	"internal/asuser":  {}, // test support: runs a test binary as other users
-	"countertype":      {},
-	"counterpath":      {},
+	"internal/utf16le": {0, nil},
+	"countertype":      {0, nil},
+	"counterpath":      {0, nil},
+	"internal/asuser":  {0, nil}, // test support: runs a test binary as other users
 	// L1: core codecs and calculations.
-	"calc":       {"countertype"},
-	"counterset": {"countertype"},
-	"titles":     {"internal/utf16le"},
-	"perfdata":   {"countertype", "internal/utf16le"},
+	"calc":       {1, []string{"countertype"}},
+	"counterset": {1, []string{"countertype"}},
+	"titles":     {1, []string{"internal/utf16le"}},
+	"perfdata":   {1, []string{"countertype", "internal/utf16le"}},
 	// L2: providers, engine, consumers.
-	"manifest":       {"counterset", "countertype"},
-	"internal/shm":   {"counterset", "countertype"},
-	"provider":       {"counterset", "countertype", "internal/shm"},
-	"collect":        {"perfdata", "countertype"},
-	"system":         {"counterset", "countertype", "perfdata"},
-	"engine":         {"counterset", "countertype", "perfdata", "titles", "collect", "internal/shm"},
-	"pdh":            {"counterpath", "calc", "perfdata", "titles", "countertype", "internal/utf16le"},
-	"perflog":        {"perfdata", "titles", "pdh", "counterpath", "calc", "countertype"},
-	"perflog/pdhcsv": {"perflog", "counterpath", "calc"},
+	"manifest":       {2, []string{"counterset", "countertype"}},
+	"internal/shm":   {2, []string{"counterset", "countertype"}},
+	"provider":       {2, []string{"counterset", "internal/shm"}},
+	"collect":        {2, []string{"perfdata"}},
+	"system":         {2, []string{"counterset", "countertype", "perfdata"}},
+	"engine":         {2, []string{"collect", "counterset", "perfdata", "titles"}},
+	"pdh":            {2, []string{"calc", "counterpath", "countertype", "internal/utf16le", "perfdata", "titles"}},
+	"perflog/pdhcsv": {2, nil},
 	// L3: the local machine assembled.
-	"host": {"engine", "system", "titles", "counterset", "collect", "internal/shm", "manifest", "provider", "perfdata", "countertype", "pdh"},
+	"host": {3, []string{"collect", "counterset", "engine", "internal/shm", "manifest", "pdh", "perfdata", "system", "titles"}},
 	// L4: tools.
-	"internal/tool/dump":     {"perfdata", "titles", "countertype", "internal/utf16le"},
-	"internal/tool/query":    {"engine", "host"},
-	"internal/tool/ctrpp":    {"manifest", "counterset", "countertype"},
-	"internal/tool/typeperf": {"pdh", "perflog", "perflog/pdhcsv", "host", "counterpath", "calc", "titles", "perfdata", "engine"},
-	"internal/tool/relog":    {"pdh", "perflog", "perflog/pdhcsv", "counterpath", "calc", "titles", "perfdata"},
-	"internal/tool/lodctr":   {"manifest", "titles", "host", "counterset"},
+	"internal/tool/dump":     {4, []string{"countertype", "perfdata", "titles"}},
+	"internal/tool/query":    {4, []string{"engine"}},
+	"internal/tool/ctrpp":    {4, []string{"counterset", "countertype", "manifest"}},
+	"internal/tool/typeperf": {4, []string{"calc", "counterpath", "pdh", "perflog/pdhcsv"}},
+	"internal/tool/relog":    {4, []string{"calc", "counterpath", "pdh", "perfdata", "perflog/pdhcsv", "titles"}},
+	"internal/tool/lodctr":   {4, []string{"host", "manifest"}},
 	// L5: the binary.
-	"cmd/perfc": {"pdh", "perflog/pdhcsv", "internal/tool/lodctr", "internal/tool/dump", "internal/tool/query", "internal/tool/ctrpp", "internal/tool/typeperf", "internal/tool/relog", "internal/tool/lodctr", "host", "engine", "manifest", "titles"},
+	"cmd/perfc": {5, []string{"host", "internal/tool/ctrpp", "internal/tool/dump", "internal/tool/lodctr", "internal/tool/query",
+		"internal/tool/relog", "internal/tool/typeperf", "manifest", "pdh", "perflog/pdhcsv", "titles"}},
 }
 
 type pkg struct {
@@ -56,13 +75,16 @@ type pkg struct {
 	Imports    []string
 }
 
-func TestImportDirection(t *testing.T) {
+// imports lists the module's packages (examples and this one left out)
+// with the packages of ours each imports, from go list.
+func imports(t *testing.T) map[string][]string {
+	t.Helper()
 	out, err := exec.Command("go", "list", "-json", module+"/...").Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}
 	dec := json.NewDecoder(strings.NewReader(string(out)))
-	seen := 0
+	got := map[string][]string{}
 	for dec.More() {
 		var p pkg
 		if err := dec.Decode(&p); err != nil {
@@ -72,23 +94,120 @@ func TestImportDirection(t *testing.T) {
 		if rel == "internal/deps" || strings.HasPrefix(rel, "examples/") {
 			continue
 		}
-		seen++
-		ok, listed := allowed[rel]
-		if !listed {
-			t.Errorf("package %s has no place in the import table of internal/deps", rel)
+		var ours []string
+		for _, imp := range p.Imports {
+			if dep, ok := strings.CutPrefix(imp, module+"/"); ok {
+				ours = append(ours, dep)
+			}
+		}
+		got[rel] = ours
+	}
+	return got
+}
+
+// check compares the module's real imports with the table and returns one
+// message per violation: a package without a place, an import the table
+// does not list, an allowance nobody uses, and a table entry that breaks
+// the level rules.
+func check(table map[string]rule, actual map[string][]string) []string {
+	var errs []string
+	for p, r := range table {
+		for _, dep := range r.imports {
+			d, ok := table[dep]
+			switch {
+			case !ok:
+				errs = append(errs, fmt.Sprintf("%s: allowed import %s has no place in the table", p, dep))
+			case r.level == 0:
+				errs = append(errs, fmt.Sprintf("%s (L0) may import no package of ours, but the table allows %s", p, dep))
+			case r.level == 1 && d.level != 0:
+				errs = append(errs, fmt.Sprintf("%s (L1) may import only L0 packages, but the table allows %s (L%d)", p, dep, d.level))
+			case d.level > r.level:
+				errs = append(errs, fmt.Sprintf("%s (L%d) reaches up to %s (L%d)", p, r.level, dep, d.level))
+			}
+		}
+		if imps, ok := actual[p]; ok {
+			for _, dep := range r.imports {
+				if !slices.Contains(imps, dep) {
+					errs = append(errs, fmt.Sprintf("%s: the table allows %s, which it does not import (remove the allowance)", p, dep))
+				}
+			}
+		} else {
+			errs = append(errs, fmt.Sprintf("%s: in the table but not in the module (remove it)", p))
+		}
+	}
+	for p, imps := range actual {
+		r, ok := table[p]
+		if !ok {
+			errs = append(errs, fmt.Sprintf("package %s has no place in the import table", p))
 			continue
 		}
-		for _, imp := range p.Imports {
-			if !strings.HasPrefix(imp, module+"/") {
-				continue
-			}
-			dep := strings.TrimPrefix(imp, module+"/")
-			if !slices.Contains(ok, dep) {
-				t.Errorf("%s imports %s, which the import table does not allow", rel, dep)
+		for _, dep := range imps {
+			if !slices.Contains(r.imports, dep) {
+				errs = append(errs, fmt.Sprintf("%s imports %s, which the import table does not allow", p, dep))
 			}
 		}
 	}
-	if seen < 3 {
-		t.Fatalf("only %d packages listed; is go list looking at the module?", seen)
+	sort.Strings(errs)
+	return errs
+}
+
+func TestImportDirection(t *testing.T) {
+	actual := imports(t)
+	if len(actual) < 3 {
+		t.Fatalf("only %d packages listed; is go list looking at the module?", len(actual))
+	}
+	for _, e := range check(table, actual) {
+		t.Error(e)
+	}
+}
+
+// TestCheckCatches: the check itself fails on each kind of violation, so a
+// green TestImportDirection means something.
+func TestCheckCatches(t *testing.T) {
+	base := map[string]rule{
+		"a0": {0, nil},
+		"b1": {1, []string{"a0"}},
+		"c2": {2, []string{"b1"}},
+		"d3": {3, []string{"c2"}},
+	}
+	actual := map[string][]string{"a0": nil, "b1": {"a0"}, "c2": {"b1"}, "d3": {"c2"}}
+	if errs := check(base, actual); len(errs) != 0 {
+		t.Fatalf("a clean table reports %v", errs)
+	}
+	with := func(p string, r rule) map[string]rule {
+		m := map[string]rule{}
+		for k, v := range base {
+			m[k] = v
+		}
+		m[p] = r
+		return m
+	}
+	for _, tc := range []struct {
+		name   string
+		table  map[string]rule
+		actual map[string][]string
+		want   string
+	}{
+		{"unused allowance", with("d3", rule{3, []string{"c2", "b1"}}), actual, "does not import"},
+		{"L0 imports ours", with("a0", rule{0, []string{"b1"}}), map[string][]string{"a0": {"b1"}, "b1": {"a0"}, "c2": {"b1"}, "d3": {"c2"}}, "L0"},
+		{"L1 imports L1", with("b1", rule{1, []string{"a0", "e1"}}), nil, "only L0"},
+		{"upward import", with("c2", rule{2, []string{"b1", "d3"}}), map[string][]string{"a0": nil, "b1": {"a0"}, "c2": {"b1", "d3"}, "d3": {"c2"}}, "reaches up"},
+		{"import not allowed", base, map[string][]string{"a0": nil, "b1": {"a0"}, "c2": {"b1", "a0"}, "d3": {"c2"}}, "does not allow"},
+		{"package without a place", base, map[string][]string{"a0": nil, "b1": {"a0"}, "c2": {"b1"}, "d3": {"c2"}, "e9": nil}, "no place"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			act := tc.actual
+			if act == nil {
+				act = actual
+			}
+			if tc.name == "L1 imports L1" {
+				tc.table["e1"] = rule{1, nil}
+				act = map[string][]string{"a0": nil, "b1": {"a0", "e1"}, "c2": {"b1"}, "d3": {"c2"}, "e1": nil}
+			}
+			errs := check(tc.table, act)
+			if !slices.ContainsFunc(errs, func(e string) bool { return strings.Contains(e, tc.want) }) {
+				t.Errorf("check did not catch it (want a message with %q), got %v", tc.want, errs)
+			}
+		})
 	}
 }
