@@ -81,7 +81,7 @@ func build(opts Options, st *state) (*Host, error) {
 	}
 	c := system.NewCollector(os.DirFS(opts.ProcRoot), os.DirFS(opts.SysRoot), system.WithPerfFreq(clk.Freq()))
 	v2 := newV2Source(opts.SegmentDir, opts.Logger)
-	e := engine.New(engine.Options{Logger: opts.Logger, Clock: clk, Titles: st.titles,
+	e := engine.New(engine.Options{Logger: opts.Logger, Clock: clk, Titles: st.titles, SystemName: ComputerName(),
 		BeginSample: func() { c.Sample++; v2.beginSample() }})
 	procs := system.NewProcessObjects(opts.ProcRoot, opts.MaxKeptFiles)
 	objs := append(c.Objects(), procs.Process(), procs.ProcessV2(), procs.Thread())
