@@ -16,16 +16,16 @@ import (
 func ctrppCommand() command {
 	return command{
 		name:  "ctrpp",
-		usage: "MANIFEST [-o FILE.go] [-p PACKAGE]",
+		usage: "<manifest> [-o <filename>] [-p <package>]",
 		short: "generate Go constants and typed counter wrappers from a counters manifest",
 		run:   runCtrpp,
 	}
 }
 
 func runCtrpp(ctx context.Context, e *env, args []string) error {
-	fs := newFlags("ctrpp", e.stderr)
-	out := fs.String("o", "", "output Go file (default: standard output)")
-	pkg := fs.String("p", "", "package name (default: the package of the other Go files next to -o, else that directory's name)")
+	fs := newFlags("ctrpp", e.stdout)
+	out := fs.String("o", "", "Output Go file. Default is standard output.")
+	pkg := fs.String("p", "", "Package name of the generated file. Default is the package of the other Go files next to -o, else that directory's name.")
 	pos, err := parseFlags(fs, args)
 	if err == errHelp {
 		return nil
