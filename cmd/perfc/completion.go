@@ -64,7 +64,8 @@ func commandOptions(ctx context.Context, e *env) map[string][]string {
 			continue
 		}
 		var buf bytes.Buffer
-		c.run(ctx, &env{stdout: &buf, stderr: io.Discard, stdin: strings.NewReader(""), getenv: e.getenv}, []string{"/?"})
+		// Help goes to stdout (dump's to stderr): read both.
+		c.run(ctx, &env{stdout: &buf, stderr: &buf, stdin: strings.NewReader(""), getenv: e.getenv}, []string{"/?"})
 		var opts []string
 		for _, l := range strings.Split(buf.String(), "\n") {
 			if !strings.HasPrefix(l, "  -") {

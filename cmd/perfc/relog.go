@@ -201,9 +201,7 @@ func splitCounterLists(vals []string) []string {
 	return out
 }
 
-// nextPathStart reports whether s, after blanks, starts a counter path or
-// a quoted one.
+// nextPathStart reports whether s, after blanks, starts a counter path.
 func nextPathStart(s string) bool {
-	s = strings.TrimLeft(s, " \t")
-	return strings.HasPrefix(s, `\`) || strings.HasPrefix(s, `"`)
+	return strings.HasPrefix(strings.TrimLeft(s, " \t"), `\`)
 }
