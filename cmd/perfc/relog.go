@@ -104,7 +104,7 @@ func runRelog(ctx context.Context, e *env, args []string) error {
 		if *out == "" {
 			return relog.Summary(ctx, src, files, opts, e.stdout, nil)
 		}
-		w, closeOut, err := createOutput(*out, *yes, nil)
+		w, closeOut, err := createOutput(*out, *yes, e.stdout)
 		if err != nil {
 			return err
 		}
@@ -125,7 +125,7 @@ func runRelog(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *out != "" {
+	if *out != "" && *out != "-" {
 		return relog.Report(e.stdout, files, in, *out, written, time.Local, false)
 	}
 	return nil
