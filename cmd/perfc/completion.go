@@ -121,7 +121,7 @@ _perfc() {
 	-*|/*)
 		local o all=
 		for o in $opts; do all+=" $o /${o#-}"; done
-		COMPREPLY=($(compgen -W "$all" -- "$cur"))
+		COMPREPLY=($(compgen -W "$all" -- "${cur,,}"))
 		[[ $cur == /* && ${#COMPREPLY[@]} == 0 ]] && COMPREPLY=($(compgen -f -- "$cur"))
 		return
 		;;
