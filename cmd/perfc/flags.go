@@ -26,7 +26,7 @@ func newFlags(name string, w io.Writer) *flag.FlagSet {
 func winOption(s string) (name, value string, hasValue, ok bool) {
 	var rest string
 	switch {
-	case s == "-" || s == "--" || s == "/":
+	case s == "" || s == "-" || s == "--" || s == "/":
 		return "", "", false, false
 	case strings.HasPrefix(s, "--"):
 		rest = s[2:]

@@ -60,6 +60,7 @@ func TestParseFlagsWindowsSyntax(t *testing.T) {
 		{[]string{"/tmp/x.csv", "-o", "/q"}, result{SI: "1", F: "CSV", Out: "/q", Pos: []string{"/tmp/x.csv"}}},
 		{[]string{"-o", "-"}, result{SI: "1", F: "CSV", Out: "-"}},
 		{[]string{"-sc", "-1"}, result{SC: -1, SI: "1", F: "CSV"}},
+		{[]string{"", "/", "-"}, result{SI: "1", F: "CSV", Pos: []string{"", "/", "-"}}},
 		{[]string{"--", "-sc", "/q"}, result{SI: "1", F: "CSV", Pos: []string{"-sc", "/q"}}},
 		// Help in every spelling.
 		{[]string{"/?"}, result{SI: "1", F: "CSV", Help: true}},
@@ -203,4 +204,29 @@ func diffLines(want, got string) string {
 		}
 	}
 	return b.String()
+}
+
+// FuzzCommandLine: no command line makes the option parser or the relog
+// counter-list splitter panic, and the splitter never invents text.
+func FuzzCommandLine(f *testing.F) {
+	f.Add("/sc\x005\x00-SI\x002\x00\\Memory\\x\x00/?")
+	f.Add("-o\x00-\x00--\x00/q")
+	f.Add(`"\A\b c" \D\e` + "\x00/c:\\x")
+	f.Fuzz(func(t *testing.T, line string) {
+		args := strings.Split(line, "\x00")
+		fs := newFlags("fuzz", io.Discard)
+		fs.Int("sc", 0, "")
+		fs.String("si", "1", "")
+		fs.Bool("q", false, "")
+		var c stringList
+		fs.Var(&c, "c", "")
+		parseFlags(fs, args)
+		for _, p := range splitCounterLists(args) {
+			for _, r := range p {
+				if !strings.ContainsRune(line, r) {
+					t.Fatalf("splitCounterLists(%q) made %q", args, p)
+				}
+			}
+		}
+	})
 }
