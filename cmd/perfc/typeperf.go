@@ -47,6 +47,13 @@ func runTypeperf(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	for _, p := range pos {
+		// Counter paths start with '\' and object names with a letter: a
+		// word starting with '/' here is a mistyped option, not a file.
+		if strings.HasPrefix(p, "/") {
+			return usagef("unknown option %s", p)
+		}
+	}
 	if err := checkMachine("-s", *server); err != nil {
 		return err
 	}

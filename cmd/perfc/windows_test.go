@@ -88,6 +88,7 @@ func TestTypeperfWindowsSyntax(t *testing.T) {
 		{"remote path", []string{"typeperf", `\\db7\Memory\Available MBytes`}, 1, `\\db7\Memory\Available MBytes: remote computers are not supported yet`},
 		{"overflowing -si", []string{"typeperf", `\Memory\Available MBytes`, "-si", "99999999:00:00"}, 2, "longer than the longest allowed"},
 		{"unknown option", []string{"typeperf", `\Memory\Available MBytes`, "-zz"}, 2, "unknown option -zz"},
+		{"unknown slash option", []string{"typeperf", `\Memory\Available MBytes`, "/ZZ"}, 2, "unknown option /ZZ"},
 		{"/dev/zero as -cf", []string{"typeperf", "-cf", "/dev/zero"}, 1, "/dev/zero: larger than 16 MiB"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

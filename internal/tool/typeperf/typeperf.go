@@ -70,7 +70,8 @@ func Run(ctx context.Context, src pdh.Source, opts Options, out, console, errw i
 		if _, err := q.AddCounter(p); err != nil {
 			// pdh's message names the path, what did not match and what
 			// exists instead.
-			fmt.Fprintf(errw, "Error: %s\n", strings.TrimPrefix(err.Error(), "pdh: "))
+			msg := strings.TrimPrefix(err.Error(), "pdh: ")
+			fmt.Fprintf(errw, "Error: %s\n", strings.TrimPrefix(msg, "counterpath: "))
 			continue
 		}
 		added++
