@@ -48,7 +48,7 @@ var allowed = map[string][]string{
 	"internal/tool/relog":    {"pdh", "perflog", "perflog/pdhcsv", "counterpath", "calc", "titles", "perfdata"},
 	"internal/tool/lodctr":   {"manifest", "titles", "host", "counterset"},
 	// L5: the binary.
-	"cmd/perfc": {"pdh", "perflog/pdhcsv", "internal/tool/lodctr", "internal/tool/dump", "internal/tool/query", "internal/tool/ctrpp", "internal/tool/typeperf", "internal/tool/relog", "internal/tool/lodctr", "host", "engine", "manifest", "titles"},
+	"cmd/perfc": {"pdh", "perflog/pdhcsv", "internal/tool/lodctr", "internal/tool/dump", "internal/tool/query", "internal/tool/ctrpp", "internal/tool/typeperf", "internal/tool/relog", "internal/tool/lodctr", "host", "engine", "manifest", "titles", "counterpath"},
 }
 
 type pkg struct {
