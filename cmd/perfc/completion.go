@@ -190,8 +190,9 @@ func runComplete(ctx context.Context, e *env, args []string) error {
 
 // completePath returns the completions of a partly typed counter path
 // word (with its opening double quote, if any): object names up to the
-// next separator (`\Proc` gives `"\Processor(*)\` and `"\Process(*)\`),
-// or, once the object part is complete, its counters (`"\Memory\Av` gives
+// next separator (`\Proc` gives `"\Processor(*)\` and `"\Process(*)\`;
+// when only one object matches, its counters), or, once the object part
+// is complete, its counters (`"\Memory\Av` gives
 // `"\Memory\Available Bytes"`, ...). Completions open the double quote the
 // shell needs and a complete counter closes it.
 func completePath(ctx context.Context, src pdh.Source, word string) ([]string, error) {
@@ -219,6 +220,11 @@ func completePath(ctx context.Context, src pdh.Source, word string) ([]string, e
 			} else {
 				out = append(out, quote+`\`+o.Name+`\`)
 			}
+		}
+		if len(out) == 1 {
+			// One object: offer its counters at once. A single completion
+			// would make readline close the quote after `"\Memory\`.
+			return completePath(ctx, src, out[0])
 		}
 		return out, nil
 	}

@@ -300,7 +300,8 @@ func TestVersionCompletionExplain(t *testing.T) {
 		t.Skipf("no /proc: %v", err)
 	}
 	for _, tc := range []struct{ word, want string }{
-		{`\Mem`, `"\Memory\`},
+		{`\Proc`, `"\Processor(*)\`},
+		{`\Mem`, `"\Memory\Available MBytes"`},
 		{`"\Memory\Avail`, `"\Memory\Available MBytes"`},
 		{`\processor\% Proc`, `"\processor\% Processor Time"`},
 		{`"\Processor(_Total)\% Proc`, `"\Processor(_Total)\% Processor Time"`},
