@@ -24,7 +24,7 @@ func ctrppCommand() command {
 
 func runCtrpp(ctx context.Context, e *env, args []string) error {
 	fs := newFlags("ctrpp", e.stdout)
-	out := fs.String("o", "", "Output Go file. Default is standard output.")
+	out := fs.String("o", "", "Output Go file, or - for standard output. Default is standard output.")
 	pkg := fs.String("p", "", "Package name of the generated file. Default is the package of the other Go files next to -o, else that directory's name.")
 	pos, err := parseFlags(fs, args)
 	if err == errHelp {
@@ -45,6 +45,9 @@ func runCtrpp(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	name := *pkg
+	if name == "" && *out == "-" {
+		return usagef("no package name: give -p PACKAGE")
+	}
 	if name == "" {
 		if name, err = guessPackage(*out); err != nil {
 			return usagef("%v", err)
@@ -54,7 +57,7 @@ func runCtrpp(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *out == "" {
+	if *out == "" || *out == "-" {
 		_, err := e.stdout.Write(src)
 		return err
 	}
