@@ -22,7 +22,17 @@
 //   - parent and instance names: '(', ')', '/', '#', '\'
 //
 // and, in all three, '%' itself, control characters (below U+0020, U+007F)
-// and bytes that are not valid UTF-8. So the process "(sd-pam)" is
+// and bytes that are not valid UTF-8.
+//
+// One exception keeps mount points as a Linux administrator types them:
+// an instance without a parent whose name starts with '/' is written with
+// its slashes as they are, `\LogicalDisk(/home)\% Free Space` and
+// `\LogicalDisk(/)\Free Megabytes`. Parse reads an instance section that
+// starts with '/' as such an instance (never as an empty parent); a '/' in
+// any other place still separates parent from instance, so the process
+// "kworker/0:1" stays `kworker%2F0:1` and a parent's or a child's own '/'
+// stays %2F. '(', ')', '#', '\' and '%' in a mount point are escaped as in
+// other instance names. So the process "(sd-pam)" is
 // `\Process(%28sd-pam%29)\Working Set` and the name "C#" with duplicate
 // index 2 is `(C%23#2)`. A raw clashing character (or a '%' without two hex
 // digits) in those names is a parse error that says where it is and what to

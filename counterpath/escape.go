@@ -11,6 +11,10 @@ const (
 	machineSpecials  = `\`
 	objectSpecials   = `()\`
 	instanceSpecials = `()/#\`
+	// mountSpecials is the set of an instance without a parent whose name
+	// starts with '/', a mount point such as "/home": its slashes are
+	// written as they are (see the package doc).
+	mountSpecials = `()#\`
 )
 
 const hexDigits = "0123456789ABCDEF"

@@ -24,6 +24,8 @@ func FuzzParseString(f *testing.F) {
 	} {
 		f.Add(s, "kworker/0:1", "(sd-pam)#1", 3, true)
 	}
+	f.Add(`\LogicalDisk(/home)\% Free Space`, "", "/mnt/a#(b)", 0, false)
+	f.Add(`\LogicalDisk(/)\x`, "p", "/x/y", 1, true)
 	f.Add(`\x`, "", "a\\b%25", -1, true)
 	f.Add(`\\m\o\c`, "p#/", "\xff\x00", 0, false)
 

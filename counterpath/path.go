@@ -152,10 +152,12 @@ func parseSection(s string, start, end int, p *Path) error {
 	}
 	sec := s[start:end]
 	instStart := start
-	if slash := strings.IndexByte(sec, '/'); slash >= 0 {
-		if slash == 0 {
-			return fail(start, "empty parent instance name")
-		}
+	specials := instanceSpecials
+	if len(sec) > 0 && sec[0] == '/' {
+		// A mount point (`\LogicalDisk(/home)`): no parent, and the
+		// instance's own slashes stand for themselves.
+		specials = mountSpecials
+	} else if slash := strings.IndexByte(sec, '/'); slash >= 0 {
 		name, off, msg := unescape(sec[:slash], instanceSpecials)
 		if msg != "" {
 			return fail(start+off, msg+" in parent instance name")
@@ -175,7 +177,7 @@ func parseSection(s string, start, end int, p *Path) error {
 	if inst == "" {
 		return fail(instStart, "empty instance name")
 	}
-	name, off, msg := unescape(inst, instanceSpecials)
+	name, off, msg := unescape(inst, specials)
 	if msg != "" {
 		return fail(instStart+off, msg+" in instance name")
 	}
@@ -248,7 +250,11 @@ func (p Path) String() string {
 			b.WriteString(escape(p.Parent, instanceSpecials))
 			b.WriteByte('/')
 		}
-		b.WriteString(escape(p.Instance, instanceSpecials))
+		if p.Parent == "" && p.Instance[0] == '/' {
+			b.WriteString(escape(p.Instance, mountSpecials))
+		} else {
+			b.WriteString(escape(p.Instance, instanceSpecials))
+		}
 		if p.HasIndex {
 			b.WriteByte('#')
 			if p.Index == AnyIndex {

@@ -35,6 +35,15 @@ func TestParseValid(t *testing.T) {
 		{`\Thread(a%2Fb/c%5Cd#3)\X`, Path{Object: "Thread", Parent: "a/b", Instance: `c\d`, Index: 3, HasIndex: true, Counter: "X"}, ""},
 		{`\TCPIP Performance Diagnostics %28Per-CPU%29\TCP current connections`, Path{Object: "TCPIP Performance Diagnostics (Per-CPU)", Counter: "TCP current connections"}, ""},
 		{`\Proc%C3%A9ss(x)\y`, Path{Object: "Procéss", Instance: "x", Counter: "y"}, `\Procéss(x)\y`},
+		// Mount points as a Linux administrator types them: an instance
+		// without a parent that starts with '/' keeps its slashes.
+		{`\LogicalDisk(/home)\% Free Space`, Path{Object: "LogicalDisk", Instance: "/home", Counter: "% Free Space"}, ""},
+		{`\LogicalDisk(/)\Free Megabytes`, Path{Object: "LogicalDisk", Instance: "/", Counter: "Free Megabytes"}, ""},
+		{`\LogicalDisk(/var/lib/docker#1)\X`, Path{Object: "LogicalDisk", Instance: "/var/lib/docker", Index: 1, HasIndex: true, Counter: "X"}, ""},
+		{`\LogicalDisk(/mnt/a%23b%28c%29)\X`, Path{Object: "LogicalDisk", Instance: "/mnt/a#b(c)", Counter: "X"}, ""},
+		{`\LogicalDisk(%2Fhome)\X`, Path{Object: "LogicalDisk", Instance: "/home", Counter: "X"}, `\LogicalDisk(/home)\X`},
+		{`\LogicalDisk(/mnt%2Fx)\X`, Path{Object: "LogicalDisk", Instance: "/mnt/x", Counter: "X"}, `\LogicalDisk(/mnt/x)\X`},
+		{`\Thread(p/%2Fx)\X`, Path{Object: "Thread", Parent: "p", Instance: "/x", Counter: "X"}, ""},
 		// Not canonical: lower-case or needless escapes, leading zeros.
 		{`\Process(kworker%2f0:1)\X`, Path{Object: "Process", Instance: "kworker/0:1", Counter: "X"}, `\Process(kworker%2F0:1)\X`},
 		{`\Process(%41bc)\X`, Path{Object: "Process", Instance: "Abc", Counter: "X"}, `\Process(Abc)\X`},
@@ -85,7 +94,7 @@ func TestParseInvalid(t *testing.T) {
 		{`\Proc)ess\y`, `counterpath: "\Proc)ess\y": unexpected ')' in object name (write %29) at byte 5`},
 		{`\Process()\x`, `counterpath: "\Process()\x": empty instance name at byte 9`},
 		{`\Process(#1)\x`, `counterpath: "\Process(#1)\x": empty instance name at byte 9`},
-		{`\Thread(/3)\x`, `counterpath: "\Thread(/3)\x": empty parent instance name at byte 8`},
+		{`\LogicalDisk(/mnt/(x))\y`, `counterpath: "\LogicalDisk(/mnt/(x))\y": unescaped '(' in instance name (write %28) at byte 18`},
 		{`\Thread(chrome/)\x`, `counterpath: "\Thread(chrome/)\x": empty instance name at byte 15`},
 		{`\Process(kworker/0:1/x)\y`, `counterpath: "\Process(kworker/0:1/x)\y": unescaped '/' (write %2F) in instance name at byte 20`},
 		{`\Process((sd-pam))\x`, `counterpath: "\Process((sd-pam))\x": unescaped '(' in instance name (write %28) at byte 9`},

@@ -80,7 +80,7 @@ func build(opts Options, st *state) (*Host, error) {
 	}
 	c := system.NewCollector(os.DirFS(opts.ProcRoot), os.DirFS(opts.SysRoot), system.WithPerfFreq(clk.Freq()))
 	v2 := newV2Source(opts.SegmentDir, opts.Logger)
-	e := engine.New(engine.Options{Logger: opts.Logger, Clock: clk, Titles: st.titles})
+	e := engine.New(engine.Options{Logger: opts.Logger, Clock: clk, Titles: st.titles, SystemName: ComputerName()})
 	procs := system.NewProcessObjects(opts.ProcRoot, opts.MaxKeptFiles)
 	objs := append(c.Objects(), procs.Process(), procs.ProcessV2(), procs.Thread())
 	h := &Host{Engine: e, procs: procs, v2: v2}

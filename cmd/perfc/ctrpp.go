@@ -16,16 +16,16 @@ import (
 func ctrppCommand() command {
 	return command{
 		name:  "ctrpp",
-		usage: "MANIFEST [-o FILE.go] [-p PACKAGE]",
+		usage: "<manifest> [-o <filename>] [-p <package>]",
 		short: "generate Go constants and typed counter wrappers from a counters manifest",
 		run:   runCtrpp,
 	}
 }
 
 func runCtrpp(ctx context.Context, e *env, args []string) error {
-	fs := newFlags("ctrpp", e.stderr)
-	out := fs.String("o", "", "output Go file (default: standard output)")
-	pkg := fs.String("p", "", "package name (default: the package of the other Go files next to -o, else that directory's name)")
+	fs := newFlags("ctrpp", e.stdout)
+	out := fs.String("o", "", "Output Go file, or - for standard output. Default is standard output.")
+	pkg := fs.String("p", "", "Package name of the generated file. Default is the package of the other Go files next to -o, else that directory's name.")
 	pos, err := parseFlags(fs, args)
 	if err == errHelp {
 		return nil
@@ -45,6 +45,9 @@ func runCtrpp(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	name := *pkg
+	if name == "" && *out == "-" {
+		return usagef("no package name: give -p PACKAGE")
+	}
 	if name == "" {
 		if name, err = guessPackage(*out); err != nil {
 			return usagef("%v", err)
@@ -54,7 +57,7 @@ func runCtrpp(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *out == "" {
+	if *out == "" || *out == "-" {
 		_, err := e.stdout.Write(src)
 		return err
 	}

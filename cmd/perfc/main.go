@@ -23,6 +23,8 @@ type command struct {
 	usage string // one line: arguments
 	short string // one line: what it does
 	run   func(ctx context.Context, env *env, args []string) error
+	// hidden commands (the completion helper) are not listed.
+	hidden bool
 }
 
 // env is what a subcommand may touch: its streams and environment.
@@ -30,6 +32,17 @@ type env struct {
 	stdout, stderr io.Writer
 	stdin          io.Reader
 	getenv         func(string) string
+	warn           *warner // set by warnings; nil until then
+}
+
+// warnings returns the command's warner, printing to stderr unless
+// PERFC_WARNINGS=off or the command's -nowarn option (off) silences it.
+func (e *env) warnings(off bool) *warner {
+	if e.warn == nil {
+		off = off || strings.EqualFold(e.getenv("PERFC_WARNINGS"), "off")
+		e.warn = newWarner(e.stderr, off)
+	}
+	return e.warn
 }
 
 // usageError is a command-line mistake: exit status 2 with the usage line.
@@ -47,6 +60,10 @@ func commands() []command {
 		lodctrCommand(),
 		unlodctrCommand(),
 		ctrppCommand(),
+		explainCommand(),
+		versionCommand(),
+		completionCommand(),
+		completeCommand(),
 	}
 }
 
@@ -59,11 +76,15 @@ func main() {
 
 func run(ctx context.Context, args []string, e *env) int {
 	cmds := commands()
-	if len(args) == 0 || isHelp(args[0]) {
+	if len(args) == 0 {
 		printUsage(e.stderr, cmds)
-		if len(args) == 0 {
-			return 2
+		return 2
+	}
+	if isHelp(args[0]) {
+		if len(args) > 1 && !isHelp(args[1]) { // "perfc help typeperf"
+			return run(ctx, []string{args[1], "/?"}, e)
 		}
+		printUsage(e.stdout, cmds)
 		return 0
 	}
 	name := strings.ToLower(args[0])
@@ -77,10 +98,10 @@ func run(ctx context.Context, args []string, e *env) int {
 		case err == nil:
 			return 0
 		case errors.As(err, &ue):
-			fmt.Fprintf(e.stderr, "perfc %s: %v\nusage: perfc %s %s\n", c.name, err, c.name, c.usage)
+			fmt.Fprintf(e.stderr, "perfc %s: %v\nusage: perfc %s %s\nRun 'perfc %s /?' for help.\n", c.name, userMessage(err.Error()), c.name, c.usage, c.name)
 			return 2
 		default:
-			fmt.Fprintf(e.stderr, "perfc %s: %v\n", c.name, err)
+			fmt.Fprintf(e.stderr, "perfc %s: %v\n", c.name, userMessage(err.Error()))
 			return 1
 		}
 	}
@@ -90,18 +111,21 @@ func run(ctx context.Context, args []string, e *env) int {
 }
 
 func isHelp(s string) bool {
-	switch strings.ToLower(s) {
-	case "-h", "-help", "--help", "/?", "-?", "help":
+	if strings.EqualFold(s, "help") {
 		return true
 	}
-	return false
+	name, _, hasVal, ok := winOption(s)
+	return ok && !hasVal && isHelpOption(name)
 }
 
 func printUsage(w io.Writer, cmds []command) {
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].name < cmds[j].name })
-	fmt.Fprintln(w, "perfc: Windows performance counters on Linux\n\nusage: perfc COMMAND [arguments]\n\ncommands:")
+	fmt.Fprintln(w, "perfc: Windows performance counters on Linux\n\nUsage:\n  perfc <command> [arguments] [options]\n\nCommands:")
 	for _, c := range cmds {
-		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.short)
+		if c.hidden {
+			continue
+		}
+		fmt.Fprintf(w, "  %-11s %s\n", c.name, c.short)
 	}
-	fmt.Fprintln(w, "\nRun 'perfc COMMAND -?' for a command's options.")
+	fmt.Fprintln(w, "\nOptions are written with - or / and in any case (-sc 5, /SC 5).\nRun 'perfc <command> /?' for a command's options and examples.")
 }

@@ -3,10 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
+	"strings"
 
-	"github.com/perfcounters/perfcounters/host"
 	"github.com/perfcounters/perfcounters/internal/tool/query"
 	"github.com/perfcounters/perfcounters/titles"
 )
@@ -14,15 +13,16 @@ import (
 func queryCommand() command {
 	return command{
 		name:  "query",
-		usage: `VALUE [-o FILE]   (VALUE: Global | Costly | Counter | Help | "238 230 ...")`,
+		usage: `<value> [-o <filename>]   (value: Global | Costly | Counter | Help | "238 230 ...")`,
 		short: "write the raw answer to a registry value name (a PERF_DATA_BLOCK, or a title list) to a file or stdout",
 		run:   runQuery,
 	}
 }
 
 func runQuery(ctx context.Context, e *env, args []string) error {
-	fs := newFlags("query", e.stderr)
-	out := fs.String("o", "", "output file (default: standard output)")
+	fs := newFlags("query", e.stdout)
+	out := fs.String("o", "", "Output filename, or - for standard output. Default is standard output, which must not be a terminal (the answer is binary).")
+	nowarn := fs.Bool("nowarn", false, "Do not print warnings (also: environment PERFC_WARNINGS=off).")
 	pos, err := parseFlags(fs, args)
 	if err == errHelp {
 		return nil
@@ -33,43 +33,33 @@ func runQuery(ctx context.Context, e *env, args []string) error {
 	if len(pos) == 0 {
 		return usagef("no value name given")
 	}
-	value := pos[0]
-	for _, p := range pos[1:] { // "perfc query 238 2" means the list "238 2"
-		value += " " + p
+	value := strings.Join(pos, " ") // "perfc query 238 2" means the list "238 2"
+	if (*out == "" || *out == "-") && isTerminal(e.stdout) {
+		return usagef("the answer to %q is binary: not writing it to a terminal (give -o <filename>, or redirect standard output)", value)
 	}
-	hopts, err := hostOptions(e)
+	h, err := newHost(e, *nowarn)
 	if err != nil {
 		return err
 	}
-	eng, err := host.New(hopts)
+	defer h.Close()
+	if *out == "" || *out == "-" {
+		return query.Run(ctx, h.Engine, value, e.stdout, e.stderr)
+	}
+	f, err := os.Create(*out)
 	if err != nil {
 		return err
 	}
-	defer eng.Close()
-	var w io.Writer = e.stdout
-	if *out != "" {
-		f, err := os.Create(*out)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		w = f
-		if err := query.Run(ctx, eng.Engine, value, f, e.stderr); err != nil {
-			return err
-		}
-		return f.Close()
+	if err := query.Run(ctx, h.Engine, value, f, e.stderr); err != nil {
+		f.Close()
+		return err
 	}
-	return query.Run(ctx, eng.Engine, value, w, e.stderr)
+	return f.Close()
 }
 
 // localTitles returns the title database of this host: English Windows'
 // names plus the built-in Linux objects' registrations.
 func localTitles(e *env) (*titles.DB, error) {
-	hopts, err := hostOptions(e)
-	if err != nil {
-		return nil, err
-	}
-	eng, err := host.New(hopts)
+	eng, err := newHost(e, false)
 	if err != nil {
 		return nil, fmt.Errorf("local title database: %w", err)
 	}

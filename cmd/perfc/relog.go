@@ -3,9 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/perfcounters/perfcounters/counterpath"
 	"github.com/perfcounters/perfcounters/internal/tool/relog"
 	"github.com/perfcounters/perfcounters/pdh"
 )
@@ -13,27 +16,28 @@ import (
 func relogCommand() command {
 	return command{
 		name:  "relog",
-		usage: `FILE... [--titles FILE] [-c PATH... | -cf FILE] [-f CSV|TSV] [-o FILE] [-b TIME] [-e TIME] [-t N] [-q] [-y]`,
+		usage: `<filename [filename ...]> [options]`,
 		short: "convert, filter, resample and summarise captured PERF_DATA_BLOCK files into PDH-CSV/TSV logs",
 		run:   runRelog,
 	}
 }
 
 func runRelog(ctx context.Context, e *env, args []string) error {
-	fs := newFlags("relog", e.stderr)
-	titlesFile := fs.String("titles", "", "title database for names: a `perfc query Counter` output or an index<TAB>name list (default: the local database)")
+	fs := newFlags("relog", e.stdout)
+	titlesFile := fs.String("titles", "", "Title database for names: a 'perfc query Counter' output or an index<TAB>name list. Default is this computer's.")
 	var counters stringList
-	fs.Var(&counters, "c", "counter `PATH` to keep (repeatable; further paths starting with \\ may follow)")
-	cf := fs.String("cf", "", "`FILE` of counter paths to keep, one per line")
-	format := fs.String("f", "CSV", "output format: CSV or TSV (BIN and SQL are not supported yet)")
-	out := fs.String("o", "", "output `FILE` (default: standard output)")
-	begin := fs.String("b", "", "begin `TIME` (M/d/yyyy h:mm:ss[AM|PM] or M/d/yyyy H:mm:ss)")
-	end := fs.String("e", "", "end `TIME`, inclusive")
-	every := fs.Int("t", 1, "write only every `N`th sample")
-	q := fs.Bool("q", false, "list the counters and the time range of the input (with -o: the counters into the file)")
-	yes := fs.Bool("y", false, "answer yes: overwrite an existing output file")
-	appendOut := fs.Bool("a", false, "append to a binary log (not supported yet)")
-	fs.String("config", "", "settings `FILE`: [option] lines each followed by its value lines")
+	fs.Var(&counters, "c", "Counters to filter from the input log: one or more paths, in one quoted list or as separate arguments starting with \\.")
+	cf := fs.String("cf", "", "File listing performance counters to filter from the input log, one per line (UTF-8 or UTF-16 with a byte-order mark). Default is all counters.")
+	format := fs.String("f", "CSV", "Output file format. Default is CSV (BIN and SQL are not supported yet).")
+	out := fs.String("o", "", "Output file path, or - for standard output. Default is standard output.")
+	begin := fs.String("b", "", "Begin time for copying first record from input file: M/d/yyyy h:mm:ss[AM|PM] or M/d/yyyy H:mm:ss.")
+	end := fs.String("e", "", "End time for copying last record from input file: M/d/yyyy h:mm:ss[AM|PM] or M/d/yyyy H:mm:ss.")
+	every := fs.Int("t", 1, "Only write every nth record into the output file. Default is to write every record.")
+	q := fs.Bool("q", false, "List performance counters and time range of input files (with -o: the counters into that file).")
+	yes := fs.Bool("y", false, "Answer yes to all questions without prompting (overwrite the output file).")
+	appendOut := fs.Bool("a", false, "Append output file instead of overwriting (binary logs only: not supported yet).")
+	fs.String("config", "", "Settings file containing command options: [option] lines, each followed by its values.")
+	nowarn := fs.Bool("nowarn", false, "Do not print warnings (also: environment PERFC_WARNINGS=off).")
 	pos, err := parseWithConfig(fs, args, "config")
 	if err == errHelp {
 		return nil
@@ -41,24 +45,30 @@ func runRelog(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	e.warnings(*nowarn)
 	if *appendOut {
 		return fmt.Errorf("-a: appending needs the binary log format, which is not supported yet")
 	}
 	// relog takes "-c PATH PATH ...": arguments that start with a
 	// backslash are counter paths, never input files.
-	var files []string
+	var names []string
 	for _, p := range pos {
 		if strings.HasPrefix(p, `\`) {
 			counters = append(counters, p)
 		} else {
-			files = append(files, p)
+			names = append(names, p)
 		}
 	}
-	if len(files) == 0 {
+	if len(names) == 0 {
 		return usagef("no input file given")
 	}
+	files, err := expandInputs(names)
+	if err != nil {
+		return err
+	}
+	counters = splitCounterLists(counters)
 	if *cf != "" {
-		more, err := readCounterFile(*cf)
+		more, err := counterpath.ReadListFile(*cf)
 		if err != nil {
 			return err
 		}
@@ -94,7 +104,7 @@ func runRelog(ctx context.Context, e *env, args []string) error {
 		if *out == "" {
 			return relog.Summary(ctx, src, files, opts, e.stdout, nil)
 		}
-		w, closeOut, err := createOutput(*out, *yes, nil)
+		w, closeOut, err := createOutput(*out, *yes, e.stdout)
 		if err != nil {
 			return err
 		}
@@ -108,11 +118,12 @@ func runRelog(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *out != "" {
+	if *out != "" && *out != "-" {
 		// The console report (Input, progress, Output) goes with the run.
 		opts.Console, opts.Files, opts.OutFile = e.stdout, files, *out
 	}
-	opts.Warn = func(msg string) { fmt.Fprintf(e.stderr, "perfc relog: warning: %s\n", msg) }
+	warn := e.warnings(*nowarn)
+	opts.Warn = func(msg string) { warn.Warn("relog:"+msg, msg) }
 	for _, n := range src.Notes() {
 		opts.Warn(n)
 	}
@@ -121,4 +132,79 @@ func runRelog(ctx context.Context, e *env, args []string) error {
 		err = cerr
 	}
 	return err
+}
+
+// expandInputs expands wildcards in input file names inside perfc, as
+// Windows' relog does ("relog "logs/*.bin"", quoted so that the shell
+// leaves it alone): a name with '*', '?' or '[' that is not itself an
+// existing file stands for the files it matches, in name order. A pattern
+// that matches nothing, or a malformed one, is an error naming it.
+func expandInputs(names []string) ([]string, error) {
+	var files []string
+	for _, n := range names {
+		if !strings.ContainsAny(n, "*?[") {
+			files = append(files, n)
+			continue
+		}
+		if _, err := os.Stat(n); err == nil {
+			files = append(files, n)
+			continue
+		}
+		m, err := filepath.Glob(n)
+		if err != nil {
+			return nil, fmt.Errorf("input %s: %v", n, err)
+		}
+		if len(m) == 0 {
+			return nil, fmt.Errorf("input %s: no file matches", n)
+		}
+		files = append(files, m...)
+	}
+	return files, nil
+}
+
+// splitCounterLists splits each -c value that holds several counter paths
+// ("quote the list", as Windows' relog documents it) into single paths:
+// a double-quoted part is one path, and outside quotes a new path starts
+// at a blank followed by '\' (every path starts with '\', and blanks
+// inside a path, as in "% Processor Time", stay). So
+// "\Processor(_Total)\% Processor Time \Memory\Available Bytes" and
+// `"\A\b c" "\D\e"` each give two paths.
+func splitCounterLists(vals []string) []string {
+	var out []string
+	for _, v := range vals {
+		var cur strings.Builder
+		flush := func() {
+			if p := strings.TrimSpace(cur.String()); p != "" {
+				out = append(out, p)
+			}
+			cur.Reset()
+		}
+		inQuote := false
+		for i := 0; i < len(v); i++ {
+			c := v[i]
+			switch {
+			case c == '"':
+				if inQuote {
+					flush()
+				} else if strings.TrimSpace(cur.String()) == "" {
+					cur.Reset()
+				} else {
+					cur.WriteByte(c) // a quote inside a path: keep it
+					continue
+				}
+				inQuote = !inQuote
+			case !inQuote && (c == ' ' || c == '\t') && i+1 < len(v) && nextPathStart(v[i+1:]):
+				flush()
+			default:
+				cur.WriteByte(c)
+			}
+		}
+		flush()
+	}
+	return out
+}
+
+// nextPathStart reports whether s, after blanks, starts a counter path.
+func nextPathStart(s string) bool {
+	return strings.HasPrefix(strings.TrimLeft(s, " \t"), `\`)
 }

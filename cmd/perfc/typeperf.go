@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -12,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/perfcounters/perfcounters/host"
+	"github.com/perfcounters/perfcounters/counterpath"
 	"github.com/perfcounters/perfcounters/internal/tool/typeperf"
 	"github.com/perfcounters/perfcounters/perflog/pdhcsv"
 )
@@ -20,32 +19,27 @@ import (
 func typeperfCommand() command {
 	return command{
 		name:  "typeperf",
-		usage: `{COUNTER... | -cf FILE | -q [OBJECT] | -qx [OBJECT]} [-si [[hh:]mm:]ss] [-sc N] [-f CSV|TSV] [-o FILE] [-y] [-config FILE]`,
+		usage: `{<counter [counter ...]> | -cf <filename> | -q [object] | -qx [object]} [options]`,
 		short: "print counter values at an interval, in typeperf's PDH-CSV layout",
 		run:   runTypeperf,
 	}
 }
 
-// stringList is a repeatable string flag.
-type stringList []string
-
-func (l *stringList) String() string     { return strings.Join(*l, " ") }
-func (l *stringList) Set(s string) error { *l = append(*l, s); return nil }
-
 func runTypeperf(ctx context.Context, e *env, args []string) error {
-	fs := newFlags("typeperf", e.stderr)
+	fs := newFlags("typeperf", e.stdout)
 	var counters stringList
-	fs.Var(&counters, "c", "counter `PATH` (repeatable; paths may also be given as arguments)")
-	cf := fs.String("cf", "", "`FILE` with one counter path per line")
-	si := fs.String("si", "1", "sample interval `[[hh:]mm:]ss`")
-	sc := fs.Int("sc", 0, "number of samples (default: until Ctrl+C)")
-	format := fs.String("f", "CSV", "output format: CSV or TSV (BIN and SQL are not supported yet)")
-	out := fs.String("o", "", "output `FILE` (PDH text log; default: the console)")
-	yes := fs.Bool("y", false, "answer yes: overwrite an existing output file")
-	q := fs.Bool("q", false, "list counters without instances (of the OBJECT argument, or all)")
-	qx := fs.Bool("qx", false, "list counters with instances (of the OBJECT argument, or all)")
-	fs.String("config", "", "settings `FILE`: [option] lines each followed by its value lines")
-	server := fs.String("s", "", "computer to monitor (remote computers are not supported yet)")
+	fs.Var(&counters, "c", "Counter path to monitor (repeatable; paths may also be given as arguments).")
+	cf := fs.String("cf", "", "File containing performance counters to monitor, one per line (UTF-8 or UTF-16 with a byte-order mark; blank lines and lines starting with # are skipped).")
+	si := fs.String("si", "1", "Time between samples. Default is 1 second.")
+	sc := fs.Int("sc", 0, "Number of samples to collect. Default is to sample until CTRL+C.")
+	format := fs.String("f", "CSV", "Output file format. Default is CSV (BIN and SQL are not supported yet).")
+	out := fs.String("o", "", "Path of output file, or - for standard output in the file layout. Default is the console.")
+	yes := fs.Bool("y", false, "Answer yes to all questions without prompting (overwrite the output file).")
+	q := fs.Bool("q", false, "List installed counters (no instances). To list counters for one object, include the object name, such as Processor.")
+	qx := fs.Bool("qx", false, "List installed counters with instances. To list counters for one object, include the object name, such as Processor.")
+	fs.String("config", "", "Settings file containing command options: [option] lines, each followed by its values.")
+	server := fs.String("s", "", "Server to monitor if no server is specified in the counter path: this computer's name or localhost (remote computers are not supported yet).")
+	nowarn := fs.Bool("nowarn", false, "Do not print warnings (also: environment PERFC_WARNINGS=off).")
 	pos, err := parseWithConfig(fs, args, "config")
 	if err == errHelp {
 		return nil
@@ -53,23 +47,20 @@ func runTypeperf(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *server != "" {
-		return fmt.Errorf("-s %s: remote computers are not supported yet", *server)
+	for _, p := range pos {
+		// Counter paths start with '\' and object names with a letter: a
+		// word starting with '/' here is a mistyped option, not a file.
+		if strings.HasPrefix(p, "/") {
+			return usagef("unknown option %s", p)
+		}
+	}
+	if err := checkMachine("-s", *server); err != nil {
+		return err
 	}
 	f, err := parseFormat(*format)
 	if err != nil {
 		return err
 	}
-	hopts, err := hostOptions(e)
-	if err != nil {
-		return err
-	}
-	h, err := host.New(hopts)
-	if err != nil {
-		return err
-	}
-	defer h.Close()
-	src := h.Source()
 
 	if *q || *qx {
 		if len(pos) > 1 {
@@ -79,11 +70,16 @@ func runTypeperf(ctx context.Context, e *env, args []string) error {
 		if len(pos) == 1 {
 			lo.Object = pos[0]
 		}
+		h, err := newHost(e, *nowarn)
+		if err != nil {
+			return err
+		}
+		defer h.Close()
 		w, closeOut, err := createOutput(*out, *yes, e.stdout)
 		if err != nil {
 			return err
 		}
-		if err := typeperf.List(ctx, src, lo, w); err != nil {
+		if err := typeperf.List(ctx, h.Source(), lo, w); err != nil {
 			closeOut()
 			return err
 		}
@@ -92,7 +88,7 @@ func runTypeperf(ctx context.Context, e *env, args []string) error {
 
 	paths := append(counters, pos...)
 	if *cf != "" {
-		more, err := readCounterFile(*cf)
+		more, err := counterpath.ReadListFile(*cf)
 		if err != nil {
 			return err
 		}
@@ -101,6 +97,9 @@ func runTypeperf(ctx context.Context, e *env, args []string) error {
 	if len(paths) == 0 {
 		return usagef("no counter given")
 	}
+	if paths, err = localPaths(paths); err != nil {
+		return err
+	}
 	interval, err := typeperf.ParseInterval(*si)
 	if err != nil {
 		return usagef("-si: %v", err)
@@ -108,12 +107,21 @@ func runTypeperf(ctx context.Context, e *env, args []string) error {
 	if *sc < 0 {
 		return usagef("-sc %d: must not be negative", *sc)
 	}
+	h, err := newHost(e, *nowarn)
+	if err != nil {
+		return err
+	}
+	defer h.Close()
 	opts := typeperf.Options{Counters: paths, Interval: interval, Samples: *sc, Format: f, Log: *out != "", Location: time.Local}
 	w, closeOut, err := createOutput(*out, *yes, e.stdout)
 	if err != nil {
 		return err
 	}
-	err = typeperf.Run(ctx, src, opts, w, e.stdout, e.stderr)
+	console := e.stdout
+	if *out == "-" {
+		console = e.stderr // keep the closing lines out of the log
+	}
+	err = typeperf.Run(ctx, h.Source(), opts, w, console, e.stderr)
 	if cerr := closeOut(); err == nil {
 		err = cerr
 	}
@@ -135,9 +143,10 @@ func parseFormat(s string) (pdhcsv.Format, error) {
 }
 
 // createOutput opens the -o file (refusing to overwrite without -y, where
-// typeperf and relog would ask), or returns the console.
+// typeperf and relog would ask), or returns the console for no file or
+// "-" (standard output).
 func createOutput(path string, yes bool, console io.Writer) (io.Writer, func() error, error) {
-	if path == "" {
+	if path == "" || path == "-" {
 		return console, func() error { return nil }, nil
 	}
 	flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
@@ -152,27 +161,6 @@ func createOutput(path string, yes bool, console io.Writer) (io.Writer, func() e
 		return nil, nil, err
 	}
 	return f, f.Close, nil
-}
-
-// readCounterFile reads a -cf file: one counter path per line; blank lines
-// and lines starting with '#' or ';' are skipped, CR line ends and a UTF-8
-// byte-order mark allowed.
-func readCounterFile(path string) ([]string, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	var paths []string
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		l := strings.TrimSpace(sc.Text())
-		if l == "" || l[0] == '#' || l[0] == ';' {
-			continue
-		}
-		paths = append(paths, strings.Trim(l, `"`))
-	}
-	return paths, sc.Err()
 }
 
 // parseConfigFile turns a Windows settings file (-config) into arguments:
@@ -217,6 +205,27 @@ func parseConfigFile(data []byte) ([]string, error) {
 	return args, nil
 }
 
+// maxConfigSize bounds a settings file (-config): far beyond any real one.
+const maxConfigSize = 1 << 20
+
+// readCapped reads a file of at most max bytes; a larger one (or an
+// endless device) is an error naming it.
+func readCapped(name string, max int64) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("%s: larger than %d KiB: not a settings file", name, max>>10)
+	}
+	return data, nil
+}
+
 // parseWithConfig parses args; when they name a settings file (-config),
 // its options come first and the command line's after them, so that the
 // command line wins.
@@ -224,7 +233,7 @@ func parseWithConfig(fs *flag.FlagSet, args []string, name string) ([]string, er
 	for i, a := range args {
 		an := strings.TrimLeft(a, "-/")
 		if (a != an) && strings.EqualFold(an, name) && i+1 < len(args) {
-			data, err := os.ReadFile(args[i+1])
+			data, err := readCapped(args[i+1], maxConfigSize)
 			if err != nil {
 				return nil, err
 			}

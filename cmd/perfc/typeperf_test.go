@@ -251,11 +251,14 @@ func TestTypeperfEndToEnd(t *testing.T) {
 	}
 }
 
+// hostUpper is the computer name typeperf prints: the host name's first
+// label, upper case, as Windows prints its NetBIOS computer name.
 func hostUpper(t *testing.T) string {
 	h, err := os.Hostname()
 	if err != nil {
 		t.Skip(err)
 	}
+	h, _, _ = strings.Cut(h, ".")
 	return strings.ToUpper(h)
 }
 

@@ -12,7 +12,10 @@
 //		"11/26/2016 13:46:30.874"," ","86.93735103284412",...
 //
 //	  - The first header cell names the format, the time-zone name and the bias
-//	    in minutes (UTC minus local time; Pacific Standard Time is 480).
+//	    in minutes (UTC minus local time; Pacific Standard Time is 480). The
+//	    name is Windows' standard or daylight name of the zone ("Pacific
+//	    Daylight Time", 420), mapped from the IANA zone with CLDR's
+//	    windowsZones table (ZoneOf, zone.go).
 //	  - Every cell is quoted; cells are separated by ',' (CSV) or a TAB (TSV).
 //	  - Timestamps are local time "MM/dd/yyyy HH:mm:ss.fff".
 //	  - Values are C's "%.17g": 17 significant digits with trailing zeros

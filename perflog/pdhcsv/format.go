@@ -67,15 +67,6 @@ type Zone struct {
 	Bias int    // minutes, UTC minus local time (Pacific Standard Time: 480)
 }
 
-// ZoneOf returns the zone of t's location at t: its name as the location
-// gives it (Windows writes the standard or daylight name; on Linux the
-// abbreviation is what the zone database offers, e.g. "CET" or "UTC") and
-// the bias in minutes.
-func ZoneOf(t time.Time) Zone {
-	name, off := t.Zone()
-	return Zone{Name: name, Bias: -off / 60}
-}
-
 // Location returns a fixed location for the zone, for reading timestamps.
 func (z Zone) Location() *time.Location {
 	return time.FixedZone(z.Name, -z.Bias*60)

@@ -47,9 +47,12 @@ const (
 var ErrNoValidCounters = errors.New("no valid counters")
 
 // Run collects from src and writes rows to out until opts.Samples rows are
-// written, the source ends, or ctx is done; the last two end cleanly. Like
-// typeperf it collects once before the first row and waits one interval,
-// so that rate counters have a value in every row it writes, and it expands
+// written, the source ends, or ctx is done; the last two end cleanly. On
+// the console, like typeperf, it collects once before the first row and
+// waits one interval, so that rate counters have a value in every row it
+// prints; a log (opts.Log) records that first sample as its first row,
+// with " " for the counters that need two samples, as PDH writes every
+// log. It expands
 // wildcards once, at that first collection, into fixed columns. Paths that
 // match nothing are reported on errw, and the run goes on with the rest.
 // Console messages (the closing lines) go to console; in console layout
@@ -67,7 +70,8 @@ func Run(ctx context.Context, src pdh.Source, opts Options, out, console, errw i
 		if _, err := q.AddCounter(p); err != nil {
 			// pdh's message names the path, what did not match and what
 			// exists instead.
-			fmt.Fprintf(errw, "Error: %s\n", strings.TrimPrefix(err.Error(), "pdh: "))
+			msg := strings.TrimPrefix(err.Error(), "pdh: ")
+			fmt.Fprintf(errw, "Error: %s\n", strings.TrimPrefix(msg, "counterpath: "))
 			continue
 		}
 		added++
@@ -119,11 +123,28 @@ func Run(ctx context.Context, src pdh.Source, opts Options, out, console, errw i
 	}
 	vals := make([]pdhcsv.Value, len(cols))
 	var items []pdh.Item
+	first := 0
+	if opts.Log {
+		// A PDH-written log (typeperf -o, relog, perfmon, Export-Counter)
+		// records its first sample as it is: two-sample counters (rates,
+		// timers, averages) have no value yet and are written " ", while
+		// instantaneous ones have theirs. Windows' own files show it
+		// (logs/powershell/CounterSamples.csv in ../shared/conformance: the
+		// first row holds " " for all 8 rate counters and values for the 2
+		// instantaneous ones). The console instead primes one sample and
+		// prints from the second, so every printed row has values
+		// (logs/txwinrm/typeperf-console-sc1.txt).
+		items = fill(q, cols, vals, items)
+		if err := w.WriteRow(q.Time(), vals); err != nil {
+			return err
+		}
+		first = 1
+	}
 	timer := time.NewTimer(opts.Interval)
 	defer timer.Stop()
 	var runErr error
 loop:
-	for n := 0; opts.Samples <= 0 || n < opts.Samples; n++ {
+	for n := first; opts.Samples <= 0 || n < opts.Samples; n++ {
 		select {
 		case <-ctx.Done():
 			break loop

@@ -316,14 +316,23 @@ func TestParseInterval(t *testing.T) {
 	}{
 		{"1", time.Second}, {"90", 90 * time.Second}, {"01:30", 90 * time.Second},
 		{"1:00:05", time.Hour + 5*time.Second}, {" 5 ", 5 * time.Second},
+		{"8760:00:00", 8760 * time.Hour}, {"31536000", 8760 * time.Hour},
 	} {
 		if got, err := ParseInterval(tc.in); err != nil || got != tc.want {
 			t.Errorf("%q: %v, %v; want %v", tc.in, got, err, tc.want)
 		}
 	}
-	for _, bad := range []string{"", "0", "-1", "1.5", "1:60", "1:2:3:4", "a"} {
+	for _, bad := range []string{"", "0", "-1", "1.5", "1:60", "1:2:3:4", "a", "+5", "0:00:00", "1::2", ":5"} {
 		if _, err := ParseInterval(bad); err == nil {
 			t.Errorf("%q accepted", bad)
+		}
+	}
+	// Overflowing and over-long intervals are refused with the limit named.
+	for _, long := range []string{"99999999:00:00", "8760:00:01", "31536001", "9223372036854775807",
+		"99999999999999999999999", "2562047:47:16", "153722867:00"} {
+		_, err := ParseInterval(long)
+		if err == nil || !strings.Contains(err.Error(), "longer than the longest allowed, 8760 hours") {
+			t.Errorf("%q: err = %v", long, err)
 		}
 	}
 }

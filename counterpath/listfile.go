@@ -1,0 +1,125 @@
+package counterpath
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// Limits of a counter list file (ReadList).
+const (
+	// MaxListSize is the largest counter list file read: 16 MiB, far
+	// beyond any real list (the whole Windows catalogue with instances is
+	// a few MiB) and small enough that reading a device such as /dev/zero
+	// fails at once.
+	MaxListSize = 16 << 20
+	// MaxListLine is the longest line, in bytes after decoding: 64 KiB,
+	// beyond any path PDH accepts (PDH_MAX_COUNTER_PATH is 2048 characters).
+	MaxListLine = 64 << 10
+)
+
+// ReadListFile reads a counter list file as typeperf -cf and relog -cf
+// take it; see ReadList. Errors name the file.
+func ReadListFile(name string) ([]string, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadList(f, name)
+}
+
+// ReadList reads a counter list: one counter path per line, as the
+// Windows tools' -cf option takes it. The text may be UTF-8 (with or
+// without a byte-order mark) or UTF-16 with a byte-order mark (what
+// Windows PowerShell's Out-File and ">" write, little-endian; big-endian
+// is read too). Lines end in LF or CR LF. The Windows documentation says
+// only "one counter per line"; as extensions that cannot clash with a
+// path (which starts with '\'), blank lines and lines whose first
+// non-blank character is '#' or ';' are skipped, surrounding blanks are
+// trimmed, and a path wrapped in double quotes (as typeperf writes them)
+// is unwrapped. name is used in errors only ("name:line: ...").
+//
+// Input over MaxListSize bytes, a line over MaxListLine bytes, text that
+// is not valid UTF-8 or UTF-16, and NUL characters are errors: time and
+// memory stay linear in the input and bounded by MaxListSize.
+func ReadList(r io.Reader, name string) ([]string, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxListSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(data) > MaxListSize {
+		return nil, fmt.Errorf("%s: larger than %d MiB: not a counter list", name, MaxListSize>>20)
+	}
+	text, err := decodeList(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	var paths []string
+	for n := 1; text != ""; n++ {
+		line, rest, _ := strings.Cut(text, "\n")
+		text = rest
+		if len(line) > MaxListLine {
+			return nil, fmt.Errorf("%s:%d: line longer than %d KiB", name, n, MaxListLine>>10)
+		}
+		if !utf8.ValidString(line) {
+			return nil, fmt.Errorf("%s:%d: not valid UTF-8 (save the file as UTF-8 or as UTF-16 with a byte-order mark)", name, n)
+		}
+		if strings.IndexByte(line, 0) >= 0 {
+			return nil, fmt.Errorf("%s:%d: NUL character in line (a UTF-16 file needs a byte-order mark)", name, n)
+		}
+		l := strings.TrimSpace(line)
+		if l == "" || l[0] == '#' || l[0] == ';' {
+			continue
+		}
+		if len(l) >= 2 && l[0] == '"' && l[len(l)-1] == '"' {
+			l = l[1 : len(l)-1]
+		}
+		paths = append(paths, l)
+	}
+	return paths, nil
+}
+
+// decodeList turns the file's bytes into UTF-8 text, by its byte-order
+// mark.
+func decodeList(data []byte) (string, error) {
+	var be bool
+	switch {
+	case bytes.HasPrefix(data, []byte{0xef, 0xbb, 0xbf}):
+		return string(data[3:]), nil
+	case bytes.HasPrefix(data, []byte{0xff, 0xfe}):
+	case bytes.HasPrefix(data, []byte{0xfe, 0xff}):
+		be = true
+	default:
+		return string(data), nil
+	}
+	data = data[2:]
+	if len(data)%2 != 0 {
+		return "", errors.New("UTF-16 text with an odd number of bytes")
+	}
+	u := make([]uint16, len(data)/2)
+	for i := range u {
+		if be {
+			u[i] = uint16(data[2*i])<<8 | uint16(data[2*i+1])
+		} else {
+			u[i] = uint16(data[2*i]) | uint16(data[2*i+1])<<8
+		}
+	}
+	for i := 0; i < len(u); i++ { // unpaired surrogates are errors, not U+FFFD
+		switch {
+		case u[i] >= 0xd800 && u[i] < 0xdc00:
+			if i+1 == len(u) || u[i+1] < 0xdc00 || u[i+1] >= 0xe000 {
+				return "", fmt.Errorf("invalid UTF-16 at byte %d", 2+2*i)
+			}
+			i++
+		case u[i] >= 0xdc00 && u[i] < 0xe000:
+			return "", fmt.Errorf("invalid UTF-16 at byte %d", 2+2*i)
+		}
+	}
+	return string(utf16.Decode(u)), nil
+}

@@ -1,0 +1,140 @@
+package pdhcsv
+
+import (
+	"bytes"
+	"testing"
+	"time"
+	_ "time/tzdata" // the zones below even on a machine without /usr/share/zoneinfo
+)
+
+// TestZoneHeader checks the first header cell of a log for several zones,
+// in standard and daylight time. Expected names and biases are Windows'
+// (the Pacific ones as PDH wrote them in the PowerShell sample logs; the
+// others from Windows' zone names, bias = UTC minus local, DST included).
+func TestZoneHeader(t *testing.T) {
+	winter := time.Date(2016, 1, 15, 12, 0, 0, 0, time.UTC)
+	summer := time.Date(2016, 7, 15, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		zone string
+		at   time.Time
+		want string
+	}{
+		{"America/Los_Angeles", winter, `"(PDH-CSV 4.0) (Pacific Standard Time)(480)"`},
+		{"America/Los_Angeles", summer, `"(PDH-CSV 4.0) (Pacific Daylight Time)(420)"`},
+		{"US/Pacific", summer, `"(PDH-CSV 4.0) (Pacific Daylight Time)(420)"`},
+		{"America/New_York", summer, `"(PDH-CSV 4.0) (Eastern Daylight Time)(240)"`},
+		{"Europe/Paris", winter, `"(PDH-CSV 4.0) (Romance Standard Time)(-60)"`},
+		{"Europe/Paris", summer, `"(PDH-CSV 4.0) (Romance Daylight Time)(-120)"`},
+		{"Europe/London", summer, `"(PDH-CSV 4.0) (GMT Daylight Time)(-60)"`},
+		{"Asia/Kolkata", summer, `"(PDH-CSV 4.0) (India Standard Time)(-330)"`},
+		{"Asia/Calcutta", winter, `"(PDH-CSV 4.0) (India Standard Time)(-330)"`},
+		{"Australia/Sydney", winter, `"(PDH-CSV 4.0) (AUS Eastern Daylight Time)(-660)"`},
+		{"Australia/Sydney", summer, `"(PDH-CSV 4.0) (AUS Eastern Standard Time)(-600)"`},
+		{"America/Caracas", summer, `"(PDH-CSV 4.0) (Venezuela Standard Time)(240)"`},
+		{"Asia/Jerusalem", summer, `"(PDH-CSV 4.0) (Jerusalem Daylight Time)(-180)"`},
+		{"UTC", summer, `"(PDH-CSV 4.0) (Coordinated Universal Time)(0)"`},
+		{"Etc/UTC", winter, `"(PDH-CSV 4.0) (Coordinated Universal Time)(0)"`},
+		{"Europe/Samara", winter, `"(PDH-CSV 4.0) (Russia TZ 3 Standard Time)(-240)"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.zone+"/"+tt.at.Month().String(), func(t *testing.T) {
+			loc, err := time.LoadLocation(tt.zone)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b bytes.Buffer
+			w := NewWriter(&b, WriterOptions{Location: loc})
+			if err := w.WriteHeader(ZoneOf(tt.at.In(loc)), []string{`\\VM\Memory\Available MBytes`}); err != nil {
+				t.Fatal(err)
+			}
+			want := tt.want + `,"\\VM\Memory\Available MBytes"` + "\n"
+			if b.String() != want {
+				t.Errorf("header = %q\nwant     %q", b.String(), want)
+			}
+		})
+	}
+	// A zone Windows has no name for keeps Go's abbreviation.
+	z := ZoneOf(summer.In(time.FixedZone("XYZ", 5*3600+1800)))
+	if z != (Zone{Name: "XYZ", Bias: -330}) {
+		t.Errorf("fixed zone: %+v", z)
+	}
+}
+
+func TestWindowsZoneKeyTable(t *testing.T) {
+	// Every IANA zone appears once in the table: a duplicate would make
+	// the answer depend on line order.
+	seen := map[string]string{}
+	for _, l := range splitLines(windowsZoneTable) {
+		key, zones, ok := cut(l)
+		if !ok {
+			t.Fatalf("malformed line %q", l)
+		}
+		for _, z := range fields(zones) {
+			if prev, dup := seen[z]; dup {
+				t.Errorf("%s under both %q and %q", z, prev, key)
+			}
+			seen[z] = key
+		}
+	}
+	if len(seen) < 400 {
+		t.Errorf("only %d zones in the table", len(seen))
+	}
+	for _, l := range splitLines(ianaAliases) {
+		alias, canon, ok := cutSpace(l)
+		if !ok {
+			t.Fatalf("malformed alias %q", l)
+		}
+		if _, ok := seen[canon]; !ok {
+			t.Errorf("alias %s points to %s, which the table lacks", alias, canon)
+		}
+	}
+}
+
+func TestLocalZoneName(t *testing.T) {
+	for _, tt := range []struct{ tz, want string }{
+		{"Europe/Paris", "Europe/Paris"},
+		{":America/Los_Angeles", "America/Los_Angeles"},
+		{"/usr/share/zoneinfo/Asia/Tokyo", "Asia/Tokyo"},
+		{"/usr/share/zoneinfo/posix/Asia/Tokyo", "Asia/Tokyo"},
+		{"", "UTC"},
+	} {
+		t.Setenv("TZ", tt.tz)
+		if got := LocalZoneName(); got != tt.want {
+			t.Errorf("TZ=%q: %q, want %q", tt.tz, got, tt.want)
+		}
+	}
+}
+
+func splitLines(s string) []string {
+	var out []string
+	for _, l := range bytes.Split([]byte(s), []byte("\n")) {
+		if len(l) > 0 {
+			out = append(out, string(l))
+		}
+	}
+	return out
+}
+
+func cut(l string) (string, string, bool) {
+	i := bytes.IndexByte([]byte(l), '\t')
+	if i < 0 {
+		return "", "", false
+	}
+	return l[:i], l[i+1:], true
+}
+
+func cutSpace(l string) (string, string, bool) {
+	f := fields(l)
+	if len(f) != 2 {
+		return "", "", false
+	}
+	return f[0], f[1], true
+}
+
+func fields(s string) []string {
+	var out []string
+	for _, f := range bytes.Fields([]byte(s)) {
+		out = append(out, string(f))
+	}
+	return out
+}
