@@ -112,7 +112,8 @@ func runTypeperf(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer h.Close()
-	opts := typeperf.Options{Counters: paths, Interval: interval, Samples: *sc, Format: f, Log: *out != "", Location: time.Local}
+	opts := typeperf.Options{Counters: paths, Interval: interval, Samples: *sc, Format: f, Log: *out != "", Location: time.Local,
+		Warn: e.warnings(*nowarn).Warn}
 	w, closeOut, err := createOutput(*out, *yes, e.stdout)
 	if err != nil {
 		return err

@@ -35,6 +35,11 @@ type Options struct {
 	Machine  string
 	Location *time.Location // zone of the timestamps; nil is time.Local
 	CRLF     bool           // Windows line ends
+	// Warn, when set, is told what the source could not deliver in each
+	// sample (an object dropped because its provider failed, values that
+	// could not be read), with a cause that stays the same while the
+	// problem does, so that a caller can report each cause once.
+	Warn func(cause, msg string)
 }
 
 // Messages typeperf prints on the console when it stops.
@@ -85,7 +90,14 @@ func Run(ctx context.Context, src pdh.Source, opts Options, out, console, errw i
 	if opts.CRLF {
 		eol = "\r\n"
 	}
-	if err := q.Collect(ctx); err != nil {
+	collect := func() error {
+		if err := q.Collect(ctx); err != nil {
+			return err
+		}
+		ReportProblems(q.Problems(), opts.Warn)
+		return nil
+	}
+	if err := collect(); err != nil {
 		switch {
 		case ctx.Err() != nil: // Ctrl+C before the first sample: end cleanly
 			_, err := io.WriteString(console, MsgExiting+eol+MsgCompleted+eol)
@@ -151,7 +163,7 @@ loop:
 		case <-timer.C:
 		}
 		timer.Reset(opts.Interval)
-		if err := q.Collect(ctx); err != nil {
+		if err := collect(); err != nil {
 			if !errors.Is(err, io.EOF) && ctx.Err() == nil {
 				runErr = err
 			}
@@ -168,6 +180,24 @@ loop:
 	}
 	_, err := io.WriteString(console, MsgExiting+eol+MsgCompleted+eol)
 	return err
+}
+
+// ReportProblems tells warn each problem of a sample. The cause is the
+// object and the reason with its numbers left out, so "IO counters of 70
+// processes" and, a sample later, "of 71 processes" are one cause.
+func ReportProblems(problems []pdh.Problem, warn func(cause, msg string)) {
+	if warn == nil {
+		return
+	}
+	for _, p := range problems {
+		cause := strings.Map(func(r rune) rune {
+			if r >= '0' && r <= '9' {
+				return -1
+			}
+			return r
+		}, p.String())
+		warn("sample:"+cause, p.String())
+	}
 }
 
 // column is one output column: a concrete instance of one counter.

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -333,6 +335,69 @@ func TestParseInterval(t *testing.T) {
 		_, err := ParseInterval(long)
 		if err == nil || !strings.Contains(err.Error(), "longer than the longest allowed, 8760 hours") {
 			t.Errorf("%q: err = %v", long, err)
+		}
+	}
+}
+
+// troubled wraps the fixtures and adds problems to every sample: Memory's
+// only value unreadable, and the Processor object dropped by a failing
+// provider.
+type troubled struct {
+	*pdh.BlockFiles
+	n int
+}
+
+func (s *troubled) Recorded() pdh.Recorded { return s.BlockFiles }
+
+func (s *troubled) Sample(ctx context.Context, objs []uint32) (*pdh.Sample, error) {
+	smp, err := s.BlockFiles.Sample(ctx, objs)
+	if err != nil {
+		return nil, err
+	}
+	s.n++
+	smp.Problems = []pdh.Problem{
+		{Object: 4, ObjectName: "Memory", Partial: true, Reason: "/proc/meminfo: line " + strconv.Itoa(s.n) + ": malformed number",
+			Missing: []pdh.MissingValues{{Instance: -1}}},
+		{Object: 99999, ObjectName: "Other", Reason: "V1 provider other: collect timed out after 500ms"},
+	}
+	return smp, nil
+}
+
+// TestProblemsReported: what a source could not deliver reaches the user:
+// each problem once per cause (the line number in the reason changes every
+// sample), and a value the source marked unreadable is a blank cell, never
+// a valid 0.
+func TestProblemsReported(t *testing.T) {
+	src := &troubled{BlockFiles: openFixtures(t)}
+	var out bytes.Buffer
+	var warned []string
+	seen := map[string]bool{}
+	opts := Options{Counters: []string{`\Memory\Available MBytes`, `\Processor(_Total)\% Processor Time`}, Samples: 3,
+		Location: time.UTC, Log: true, Interval: time.Nanosecond,
+		Warn: func(cause, msg string) {
+			if !seen[cause] {
+				seen[cause] = true
+				warned = append(warned, msg)
+			}
+		}}
+	if err := Run(t.Context(), src, opts, &out, io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"object Memory incomplete: /proc/meminfo: line 2: malformed number",
+		"object Other left out: V1 provider other: collect timed out after 500ms",
+	}
+	if !slices.Equal(warned, want) {
+		t.Errorf("warned %q, want %q", warned, want)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("want a header and 3 rows, got:\n%s", out.String())
+	}
+	for _, row := range lines[1:] {
+		cells := strings.Split(row, ",")
+		if cells[1] != `" "` {
+			t.Errorf("row %s: Available MBytes must be blank (unreadable), got %s", row, cells[1])
 		}
 	}
 }
