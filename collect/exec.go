@@ -20,9 +20,15 @@ const (
 	DefaultMaxBackoff = 30 * time.Second
 )
 
-// closeGrace is how long Close waits for the provider to exit after CLOSE
-// and the end of its input before it is killed.
-const closeGrace = 2 * time.Second
+// DefaultCloseTimeout is how long Close waits, when Process.CloseTimeout
+// is zero, for the provider to answer CLOSE and exit after the end of its
+// input before its process group is killed.
+const DefaultCloseTimeout = 2 * time.Second
+
+// pipeGrace bounds how long reaping a provider waits, once it has exited,
+// for the copy of its standard error to Process.Stderr to end: a process
+// that left the provider's group may hold that pipe open indefinitely.
+const pipeGrace = 250 * time.Millisecond
 
 // Process is an out-of-process collect procedure: an executable, in any
 // language, that speaks the protocol of PROTOCOL.md over its stdin and
@@ -37,6 +43,13 @@ const closeGrace = 2 * time.Second
 // MaxLine, and a response longer than the buffer offered is a protocol
 // violation, read no further.
 //
+// The executable runs in a process group of its own (on Unix). Whenever it
+// is stopped — a timeout, a protocol violation, Close — the whole group is
+// killed, so a process it started cannot outlive it, and the engine's ends
+// of its stdin and stdout are closed, so a process that escaped the group
+// and still holds them cannot block the engine. The executable is always
+// reaped: no zombie is left behind.
+//
 // Set the exported fields before Open. A Process is safe for concurrent
 // use, but calls are served one at a time.
 type Process struct {
@@ -49,12 +62,14 @@ type Process struct {
 
 	MinBackoff, MaxBackoff time.Duration // zero = DefaultMinBackoff, DefaultMaxBackoff
 
+	// CloseTimeout bounds Close: the CLOSE exchange and the exit that
+	// follows the end of the executable's input (zero = DefaultCloseTimeout).
+	CloseTimeout time.Duration
+
 	now func() time.Time // for tests; nil = time.Now
 
 	mu      sync.Mutex
-	cmd     *exec.Cmd
-	in      io.WriteCloser
-	out     *bufio.Reader
+	child   *child        // the running executable; nil when none
 	opened  bool          // the engine called Open and not Close: a restarted child gets OPEN
 	backoff time.Duration // the wait after the next failure
 	retryAt time.Time     // no start before this
@@ -84,7 +99,7 @@ func (p *Process) Open(ctx context.Context) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.opened = true
-	if p.cmd != nil {
+	if p.child != nil {
 		return nil
 	}
 	p.retryAt = time.Time{}
@@ -101,7 +116,7 @@ func (p *Process) Collect(ctx context.Context, valueName string, buf []byte) (in
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.cmd == nil {
+	if p.child == nil {
 		if err := p.start(ctx); err != nil {
 			return 0, 0, err
 		}
@@ -121,7 +136,7 @@ func (p *Process) Collect(ctx context.Context, valueName string, buf []byte) (in
 		case uint64(r.n) > uint64(len(buf)):
 			return protoErr(line, "response of %d bytes exceeds the %d offered", r.n, len(buf))
 		}
-		if _, err := io.ReadFull(p.out, buf[:r.n]); err != nil {
+		if _, err := io.ReadFull(p.child.r, buf[:r.n]); err != nil {
 			return fmt.Errorf("reading %d response bytes: %w", r.n, err)
 		}
 		n, k = int(r.n), r.numObjects
@@ -133,16 +148,22 @@ func (p *Process) Collect(ctx context.Context, valueName string, buf []byte) (in
 	return n, k, err
 }
 
-// Close sends CLOSE, ends the executable's input and waits for it to exit
-// (killing it if it takes longer than a short grace period).
+// Close sends CLOSE, ends the executable's input and waits for it to exit;
+// then it kills whatever is left of its process group. An executable that
+// takes longer than CloseTimeout (answer and exit together) is killed with
+// its group.
 func (p *Process) Close() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.opened = false
-	if p.cmd == nil {
+	if p.child == nil {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), closeGrace)
+	grace := p.CloseTimeout
+	if grace <= 0 {
+		grace = DefaultCloseTimeout
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
 	err := p.exchange(ctx, request{verb: verbClose}, func(r response, line []byte) error {
 		if r.kind != respOK || r.counts {
@@ -150,15 +171,13 @@ func (p *Process) Close() error {
 		}
 		return nil
 	})
-	if p.cmd == nil { // the exchange failed and stopped it
+	c := p.child
+	if c == nil { // the exchange failed and stopped it
 		return err
 	}
-	p.in.Close()
-	cmd := p.cmd
-	p.cmd, p.in, p.out = nil, nil, nil
-	stop := context.AfterFunc(ctx, func() { cmd.Process.Kill() })
-	werr := cmd.Wait()
-	stop()
+	p.child = nil
+	c.in.Close() // the end of its input: a provider exits now
+	werr := c.exit(ctx)
 	if err == nil && werr != nil {
 		err = fmt.Errorf("collect: %s: exit after CLOSE: %w", p, werr)
 	}
@@ -173,7 +192,8 @@ func (p *Process) start(ctx context.Context) error {
 	}
 	cmd := exec.Command(p.Path, p.Args...)
 	cmd.Dir, cmd.Env, cmd.Stderr = p.Dir, p.Env, p.Stderr
-	cmd.WaitDelay = closeGrace
+	cmd.WaitDelay = pipeGrace
+	newGroup(cmd)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return p.failStart(err)
@@ -185,7 +205,7 @@ func (p *Process) start(ctx context.Context) error {
 	if err := cmd.Start(); err != nil {
 		return p.failStart(err)
 	}
-	p.cmd, p.in, p.out = cmd, in, bufio.NewReaderSize(out, MaxLine)
+	p.child = &child{cmd: cmd, in: in, out: out, r: bufio.NewReaderSize(out, MaxLine)}
 	err = p.exchange(ctx, request{verb: verbHello, version: ProtocolVersion}, func(r response, line []byte) error {
 		if r.kind != respHello {
 			return protoErr(line, "want HELLO <version> after HELLO")
@@ -216,13 +236,14 @@ func (p *Process) failStart(err error) error {
 // HELLO answers to handle (which reads any payload). ERR becomes an error
 // and leaves the child running; everything else that goes wrong (I/O,
 // protocol, ctx done) stops the child, whose stream can no longer be
-// trusted. ErrMoreData from handle is an answer, not a fault. Called with
-// p.mu held and p.cmd running.
+// trusted. When ctx is done the child's group is killed and its pipes are
+// closed at once, which ends a read or write in progress even if a process
+// outside the group holds the other end. ErrMoreData from handle is an
+// answer, not a fault. Called with p.mu held and p.child running.
 func (p *Process) exchange(ctx context.Context, req request, handle func(response, []byte) error) error {
-	proc := p.cmd.Process
-	stop := context.AfterFunc(ctx, func() { proc.Kill() })
-	defer stop()
+	stop := context.AfterFunc(ctx, p.child.kill)
 	err := p.roundTrip(req, handle)
+	stop()
 	if err == nil || errors.Is(err, perfdata.ErrMoreData) {
 		return err
 	}
@@ -240,10 +261,10 @@ func (p *Process) exchange(ctx context.Context, req request, handle func(respons
 
 func (p *Process) roundTrip(req request, handle func(response, []byte) error) error {
 	p.wbuf = appendRequest(p.wbuf[:0], req)
-	if _, err := p.in.Write(p.wbuf); err != nil {
+	if _, err := p.child.in.Write(p.wbuf); err != nil {
 		return fmt.Errorf("writing request: %w", err)
 	}
-	line, err := readLine(p.out)
+	line, err := readLine(p.child.r)
 	if err == io.EOF {
 		return fmt.Errorf("provider exited: %w", io.ErrUnexpectedEOF)
 	}
@@ -266,15 +287,67 @@ type providerError struct{ text string }
 
 func (e *providerError) Error() string { return "provider error: " + e.text }
 
-// stop kills the child and schedules its restart.
+// stop kills the child with its group, reaps it and schedules its restart.
 func (p *Process) stop(why error) {
-	if p.cmd != nil {
-		p.cmd.Process.Kill()
-		p.in.Close()
-		p.cmd.Wait()
-		p.cmd, p.in, p.out = nil, nil, nil
+	if c := p.child; c != nil {
+		p.child = nil
+		c.kill()
+		c.reap()
 	}
 	p.scheduleRetry(why)
+}
+
+// child is one run of the executable.
+type child struct {
+	cmd *exec.Cmd
+	in  io.WriteCloser // its stdin
+	out io.Closer      // the engine's end of its stdout
+	r   *bufio.Reader  // reads out
+
+	mu     sync.Mutex
+	reaped bool // Wait has been called or is about to be: no signal may go to its pid or group any more
+}
+
+// kill sends SIGKILL to the child and its process group and closes the
+// engine's ends of its pipes. Any goroutine may call it, any number of
+// times.
+func (c *child) kill() {
+	c.mu.Lock()
+	if !c.reaped {
+		killGroup(c.cmd.Process.Pid)
+		c.cmd.Process.Kill()
+	}
+	c.mu.Unlock()
+	c.in.Close()
+	c.out.Close()
+}
+
+// reap kills what is left of the child's process group and waits for the
+// child, which must have exited or been killed.
+func (c *child) reap() error {
+	c.kill()
+	c.mu.Lock()
+	c.reaped = true
+	c.mu.Unlock()
+	return c.cmd.Wait()
+}
+
+// exit waits for the child to exit on its own until ctx is done, then kills
+// it; either way the rest of its group is killed and the child is reaped.
+func (c *child) exit(ctx context.Context) error {
+	stop := context.AfterFunc(ctx, c.kill)
+	defer stop()
+	if err := waitExit(c.cmd.Process.Pid); errors.Is(err, errors.ErrUnsupported) {
+		// No way to wait without reaping: reap, and leave the group alone,
+		// since its id may be reused once the child is reaped.
+		c.mu.Lock()
+		c.reaped = true
+		c.mu.Unlock()
+		stop := context.AfterFunc(ctx, func() { c.cmd.Process.Kill() })
+		defer stop()
+		return c.cmd.Wait()
+	}
+	return c.reap()
 }
 
 func (p *Process) scheduleRetry(why error) {

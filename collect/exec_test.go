@@ -51,10 +51,10 @@ func (w tWriter) Write(b []byte) (int, error) {
 func (p *Process) pid() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.cmd == nil {
+	if p.child == nil {
 		return 0
 	}
-	return p.cmd.Process.Pid
+	return p.child.cmd.Process.Pid
 }
 
 // exerciseHappyPath runs the conversation every well-behaved provider must
