@@ -14,6 +14,10 @@ import (
 	"github.com/perfcounters/perfcounters/perfdata"
 )
 
+// ErrRestartBackoff is wrapped by the error of a Collect that finds the
+// provider stopped and its restart backoff not yet passed.
+var ErrRestartBackoff = errors.New("not restarted yet (restart backoff)")
+
 // Default restart backoff of an out-of-process provider.
 const (
 	DefaultMinBackoff = 100 * time.Millisecond
@@ -109,7 +113,7 @@ func (p *Process) Open(ctx context.Context) error {
 // Collect sends COLLECT with len(buf) and reads the answer into buf.
 func (p *Process) Collect(ctx context.Context, valueName string, buf []byte) (int, uint32, error) {
 	if strings.ContainsAny(valueName, "\r\n") {
-		return 0, 0, fmt.Errorf("collect: %s: value name %q contains a line break", p, valueName)
+		return 0, 0, fmt.Errorf("%s: value name %q contains a line break", p, valueName)
 	}
 	if len(buf) > 0xFFFFFFFF {
 		buf = buf[:0xFFFFFFFF]
@@ -123,7 +127,7 @@ func (p *Process) Collect(ctx context.Context, valueName string, buf []byte) (in
 	}
 	req := request{verb: verbCollect, size: uint32(len(buf)), valueName: valueName}
 	if len(req.valueName)+len(verbCollect)+12 >= MaxLine {
-		return 0, 0, fmt.Errorf("collect: %s: value name of %d bytes does not fit on a request line", p, len(valueName))
+		return 0, 0, fmt.Errorf("%s: value name of %d bytes does not fit on a request line", p, len(valueName))
 	}
 	var n int
 	var k uint32
@@ -179,7 +183,7 @@ func (p *Process) Close() error {
 	c.in.Close() // the end of its input: a provider exits now
 	werr := c.exit(ctx)
 	if err == nil && werr != nil {
-		err = fmt.Errorf("collect: %s: exit after CLOSE: %w", p, werr)
+		err = fmt.Errorf("%s: exit after CLOSE: %w", p, werr)
 	}
 	return err
 }
@@ -188,7 +192,7 @@ func (p *Process) Close() error {
 // opened the procedure, OPEN. Called with p.mu held.
 func (p *Process) start(ctx context.Context) error {
 	if now := p.clock(); now.Before(p.retryAt) {
-		return fmt.Errorf("collect: %s: not restarted before %v (backoff after: %v)", p, p.retryAt.Sub(now).Round(time.Millisecond), p.lastErr)
+		return fmt.Errorf("%s: %w for another %v after: %v", p, ErrRestartBackoff, p.retryAt.Sub(now).Round(time.Millisecond), p.lastErr)
 	}
 	cmd := exec.Command(p.Path, p.Args...)
 	cmd.Dir, cmd.Env, cmd.Stderr = p.Dir, p.Env, p.Stderr
@@ -227,7 +231,7 @@ func (p *Process) start(ctx context.Context) error {
 }
 
 func (p *Process) failStart(err error) error {
-	err = fmt.Errorf("collect: %s: start: %w", p, err)
+	err = fmt.Errorf("%s: start: %w", p, err)
 	p.scheduleRetry(err)
 	return err
 }
@@ -249,12 +253,13 @@ func (p *Process) exchange(ctx context.Context, req request, handle func(respons
 	}
 	var pe *providerError
 	if errors.As(err, &pe) {
-		return fmt.Errorf("collect: %s: %s: %w", p, req.verb, err)
+		return fmt.Errorf("%s: %s: %w", p, req.verb, err)
 	}
 	if ctx.Err() != nil {
-		err = fmt.Errorf("%w (provider stopped: %v)", ctx.Err(), err)
+		// Whatever the read or write said, the cause is the deadline.
+		err = fmt.Errorf("no answer in time (%w); killed with its process group", ctx.Err())
 	}
-	err = fmt.Errorf("collect: %s: %s: %w", p, req.verb, err)
+	err = fmt.Errorf("%s: %s: %w", p, req.verb, err)
 	p.stop(err)
 	return err
 }

@@ -45,9 +45,9 @@ type ProtocolError struct {
 
 func (e *ProtocolError) Error() string {
 	if e.Line == "" {
-		return "collect: protocol: " + e.Msg
+		return "protocol violation: " + e.Msg
 	}
-	return fmt.Sprintf("collect: protocol: %s: %s", e.Line, e.Msg)
+	return fmt.Sprintf("protocol violation: %s: %s", e.Line, e.Msg)
 }
 
 func protoErr(line []byte, format string, args ...any) *ProtocolError {

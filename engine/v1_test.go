@@ -153,7 +153,7 @@ func query(t testing.TB, e *Engine, valueName, name string) (perfdata.Block, []P
 	}
 	var ps []Problem
 	for _, p := range r.Problems {
-		if p.Object != name {
+		if p.Provider != name {
 			t.Fatalf("unexpected problem: %v", p)
 		}
 		ps = append(ps, p)
@@ -297,7 +297,7 @@ func TestProcedureIntegrityLevels(t *testing.T) {
 				if blk.NumObjects() != 1 {
 					t.Fatalf("%d objects: discarded output reached the block", blk.NumObjects())
 				}
-				if !strings.Contains(log.String(), "V1 procedure output discarded") || !strings.Contains(log.String(), "faulty") {
+				if !strings.Contains(log.String(), "V1 provider sample discarded") || !strings.Contains(log.String(), "faulty") {
 					t.Errorf("reason not logged; log:\n%s", log)
 				}
 			})
@@ -517,7 +517,7 @@ func TestProcedureDisableAndEnable(t *testing.T) {
 	if len(p.calls) != calls {
 		t.Fatal("a disabled procedure was called")
 	}
-	if !strings.Contains(log.String(), "V1 procedure disabled") {
+	if !strings.Contains(log.String(), "V1 provider disabled") {
 		t.Errorf("disabling not logged:\n%s", log)
 	}
 
@@ -658,7 +658,7 @@ func TestProcedureOutOfProcessCrash(t *testing.T) {
 	// Within its restart backoff the provider is not started again; the
 	// sample fails fast and the rest of the block arrives.
 	_, ps = query(t, e, "Global", "crashy")
-	if len(ps) != 1 || !strings.Contains(ps[0].Err.Error(), "not restarted before") {
+	if len(ps) != 1 || !errors.Is(ps[0].Err, collect.ErrRestartBackoff) {
 		t.Fatalf("problems = %v, want the backoff", ps)
 	}
 	t.Cleanup(func() { e.RemoveProcedure(context.Background(), "crashy") })
