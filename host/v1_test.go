@@ -1,12 +1,21 @@
 package host
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
+	"golang.org/x/sys/unix"
+
+	"github.com/perfcounters/perfcounters/engine"
 	"github.com/perfcounters/perfcounters/titles"
 )
 
@@ -160,5 +169,108 @@ func TestV1StandardNameRefused(t *testing.T) {
 	}
 	if regs, _ := ReadV1(state); slices.ContainsFunc(regs, func(r V1Registration) bool { return r.Name == "p" }) {
 		t.Error("refused registration was stored")
+	}
+}
+
+// TestV1HungProviderGroup: a registered V1 provider with timeoutMs 500 hangs
+// while a process it started holds its stdout. The query costs about its
+// timeout (not the 5.5 s it cost when the engine waited for the pipe), the
+// failure reaches the Result as that provider's, the process it started
+// dies with it, and closing the host does not wait for anything.
+func TestV1HungProviderGroup(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a provider process")
+	}
+	sh, err := executable("/bin/sh")
+	if err != nil {
+		t.Skip(err)
+	}
+	script, err := filepath.Abs(filepath.Join("..", "collect", "testdata", "forking-provider.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pidfile := filepath.Join(t.TempDir(), "grandchild.pid")
+	state := t.TempDir()
+	obj := lastCounter(t, state) + 2
+	reg := V1Registration{Name: "hung", Exec: sh, Args: []string{script, pidfile, "collect"}, Objects: []uint32{obj},
+		Names: []V1Name{{obj, "Hung Widgets", ""}}, TimeoutMS: 500}
+	if err := RegisterV1(state, reg); err != nil {
+		t.Fatal(err)
+	}
+	h, err := New(Options{StateDir: state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := false
+	defer func() {
+		if !closed {
+			h.Close()
+		}
+	}()
+	ctx := context.Background()
+	q := fmt.Sprint(obj)
+	// First query: the provider starts its grandchild and answers "none".
+	if r, err := h.QueryValue(ctx, q); err != nil || len(r.Problems) != 0 {
+		t.Fatalf("first query: %v %v", err, r.Problems)
+	}
+	b, err := os.ReadFile(pidfile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	grandchild, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || grandchild <= 1 {
+		t.Fatalf("grandchild pid %q", b)
+	}
+	t.Cleanup(func() { syscall.Kill(grandchild, syscall.SIGKILL) }) // only if the test failed
+
+	// Second query: the provider hangs.
+	start := time.Now()
+	r, err := h.QueryValue(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("a query with a 500 ms timeout took %v", d)
+	}
+	if len(r.Problems) != 1 {
+		t.Fatalf("problems %v, want the provider's timeout", r.Problems)
+	}
+	p := r.Problems[0]
+	if p.Provider != "hung" || p.NameIndex != obj || !errors.Is(p.Err, engine.ErrProcTimeout) ||
+		!strings.HasPrefix(p.Error(), fmt.Sprintf("V1 provider hung: object Hung Widgets (%d): ", obj)) {
+		t.Errorf("problem %q (provider %q, index %d), want the provider's timeout on object %d", p, p.Provider, p.NameIndex, obj)
+	}
+	if !exitedWithin(t, grandchild, 2*time.Second) {
+		t.Errorf("the process the provider started (%d) outlived its timeout", grandchild)
+	}
+	start = time.Now()
+	h.Close()
+	closed = true
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("closing the host took %v", d)
+	}
+}
+
+// exitedWithin reports whether process pid has exited within limit (a
+// zombie counts: it runs nothing and holds no pipe), waiting on a pidfd.
+func exitedWithin(t *testing.T, pid int, limit time.Duration) bool {
+	t.Helper()
+	fd, err := unix.PidfdOpen(pid, 0)
+	if errors.Is(err, unix.ESRCH) {
+		return true
+	}
+	if err != nil {
+		t.Fatalf("pidfd_open(%d): %v", pid, err)
+	}
+	defer unix.Close(fd)
+	for {
+		n, err := unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}, int(limit.Milliseconds()))
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			t.Fatalf("poll pidfd of %d: %v", pid, err)
+		}
+		return n > 0
 	}
 }
