@@ -837,7 +837,9 @@ func TestProcedureFailureProblems(t *testing.T) {
 		is      error
 		logMsg  string
 	}{
-		{name: "error", collect: func(context.Context, string, []byte) (int, uint32, error) { return 0, 0, errors.New("device unplugged") },
+		{name: "error", collect: func(context.Context, string, []byte) (int, uint32, error) {
+			return 0, 0, errors.New("device unplugged")
+		},
 			max: -1, logMsg: "device unplugged"},
 		{name: "timeout", collect: func(ctx context.Context, _ string, _ []byte) (int, uint32, error) {
 			<-ctx.Done()
