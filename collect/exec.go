@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -198,18 +199,11 @@ func (p *Process) start(ctx context.Context) error {
 	cmd.Dir, cmd.Env, cmd.Stderr = p.Dir, p.Env, p.Stderr
 	cmd.WaitDelay = pipeGrace
 	newGroup(cmd)
-	in, err := cmd.StdinPipe()
+	c, err := startChild(cmd)
 	if err != nil {
 		return p.failStart(err)
 	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return p.failStart(err)
-	}
-	if err := cmd.Start(); err != nil {
-		return p.failStart(err)
-	}
-	p.child = &child{cmd: cmd, in: in, out: out, r: bufio.NewReaderSize(out, MaxLine)}
+	p.child = c
 	err = p.exchange(ctx, request{verb: verbHello, version: ProtocolVersion}, func(r response, line []byte) error {
 		if r.kind != respHello {
 			return protoErr(line, "want HELLO <version> after HELLO")
@@ -292,69 +286,107 @@ type providerError struct{ text string }
 
 func (e *providerError) Error() string { return "provider error: " + e.text }
 
-// stop kills the child with its group, reaps it and schedules its restart.
+// stop kills the child with its group, waits until it is reaped and
+// schedules its restart.
 func (p *Process) stop(why error) {
 	if c := p.child; c != nil {
 		p.child = nil
 		c.kill()
-		c.reap()
+		<-c.done
 	}
 	p.scheduleRetry(why)
 }
 
-// child is one run of the executable.
+// child is one run of the executable. Its reaper goroutine waits for it to
+// exit, whenever and however that happens (a crash between samples
+// included), kills what it left in its process group and reaps it.
 type child struct {
 	cmd *exec.Cmd
 	in  io.WriteCloser // its stdin
 	out io.Closer      // the engine's end of its stdout
 	r   *bufio.Reader  // reads out
 
-	mu     sync.Mutex
-	reaped bool // Wait has been called or is about to be: no signal may go to its pid or group any more
+	done chan struct{} // closed once the child is reaped
+	err  error         // the exec.Cmd's Wait result, set before done is closed
+
+	mu        sync.Mutex
+	groupGone bool // the child is reaped or about to be: its group id may be reused
+}
+
+// startChild starts cmd with pipes to its stdin and stdout, and its
+// reaper. The pipes are the engine's own, not the exec.Cmd's, so that
+// reaping the child never closes the engine's end of its stdout while
+// what the child wrote before it died is still being read.
+func startChild(cmd *exec.Cmd) (*child, error) {
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, err
+	}
+	cmd.Stdin, cmd.Stdout = inR, outW
+	err = cmd.Start()
+	inR.Close() // the child's ends: it has its own copies now
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		return nil, err
+	}
+	c := &child{cmd: cmd, in: inW, out: outR, r: bufio.NewReaderSize(outR, MaxLine), done: make(chan struct{})}
+	go c.reap()
+	return c, nil
+}
+
+// reap waits for the child to exit without reaping it, so that its group
+// id stays reserved while what is left of the group is killed; then it
+// reaps it. Where an exit cannot be awaited without reaping, the group is
+// left alone.
+func (c *child) reap() {
+	defer close(c.done)
+	pid := c.cmd.Process.Pid
+	err := waitExit(pid)
+	c.mu.Lock()
+	if err == nil {
+		killGroup(pid)
+	}
+	c.groupGone = true
+	c.mu.Unlock()
+	c.err = c.cmd.Wait()
 }
 
 // kill sends SIGKILL to the child and its process group and closes the
-// engine's ends of its pipes. Any goroutine may call it, any number of
-// times.
+// engine's ends of its pipes, which ends a read or write in progress even
+// when a process outside the group holds the other end. Any goroutine may
+// call it, any number of times.
 func (c *child) kill() {
 	c.mu.Lock()
-	if !c.reaped {
+	if !c.groupGone {
 		killGroup(c.cmd.Process.Pid)
-		c.cmd.Process.Kill()
 	}
 	c.mu.Unlock()
+	c.cmd.Process.Kill() // os.Process knows when it has been reaped
 	c.in.Close()
 	c.out.Close()
 }
 
-// reap kills what is left of the child's process group and waits for the
-// child, which must have exited or been killed.
-func (c *child) reap() error {
-	c.kill()
-	c.mu.Lock()
-	c.reaped = true
-	c.mu.Unlock()
-	return c.cmd.Wait()
-}
-
 // exit waits for the child to exit on its own until ctx is done, then kills
-// it; either way the rest of its group is killed and the child is reaped.
+// it, and returns once it is reaped.
 func (c *child) exit(ctx context.Context) error {
-	stop := context.AfterFunc(ctx, c.kill)
-	defer stop()
-	if err := waitExit(c.cmd.Process.Pid); errors.Is(err, errors.ErrUnsupported) {
-		// No way to wait without reaping: reap, and leave the group alone,
-		// since its id may be reused once the child is reaped.
-		c.mu.Lock()
-		c.reaped = true
-		c.mu.Unlock()
-		stop := context.AfterFunc(ctx, func() { c.cmd.Process.Kill() })
-		defer stop()
-		return c.cmd.Wait()
+	select {
+	case <-c.done:
+		c.in.Close()
+		c.out.Close()
+	case <-ctx.Done():
+		c.kill()
+		<-c.done
 	}
-	return c.reap()
+	return c.err
 }
-
 func (p *Process) scheduleRetry(why error) {
 	lo, hi := p.MinBackoff, p.MaxBackoff
 	if lo <= 0 {

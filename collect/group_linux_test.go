@@ -144,3 +144,38 @@ func TestExecCloseKillsGroup(t *testing.T) {
 		t.Errorf("grandchild %d outlived Close", grandchild)
 	}
 }
+
+// A provider that dies between samples is reaped at once, not at the next
+// Collect, and what it left in its group is killed.
+func TestExecReapsProviderThatDies(t *testing.T) {
+	p, pidfile := forkingProcess(t, "open")
+	if err := p.Open(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	grandchild := readPid(t, pidfile)
+	p.mu.Lock()
+	c := p.child
+	p.mu.Unlock()
+	leader := c.cmd.Process.Pid
+	if err := syscall.Kill(leader, syscall.SIGKILL); err != nil { // a crash
+		t.Fatal(err)
+	}
+	select {
+	case <-c.done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the dead provider was not reaped")
+	}
+	if !reaped(leader) {
+		t.Errorf("provider %d left as a zombie", leader)
+	}
+	if !exited(t, grandchild, 2*time.Second) {
+		t.Errorf("grandchild %d outlived the provider", grandchild)
+	}
+	// The next Collect notices, and the provider is started again later.
+	if _, _, err := p.Collect(context.Background(), "Global", make([]byte, 64)); err == nil {
+		t.Fatal("Collect on a dead provider succeeded")
+	}
+	if p.pid() != 0 {
+		t.Fatal("dead provider still attached")
+	}
+}
