@@ -132,21 +132,7 @@ func (p *Process) Collect(ctx context.Context, valueName string, buf []byte) (in
 	}
 	var n int
 	var k uint32
-	err := p.exchange(ctx, req, func(r response, line []byte) error {
-		switch {
-		case r.kind == respMore:
-			return perfdata.ErrMoreData
-		case r.kind != respOK || !r.counts:
-			return protoErr(line, "want OK <n> <numObjects>, MORE or ERR after COLLECT")
-		case uint64(r.n) > uint64(len(buf)):
-			return protoErr(line, "response of %d bytes exceeds the %d offered", r.n, len(buf))
-		}
-		if _, err := io.ReadFull(p.child.r, buf[:r.n]); err != nil {
-			return fmt.Errorf("reading %d response bytes: %w", r.n, err)
-		}
-		n, k = int(r.n), r.numObjects
-		return nil
-	})
+	err := p.exchange(ctx, req, collectAnswer(p.child.r, buf, &n, &k))
 	if err == nil {
 		p.backoff = 0
 	}
@@ -258,12 +244,39 @@ func (p *Process) exchange(ctx context.Context, req request, handle func(respons
 	return err
 }
 
+// collectAnswer returns the handler of the answer to COLLECT with buf:
+// it reads the payload from br into buf and sets *n and *k.
+func collectAnswer(br *bufio.Reader, buf []byte, n *int, k *uint32) func(response, []byte) error {
+	return func(r response, line []byte) error {
+		switch {
+		case r.kind == respMore:
+			return perfdata.ErrMoreData
+		case r.kind != respOK || !r.counts:
+			return protoErr(line, "want OK <n> <numObjects>, MORE or ERR after COLLECT")
+		case uint64(r.n) > uint64(len(buf)):
+			return protoErr(line, "response of %d bytes exceeds the %d offered", r.n, len(buf))
+		}
+		if _, err := io.ReadFull(br, buf[:r.n]); err != nil {
+			return fmt.Errorf("reading %d response bytes: %w", r.n, err)
+		}
+		*n, *k = int(r.n), r.numObjects
+		return nil
+	}
+}
+
 func (p *Process) roundTrip(req request, handle func(response, []byte) error) error {
 	p.wbuf = appendRequest(p.wbuf[:0], req)
 	if _, err := p.child.in.Write(p.wbuf); err != nil {
 		return fmt.Errorf("writing request: %w", err)
 	}
-	line, err := readLine(p.child.r)
+	return readResponse(p.child.r, handle)
+}
+
+// readResponse reads one response line from br and hands OK, MORE and
+// HELLO answers to handle (which reads any payload); ERR becomes a
+// *providerError.
+func readResponse(br *bufio.Reader, handle func(response, []byte) error) error {
+	line, err := readLine(br)
 	if err == io.EOF {
 		return fmt.Errorf("provider exited: %w", io.ErrUnexpectedEOF)
 	}

@@ -102,8 +102,9 @@ func trunc(b []byte) []byte {
 	return b
 }
 
-// Serve must survive any request stream, and everything it writes must be
-// well-formed responses the engine's parser accepts.
+// Serve must survive any request stream; everything it writes must be
+// well-formed responses the engine's parser accepts, at most one per
+// request line; and the procedure is closed when the input ends.
 func FuzzServe(f *testing.F) {
 	objs, n := windowsObjects(f, "s01-0004-Memory.bin")
 	f.Add([]byte("HELLO 1\nOPEN\nCOLLECT 100 Global\nCOLLECT 65536 Global\nCLOSE\n"))
@@ -115,7 +116,8 @@ func FuzzServe(f *testing.F) {
 		var out bytes.Buffer
 		Serve(bytes.NewReader(in), &out, p)
 		b := out.Bytes()
-		for len(b) > 0 {
+		answers := 0
+		for ; len(b) > 0; answers++ {
 			i := bytes.IndexByte(b, '\n')
 			if i < 0 || i >= MaxLine {
 				t.Fatalf("unterminated or overlong response line %q", trunc(b))
@@ -131,6 +133,12 @@ func FuzzServe(f *testing.F) {
 				}
 				b = b[r.n:]
 			}
+		}
+		if lines := bytes.Count(in, []byte("\n")) + 1; answers > lines {
+			t.Fatalf("%d answers to %d request lines", answers, lines)
+		}
+		if p.opened {
+			t.Fatal("procedure left open at the end of input")
 		}
 	})
 }

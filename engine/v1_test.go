@@ -674,6 +674,8 @@ func FuzzProcedureOutput(f *testing.F) {
 	f.Add(disk, uint32(1), 0, uint8(3))
 	f.Add(append(slices.Clone(mem), disk...), uint32(2), 0, uint8(2))
 	f.Add(mem[:100], uint32(1), 8, uint8(1))
+	f.Add(append(slices.Clone(mem), withIndex(mem, builtinIndex)...), uint32(2), 0, uint8(1))
+	f.Add(append(slices.Clone(mem), mem...), uint32(2), 0, uint8(4))
 	f.Fuzz(func(t *testing.T, out []byte, k uint32, extra int, level uint8) {
 		e, _ := v1Engine(t)
 		p := &testProc{collect: func(_ context.Context, _ string, b []byte) (int, uint32, error) {
@@ -683,7 +685,15 @@ func FuzzProcedureOutput(f *testing.F) {
 		if err := e.AddProcedure("fuzz", p, opts); err != nil {
 			t.Fatal(err)
 		}
-		query(t, e, "Global", "fuzz")
+		blk, _ := query(t, e, "Global", "fuzz")
+		// No object twice, and the built-in one is the engine's own.
+		idx := indexesIn(blk)
+		if len(idx) == 0 || idx[0] != builtinIndex {
+			t.Fatalf("block objects %v: the built-in object is not first", idx)
+		}
+		if len(slices.Compact(slices.Sorted(slices.Values(idx)))) != len(idx) {
+			t.Fatalf("block objects %v: an object appears twice", idx)
+		}
 	})
 }
 
