@@ -579,6 +579,12 @@ func TestV1Child(t *testing.T) {
 		}
 		return serve(objs, 1)(ctx, name, b)
 	}}
+	if mode == "hang" { // never answers COLLECT: only a kill ends it
+		p = &testProc{collect: func(context.Context, string, []byte) (int, uint32, error) {
+			time.Sleep(time.Hour)
+			return 0, 0, nil
+		}}
+	}
 	if mode == "crash" {
 		p = &testProc{collect: func(context.Context, string, []byte) (int, uint32, error) {
 			os.Stdout.WriteString("OK 1736 1\n" + strings.Repeat("x", 100))
@@ -898,5 +904,41 @@ func TestProcedureFailureProblems(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// An out-of-process provider that hangs costs each query its timeout, and
+// repeated failures disable it as for any procedure; every failure is
+// reported as that provider's.
+func TestProcedureOutOfProcessHang(t *testing.T) {
+	mem := realObjects(t, "s01-0004-Memory.bin")
+	e, _ := v1Engine(t)
+	const timeout = 300 * time.Millisecond
+	opts := ProcedureOptions{TestLevel: 1, Timeout: timeout, MaxFailures: 3, Objects: []uint32{memoryIndex}}
+	if err := e.AddProcedure("hung", childProvider(t, "hang", mem), opts); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.RemoveProcedure(context.Background(), "hung") })
+	var errs []error
+	for i := 0; i < 3; i++ {
+		start := time.Now()
+		_, ps := query(t, e, "Global", "hung")
+		if d := time.Since(start); d > 2*time.Second { // loose upper bound: a real process
+			t.Errorf("query %d took %v with a %v timeout", i, d, timeout)
+		}
+		if len(ps) != 1 || ps[0].NameIndex != memoryIndex {
+			t.Fatalf("query %d: problems %v, want one for object %d", i, ps, memoryIndex)
+		}
+		errs = append(errs, ps[0].Err)
+	}
+	if !errors.Is(errs[0], ErrProcTimeout) {
+		t.Errorf("first failure %v, want the timeout", errs[0])
+	}
+	if s := e.Procedures(); !s[0].Disabled {
+		t.Fatalf("after 3 failures (%v): status %+v, want disabled", errs, s[0])
+	}
+	_, ps := query(t, e, "Global", "hung")
+	if len(ps) != 1 || !errors.Is(ps[0].Err, ErrProcDisabled) || !strings.HasPrefix(ps[0].Error(), "V1 provider hung: ") {
+		t.Fatalf("problems %v, want disabled", ps)
 	}
 }
