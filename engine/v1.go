@@ -128,6 +128,10 @@ var (
 	ErrDuplicateObject = errors.New("dropped from its output: the block already holds this object")
 )
 
+// maxDropProblems bounds the Problems of one sample of a procedure that
+// name dropped objects; the rest are counted in one more.
+const maxDropProblems = 16
+
 // maxLoggedCauses bounds the distinct causes logged per procedure; later
 // ones still reach each sample's Problems.
 const maxLoggedCauses = 16
@@ -347,12 +351,12 @@ func (e *Engine) collectProcedures(ctx context.Context, q Query, res *Result) {
 		return
 	}
 	name := valueName(q)
-	var seen []uint32 // objects the procedures delivered in this sample
+	seen := make(map[uint32]bool) // objects the procedures delivered in this sample
 	for _, pr := range e.procs {
 		if !pr.selected(q) {
 			continue
 		}
-		if err := e.runProcedure(ctx, pr, name, &seen, res); err != nil {
+		if err := e.runProcedure(ctx, pr, name, seen, res); err != nil {
 			res.Problems = append(res.Problems, e.procProblems(pr, q, err)...)
 		}
 	}
@@ -411,9 +415,9 @@ func (pr *procedure) selected(q Query) bool {
 
 // runProcedure performs one sample of pr. A non-nil error is the sample's
 // problem; it has been logged and counted. Objects dropped from a good
-// sample are reported in res directly; seen lists the objects procedures
+// sample are reported in res directly; seen holds the objects procedures
 // delivered in this sample so far, and gets pr's.
-func (e *Engine) runProcedure(ctx context.Context, pr *procedure, name string, seen *[]uint32, res *Result) error {
+func (e *Engine) runProcedure(ctx context.Context, pr *procedure, name string, seen map[uint32]bool, res *Result) error {
 	if pr.disabled {
 		return fmt.Errorf("%w (%d failed samples in a row; the last: %v)", ErrProcDisabled, pr.failures, pr.lastErr)
 	}
@@ -484,11 +488,12 @@ func (e *Engine) runProcedure(ctx context.Context, pr *procedure, name string, s
 }
 
 // appendOwn appends the k objects of out that pr may deliver to the block
-// and reports the others in res. The objects kept are validated together
+// and reports the others in res (at most maxDropProblems of them, then
+// their number). The objects kept are validated together
 // (perfdata.Builder.AppendObjects); when the objects' lengths do not tile
 // out, the whole output is handed to AppendObjects, which says what is
-// wrong, and nothing is appended.
-func (e *Engine) appendOwn(pr *procedure, out []byte, k uint32, seen *[]uint32, res *Result) error {
+// wrong, and nothing is appended. The cost is linear in len(out).
+func (e *Engine) appendOwn(pr *procedure, out []byte, k uint32, seen map[uint32]bool, res *Result) error {
 	const (
 		totalByteLength = 0  // PERF_OBJECT_TYPE.TotalByteLength
 		nameTitleIndex  = 12 // PERF_OBJECT_TYPE.ObjectNameTitleIndex
@@ -498,7 +503,9 @@ func (e *Engine) appendOwn(pr *procedure, out []byte, k uint32, seen *[]uint32, 
 	// cannot be right, and the walk below stays linear in len(out).
 	ok := uint64(k) <= uint64(len(out)/perfdata.ObjectTypeSize)
 	var drop []Problem
+	dropped := 0
 	var keep []uint32 // offset, length of each kept object
+	var kept []uint32 // their indexes
 	at := 0
 	for i := uint32(0); ok && i < k; i++ {
 		if len(out)-at < perfdata.ObjectTypeSize {
@@ -511,17 +518,25 @@ func (e *Engine) appendOwn(pr *procedure, out []byte, k uint32, seen *[]uint32, 
 			break
 		}
 		x := le.Uint32(out[at+nameTitleIndex:])
-		if err := e.mayDeliver(pr, x, *seen); err != nil {
-			drop = append(drop, Problem{Provider: pr.name, NameIndex: x, Object: e.titles.Name(x), Err: err})
+		if err := e.mayDeliver(pr, x, seen); err != nil {
+			if dropped++; len(drop) < maxDropProblems {
+				drop = append(drop, Problem{Provider: pr.name, NameIndex: x, Object: e.titles.Name(x), Err: err})
+			}
 		} else {
 			keep = append(keep, uint32(at), total)
-			*seen = append(*seen, x)
+			kept = append(kept, x)
+			seen[x] = true
 		}
 		at += int(total)
 	}
-	if !ok || at != len(out) || len(drop) == 0 {
+	forget := func() {
+		for _, x := range kept {
+			delete(seen, x)
+		}
+	}
+	if !ok || at != len(out) || dropped == 0 {
 		if err := e.b.AppendObjects(out, k); err != nil {
-			*seen = (*seen)[:len(*seen)-len(keep)/2]
+			forget()
 			return err
 		}
 		return nil
@@ -531,8 +546,11 @@ func (e *Engine) appendOwn(pr *procedure, out []byte, k uint32, seen *[]uint32, 
 		pr.keep = append(pr.keep, out[keep[i]:keep[i]+keep[i+1]]...)
 	}
 	if err := e.b.AppendObjects(pr.keep, uint32(len(keep)/2)); err != nil {
-		*seen = (*seen)[:len(*seen)-len(keep)/2]
+		forget()
 		return err
+	}
+	if dropped > len(drop) {
+		drop = append(drop, Problem{Provider: pr.name, Err: fmt.Errorf("%w: %d further objects", ErrForeignObject, dropped-len(drop))})
 	}
 	for _, p := range drop {
 		e.logOnce(pr, slog.LevelWarn, fmt.Sprintf("%d %v", p.NameIndex, p.Err), "V1 provider object dropped",
@@ -543,9 +561,9 @@ func (e *Engine) appendOwn(pr *procedure, out []byte, k uint32, seen *[]uint32, 
 }
 
 // mayDeliver returns why pr may not deliver object x, or nil when it may;
-// seen lists the objects procedures delivered in this sample so far.
-func (e *Engine) mayDeliver(pr *procedure, x uint32, seen []uint32) error {
-	if slices.Contains(seen, x) {
+// seen holds the objects procedures delivered in this sample so far.
+func (e *Engine) mayDeliver(pr *procedure, x uint32, seen map[uint32]bool) error {
+	if seen[x] {
 		return ErrDuplicateObject
 	}
 	if owner := e.objectOwner(x, pr.name); owner != "" {

@@ -942,3 +942,52 @@ func TestProcedureOutOfProcessHang(t *testing.T) {
 		t.Fatalf("problems %v, want disabled", ps)
 	}
 }
+
+// A provider that repeats an object many times gets one copy into the
+// block and a bounded number of Problems.
+func TestProcedureManyDrops(t *testing.T) {
+	mem := realObjects(t, "s01-0004-Memory.bin")
+	const copies = 100
+	out := bytes.Repeat(mem, copies)
+	e, _ := v1Engine(t)
+	p := &testProc{collect: serve(out, copies)}
+	if err := e.AddProcedure("loud", p, ProcedureOptions{Objects: []uint32{memoryIndex}, TestLevel: 1, BufferSize: len(out)}); err != nil {
+		t.Fatal(err)
+	}
+	blk, ps := query(t, e, "Global", "loud")
+	if got := indexesIn(blk); !slices.Equal(got, []uint32{builtinIndex, memoryIndex}) {
+		t.Fatalf("block objects %v", got)
+	}
+	if len(ps) != maxDropProblems+1 {
+		t.Fatalf("%d problems for %d dropped copies, want %d", len(ps), copies-1, maxDropProblems+1)
+	}
+	if last := ps[len(ps)-1].Error(); !strings.Contains(last, fmt.Sprintf("%d further objects", copies-1-maxDropProblems)) {
+		t.Errorf("last problem %q, want the number of the others", last)
+	}
+}
+
+// The cost of filtering a provider's output is linear in its size: time
+// and allocations per object stay flat as the number of copies grows.
+func BenchmarkProcedureDrops(b *testing.B) {
+	mem := realObjects(b, "s01-0004-Memory.bin")
+	for _, copies := range []int{16, 256, 4096} {
+		b.Run(fmt.Sprint(copies), func(b *testing.B) {
+			out := bytes.Repeat(mem, copies)
+			e, _ := v1Engine(b)
+			p := &testProc{collect: serve(out, uint32(copies))}
+			opts := ProcedureOptions{Objects: []uint32{memoryIndex}, TestLevel: 4, BufferSize: len(out), MaxBuffer: len(out)}
+			if err := e.AddProcedure("loud", p, opts); err != nil {
+				b.Fatal(err)
+			}
+			ctx := context.Background()
+			b.ReportAllocs()
+			b.SetBytes(int64(len(out)))
+			for b.Loop() {
+				p.calls = p.calls[:0]
+				if _, err := e.QueryValue(ctx, "Global"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
