@@ -550,7 +550,7 @@ func (e *Engine) appendOwn(pr *procedure, out []byte, k uint32, seen map[uint32]
 		return err
 	}
 	if dropped > len(drop) {
-		drop = append(drop, Problem{Provider: pr.name, Err: fmt.Errorf("%w: %d further objects", ErrForeignObject, dropped-len(drop))})
+		drop = append(drop, Problem{Provider: pr.name, Err: fmt.Errorf("%d further objects dropped from its output", dropped-len(drop))})
 	}
 	for _, p := range drop {
 		e.logOnce(pr, slog.LevelWarn, fmt.Sprintf("%d %v", p.NameIndex, p.Err), "V1 provider object dropped",
