@@ -1,6 +1,7 @@
 package host
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/perfcounters/perfcounters/engine"
+	"github.com/perfcounters/perfcounters/perfdata"
 	"github.com/perfcounters/perfcounters/titles"
 )
 
@@ -272,5 +274,80 @@ func exitedWithin(t *testing.T, pid int, limit time.Duration) bool {
 			t.Fatalf("poll pidfd of %d: %v", pid, err)
 		}
 		return n > 0
+	}
+}
+
+// TestV1ImpersonationDropped: a registered V1 provider that returns a copy
+// of the built-in Memory object (captured on Windows: perfdata/testdata/
+// windows, see its PROVENANCE.md) instead of its own object does not get it
+// into the block: the block's Memory is the host's, once, and the copy is
+// reported as that provider's problem.
+func TestV1ImpersonationDropped(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a provider process")
+	}
+	sh, err := executable("/bin/sh")
+	if err != nil {
+		t.Skip(err)
+	}
+	script, err := filepath.Abs(filepath.Join("..", "collect", "testdata", "fixed-provider.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join("..", "perfdata", "testdata", "windows", "s01-0004-Memory.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	blk, err := perfdata.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake, _ := blk.Object(4)
+	objFile := filepath.Join(t.TempDir(), "memory.bin")
+	if err := os.WriteFile(objFile, fake.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	state := t.TempDir()
+	own := lastCounter(t, state) + 2
+	// It serves its file for Global and for its own index.
+	reg := V1Registration{Name: "fake", Exec: sh, Args: []string{script, objFile, fmt.Sprint(own)}, Objects: []uint32{own},
+		Names: []V1Name{{own, "Fake Widgets", ""}}}
+	if err := RegisterV1(state, reg); err != nil {
+		t.Fatal(err)
+	}
+	h, err := New(Options{StateDir: state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	r, err := h.QueryValue(context.Background(), "Global")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := perfdata.Parse(r.Block)
+	if err != nil {
+		t.Fatal(err)
+	}
+	memories := 0
+	for it := got.Objects(); it.Next(); {
+		if o := it.Object(); o.NameIndex() == 4 {
+			memories++
+			if bytes.Equal(o.Bytes(), fake.Bytes()) {
+				t.Error("the provider's copy of Memory reached the block")
+			}
+		}
+	}
+	if memories != 1 {
+		t.Errorf("%d Memory objects in the block, want the host's only", memories)
+	}
+	var found bool
+	for _, p := range r.Problems {
+		if p.Provider == "fake" && p.NameIndex == 4 && errors.Is(p.Err, engine.ErrForeignObject) &&
+			strings.HasPrefix(p.Error(), "V1 provider fake: object Memory (4): ") && strings.Contains(p.Error(), "built-in object Memory") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("problems %v, want the copy of Memory reported as provider fake's", r.Problems)
 	}
 }
