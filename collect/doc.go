@@ -9,8 +9,10 @@
 // Procedure) or out of process: an executable in any language that speaks
 // the line-framed request/response protocol of PROTOCOL.md over its stdin
 // and stdout. Exec is the engine's side of that protocol (it starts the
-// executable, keeps it running across collections and restarts it with
-// backoff when it dies); Serve is the provider's side for Go programs.
+// executable in a process group of its own, keeps it running across
+// collections, kills the whole group when it times out, misbehaves or is
+// closed, reaps it, and restarts it with backoff when it dies); Serve is
+// the provider's side for Go programs.
 //
 // Supports and SupportsCostly answer the question every provider asks
 // first — does this value name ask for my objects? — the way Windows

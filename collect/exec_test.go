@@ -51,10 +51,10 @@ func (w tWriter) Write(b []byte) (int, error) {
 func (p *Process) pid() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.cmd == nil {
+	if p.child == nil {
 		return 0
 	}
-	return p.cmd.Process.Pid
+	return p.child.cmd.Process.Pid
 }
 
 // exerciseHappyPath runs the conversation every well-behaved provider must
@@ -137,7 +137,7 @@ func TestExecCrashAndRestart(t *testing.T) {
 	}
 	// Within the backoff: no restart.
 	clk.advance(DefaultMinBackoff - time.Millisecond)
-	if _, _, err := p.Collect(ctx, "Global", buf); err == nil || !strings.Contains(err.Error(), "not restarted before") {
+	if _, _, err := p.Collect(ctx, "Global", buf); !errors.Is(err, ErrRestartBackoff) {
 		t.Fatalf("collect within backoff: %v", err)
 	}
 	// After it: a new child, given HELLO and OPEN again (fixedProc refuses

@@ -67,12 +67,12 @@ const childEnv = "COLLECT_TEST_CHILD"
 
 func TestMain(m *testing.M) {
 	if mode := os.Getenv(childEnv); mode != "" {
-		os.Exit(child(mode))
+		os.Exit(childMain(mode))
 	}
 	os.Exit(m.Run())
 }
 
-func child(mode string) int {
+func childMain(mode string) int {
 	objs, err := os.ReadFile(os.Getenv("COLLECT_TEST_OBJECTS"))
 	if err != nil && mode == "serve" {
 		fmt.Fprintln(os.Stderr, err)

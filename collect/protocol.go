@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Protocol constants (PROTOCOL.md).
@@ -45,9 +47,9 @@ type ProtocolError struct {
 
 func (e *ProtocolError) Error() string {
 	if e.Line == "" {
-		return "collect: protocol: " + e.Msg
+		return "protocol violation: " + e.Msg
 	}
-	return fmt.Sprintf("collect: protocol: %s: %s", e.Line, e.Msg)
+	return fmt.Sprintf("protocol violation: %s: %s", e.Line, e.Msg)
 }
 
 func protoErr(line []byte, format string, args ...any) *ProtocolError {
@@ -187,7 +189,7 @@ func parseResponse(line []byte) (response, error) {
 		}
 		return response{kind: respMore}, nil
 	case wordErr:
-		return response{kind: respErr, text: string(rest)}, nil
+		return response{kind: respErr, text: printable(rest)}, nil
 	case verbHello:
 		v, err := parseUint32(rest)
 		if err != nil {
@@ -196,6 +198,30 @@ func parseResponse(line []byte) (response, error) {
 		return response{kind: respHello, version: v}, nil
 	}
 	return response{}, protoErr(line, "unknown response (want OK, MORE, ERR or HELLO)")
+}
+
+// appendResponse appends the wire form of r, newline included. An ERR
+// text must already fit on one line (oneLine).
+func appendResponse(b []byte, r response) []byte {
+	switch r.kind {
+	case respOK:
+		b = append(b, wordOK...)
+		if r.counts {
+			b = append(b, ' ')
+			b = strconv.AppendUint(b, uint64(r.n), 10)
+			b = append(b, ' ')
+			b = strconv.AppendUint(b, uint64(r.numObjects), 10)
+		}
+	case respMore:
+		b = append(b, wordMore...)
+	case respErr:
+		b = append(b, wordErr+" "...)
+		b = append(b, r.text...)
+	case respHello:
+		b = append(b, verbHello+" "...)
+		b = strconv.AppendUint(b, uint64(r.version), 10)
+	}
+	return append(b, '\n')
 }
 
 // parseUint32 parses a plain decimal number: digits only, no sign, no
@@ -217,6 +243,18 @@ func parseUint32(b []byte) (uint32, error) {
 		return 0, fmt.Errorf("%q does not fit in 32 bits", b)
 	}
 	return uint32(v), nil
+}
+
+// printable returns the text of an ERR line as it may reach a log or a
+// terminal: invalid UTF-8 and control characters (escape sequences, carriage
+// returns) become U+FFFD, so a provider cannot forge or hide lines there.
+func printable(b []byte) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return utf8.RuneError
+		}
+		return r
+	}, strings.ToValidUTF8(string(b), string(utf8.RuneError)))
 }
 
 func trimCR(b []byte) []byte {

@@ -1,10 +1,15 @@
 package collect
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
+	"io"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/perfcounters/perfcounters/perfdata"
 )
 
 func TestParseRequest(t *testing.T) {
@@ -61,6 +66,8 @@ func TestParseResponse(t *testing.T) {
 		{line: "MORE", want: response{kind: respMore}},
 		{line: "ERR disk gone away", want: response{kind: respErr, text: "disk gone away"}},
 		{line: "ERR", want: response{kind: respErr}},
+		{line: "ERR \x1b[2Jgone\r\r", want: response{kind: respErr, text: "\uFFFD[2Jgone\uFFFD"}},
+		{line: "ERR bad \xff byte", want: response{kind: respErr, text: "bad \uFFFD byte"}},
 		{line: "OK 12", wantErr: "want OK or OK <n> <numObjects>"},
 		{line: "OK 12 1 9", wantErr: "object count"},
 		{line: "OK 99999999999 1", wantErr: "does not fit"},
@@ -141,15 +148,84 @@ func FuzzParseResponse(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
+		if bytes.IndexByte(line, '\n') >= 0 {
+			return // readLine never hands over a line break
+		}
 		r, err := parseResponse(line)
 		if err != nil {
 			return
 		}
-		if r.kind < respOK || r.kind > respHello {
-			t.Fatalf("%q: kind %d", line, r.kind)
+		// A response that parses must survive its own wire form, which
+		// must fit on a line.
+		w := appendResponse(nil, r)
+		if len(w) > MaxLine {
+			t.Fatalf("%q -> %+v -> %d bytes on the wire", line, r, len(w))
+		}
+		back, err := parseResponse(w[:len(w)-1])
+		if err != nil || back != r {
+			t.Fatalf("%q -> %+v -> %q -> %+v, %v", line, r, w, back, err)
 		}
 		if r.counts && r.kind != respOK {
 			t.Fatalf("%q: counts on a %d", line, r.kind)
+		}
+	})
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += n
+	return n, err
+}
+
+// FuzzCollectAnswer feeds the engine's side an arbitrary answer to
+// COLLECT with a buffer of size bytes. Whatever the provider sends, the
+// engine reads at most its header line and the buffer's worth of payload,
+// never accepts more bytes than the buffer, accepts exactly the payload the
+// header announced, and leaves the buffer untouched on MORE.
+func FuzzCollectAnswer(f *testing.F) {
+	f.Add([]byte("OK 3 1\nabc"), uint16(8))
+	f.Add([]byte("OK 9 1\nabc"), uint16(8))
+	f.Add([]byte("OK 0 0\n"), uint16(0))
+	f.Add([]byte("MORE\n"), uint16(4))
+	f.Add([]byte("ERR disk gone\r\n"), uint16(4))
+	f.Add([]byte("OK 2 1\r\nxyz"), uint16(2))
+	f.Add(bytes.Repeat([]byte("x"), 2*MaxLine), uint16(16))
+	f.Fuzz(func(t *testing.T, stream []byte, size uint16) {
+		buf := make([]byte, size)
+		cr := &countingReader{r: bytes.NewReader(stream)}
+		br := bufio.NewReaderSize(cr, MaxLine)
+		var n int
+		var k uint32
+		err := readResponse(br, collectAnswer(br, buf, &n, &k))
+		if limit := int(size) + 2*MaxLine; cr.n > limit {
+			t.Fatalf("read %d bytes of the stream for a %d-byte buffer", cr.n, size)
+		}
+		switch {
+		case errors.Is(err, perfdata.ErrMoreData):
+			if !bytes.Equal(buf, make([]byte, size)) {
+				t.Fatal("buffer written on MORE")
+			}
+		case err == nil:
+			// What was accepted, computed from the stream alone.
+			line, rest, ok := bytes.Cut(stream, []byte("\n"))
+			f := strings.Fields(strings.TrimSuffix(string(line), "\r"))
+			if !ok || len(f) != 3 || f[0] != "OK" {
+				t.Fatalf("accepted %q", stream)
+			}
+			wantN, err1 := strconv.ParseUint(f[1], 10, 32)
+			wantK, err2 := strconv.ParseUint(f[2], 10, 32)
+			if err1 != nil || err2 != nil || uint64(n) != wantN || uint64(k) != wantK {
+				t.Fatalf("%q: accepted n=%d k=%d", line, n, k)
+			}
+			if n > len(buf) || n > len(rest) || !bytes.Equal(buf[:n], rest[:n]) {
+				t.Fatalf("%q: %d bytes accepted for a %d-byte buffer, payload %q", line, n, size, buf[:min(n, len(buf))])
+			}
 		}
 	})
 }

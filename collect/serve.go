@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 
 	"github.com/perfcounters/perfcounters/perfdata"
 )
@@ -73,23 +72,21 @@ func Serve(r io.Reader, w io.Writer, p Procedure) (err error) {
 				return fmt.Errorf("collect: serve: engine offers protocol version %d", req.version)
 			}
 			hello = true
-			out = append(out, verbHello+" "...)
-			out = strconv.AppendUint(out, uint64(min(req.version, ProtocolVersion)), 10)
-			out = append(out, '\n')
+			out = appendResponse(out, response{kind: respHello, version: min(req.version, ProtocolVersion)})
 		case verbOpen:
 			if err := p.Open(ctx); err != nil {
 				out = appendErr(out, err.Error())
 				break
 			}
 			opened = true
-			out = append(out, wordOK+"\n"...)
+			out = appendResponse(out, response{kind: respOK})
 		case verbClose:
 			opened = false
 			if err := p.Close(); err != nil {
 				out = appendErr(out, err.Error())
 				break
 			}
-			out = append(out, wordOK+"\n"...)
+			out = appendResponse(out, response{kind: respOK})
 		case verbCollect:
 			size := int(min(req.size, MaxServeBuffer))
 			if cap(buf) < size {
@@ -99,17 +96,13 @@ func Serve(r io.Reader, w io.Writer, p Procedure) (err error) {
 			n, k, err := p.Collect(ctx, req.valueName, buf)
 			switch {
 			case errors.Is(err, perfdata.ErrMoreData):
-				out = append(out, wordMore+"\n"...)
+				out = appendResponse(out, response{kind: respMore})
 			case err != nil:
 				out = appendErr(out, err.Error())
 			case n < 0 || n > len(buf):
 				out = appendErr(out, fmt.Sprintf("procedure returned %d bytes for a %d-byte buffer", n, len(buf)))
 			default:
-				out = append(out, wordOK+" "...)
-				out = strconv.AppendInt(out, int64(n), 10)
-				out = append(out, ' ')
-				out = strconv.AppendUint(out, uint64(k), 10)
-				out = append(out, '\n')
+				out = appendResponse(out, response{kind: respOK, counts: true, n: uint32(n), numObjects: k})
 				if _, err := bw.Write(out); err != nil {
 					return fmt.Errorf("collect: serve: %w", err)
 				}
@@ -129,9 +122,7 @@ func Serve(r io.Reader, w io.Writer, p Procedure) (err error) {
 }
 
 func appendErr(b []byte, text string) []byte {
-	b = append(b, wordErr+" "...)
-	b = append(b, oneLine(text)...)
-	return append(b, '\n')
+	return appendResponse(b, response{kind: respErr, text: oneLine(text)})
 }
 
 // writeErr answers ERR as a last word before Serve gives up; the write

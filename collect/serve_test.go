@@ -51,10 +51,10 @@ func TestServeFailures(t *testing.T) {
 		{name: "newer engine gets our version", in: "HELLO 7\n", wantOut: "HELLO 1\n"},
 		{name: "procedure error", in: "HELLO 1\nOPEN\nCOLLECT 64 Global\n", err: errors.New("disk\ngone"),
 			wantOut: "HELLO 1\nOK\nERR disk gone\n", closed: 1},
-		{name: "no hello", in: "OPEN\n", wantOut: `ERR collect: protocol: "OPEN": first request must be HELLO` + "\n",
+		{name: "no hello", in: "OPEN\n", wantOut: `ERR protocol violation: "OPEN": first request must be HELLO` + "\n",
 			wantErr: "first request must be HELLO"},
 		{name: "version 0", in: "HELLO 0\n", wantOut: "ERR no protocol version below 1\n", wantErr: "version 0"},
-		{name: "unknown", in: "HELLO 1\nPING\n", wantOut: "HELLO 1\n" + `ERR collect: protocol: "PING": unknown request (want HELLO, OPEN, COLLECT or CLOSE)` + "\n",
+		{name: "unknown", in: "HELLO 1\nPING\n", wantOut: "HELLO 1\n" + `ERR protocol violation: "PING": unknown request (want HELLO, OPEN, COLLECT or CLOSE)` + "\n",
 			wantErr: "unknown request"},
 		{name: "overlong line", in: "HELLO 1\nCOLLECT 1 " + strings.Repeat("9", 2*MaxLine) + "\n",
 			wantOut: "HELLO 1\nERR line longer than 1023 bytes\n", wantErr: "longer than"},
@@ -102,8 +102,9 @@ func trunc(b []byte) []byte {
 	return b
 }
 
-// Serve must survive any request stream, and everything it writes must be
-// well-formed responses the engine's parser accepts.
+// Serve must survive any request stream; everything it writes must be
+// well-formed responses the engine's parser accepts, at most one per
+// request line; and the procedure is closed when the input ends.
 func FuzzServe(f *testing.F) {
 	objs, n := windowsObjects(f, "s01-0004-Memory.bin")
 	f.Add([]byte("HELLO 1\nOPEN\nCOLLECT 100 Global\nCOLLECT 65536 Global\nCLOSE\n"))
@@ -115,7 +116,8 @@ func FuzzServe(f *testing.F) {
 		var out bytes.Buffer
 		Serve(bytes.NewReader(in), &out, p)
 		b := out.Bytes()
-		for len(b) > 0 {
+		answers := 0
+		for ; len(b) > 0; answers++ {
 			i := bytes.IndexByte(b, '\n')
 			if i < 0 || i >= MaxLine {
 				t.Fatalf("unterminated or overlong response line %q", trunc(b))
@@ -131,6 +133,12 @@ func FuzzServe(f *testing.F) {
 				}
 				b = b[r.n:]
 			}
+		}
+		if lines := bytes.Count(in, []byte("\n")) + 1; answers > lines {
+			t.Fatalf("%d answers to %d request lines", answers, lines)
+		}
+		if p.opened {
+			t.Fatal("procedure left open at the end of input")
 		}
 	})
 }

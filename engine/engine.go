@@ -135,10 +135,27 @@ type Problem struct {
 	// Missing lists the values of a partial object that are placeholders,
 	// with counters as title indexes (Collection.Unavailable).
 	Missing []Missing
+	// Provider names the V1 provider (AddProcedure) whose failure or output
+	// this is; empty for the engine's own objects. A failed V1 sample gives
+	// one Problem per object of the provider that the query asked for
+	// (NameIndex 0 when the provider registered none).
+	Provider string
 }
 
+// Error says what went wrong and to which object, and for a V1 provider's
+// problem starts with "V1 provider NAME: ".
 func (p Problem) Error() string {
-	return fmt.Sprintf("object %s (%d): %v", p.Object, p.NameIndex, p.Err)
+	obj := fmt.Sprintf("object %d", p.NameIndex)
+	if p.Object != "" {
+		obj = fmt.Sprintf("object %s (%d)", p.Object, p.NameIndex)
+	}
+	switch {
+	case p.Provider == "":
+		return fmt.Sprintf("%s: %v", obj, p.Err)
+	case p.NameIndex == 0 && p.Object == "":
+		return fmt.Sprintf("V1 provider %s: %v", p.Provider, p.Err)
+	}
+	return fmt.Sprintf("V1 provider %s: %s: %v", p.Provider, obj, p.Err)
 }
 
 // Result is the answer to one query.

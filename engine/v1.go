@@ -3,8 +3,10 @@ package engine
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strconv"
 	"strings"
@@ -36,6 +38,19 @@ import (
 //     Problem of that sample; MaxFailures consecutive failed samples disable
 //     the procedure (it is closed) until it is registered again or
 //     EnableProcedure is called.
+//
+// A procedure may deliver only its own objects: those of its Objects list
+// when it has one, and never an object of the engine's own (Add), one that
+// another procedure lists, or one already in the block. Any other object in
+// its output is dropped and reported as a Problem naming the procedure and
+// the object; the rest of its output is kept. A procedure cannot replace or
+// imitate another source's object.
+//
+// Every Problem of a procedure carries its name (Problem.Provider), and a
+// failed sample reports each of the procedure's objects that the query
+// asked for, so a consumer missing one of them learns which provider
+// failed and why. The log gets each cause once per procedure (up to
+// maxLoggedCauses), not once per sample.
 //
 // Beyond Windows, on purpose: whatever the level, a byte count outside the
 // buffer is never accepted (there is nothing to copy from outside it), and
@@ -80,8 +95,11 @@ type ProcedureOptions struct {
 	MaxFailures int
 	// Objects are the object title indexes the procedure serves (Windows'
 	// "Object List"): a query for title indexes that names none of them does
-	// not call it. Empty: called for every Global, Costly and index query,
-	// and the procedure decides (collect.Supports).
+	// not call it, and any other object in its output is dropped. Empty:
+	// called for every Global, Costly and index query, and the procedure
+	// decides (collect.Supports); it may then deliver any object that is
+	// not the engine's own or another procedure's. AddProcedure refuses a
+	// list naming an object of the engine's own or of another procedure.
 	Objects []uint32
 	// Names are entered into the title database at their indexes when the
 	// procedure is added, as lodctr does for a V1 provider's .ini file.
@@ -96,14 +114,27 @@ type ProcedureOptions struct {
 // found by perfdata.CheckObjects wrap perfdata's named errors instead
 // (perfdata.ErrTotalMismatch, perfdata.ErrInstanceChain, ...).
 var (
-	ErrProcTimeout   = errors.New("engine: collect procedure timed out")
-	ErrProcBusy      = errors.New("engine: collect procedure still running an abandoned call")
-	ErrProcDisabled  = errors.New("engine: collect procedure disabled after repeated failures")
-	ErrProcPanic     = errors.New("engine: collect procedure panicked")
-	ErrBufferOverrun = errors.New("engine: byte count runs past the collect buffer")
-	ErrGuardArea     = errors.New("engine: guard area around the collect buffer overwritten")
-	ErrBadOutput     = errors.New("engine: collect procedure output is malformed")
+	ErrProcTimeout   = errors.New("collection timed out")
+	ErrProcBusy      = errors.New("still running a collection abandoned after its timeout")
+	ErrProcDisabled  = errors.New("disabled after repeated failures")
+	ErrProcPanic     = errors.New("collect procedure panicked")
+	ErrBufferOverrun = errors.New("byte count runs past the collect buffer")
+	ErrGuardArea     = errors.New("guard area around the collect buffer overwritten")
+	ErrBadOutput     = errors.New("output is malformed")
+	// ErrForeignObject: an object in the output that is not the
+	// procedure's own was dropped (the rest of the output is kept).
+	ErrForeignObject = errors.New("dropped from its output: not one of its registered objects")
+	// ErrDuplicateObject: an object the block already holds was dropped.
+	ErrDuplicateObject = errors.New("dropped from its output: the block already holds this object")
 )
+
+// maxDropProblems bounds the Problems of one sample of a procedure that
+// name dropped objects; the rest are counted in one more.
+const maxDropProblems = 16
+
+// maxLoggedCauses bounds the distinct causes logged per procedure; later
+// ones still reach each sample's Problems.
+const maxLoggedCauses = 16
 
 // ProcedureStatus describes a registered procedure (Procedures).
 type ProcedureStatus struct {
@@ -127,6 +158,8 @@ type procedure struct {
 	lastErr  error
 	pending  *call  // the last operation, while it may still be running
 	guard    []byte // GuardSize bytes of guardPattern, the fill of both guard areas
+	keep     []byte // scratch: the objects kept when some are dropped
+	logged   map[string]bool
 }
 
 // call is one operation on a procedure, run in its own goroutine; res is
@@ -177,6 +210,11 @@ func (e *Engine) AddProcedure(name string, p collect.Procedure, opts ProcedureOp
 	opts.Objects = slices.Clone(opts.Objects)
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	for _, x := range opts.Objects {
+		if owner := e.objectOwner(x, name); owner != "" {
+			return fmt.Errorf("engine: V1 provider %q: object %d is %s", name, x, owner)
+		}
+	}
 	for _, t := range opts.Names {
 		if err := e.titles.SetAt(t.Index, t.Name, t.Help); err != nil {
 			return fmt.Errorf("engine: procedure %q: title %d: %w", name, t.Index, err)
@@ -203,7 +241,7 @@ func (e *Engine) EnableProcedure(name string) error {
 		return fmt.Errorf("engine: no procedure %q", name)
 	}
 	pr := e.procs[i]
-	pr.disabled, pr.failures, pr.lastErr = false, 0, nil
+	pr.disabled, pr.failures, pr.lastErr, pr.logged = false, 0, nil, nil
 	return nil
 }
 
@@ -255,6 +293,23 @@ func (e *Engine) procIndex(name string) int {
 	return slices.IndexFunc(e.procs, func(pr *procedure) bool { return pr.name == name })
 }
 
+// objectOwner describes the source other than procedure self that object
+// index x belongs to — "the built-in object NAME" or "an object of V1
+// provider NAME" — or returns "" when x is no other source's.
+func (e *Engine) objectOwner(x uint32, self string) string {
+	for _, r := range e.objs {
+		if r.nameIndex == x {
+			return fmt.Sprintf("the built-in object %s", r.obj.Set.Name)
+		}
+	}
+	for _, pr := range e.procs {
+		if pr.name != self && slices.Contains(pr.opts.Objects, x) {
+			return fmt.Sprintf("an object of V1 provider %s", pr.name)
+		}
+	}
+	return ""
+}
+
 // closeProc closes pr after its pending call, in the background, if it was
 // opened (or may have been, by a call still running). It returns the close
 // operation, or nil when there is nothing to close.
@@ -281,7 +336,7 @@ func (e *Engine) closeProc(pr *procedure) *call {
 				c.res.err = fmt.Errorf("%w: close: %v", ErrProcPanic, v)
 			}
 			if c.res.err != nil {
-				log.Warn("V1 procedure close failed", "procedure", name, "reason", c.res.err)
+				log.Warn("V1 provider close failed", "provider", name, "reason", c.res.err)
 			}
 		}()
 		c.res.err = p.Close()
@@ -296,18 +351,31 @@ func (e *Engine) collectProcedures(ctx context.Context, q Query, res *Result) {
 		return
 	}
 	name := valueName(q)
+	seen := make(map[uint32]bool) // objects the procedures delivered in this sample
 	for _, pr := range e.procs {
 		if !pr.selected(q) {
 			continue
 		}
-		if err := e.runProcedure(ctx, pr, name); err != nil {
-			var idx uint32
-			if len(pr.opts.Objects) > 0 {
-				idx = pr.opts.Objects[0]
-			}
-			res.Problems = append(res.Problems, Problem{NameIndex: idx, Object: pr.name, Err: err})
+		if err := e.runProcedure(ctx, pr, name, seen, res); err != nil {
+			res.Problems = append(res.Problems, e.procProblems(pr, q, err)...)
 		}
 	}
+}
+
+// procProblems reports a failed sample of pr: one Problem per object of pr
+// that q asks for, or a single one without an object when pr lists none.
+func (e *Engine) procProblems(pr *procedure, q Query, err error) []Problem {
+	var out []Problem
+	for _, x := range pr.opts.Objects {
+		if q.Kind == QueryIndexes && !slices.Contains(q.Indexes, x) {
+			continue
+		}
+		out = append(out, Problem{Provider: pr.name, NameIndex: x, Object: e.titles.Name(x), Err: err})
+	}
+	if len(out) == 0 {
+		out = append(out, Problem{Provider: pr.name, Err: err})
+	}
+	return out
 }
 
 // valueName is the registry value name a procedure receives for q.
@@ -346,10 +414,12 @@ func (pr *procedure) selected(q Query) bool {
 }
 
 // runProcedure performs one sample of pr. A non-nil error is the sample's
-// problem; it has been logged and counted.
-func (e *Engine) runProcedure(ctx context.Context, pr *procedure, name string) error {
+// problem; it has been logged and counted. Objects dropped from a good
+// sample are reported in res directly; seen holds the objects procedures
+// delivered in this sample so far, and gets pr's.
+func (e *Engine) runProcedure(ctx context.Context, pr *procedure, name string, seen map[uint32]bool, res *Result) error {
 	if pr.disabled {
-		return fmt.Errorf("%w (last failure: %v)", ErrProcDisabled, pr.lastErr)
+		return fmt.Errorf("%w (%d failed samples in a row; the last: %v)", ErrProcDisabled, pr.failures, pr.lastErr)
 	}
 	if c := pr.pending; c != nil {
 		select {
@@ -409,7 +479,7 @@ func (e *Engine) runProcedure(ctx context.Context, pr *procedure, name string) e
 	}
 	if r.n > 0 || r.k > 0 {
 		inner := r.buf[GuardSize : GuardSize+r.size]
-		if err := e.b.AppendObjects(inner[:r.n], r.k); err != nil {
+		if err := e.appendOwn(pr, inner[:r.n], r.k, seen, res); err != nil {
 			return e.fail(pr, fmt.Errorf("%w: %w", ErrBadOutput, err))
 		}
 	}
@@ -417,16 +487,143 @@ func (e *Engine) runProcedure(ctx context.Context, pr *procedure, name string) e
 	return nil
 }
 
+// appendOwn appends the k objects of out that pr may deliver to the block
+// and reports the others in res (at most maxDropProblems of them, then
+// their number). The objects kept are validated together
+// (perfdata.Builder.AppendObjects); when the objects' lengths do not tile
+// out, the whole output is handed to AppendObjects, which says what is
+// wrong, and nothing is appended. The cost is linear in len(out).
+func (e *Engine) appendOwn(pr *procedure, out []byte, k uint32, seen map[uint32]bool, res *Result) error {
+	const (
+		totalByteLength = 0  // PERF_OBJECT_TYPE.TotalByteLength
+		nameTitleIndex  = 12 // PERF_OBJECT_TYPE.ObjectNameTitleIndex
+	)
+	le := binary.LittleEndian
+	// Each object takes at least ObjectTypeSize bytes: a count beyond that
+	// cannot be right, and the walk below stays linear in len(out).
+	ok := uint64(k) <= uint64(len(out)/perfdata.ObjectTypeSize)
+	var drop []Problem
+	dropped := 0
+	var keep []uint32 // offset, length of each kept object
+	var kept []uint32 // their indexes
+	at := 0
+	for i := uint32(0); ok && i < k; i++ {
+		if len(out)-at < perfdata.ObjectTypeSize {
+			ok = false
+			break
+		}
+		total := le.Uint32(out[at+totalByteLength:])
+		if total < perfdata.ObjectTypeSize || uint64(total) > uint64(len(out)-at) {
+			ok = false
+			break
+		}
+		x := le.Uint32(out[at+nameTitleIndex:])
+		if err := e.mayDeliver(pr, x, seen); err != nil {
+			if dropped++; len(drop) < maxDropProblems {
+				drop = append(drop, Problem{Provider: pr.name, NameIndex: x, Object: e.titles.Name(x), Err: err})
+			}
+		} else {
+			keep = append(keep, uint32(at), total)
+			kept = append(kept, x)
+			seen[x] = true
+		}
+		at += int(total)
+	}
+	forget := func() {
+		for _, x := range kept {
+			delete(seen, x)
+		}
+	}
+	if !ok || at != len(out) || dropped == 0 {
+		if err := e.b.AppendObjects(out, k); err != nil {
+			forget()
+			return err
+		}
+		return nil
+	}
+	pr.keep = pr.keep[:0]
+	for i := 0; i < len(keep); i += 2 {
+		pr.keep = append(pr.keep, out[keep[i]:keep[i]+keep[i+1]]...)
+	}
+	if err := e.b.AppendObjects(pr.keep, uint32(len(keep)/2)); err != nil {
+		forget()
+		return err
+	}
+	if dropped > len(drop) {
+		drop = append(drop, Problem{Provider: pr.name, Err: fmt.Errorf("%d further objects dropped from its output", dropped-len(drop))})
+	}
+	for _, p := range drop {
+		e.logOnce(pr, slog.LevelWarn, fmt.Sprintf("%d %v", p.NameIndex, p.Err), "V1 provider object dropped",
+			"provider", pr.name, "object", p.NameIndex, "name", p.Object, "reason", p.Err)
+	}
+	res.Problems = append(res.Problems, drop...)
+	return nil
+}
+
+// mayDeliver returns why pr may not deliver object x, or nil when it may;
+// seen holds the objects procedures delivered in this sample so far.
+func (e *Engine) mayDeliver(pr *procedure, x uint32, seen map[uint32]bool) error {
+	if seen[x] {
+		return ErrDuplicateObject
+	}
+	if owner := e.objectOwner(x, pr.name); owner != "" {
+		return fmt.Errorf("%w: it is %s", ErrForeignObject, owner)
+	}
+	if len(pr.opts.Objects) > 0 && !slices.Contains(pr.opts.Objects, x) {
+		return fmt.Errorf("%w (%s)", ErrForeignObject, indexList(pr.opts.Objects))
+	}
+	return nil
+}
+
+func indexList(xs []uint32) string {
+	b := []byte("it registered")
+	for _, x := range xs {
+		b = append(b, ' ')
+		b = strconv.AppendUint(b, uint64(x), 10)
+	}
+	return string(b)
+}
+
+// causeKinds are the errors whose variants count as one cause for logging.
+var causeKinds = [...]error{ErrProcTimeout, ErrProcBusy, ErrProcPanic, ErrBufferOverrun, ErrGuardArea, collect.ErrRestartBackoff}
+
+// logOnce logs msg at level unless pr has logged cause before. At most
+// maxLoggedCauses causes are remembered per procedure; past them, one last
+// message says that further causes go unlogged.
+func (e *Engine) logOnce(pr *procedure, level slog.Level, cause, msg string, args ...any) {
+	if pr.logged[cause] || len(pr.logged) > maxLoggedCauses {
+		return
+	}
+	if pr.logged == nil {
+		pr.logged = make(map[string]bool)
+	}
+	pr.logged[cause] = true
+	if len(pr.logged) > maxLoggedCauses {
+		msg, args = "V1 provider: further causes of failure are not logged", []any{"provider", pr.name}
+	}
+	e.opts.Logger.Log(context.Background(), level, msg, args...)
+}
+
+// causeOf returns the logging key of err: its kind for the errors whose
+// messages vary from sample to sample, its text otherwise.
+func causeOf(err error) string {
+	for _, k := range causeKinds {
+		if errors.Is(err, k) {
+			return k.Error()
+		}
+	}
+	return err.Error()
+}
+
 // fail counts a failed sample of pr, logs it and disables pr when it has
 // failed too often in a row. It returns err.
 func (e *Engine) fail(pr *procedure, err error) error {
 	pr.failures++
 	pr.lastErr = err
-	log := e.opts.Logger
-	log.Warn("V1 procedure output discarded", "procedure", pr.name, "failures", pr.failures, "reason", err)
+	e.logOnce(pr, slog.LevelWarn, causeOf(err), "V1 provider sample discarded", "provider", pr.name, "failures", pr.failures, "reason", err)
 	if pr.opts.MaxFailures > 0 && pr.failures >= pr.opts.MaxFailures {
 		pr.disabled = true
-		log.Error("V1 procedure disabled", "procedure", pr.name, "failures", pr.failures, "reason", err)
+		e.opts.Logger.Error("V1 provider disabled", "provider", pr.name, "failures", pr.failures, "reason", err)
 		e.closeProc(pr)
 	}
 	return err

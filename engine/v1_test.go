@@ -153,7 +153,7 @@ func query(t testing.TB, e *Engine, valueName, name string) (perfdata.Block, []P
 	}
 	var ps []Problem
 	for _, p := range r.Problems {
-		if p.Object != name {
+		if p.Provider != name {
 			t.Fatalf("unexpected problem: %v", p)
 		}
 		ps = append(ps, p)
@@ -297,7 +297,7 @@ func TestProcedureIntegrityLevels(t *testing.T) {
 				if blk.NumObjects() != 1 {
 					t.Fatalf("%d objects: discarded output reached the block", blk.NumObjects())
 				}
-				if !strings.Contains(log.String(), "V1 procedure output discarded") || !strings.Contains(log.String(), "faulty") {
+				if !strings.Contains(log.String(), "V1 provider sample discarded") || !strings.Contains(log.String(), "faulty") {
 					t.Errorf("reason not logged; log:\n%s", log)
 				}
 			})
@@ -517,7 +517,7 @@ func TestProcedureDisableAndEnable(t *testing.T) {
 	if len(p.calls) != calls {
 		t.Fatal("a disabled procedure was called")
 	}
-	if !strings.Contains(log.String(), "V1 procedure disabled") {
+	if !strings.Contains(log.String(), "V1 provider disabled") {
 		t.Errorf("disabling not logged:\n%s", log)
 	}
 
@@ -579,6 +579,12 @@ func TestV1Child(t *testing.T) {
 		}
 		return serve(objs, 1)(ctx, name, b)
 	}}
+	if mode == "hang" { // never answers COLLECT: only a kill ends it
+		p = &testProc{collect: func(context.Context, string, []byte) (int, uint32, error) {
+			time.Sleep(time.Hour)
+			return 0, 0, nil
+		}}
+	}
 	if mode == "crash" {
 		p = &testProc{collect: func(context.Context, string, []byte) (int, uint32, error) {
 			os.Stdout.WriteString("OK 1736 1\n" + strings.Repeat("x", 100))
@@ -658,7 +664,7 @@ func TestProcedureOutOfProcessCrash(t *testing.T) {
 	// Within its restart backoff the provider is not started again; the
 	// sample fails fast and the rest of the block arrives.
 	_, ps = query(t, e, "Global", "crashy")
-	if len(ps) != 1 || !strings.Contains(ps[0].Err.Error(), "not restarted before") {
+	if len(ps) != 1 || !errors.Is(ps[0].Err, collect.ErrRestartBackoff) {
 		t.Fatalf("problems = %v, want the backoff", ps)
 	}
 	t.Cleanup(func() { e.RemoveProcedure(context.Background(), "crashy") })
@@ -674,6 +680,8 @@ func FuzzProcedureOutput(f *testing.F) {
 	f.Add(disk, uint32(1), 0, uint8(3))
 	f.Add(append(slices.Clone(mem), disk...), uint32(2), 0, uint8(2))
 	f.Add(mem[:100], uint32(1), 8, uint8(1))
+	f.Add(append(slices.Clone(mem), withIndex(mem, builtinIndex)...), uint32(2), 0, uint8(1))
+	f.Add(append(slices.Clone(mem), mem...), uint32(2), 0, uint8(4))
 	f.Fuzz(func(t *testing.T, out []byte, k uint32, extra int, level uint8) {
 		e, _ := v1Engine(t)
 		p := &testProc{collect: func(_ context.Context, _ string, b []byte) (int, uint32, error) {
@@ -683,7 +691,15 @@ func FuzzProcedureOutput(f *testing.F) {
 		if err := e.AddProcedure("fuzz", p, opts); err != nil {
 			t.Fatal(err)
 		}
-		query(t, e, "Global", "fuzz")
+		blk, _ := query(t, e, "Global", "fuzz")
+		// No object twice, and the built-in one is the engine's own.
+		idx := indexesIn(blk)
+		if len(idx) == 0 || idx[0] != builtinIndex {
+			t.Fatalf("block objects %v: the built-in object is not first", idx)
+		}
+		if len(slices.Compact(slices.Sorted(slices.Values(idx)))) != len(idx) {
+			t.Fatalf("block objects %v: an object appears twice", idx)
+		}
 	})
 }
 
@@ -702,6 +718,273 @@ func BenchmarkProcedureCollect(b *testing.B) {
 			for b.Loop() {
 				p.calls = p.calls[:0]
 				if _, err := e.QueryValue(ctx, "234"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// withIndex returns a copy of the object obj with ObjectNameTitleIndex x
+// (offset 12 of PERF_OBJECT_TYPE, winperf-constants.md §4).
+func withIndex(obj []byte, x uint32) []byte {
+	c := slices.Clone(obj)
+	binary.LittleEndian.PutUint32(c[12:], x)
+	return c
+}
+
+// indexesIn lists the object title indexes of blk in order.
+func indexesIn(blk perfdata.Block) []uint32 {
+	var out []uint32
+	for it := blk.Objects(); it.Next(); {
+		out = append(out, it.Object().NameIndex())
+	}
+	return out
+}
+
+// A procedure delivers only its own objects: a copy of the built-in object,
+// another procedure's object, an object outside its list and a second copy
+// of its own are dropped with a reason naming it and the object; the rest
+// of its output is kept, and the sample does not count as failed.
+func TestProcedureForeignObjects(t *testing.T) {
+	mem := realObjects(t, "s01-0004-Memory.bin")
+	const otherIndex, strayIndex = 238, 5000
+	tests := []struct {
+		name    string
+		objects []uint32 // the procedure's list
+		out     [][]byte
+		want    []uint32 // indexes in the block after the built-in
+		dropped []uint32
+		is      error
+		reason  string
+	}{
+		{name: "own object", objects: []uint32{memoryIndex}, out: [][]byte{mem},
+			want: []uint32{memoryIndex}},
+		{name: "copy of the built-in object", objects: []uint32{memoryIndex}, out: [][]byte{mem, withIndex(mem, builtinIndex)},
+			want: []uint32{memoryIndex}, dropped: []uint32{builtinIndex}, is: ErrForeignObject, reason: "it is the built-in object Builtin Thing"},
+		{name: "another provider's object", objects: []uint32{memoryIndex}, out: [][]byte{withIndex(mem, otherIndex), mem},
+			want: []uint32{memoryIndex}, dropped: []uint32{otherIndex}, is: ErrForeignObject, reason: "it is an object of V1 provider other"},
+		{name: "unregistered object", objects: []uint32{memoryIndex}, out: [][]byte{mem, withIndex(mem, strayIndex)},
+			want: []uint32{memoryIndex}, dropped: []uint32{strayIndex}, is: ErrForeignObject, reason: "it registered 4"},
+		{name: "own object twice", objects: []uint32{memoryIndex}, out: [][]byte{mem, mem},
+			want: []uint32{memoryIndex}, dropped: []uint32{memoryIndex}, is: ErrDuplicateObject},
+		{name: "no list: built-in dropped, others kept", out: [][]byte{withIndex(mem, builtinIndex), withIndex(mem, strayIndex)},
+			want: []uint32{strayIndex}, dropped: []uint32{builtinIndex}, is: ErrForeignObject, reason: "built-in object"},
+		{name: "nothing of its own", objects: []uint32{memoryIndex}, out: [][]byte{withIndex(mem, builtinIndex)},
+			dropped: []uint32{builtinIndex}, is: ErrForeignObject},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e, log := v1Engine(t)
+			other := &testProc{collect: serve(nil, 0)}
+			if err := e.AddProcedure("other", other, ProcedureOptions{Objects: []uint32{otherIndex}}); err != nil {
+				t.Fatal(err)
+			}
+			out := slices.Concat(tt.out...)
+			p := &testProc{collect: serve(out, uint32(len(tt.out)))}
+			opts := ProcedureOptions{Objects: tt.objects, TestLevel: 1, Names: []titles.Entry{{Index: memoryIndex, Name: "Memory"}}}
+			if err := e.AddProcedure("mine", p, opts); err != nil {
+				t.Fatal(err)
+			}
+			for sample := range 2 {
+				blk, ps := query(t, e, "Global", "mine")
+				if got, want := indexesIn(blk), append([]uint32{builtinIndex}, tt.want...); !slices.Equal(got, want) {
+					t.Fatalf("sample %d: block objects %v, want %v", sample, got, want)
+				}
+				if o, _ := blk.Object(builtinIndex); o.SingleBlock().Value(o.Counter(0)) != 42 {
+					t.Fatal("the built-in object was replaced")
+				}
+				if len(ps) != len(tt.dropped) {
+					t.Fatalf("sample %d: problems %v, want drops of %v", sample, ps, tt.dropped)
+				}
+				for i, p := range ps {
+					msg := p.Error()
+					if p.NameIndex != tt.dropped[i] || !errors.Is(p.Err, tt.is) || !strings.Contains(msg, tt.reason) ||
+						!strings.HasPrefix(msg, "V1 provider mine: object ") || !strings.Contains(msg, fmt.Sprint(tt.dropped[i])) {
+						t.Errorf("problem %q (index %d), want object %d dropped: %v, %q", msg, p.NameIndex, tt.dropped[i], tt.is, tt.reason)
+					}
+				}
+			}
+			if s := e.Procedures(); s[1].Failures != 0 {
+				t.Errorf("dropping foreign objects counted as %d failures", s[1].Failures)
+			}
+			if got := strings.Count(log.String(), "V1 provider object dropped"); got != len(tt.dropped) {
+				t.Errorf("drops logged %d times over 2 samples, want once per object (%d):\n%s", got, len(tt.dropped), log)
+			}
+		})
+	}
+}
+
+// An Objects list may not claim another source's object.
+func TestProcedureObjectsClaim(t *testing.T) {
+	e, _ := v1Engine(t)
+	if err := e.AddProcedure("a", &testProc{collect: serve(nil, 0)}, ProcedureOptions{Objects: []uint32{238}}); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		objects []uint32
+		wantErr string
+	}{
+		{"b", []uint32{builtinIndex}, `V1 provider "b": object 9000 is the built-in object Builtin Thing`},
+		{"b", []uint32{4, 238}, `V1 provider "b": object 238 is an object of V1 provider a`},
+		{"a", []uint32{238, 4}, ""}, // a replaces itself
+		{"b", []uint32{6}, ""},
+	}
+	for _, tt := range tests {
+		err := e.AddProcedure(tt.name, &testProc{collect: serve(nil, 0)}, ProcedureOptions{Objects: tt.objects})
+		if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
+			t.Errorf("AddProcedure(%s, %v) = %v, want %q", tt.name, tt.objects, err, tt.wantErr)
+		}
+	}
+}
+
+// Every kind of failure reaches the Result as the provider's: one Problem
+// per object of the provider the query asked for, named by its title index,
+// reading "V1 provider NAME: object ...", and is logged once, not once per
+// sample.
+func TestProcedureFailureProblems(t *testing.T) {
+	mem := realObjects(t, "s01-0004-Memory.bin")
+	const second = 5000
+	tests := []struct {
+		name    string
+		collect func(ctx context.Context, name string, b []byte) (int, uint32, error)
+		max     int // MaxFailures
+		is      error
+		logMsg  string
+	}{
+		{name: "error", collect: func(context.Context, string, []byte) (int, uint32, error) {
+			return 0, 0, errors.New("device unplugged")
+		},
+			max: -1, logMsg: "device unplugged"},
+		{name: "timeout", collect: func(ctx context.Context, _ string, _ []byte) (int, uint32, error) {
+			<-ctx.Done()
+			return 0, 0, ctx.Err()
+		}, max: -1, is: ErrProcTimeout, logMsg: "V1 provider sample discarded"},
+		{name: "integrity", collect: func(_ context.Context, _ string, b []byte) (int, uint32, error) { return copy(b, mem) - 8, 1, nil },
+			max: -1, is: perfdata.ErrObjectOverrun, logMsg: "V1 provider sample discarded"},
+		{name: "panic", collect: func(context.Context, string, []byte) (int, uint32, error) { panic("sensor on fire") },
+			max: -1, is: ErrProcPanic, logMsg: "sensor on fire"},
+		{name: "disabled", collect: func(context.Context, string, []byte) (int, uint32, error) { return 0, 0, errors.New("gone") },
+			max: 1, is: ErrProcDisabled, logMsg: "V1 provider disabled"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				e, log := v1Engine(t)
+				opts := ProcedureOptions{Objects: []uint32{memoryIndex, second}, TestLevel: 1, MaxFailures: tt.max, Timeout: time.Second,
+					Names: []titles.Entry{{Index: memoryIndex, Name: "Memory"}, {Index: second, Name: "Widgets"}}}
+				if err := e.AddProcedure("legacy", &testProc{collect: tt.collect}, opts); err != nil {
+					t.Fatal(err)
+				}
+				queries := []struct {
+					q    string
+					want []uint32
+				}{{"Global", []uint32{memoryIndex, second}}, {"5000 238", []uint32{second}}, {"Global", []uint32{memoryIndex, second}}}
+				for _, qq := range queries {
+					_, ps := query(t, e, qq.q, "legacy")
+					synctest.Wait() // a call abandoned at its timeout returns
+					if len(ps) != len(qq.want) {
+						t.Fatalf("%s: problems %v, want one per object %v", qq.q, ps, qq.want)
+					}
+					for i, p := range ps {
+						name := map[uint32]string{memoryIndex: "Memory", second: "Widgets"}[qq.want[i]]
+						prefix := fmt.Sprintf("V1 provider legacy: object %s (%d): ", name, qq.want[i])
+						if p.NameIndex != qq.want[i] || !strings.HasPrefix(p.Error(), prefix) {
+							t.Errorf("%s: problem %q, want it to start %q", qq.q, p.Error(), prefix)
+						}
+					}
+				}
+				_, ps := query(t, e, "Global", "legacy")
+				if tt.is != nil && !errors.Is(ps[0].Err, tt.is) {
+					t.Errorf("problem %v, want %v", ps[0], tt.is)
+				}
+				if n := strings.Count(log.String(), tt.logMsg); n != 1 {
+					t.Errorf("%q logged %d times over 4 samples, want once:\n%s", tt.logMsg, n, log)
+				}
+			})
+		})
+	}
+}
+
+// An out-of-process provider that hangs costs each query its timeout, and
+// repeated failures disable it as for any procedure; every failure is
+// reported as that provider's.
+func TestProcedureOutOfProcessHang(t *testing.T) {
+	mem := realObjects(t, "s01-0004-Memory.bin")
+	e, _ := v1Engine(t)
+	const timeout = 300 * time.Millisecond
+	opts := ProcedureOptions{TestLevel: 1, Timeout: timeout, MaxFailures: 3, Objects: []uint32{memoryIndex}}
+	if err := e.AddProcedure("hung", childProvider(t, "hang", mem), opts); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.RemoveProcedure(context.Background(), "hung") })
+	var errs []error
+	for i := 0; i < 3; i++ {
+		start := time.Now()
+		_, ps := query(t, e, "Global", "hung")
+		if d := time.Since(start); d > 2*time.Second { // loose upper bound: a real process
+			t.Errorf("query %d took %v with a %v timeout", i, d, timeout)
+		}
+		if len(ps) != 1 || ps[0].NameIndex != memoryIndex {
+			t.Fatalf("query %d: problems %v, want one for object %d", i, ps, memoryIndex)
+		}
+		errs = append(errs, ps[0].Err)
+	}
+	if !errors.Is(errs[0], ErrProcTimeout) {
+		t.Errorf("first failure %v, want the timeout", errs[0])
+	}
+	if s := e.Procedures(); !s[0].Disabled {
+		t.Fatalf("after 3 failures (%v): status %+v, want disabled", errs, s[0])
+	}
+	_, ps := query(t, e, "Global", "hung")
+	if len(ps) != 1 || !errors.Is(ps[0].Err, ErrProcDisabled) || !strings.HasPrefix(ps[0].Error(), "V1 provider hung: ") {
+		t.Fatalf("problems %v, want disabled", ps)
+	}
+}
+
+// A provider that repeats an object many times gets one copy into the
+// block and a bounded number of Problems.
+func TestProcedureManyDrops(t *testing.T) {
+	mem := realObjects(t, "s01-0004-Memory.bin")
+	const copies = 100
+	out := bytes.Repeat(mem, copies)
+	e, _ := v1Engine(t)
+	p := &testProc{collect: serve(out, copies)}
+	if err := e.AddProcedure("loud", p, ProcedureOptions{Objects: []uint32{memoryIndex}, TestLevel: 1, BufferSize: len(out)}); err != nil {
+		t.Fatal(err)
+	}
+	blk, ps := query(t, e, "Global", "loud")
+	if got := indexesIn(blk); !slices.Equal(got, []uint32{builtinIndex, memoryIndex}) {
+		t.Fatalf("block objects %v", got)
+	}
+	if len(ps) != maxDropProblems+1 {
+		t.Fatalf("%d problems for %d dropped copies, want %d", len(ps), copies-1, maxDropProblems+1)
+	}
+	if last := ps[len(ps)-1].Error(); !strings.Contains(last, fmt.Sprintf("%d further objects", copies-1-maxDropProblems)) {
+		t.Errorf("last problem %q, want the number of the others", last)
+	}
+}
+
+// The cost of filtering a provider's output is linear in its size: time
+// and allocations per object stay flat as the number of copies grows.
+func BenchmarkProcedureDrops(b *testing.B) {
+	mem := realObjects(b, "s01-0004-Memory.bin")
+	for _, copies := range []int{16, 256, 4096} {
+		b.Run(fmt.Sprint(copies), func(b *testing.B) {
+			out := bytes.Repeat(mem, copies)
+			e, _ := v1Engine(b)
+			p := &testProc{collect: serve(out, uint32(copies))}
+			opts := ProcedureOptions{Objects: []uint32{memoryIndex}, TestLevel: 4, BufferSize: len(out), MaxBuffer: len(out)}
+			if err := e.AddProcedure("loud", p, opts); err != nil {
+				b.Fatal(err)
+			}
+			ctx := context.Background()
+			b.ReportAllocs()
+			b.SetBytes(int64(len(out)))
+			for b.Loop() {
+				p.calls = p.calls[:0]
+				if _, err := e.QueryValue(ctx, "Global"); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -1,12 +1,23 @@
 package host
 
 import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
+	"golang.org/x/sys/unix"
+
+	"github.com/perfcounters/perfcounters/engine"
+	"github.com/perfcounters/perfcounters/perfdata"
 	"github.com/perfcounters/perfcounters/titles"
 )
 
@@ -160,5 +171,188 @@ func TestV1StandardNameRefused(t *testing.T) {
 	}
 	if regs, _ := ReadV1(state); slices.ContainsFunc(regs, func(r V1Registration) bool { return r.Name == "p" }) {
 		t.Error("refused registration was stored")
+	}
+}
+
+// TestV1HungProviderGroup: a registered V1 provider with timeoutMs 500 hangs
+// while a process it started holds its stdout. The query costs about its
+// timeout (not the 5.5 s it cost when the engine waited for the pipe), the
+// failure reaches the Result as that provider's, the process it started
+// dies with it, and closing the host does not wait for anything.
+func TestV1HungProviderGroup(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a provider process")
+	}
+	sh, err := executable("/bin/sh")
+	if err != nil {
+		t.Skip(err)
+	}
+	script, err := filepath.Abs(filepath.Join("..", "collect", "testdata", "forking-provider.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pidfile := filepath.Join(t.TempDir(), "grandchild.pid")
+	state := t.TempDir()
+	obj := lastCounter(t, state) + 2
+	reg := V1Registration{Name: "hung", Exec: sh, Args: []string{script, pidfile, "collect"}, Objects: []uint32{obj},
+		Names: []V1Name{{obj, "Hung Widgets", ""}}, TimeoutMS: 500}
+	if err := RegisterV1(state, reg); err != nil {
+		t.Fatal(err)
+	}
+	h, err := New(Options{StateDir: state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := false
+	defer func() {
+		if !closed {
+			h.Close()
+		}
+	}()
+	ctx := context.Background()
+	q := fmt.Sprint(obj)
+	// First query: the provider starts its grandchild and answers "none".
+	// Starting a shell, HELLO, OPEN and COLLECT must fit in the 500 ms.
+	if r, err := h.QueryValue(ctx, q); err != nil {
+		t.Fatal(err)
+	} else if len(r.Problems) == 1 && errors.Is(r.Problems[0].Err, engine.ErrProcTimeout) {
+		t.Skipf("this machine could not start the provider in 500 ms: %v", r.Problems[0])
+	} else if len(r.Problems) != 0 {
+		t.Fatalf("first query: %v", r.Problems)
+	}
+	b, err := os.ReadFile(pidfile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	grandchild, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || grandchild <= 1 {
+		t.Fatalf("grandchild pid %q", b)
+	}
+	t.Cleanup(func() { syscall.Kill(grandchild, syscall.SIGKILL) }) // only if the test failed
+
+	// Second query: the provider hangs.
+	start := time.Now()
+	r, err := h.QueryValue(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("a query with a 500 ms timeout took %v", d)
+	}
+	if len(r.Problems) != 1 {
+		t.Fatalf("problems %v, want the provider's timeout", r.Problems)
+	}
+	p := r.Problems[0]
+	if p.Provider != "hung" || p.NameIndex != obj || !errors.Is(p.Err, engine.ErrProcTimeout) ||
+		!strings.HasPrefix(p.Error(), fmt.Sprintf("V1 provider hung: object Hung Widgets (%d): ", obj)) {
+		t.Errorf("problem %q (provider %q, index %d), want the provider's timeout on object %d", p, p.Provider, p.NameIndex, obj)
+	}
+	if !exitedWithin(t, grandchild, 2*time.Second) {
+		t.Errorf("the process the provider started (%d) outlived its timeout", grandchild)
+	}
+	start = time.Now()
+	h.Close()
+	closed = true
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("closing the host took %v", d)
+	}
+}
+
+// exitedWithin reports whether process pid has exited within limit (a
+// zombie counts: it runs nothing and holds no pipe), waiting on a pidfd.
+func exitedWithin(t *testing.T, pid int, limit time.Duration) bool {
+	t.Helper()
+	fd, err := unix.PidfdOpen(pid, 0)
+	if errors.Is(err, unix.ESRCH) {
+		return true
+	}
+	if err != nil {
+		t.Fatalf("pidfd_open(%d): %v", pid, err)
+	}
+	defer unix.Close(fd)
+	for {
+		n, err := unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}, int(limit.Milliseconds()))
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			t.Fatalf("poll pidfd of %d: %v", pid, err)
+		}
+		return n > 0
+	}
+}
+
+// TestV1ImpersonationDropped: a registered V1 provider that returns a copy
+// of the built-in Memory object (captured on Windows: perfdata/testdata/
+// windows, see its PROVENANCE.md) instead of its own object does not get it
+// into the block: the block's Memory is the host's, once, and the copy is
+// reported as that provider's problem.
+func TestV1ImpersonationDropped(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a provider process")
+	}
+	sh, err := executable("/bin/sh")
+	if err != nil {
+		t.Skip(err)
+	}
+	script, err := filepath.Abs(filepath.Join("..", "collect", "testdata", "fixed-provider.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join("..", "perfdata", "testdata", "windows", "s01-0004-Memory.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	blk, err := perfdata.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake, _ := blk.Object(4)
+	objFile := filepath.Join(t.TempDir(), "memory.bin")
+	if err := os.WriteFile(objFile, fake.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	state := t.TempDir()
+	own := lastCounter(t, state) + 2
+	// It serves its file for Global and for its own index.
+	reg := V1Registration{Name: "fake", Exec: sh, Args: []string{script, objFile, fmt.Sprint(own)}, Objects: []uint32{own},
+		Names: []V1Name{{own, "Fake Widgets", ""}}}
+	if err := RegisterV1(state, reg); err != nil {
+		t.Fatal(err)
+	}
+	h, err := New(Options{StateDir: state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	r, err := h.QueryValue(context.Background(), "Global")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := perfdata.Parse(r.Block)
+	if err != nil {
+		t.Fatal(err)
+	}
+	memories := 0
+	for it := got.Objects(); it.Next(); {
+		if o := it.Object(); o.NameIndex() == 4 {
+			memories++
+			if bytes.Equal(o.Bytes(), fake.Bytes()) {
+				t.Error("the provider's copy of Memory reached the block")
+			}
+		}
+	}
+	if memories != 1 {
+		t.Errorf("%d Memory objects in the block, want the host's only", memories)
+	}
+	var found bool
+	for _, p := range r.Problems {
+		if p.Provider == "fake" && p.NameIndex == 4 && errors.Is(p.Err, engine.ErrForeignObject) &&
+			strings.HasPrefix(p.Error(), "V1 provider fake: object Memory (4): ") && strings.Contains(p.Error(), "built-in object Memory") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("problems %v, want the copy of Memory reported as provider fake's", r.Problems)
 	}
 }

@@ -262,8 +262,11 @@ func (h *Host) addV1(regs []V1Registration, log func(msg string, args ...any)) {
 			level = DefaultV1TestLevel
 		}
 		// The provider's stderr is discarded: perfc's own output (typeperf's
-		// CSV) must stay clean; failures reach the log as problems.
-		err := h.AddProcedure(r.Name, collect.Exec(r.Exec, r.Args...), engine.ProcedureOptions{
+		// CSV) must stay clean; failures reach the log as problems. Its
+		// timeout bounds its shutdown too.
+		proc := collect.Exec(r.Exec, r.Args...)
+		proc.CloseTimeout = time.Duration(r.TimeoutMS) * time.Millisecond
+		err := h.AddProcedure(r.Name, proc, engine.ProcedureOptions{
 			TestLevel: level,
 			Timeout:   time.Duration(r.TimeoutMS) * time.Millisecond,
 			Objects:   r.Objects,
