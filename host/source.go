@@ -51,7 +51,11 @@ func SampleProblems(r *engine.Result) []pdh.Problem {
 	}
 	out := make([]pdh.Problem, 0, len(r.Problems)+len(r.Partial))
 	for _, p := range r.Problems {
-		out = append(out, pdh.Problem{Object: p.NameIndex, ObjectName: p.Object, Reason: p.Err.Error()})
+		reason := p.Err.Error()
+		if p.Provider != "" {
+			reason = "V1 provider " + p.Provider + ": " + reason
+		}
+		out = append(out, pdh.Problem{Object: p.NameIndex, ObjectName: p.Object, Reason: reason})
 	}
 	for _, p := range r.Partial {
 		pp := pdh.Problem{Object: p.NameIndex, ObjectName: p.Object, Reason: p.Err.Error(), Partial: true}
