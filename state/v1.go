@@ -210,7 +210,9 @@ func UnregisterV1(path, name string) error {
 	if err := rec.writable(); err != nil {
 		return err
 	}
-	k := slices.IndexFunc(rec.entries, func(e entry[V1Registration]) bool { return e.raw == nil && e.reg.Name == name || e.raw != nil && e.key == name })
+	k := slices.IndexFunc(rec.entries, func(e entry[V1Registration]) bool {
+		return e.raw == nil && e.reg.Name == name || e.raw != nil && e.key == name
+	})
 	if k < 0 {
 		var match []int
 		for i, e := range rec.entries {
