@@ -7,8 +7,8 @@ import (
 	"os"
 
 	"github.com/perfcounters/perfcounters/host"
-	"github.com/perfcounters/perfcounters/state"
 	"github.com/perfcounters/perfcounters/internal/tool/query"
+	"github.com/perfcounters/perfcounters/state"
 	"github.com/perfcounters/perfcounters/titles"
 )
 

@@ -15,8 +15,8 @@ import (
 	"github.com/perfcounters/perfcounters/host"
 	"github.com/perfcounters/perfcounters/internal/tool/typeperf"
 	"github.com/perfcounters/perfcounters/manifest"
-	statedir "github.com/perfcounters/perfcounters/state"
 	"github.com/perfcounters/perfcounters/perfdata"
+	statedir "github.com/perfcounters/perfcounters/state"
 )
 
 // conformanceDir is where the real manifests are; tests skip without it.
