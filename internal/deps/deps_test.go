@@ -38,17 +38,18 @@ var allowed = map[string][]string{
 	"pdh":            {"counterpath", "calc", "perfdata", "titles", "countertype", "internal/utf16le"},
 	"perflog":        {"perfdata", "titles", "pdh", "counterpath", "calc", "countertype"},
 	"perflog/pdhcsv": {"perflog", "counterpath", "calc"},
+	"state":          {"counterset", "manifest", "titles"},
 	// L3: the local machine assembled.
-	"host": {"engine", "system", "titles", "counterset", "collect", "internal/shm", "manifest", "provider", "perfdata", "countertype", "pdh"},
+	"host": {"engine", "system", "titles", "counterset", "collect", "internal/shm", "manifest", "provider", "perfdata", "countertype", "pdh", "state"},
 	// L4: tools.
 	"internal/tool/dump":     {"perfdata", "titles", "countertype", "internal/utf16le"},
 	"internal/tool/query":    {"engine", "host"},
 	"internal/tool/ctrpp":    {"manifest", "counterset", "countertype"},
 	"internal/tool/typeperf": {"pdh", "perflog", "perflog/pdhcsv", "host", "counterpath", "calc", "titles", "perfdata", "engine"},
 	"internal/tool/relog":    {"pdh", "perflog", "perflog/pdhcsv", "counterpath", "calc", "titles", "perfdata"},
-	"internal/tool/lodctr":   {"manifest", "titles", "host", "counterset"},
+	"internal/tool/lodctr":   {"manifest", "state", "titles"},
 	// L5: the binary.
-	"cmd/perfc": {"pdh", "perflog/pdhcsv", "internal/tool/lodctr", "internal/tool/dump", "internal/tool/query", "internal/tool/ctrpp", "internal/tool/typeperf", "internal/tool/relog", "internal/tool/lodctr", "host", "engine", "manifest", "titles"},
+	"cmd/perfc": {"pdh", "perflog/pdhcsv", "internal/tool/lodctr", "internal/tool/dump", "internal/tool/query", "internal/tool/ctrpp", "internal/tool/typeperf", "internal/tool/relog", "internal/tool/lodctr", "host", "engine", "manifest", "titles", "state"},
 }
 
 type pkg struct {
