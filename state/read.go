@@ -1,6 +1,8 @@
 package state
 
 import (
+	"errors"
+
 	"github.com/perfcounters/perfcounters/titles"
 )
 
@@ -42,6 +44,10 @@ func Read(path string) (*State, error) {
 		return nil, err
 	}
 	db, err := d.readTitles()
+	var te *TrustError
+	if errors.As(err, &te) {
+		return nil, err
+	}
 	if err != nil {
 		st.Problems = append(st.Problems, err)
 		return st, nil
