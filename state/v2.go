@@ -151,7 +151,20 @@ func repairHint(path string, v1 bool) string {
 // but not a valid registration is kept raw and reported.
 func parseRecord[T any](path string, b []byte, v1 bool, validate func(*T) error) record[T] {
 	var rec record[T]
+	var raws []json.RawMessage
+	version := 0
+	// decode keeps the entries read so far: all of them for a whole file,
+	// those before the damage for a file cut short (the format version
+	// being unknown when "providers" came first and the file ends in it).
+	decode := func() {
+		for n, raw := range raws {
+			rec.entries = append(rec.entries, decodeEntry(path, n, raw, v1, validate))
+		}
+	}
 	fail := func(err error) record[T] {
+		if version == recordFormat || version == 0 {
+			decode()
+		}
 		rec.damaged = fmt.Errorf("registration file %s is damaged (%v): the registrations after the damage are left out; %s", path, err, repairHint(path, v1))
 		return rec
 	}
@@ -161,7 +174,6 @@ func parseRecord[T any](path string, b []byte, v1 bool, validate func(*T) error)
 	} else if t != json.Delim('{') {
 		return fail(errors.New("not a JSON object"))
 	}
-	version := 0
 	for dec.More() {
 		t, err := dec.Token()
 		if err != nil {
@@ -173,12 +185,10 @@ func parseRecord[T any](path string, b []byte, v1 bool, validate func(*T) error)
 				return fail(err)
 			}
 			if version != recordFormat {
+				raws = nil
 				return fail(fmt.Errorf("format version %d, this perfc reads version %d", version, recordFormat))
 			}
 		case "providers":
-			if version != recordFormat {
-				return fail(errors.New(`"providers" before "version"`))
-			}
 			if t, err := dec.Token(); err != nil {
 				return fail(err)
 			} else if t == nil {
@@ -186,12 +196,12 @@ func parseRecord[T any](path string, b []byte, v1 bool, validate func(*T) error)
 			} else if t != json.Delim('[') {
 				return fail(errors.New(`"providers" is not a list`))
 			}
-			for n := 0; dec.More(); n++ {
+			for dec.More() {
 				var raw json.RawMessage
 				if err := dec.Decode(&raw); err != nil {
 					return fail(err)
 				}
-				rec.entries = append(rec.entries, decodeEntry(path, n, raw, v1, validate))
+				raws = append(raws, raw)
 			}
 			if _, err := dec.Token(); err != nil {
 				return fail(err)
@@ -207,8 +217,10 @@ func parseRecord[T any](path string, b []byte, v1 bool, validate func(*T) error)
 		return fail(err)
 	}
 	if version != recordFormat {
+		raws = nil
 		return fail(errors.New("no format version"))
 	}
+	decode()
 	return rec
 }
 
