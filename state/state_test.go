@@ -2,6 +2,7 @@ package state
 
 import (
 	"bytes"
+	"encoding/gob"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perfcounters/perfcounters/counterset"
 	"github.com/perfcounters/perfcounters/manifest"
 	"github.com/perfcounters/perfcounters/titles"
 )
@@ -302,7 +304,7 @@ func TestParsedForm(t *testing.T) {
 	}
 	// The parsed form spoiled: the XML copy serves, and it is reported.
 	os.WriteFile(copyPath, data, 0o644)
-	for _, spoil := range []string{`{"version":1,"provider":"x"}`, `{"version":7}`, "{"} {
+	for _, spoil := range spoiledParsedForms(t) {
 		os.WriteFile(parsed, []byte(spoil), 0o644)
 		st := mustRead(t, dir)
 		if len(st.Sets) != 2 || len(st.Problems) != 1 || !strings.Contains(st.Problems[0].Error(), parsed) {
@@ -511,4 +513,26 @@ func TestTitles(t *testing.T) {
 	if n := db.Name(res[0].Registration.Sets[0].NameIndex); n != "Registered Set" {
 		t.Errorf("registered set's index holds %q", n)
 	}
+}
+
+// spoiledParsedForms returns parsed forms a reader must refuse: of another
+// provider, of another format version, of a set that fails validation,
+// cut short, and not gob at all.
+func spoiledParsedForms(t *testing.T) []string {
+	enc := func(pc parsedCopy) string {
+		var b bytes.Buffer
+		if err := gob.NewEncoder(&b).Encode(pc); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	good := parsedCopy{Version: parsedFormat, Provider: guid(1), Manifest: "x", Sets: []*counterset.Set{{Name: "S1"}}}
+	other := good
+	other.Provider = guid(2)
+	version := good
+	version.Version = 7
+	invalid := good
+	invalid.Sets = []*counterset.Set{{Name: ""}}
+	whole := enc(other)
+	return []string{whole, enc(version), enc(invalid), whole[:len(whole)/2], "{"}
 }

@@ -150,6 +150,9 @@ func repairHint(path string, v1 bool) string {
 // (a truncated file, a syntax error) are kept; an entry that is valid JSON
 // but not a valid registration is kept raw and reported.
 func parseRecord[T any](path string, b []byte, v1 bool, validate func(*T) error) record[T] {
+	if rec, ok := parseWholeRecord(b, validate); ok {
+		return rec
+	}
 	var rec record[T]
 	var raws []json.RawMessage
 	version := 0
@@ -222,6 +225,32 @@ func parseRecord[T any](path string, b []byte, v1 bool, validate func(*T) error)
 	}
 	decode()
 	return rec
+}
+
+// parseWholeRecord decodes a sound registration file in one pass: the
+// common case. ok is false when anything is wrong with it; parseRecord
+// then finds what, entry by entry.
+func parseWholeRecord[T any](b []byte, validate func(*T) error) (rec record[T], ok bool) {
+	var whole struct {
+		Version   int `json:"version"`
+		Providers []T `json:"providers"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&whole); err != nil || whole.Version != recordFormat {
+		return rec, false
+	}
+	if _, err := dec.Token(); err == nil {
+		return rec, false // more after the object
+	}
+	rec.entries = make([]entry[T], len(whole.Providers))
+	for i := range whole.Providers {
+		if validate(&whole.Providers[i]) != nil {
+			return record[T]{}, false
+		}
+		rec.entries[i].reg = whole.Providers[i]
+	}
+	return rec, true
 }
 
 func decodeEntry[T any](path string, n int, raw json.RawMessage, v1 bool, validate func(*T) error) entry[T] {
