@@ -269,7 +269,8 @@ func ReadV1(path string) ([]V1Registration, []error, error) {
 	return rec.valid(), rec.problems(), nil
 }
 
-// entries of titles a V1 registration names, for the engine.
+// TitleEntries returns the names the registration states as title
+// database entries, as the engine takes them.
 func (r *V1Registration) TitleEntries() []titles.Entry {
 	out := make([]titles.Entry, len(r.Names))
 	for i, n := range r.Names {
