@@ -71,6 +71,7 @@ func open(path string, write bool) (*dir, error) {
 	if path == "" {
 		return nil, errors.New("no state directory")
 	}
+	path = filepath.Clean(path) // "dir/" would make the kernel follow a link named dir
 	euid := os.Geteuid()
 	if write {
 		if err := mkdirChecked(path, euid); err != nil {

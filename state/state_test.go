@@ -536,3 +536,22 @@ func spoiledParsedForms(t *testing.T) []string {
 	whole := enc(other)
 	return []string{whole, enc(version), enc(invalid), whole[:len(whole)/2], "{"}
 }
+
+// TestSymlinkedStateDirectory: the state directory itself may not be a
+// symbolic link, however its path is spelled.
+func TestSymlinkedStateDirectory(t *testing.T) {
+	real := filepath.Join(t.TempDir(), "real")
+	m, data := genManifest(t, guid(1), "P1", testSet{guid(0x11), "S1"})
+	mustRegister(t, real, m, data, RegisterOptions{})
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{link, link + "/", link + "/."} {
+		_, err := Read(p)
+		var te *TrustError
+		if !errors.As(err, &te) || te.Path != link || !strings.Contains(err.Error(), "symbolic link") {
+			t.Errorf("Read(%q) = %v; want %s refused as a symbolic link", p, err, link)
+		}
+	}
+}
