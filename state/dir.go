@@ -215,17 +215,37 @@ func (d *dir) readAt(dfd int, name, what, path string) ([]byte, error) {
 	}
 	f := os.NewFile(uintptr(fd), path)
 	defer f.Close()
-	if err := d.checkFD(fd, what, path, false); err != nil {
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return nil, fileError(what, path, err)
+	}
+	if err := checkStat(what, path, &st, false, d.euid); err != nil {
 		return nil, err
 	}
-	b, err := io.ReadAll(io.LimitReader(f, maxStateFile+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w", what, path, err)
-	}
-	if len(b) > maxStateFile {
+	if st.Size > maxStateFile {
 		return nil, fmt.Errorf("%s %s is larger than %d bytes", what, path, maxStateFile)
 	}
-	return b, nil
+	// Sized by the file (bounded above), one byte more to see it grow.
+	b := make([]byte, 0, st.Size+1)
+	for {
+		n, err := f.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF && len(b) <= maxStateFile {
+			return b, nil
+		}
+		if err == io.EOF {
+			return nil, fmt.Errorf("%s %s is larger than %d bytes", what, path, maxStateFile)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: %w", what, path, err)
+		}
+		if len(b) == cap(b) {
+			if len(b) > maxStateFile {
+				return nil, fmt.Errorf("%s %s is larger than %d bytes", what, path, maxStateFile)
+			}
+			b = append(b, 0)[:len(b)]
+		}
+	}
 }
 
 // read reads a file of the state directory itself.
