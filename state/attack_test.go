@@ -81,6 +81,65 @@ func TestAttacksOnTheStateDirectory(t *testing.T) {
 	}
 }
 
+// TestAttackBetweenUsers plays the attack between two unprivileged users:
+// Alice offers a shared, world-writable state directory whose manifests/
+// is a symbolic link to Bob's own directory of manifests; Bob registers
+// and unregisters with it. Bob's perfc must refuse the directory and
+// leave his files alone (before the state package, his unregistration
+// deleted the *.man files of his directory).
+func TestAttackBetweenUsers(t *testing.T) {
+	if step, ok := asuser.Step(); ok {
+		bobs, offered := os.Getenv("BOBS"), os.Getenv("OFFERED")
+		switch step {
+		case "bob-files":
+			if err := os.Mkdir(bobs, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(bobs, guid(9)+"-000000000000.man"), []byte("bob's"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		case "alice-offers":
+			if err := os.Mkdir(offered, 0o777); err != nil {
+				t.Fatal(err)
+			}
+			os.Chmod(offered, 0o777)
+			if err := os.Symlink(bobs, filepath.Join(offered, manifestDir)); err != nil {
+				t.Fatal(err)
+			}
+			record := `{"version": 1, "providers": [{"guid": "` + guid(9) + `", "manifest": "manifests/` + guid(9) + `-000000000000.man", "sets": []}]}`
+			if err := os.WriteFile(filepath.Join(offered, recordFile), []byte(record), 0o666); err != nil {
+				t.Fatal(err)
+			}
+		case "bob-uses":
+			m, data := genManifest(t, guid(1), "Bob's", testSet{guid(0x11), "Bob Set"})
+			_, rerr := Register(offered, m, data, "gen.man", RegisterOptions{})
+			_, uerr := Unregister(offered, guid(9))
+			for _, err := range []error{rerr, uerr} {
+				var te *TrustError
+				if !errors.As(err, &te) || te.Path != offered || !strings.Contains(err.Error(), "owned by uid 61001") {
+					t.Errorf("error %v; want %s refused as Alice's", err, offered)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(bobs, guid(9)+"-000000000000.man")); err != nil {
+				t.Errorf("Bob's manifest was deleted: %v", err)
+			}
+		default:
+			t.Fatalf("unknown step %q", step)
+		}
+		return
+	}
+	r := asuser.New(t)
+	env := []string{"BOBS=" + filepath.Join(r.SharedDir(), "bobs"), "OFFERED=" + filepath.Join(r.SharedDir(), "offered")}
+	for _, s := range []struct {
+		u    asuser.User
+		step string
+	}{{asuser.Bob, "bob-files"}, {asuser.Alice, "alice-offers"}, {asuser.Bob, "bob-uses"}} {
+		if out, err := r.Run(s.u, "TestAttackBetweenUsers", s.step, env...); err != nil {
+			t.Fatalf("%s, step %s: %s", s.u.Name, s.step, asuser.Failed(out, err))
+		}
+	}
+}
+
 // aliceStep is Alice's part of the attacks.
 func aliceStep(t *testing.T, step string) {
 	if step != "plant" {
