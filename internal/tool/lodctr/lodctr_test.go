@@ -3,6 +3,7 @@ package lodctr
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -287,4 +288,32 @@ func readRegistrations(dir string) ([]statedir.Registration, error) {
 		err = errors.Join(problems...)
 	}
 	return regs, err
+}
+
+// TestListDamaged: lodctr /q lists the registrations that could be read
+// and names a damaged entry with its repair.
+func TestListDamaged(t *testing.T) {
+	state := t.TempDir()
+	m := filepath.Join("..", "..", "..", "examples", "httpserver", "httpserver.man")
+	if err := Install(Options{StateDir: state}, m, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(state, "providers.json")
+	b, _ := os.ReadFile(path)
+	var rec map[string]any
+	if err := json.Unmarshal(b, &rec); err != nil {
+		t.Fatal(err)
+	}
+	rec["providers"] = append(rec["providers"].([]any), map[string]any{"guid": "{0A1B2C3D-0000-4000-8000-000000000001}", "manifest": "/etc/passwd"})
+	b, _ = json.Marshal(rec)
+	os.WriteFile(path, b, 0o644)
+	var out bytes.Buffer
+	if err := List(Options{StateDir: state}, &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"PerfcExampleHTTPServer", "damaged: registration file " + path + ", entry 2", "perfc unlodctr {0A1B2C3D-0000-4000-8000-000000000001}"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("lodctr /q output lacks %q:\n%s", want, out.String())
+		}
+	}
 }
