@@ -1,9 +1,10 @@
 // Package host assembles the local machine's performance-data system: the
 // engine with the built-in Linux objects read from /proc and /sys, the V2
 // counter sets registered with lodctr (their values read from the
-// providers' shared-memory segments), and the title database, kept in the
-// state directory (state.go). Programs wire it in at the top; libraries
-// below it never import it.
+// providers' shared-memory segments), the V1 providers registered there,
+// and the title database, all read from the state directory through the
+// state package. Programs wire it in at the top; libraries below it never
+// import it.
 package host
 
 import (
@@ -12,6 +13,7 @@ import (
 	"os"
 
 	"github.com/perfcounters/perfcounters/engine"
+	statedir "github.com/perfcounters/perfcounters/state"
 	"github.com/perfcounters/perfcounters/system"
 )
 
@@ -24,8 +26,8 @@ type Options struct {
 	// MaxKeptFiles bounds the /proc descriptors kept open across samples
 	// for fast process collection; 0 picks a default below the fd limit.
 	MaxKeptFiles int
-	// StateDir is the state directory (see StateDir and state.go); empty
-	// means none: English Windows' names and the built-in objects only.
+	// StateDir is the state directory (see state.Path); empty means
+	// none: English Windows' names and the built-in objects only.
 	StateDir string
 	// SegmentDir is where V2 providers' segments live; default
 	// shm.DefaultDir (/dev/shm/perfc).
@@ -41,18 +43,12 @@ type Host struct {
 }
 
 // New returns the local host with every built-in object registered, and
-// every counter set registered in opts.StateDir with the title indexes it
-// was given there.
+// every counter set and V1 provider registered in opts.StateDir with the
+// title indexes it was given there. A state directory that fails the
+// state package's trust checks is an error; a damaged registration costs
+// only what it describes, and is logged.
 func New(opts Options) (*Host, error) {
-	st, err := readState(opts.StateDir)
-	if err != nil {
-		return nil, err
-	}
-	v1, err := ReadV1(opts.StateDir)
-	if err != nil {
-		return nil, err
-	}
-	h, err := build(opts, st)
+	st, err := statedir.Read(opts.StateDir)
 	if err != nil {
 		return nil, err
 	}
@@ -60,11 +56,18 @@ func New(opts Options) (*Host, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	h.addV1(v1, log.Warn)
+	for _, p := range st.Problems {
+		log.Warn("state directory: left out", "reason", p)
+	}
+	h, err := build(opts, st)
+	if err != nil {
+		return nil, err
+	}
+	h.addV1(st.V1, log)
 	return h, nil
 }
 
-func build(opts Options, st *state) (*Host, error) {
+func build(opts Options, st *statedir.State) (*Host, error) {
 	if opts.ProcRoot == "" {
 		opts.ProcRoot = "/proc"
 	}
@@ -80,7 +83,7 @@ func build(opts Options, st *state) (*Host, error) {
 	}
 	c := system.NewCollector(os.DirFS(opts.ProcRoot), os.DirFS(opts.SysRoot), system.WithPerfFreq(clk.Freq()))
 	v2 := newV2Source(opts.SegmentDir, opts.Logger)
-	e := engine.New(engine.Options{Logger: opts.Logger, Clock: clk, Titles: st.titles, SystemName: ComputerName()})
+	e := engine.New(engine.Options{Logger: opts.Logger, Clock: clk, Titles: st.Titles, SystemName: ComputerName()})
 	procs := system.NewProcessObjects(opts.ProcRoot, opts.MaxKeptFiles)
 	objs := append(c.Objects(), procs.Process(), procs.ProcessV2(), procs.Thread())
 	h := &Host{Engine: e, procs: procs, v2: v2}
@@ -90,7 +93,10 @@ func build(opts Options, st *state) (*Host, error) {
 			return nil, err
 		}
 	}
-	for _, s := range loadV2Sets(v2, st) {
+	// The sets come parsed from the state directory (no manifest XML is
+	// read here); loadV2Sets in v2.go is the older path that parsed it.
+	for _, rs := range st.Sets {
+		s := newV2Set(v2, rs.Set, rs.GUID)
 		if err := e.Add(s.object()); err != nil {
 			opts.Logger.Warn("registered counter set left out", "set", s.set.Name, "reason", err)
 		}

@@ -3,62 +3,58 @@ package host
 import (
 	"bytes"
 	"context"
+	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/perfcounters/perfcounters/manifest"
 	"github.com/perfcounters/perfcounters/perfdata"
+	statedir "github.com/perfcounters/perfcounters/state"
 	"github.com/perfcounters/perfcounters/titles"
 )
 
-func TestStateDir(t *testing.T) {
-	tests := []struct {
-		name    string
-		env     map[string]string
-		euid    int
-		want    string
-		wantErr bool
-	}{
-		{"override wins for root", map[string]string{"PERFC_STATE_DIR": "/srv/perfc", "HOME": "/root"}, 0, "/srv/perfc", false},
-		{"override wins for users", map[string]string{"PERFC_STATE_DIR": "rel/dir", "XDG_STATE_HOME": "/x"}, 1000, "rel/dir", false},
-		{"root", map[string]string{"HOME": "/root", "XDG_STATE_HOME": "/root/.st"}, 0, "/var/lib/perfc", false},
-		{"user with XDG_STATE_HOME", map[string]string{"HOME": "/home/u", "XDG_STATE_HOME": "/home/u/st"}, 1000, "/home/u/st/perfc", false},
-		{"user without XDG_STATE_HOME", map[string]string{"HOME": "/home/u"}, 1000, "/home/u/.local/state/perfc", false},
-		{"relative XDG_STATE_HOME is ignored", map[string]string{"HOME": "/home/u", "XDG_STATE_HOME": "st"}, 1000, "/home/u/.local/state/perfc", false},
-		{"user without HOME", map[string]string{}, 1000, "", true},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := StateDir(func(k string) string { return tc.env[k] }, tc.euid)
-			if (err != nil) != tc.wantErr || got != tc.want {
-				t.Fatalf("StateDir = %q, %v; want %q, error %v", got, err, tc.want, tc.wantErr)
-			}
-		})
-	}
+// The registration API lives in the state package; these forward to it
+// with the host's built-in names, so that the tests below read as before.
+type (
+	RegisterResult      = statedir.RegisterResult
+	CounterRegistration = statedir.CounterRegistration
+	V1Registration      = statedir.V1Registration
+	V1Name              = statedir.V1Name
+)
+
+const stateTitlesFile = "titles"
+
+func Register(dir string, m *manifest.Manifest, data []byte, source string) ([]RegisterResult, error) {
+	return statedir.Register(dir, m, data, source, statedir.RegisterOptions{Builtin: BuiltinTitles})
 }
 
-func TestNormalizeGUID(t *testing.T) {
-	tests := []struct {
-		in, want string
-		ok       bool
-	}{
-		{"{5b0d7c1e-8f3a-4c2b-9e61-3a7d2c9f4b10}", "{5B0D7C1E-8F3A-4C2B-9E61-3A7D2C9F4B10}", true},
-		{"5B0D7C1E-8F3A-4C2B-9E61-3A7D2C9F4B10", "{5B0D7C1E-8F3A-4C2B-9E61-3A7D2C9F4B10}", true},
-		{" {5B0D7C1E-8F3A-4C2B-9E61-3A7D2C9F4B10} ", "{5B0D7C1E-8F3A-4C2B-9E61-3A7D2C9F4B10}", true},
-		{"{5B0D7C1E-8F3A-4C2B-9E61-3A7D2C9F4B1}", "", false},
-		{"{5B0D7C1E+8F3A-4C2B-9E61-3A7D2C9F4B10}", "", false},
-		{"{5B0D7C1E-8F3A-4C2B-9E61-3A7D2C9F4B1G}", "", false},
-		{"PerfcHostTest", "", false},
+func ReadRegistrations(dir string) ([]Registration, error) {
+	regs, problems, err := statedir.ReadRegistrations(dir)
+	if err == nil && len(problems) > 0 {
+		err = errors.Join(problems...)
 	}
-	for _, tc := range tests {
-		got, ok := NormalizeGUID(tc.in)
-		if got != tc.want || ok != tc.ok {
-			t.Errorf("NormalizeGUID(%q) = %q, %v; want %q, %v", tc.in, got, ok, tc.want, tc.ok)
-		}
+	return regs, err
+}
+
+func Unregister(dir, key string) (*Registration, error) { return statedir.Unregister(dir, key) }
+
+func RegisterV1(dir string, r V1Registration) error {
+	return statedir.RegisterV1(dir, r, statedir.RegisterOptions{Builtin: BuiltinTitles})
+}
+
+func UnregisterV1(dir, name string) error { return statedir.UnregisterV1(dir, name) }
+
+func ReadV1(dir string) ([]V1Registration, error) {
+	regs, problems, err := statedir.ReadV1(dir)
+	if err == nil && len(problems) > 0 {
+		err = errors.Join(problems...)
 	}
+	return regs, err
 }
 
 // register parses a test manifest and registers it in dir.
@@ -126,11 +122,11 @@ func TestRegisterRoundTrip(t *testing.T) {
 	L := last
 	want := []SetRegistration{
 		{GUID: "{0A1B2C3D-0000-4000-8000-000000000011}", Name: "Perfc Test Multi", NameIndex: L + 2, Counters: []CounterRegistration{
-			{1, "Hits", L + 4}, {2, "Avg Time", L + 6}, {3, "Avg Time Base", L + 6}, {4, "Peak", L + 8}}},
+			{ID: 1, Name: "Hits", NameIndex: L + 4}, {ID: 2, Name: "Avg Time", NameIndex: L + 6}, {ID: 3, Name: "Avg Time Base", NameIndex: L + 6}, {ID: 4, Name: "Peak", NameIndex: L + 8}}},
 		{GUID: "{0A1B2C3D-0000-4000-8000-000000000012}", Name: "Perfc Test Single", NameIndex: L + 10, Counters: []CounterRegistration{
-			{1, "Level", L + 12}}},
+			{ID: 1, Name: "Level", NameIndex: L + 12}}},
 		{GUID: "{0A1B2C3D-0000-4000-8000-000000000013}", Name: "Perfc Test Global", NameIndex: L + 14, Counters: []CounterRegistration{
-			{1, "Count", L + 16}, {2, "Low", L + 18}}},
+			{ID: 1, Name: "Count", NameIndex: L + 16}, {ID: 2, Name: "Low", NameIndex: L + 18}}},
 	}
 	got := res[0].Registration
 	if got.GUID != "{0A1B2C3D-0000-4000-8000-000000000001}" || got.Name != "PerfcHostTest" {
@@ -187,7 +183,7 @@ func TestRegisterRoundTrip(t *testing.T) {
 	}
 	// The old registration was at the top, so Last Counter fell back to L.
 	wantR := []SetRegistration{{GUID: "{0A1B2C3D-0000-4000-8000-000000000021}", Name: "Perfc Test Replaced", NameIndex: L + 2,
-		Counters: []CounterRegistration{{7, "Things", L + 4}}}}
+		Counters: []CounterRegistration{{ID: 7, Name: "Things", NameIndex: L + 4}}}}
 	if !slices.EqualFunc(res[0].Registration.Sets, wantR, setEqual) {
 		t.Fatalf("replaced sets %+v, want %+v", res[0].Registration.Sets, wantR)
 	}
@@ -287,16 +283,26 @@ func TestRegisterConcurrent(t *testing.T) {
 	}
 }
 
-func TestReadStateErrors(t *testing.T) {
+// TestDamagedState checks that a damaged state file costs only what it
+// describes: the host still starts and serves the built-in objects
+// (\Memory), and the problem, logged, names the file and its repair.
+func TestDamagedState(t *testing.T) {
+	memory, ok := titles.English().Index("Memory")
+	if !ok {
+		t.Fatal("English has no Memory")
+	}
 	tests := []struct {
 		name   string
 		titles string
 		record string
+		want   string // in the log
 	}{
-		{"garbled titles", "not a titles file\n", ""},
-		{"garbled record", "", "{"},
-		{"record version", "", `{"version": 9, "providers": []}`},
-		{"record without titles", "", `{"version": 1, "providers": [{"guid": "{0A1B2C3D-0000-4000-8000-000000000001}"}]}`},
+		{"garbled titles", "not a titles file\n", "", "title database"},
+		{"truncated record", "", `{"version": 1, "providers": [{"guid": "{0A1B`, "providers.json is damaged"},
+		{"garbled record", "", "{", "providers.json is damaged"},
+		{"record version", "", `{"version": 9, "providers": []}`, "format version 9"},
+		{"bad entry", "", `{"version": 1, "providers": [{"guid": "x"}]}`, `entry 1`},
+		{"record without titles", "", `{"version": 1, "providers": [{"guid": "{0A1B2C3D-0000-4000-8000-000000000001}", "manifest": "manifests/{0A1B2C3D-0000-4000-8000-000000000001}-0.man"}]}`, "is missing"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -307,9 +313,17 @@ func TestReadStateErrors(t *testing.T) {
 			if tc.record != "" {
 				os.WriteFile(filepath.Join(dir, "providers.json"), []byte(tc.record), 0o644)
 			}
-			if h, err := New(Options{StateDir: dir}); err == nil {
-				h.Close()
-				t.Fatal("New accepted a damaged state directory")
+			var log bytes.Buffer
+			h, err := New(Options{StateDir: dir, SegmentDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(&log, nil))})
+			if err != nil {
+				t.Fatalf("New refused a damaged state directory: %v", err)
+			}
+			defer h.Close()
+			if !slices.Contains(globalIndexes(t, h), memory) {
+				t.Error("Memory is missing")
+			}
+			if !strings.Contains(log.String(), tc.want) || !strings.Contains(log.String(), dir) || !strings.Contains(log.String(), "repair") {
+				t.Errorf("log %q does not name %q, the file and its repair", log.String(), tc.want)
 			}
 		})
 	}

@@ -61,7 +61,7 @@ func TestV1NamesPersisted(t *testing.T) {
 	base := lastCounter(t, state)
 	obj := base + 2 // the first index a manifest would get
 	reg := V1Registration{Name: "legacy", Exec: sh, Objects: []uint32{obj},
-		Names: []V1Name{{obj, "Legacy Widgets", "Widgets."}, {obj + 2, "Widgets Made", "How many."}}}
+		Names: []V1Name{{Index: obj, Name: "Legacy Widgets", Help: "Widgets."}, {Index: obj + 2, Name: "Widgets Made", Help: "How many."}}}
 	if err := RegisterV1(state, reg); err != nil {
 		t.Fatal(err)
 	}
@@ -110,15 +110,15 @@ func TestV1NamesShared(t *testing.T) {
 	}
 	state := t.TempDir()
 	x := lastCounter(t, state) + 100
-	a := V1Registration{Name: "a", Exec: sh, Names: []V1Name{{x, "Shared", ""}, {x + 2, "A Only", "old help"}}}
-	b := V1Registration{Name: "b", Exec: sh, Names: []V1Name{{x, "shared", ""}}}
+	a := V1Registration{Name: "a", Exec: sh, Names: []V1Name{{Index: x, Name: "Shared", Help: ""}, {Index: x + 2, Name: "A Only", Help: "old help"}}}
+	b := V1Registration{Name: "b", Exec: sh, Names: []V1Name{{Index: x, Name: "shared", Help: ""}}}
 	for _, r := range []V1Registration{a, b} {
 		if err := RegisterV1(state, r); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// Replacing a renames its own index and changes its help.
-	a.Names[1] = V1Name{x + 2, "A Renamed", "new help"}
+	a.Names[1] = V1Name{Index: x + 2, Name: "A Renamed", Help: "new help"}
 	if err := RegisterV1(state, a); err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func TestV1NamesShared(t *testing.T) {
 		t.Errorf("after replacing: %q %q", db.Name(x+2), db.Help(x+3))
 	}
 	// c may not take b's shared index under another name.
-	c := V1Registration{Name: "c", Exec: sh, Names: []V1Name{{x, "Other", ""}}}
+	c := V1Registration{Name: "c", Exec: sh, Names: []V1Name{{Index: x, Name: "Other", Help: ""}}}
 	if err := RegisterV1(state, c); err == nil || !strings.Contains(err.Error(), `already names "Shared"`) {
 		t.Errorf("clashing name: %v", err)
 	}
@@ -165,7 +165,7 @@ func TestV1StandardNameRefused(t *testing.T) {
 		t.Skip(err)
 	}
 	state := t.TempDir()
-	reg := V1Registration{Name: "p", Exec: sh, Names: []V1Name{{238, "Processor", ""}}}
+	reg := V1Registration{Name: "p", Exec: sh, Names: []V1Name{{Index: 238, Name: "Processor", Help: ""}}}
 	if err := RegisterV1(state, reg); err == nil || !strings.Contains(err.Error(), `index 238 already names "Processor"`) {
 		t.Fatalf("RegisterV1: %v", err)
 	}
@@ -195,7 +195,7 @@ func TestV1HungProviderGroup(t *testing.T) {
 	state := t.TempDir()
 	obj := lastCounter(t, state) + 2
 	reg := V1Registration{Name: "hung", Exec: sh, Args: []string{script, pidfile, "collect"}, Objects: []uint32{obj},
-		Names: []V1Name{{obj, "Hung Widgets", ""}}, TimeoutMS: 500}
+		Names: []V1Name{{Index: obj, Name: "Hung Widgets", Help: ""}}, TimeoutMS: 500}
 	if err := RegisterV1(state, reg); err != nil {
 		t.Fatal(err)
 	}
@@ -316,7 +316,7 @@ func TestV1ImpersonationDropped(t *testing.T) {
 	own := lastCounter(t, state) + 2
 	// It serves its file for Global and for its own index.
 	reg := V1Registration{Name: "fake", Exec: sh, Args: []string{script, objFile, fmt.Sprint(own)}, Objects: []uint32{own},
-		Names: []V1Name{{own, "Fake Widgets", ""}}}
+		Names: []V1Name{{Index: own, Name: "Fake Widgets", Help: ""}}}
 	if err := RegisterV1(state, reg); err != nil {
 		t.Fatal(err)
 	}

@@ -9,23 +9,31 @@ import (
 	"strings"
 )
 
-// The state file format, version 1 (UTF-8 text, LF line ends):
+// The state file format, version 2 (UTF-8 text, LF line ends):
 //
-//	perfc-titles 1
+//	perfc-titles 2
 //	base-index<TAB>1847
 //	last-counter<TAB>4660
+//	entries<TAB>1839
 //	2<TAB>System<TAB>The System performance object ...
 //	4660<TAB>My Object<TAB>
+//	end
 //
 // The first line names the format and its version. Then come the header
-// lines base-index and last-counter (both optional, each at most once),
-// then one line per name index in ascending order: the even index, the
-// name and the help text of index+1, either of which may be empty but not
-// both. In names and help texts a backslash, TAB, LF and CR are written
-// as \\, \t, \n and \r; no other escape exists.
+// lines base-index and last-counter (both optional, each at most once)
+// and entries (required: the number of entry lines), then one line per
+// name index in ascending order: the even index, the name and the help
+// text of index+1, either of which may be empty but not both. The last
+// line is "end". A file cut short anywhere, even on a line boundary, lacks
+// "end" or has fewer entries than it says, and is refused. In names and
+// help texts a backslash, TAB, LF and CR are written as \\, \t, \n and \r;
+// no other escape exists.
+//
+// Version 1 is version 2 without the entries header and the end line;
+// Read still reads it (without detecting truncation).
 const (
 	stateMagic   = "perfc-titles "
-	stateVersion = "1"
+	stateVersion = "2"
 )
 
 var textEscaper = strings.NewReplacer(`\`, `\\`, "\t", `\t`, "\n", `\n`, "\r", `\r`)
@@ -77,16 +85,20 @@ func (db *DB) WriteTo(w io.Writer) (int64, error) {
 	write(stateMagic + stateVersion + "\n")
 	write("base-index\t" + strconv.FormatUint(uint64(base), 10) + "\n")
 	write("last-counter\t" + strconv.FormatUint(uint64(last), 10) + "\n")
+	write("entries\t" + strconv.Itoa(len(entries)) + "\n")
 	for _, e := range entries {
 		write(strconv.FormatUint(uint64(e.Index), 10) + "\t" + textEscaper.Replace(e.Name) + "\t" + textEscaper.Replace(e.Help) + "\n")
 	}
+	write("end\n")
 	if err := bw.Flush(); err != nil {
 		return n, fmt.Errorf("titles: write state: %w", err)
 	}
 	return n, nil
 }
 
-// Read reads a database written by WriteTo. Errors name the line.
+// Read reads a database written by WriteTo (format version 2, or the
+// older version 1). Errors name the line; a version 2 file cut short is
+// refused.
 func Read(r io.Reader) (*DB, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(nil, maxLine)
@@ -101,12 +113,19 @@ func Read(r io.Reader) (*DB, error) {
 		return nil, errors.New("titles: state: empty file")
 	}
 	line = 1
-	if first := sc.Text(); first != stateMagic+stateVersion {
+	v2 := false
+	switch first := sc.Text(); first {
+	case stateMagic + "1":
+	case stateMagic + stateVersion:
+		v2 = true
+	default:
 		if v, ok := strings.CutPrefix(first, stateMagic); ok {
-			return fail("unsupported version %q (want %s)", v, stateVersion)
+			return fail("unsupported version %q (want 1 or %s)", v, stateVersion)
 		}
 		return fail("not a perfc-titles file")
 	}
+	count, ended := -1, false
+	n := 0
 	db := newDB(0)
 	var last uint32
 	seenHeader := map[string]bool{}
@@ -115,8 +134,15 @@ func Read(r io.Reader) (*DB, error) {
 	for sc.Scan() {
 		line++
 		s := sc.Text()
+		if ended {
+			return fail("text after the end line")
+		}
+		if v2 && s == "end" {
+			ended = true
+			continue
+		}
 		f := strings.Split(s, "\t")
-		if key := f[0]; key == "base-index" || key == "last-counter" {
+		if key := f[0]; key == "base-index" || key == "last-counter" || v2 && key == "entries" {
 			if entries {
 				return fail("header %s after the entries", key)
 			}
@@ -131,14 +157,21 @@ func Read(r io.Reader) (*DB, error) {
 			if err != nil {
 				return fail("header %s: bad value %q", key, f[1])
 			}
-			if key == "base-index" {
+			switch key {
+			case "base-index":
 				db.base = uint32(v)
-			} else {
+			case "entries":
+				count = int(v)
+			default:
 				last = uint32(v)
 			}
 			continue
 		}
+		if v2 && count < 0 {
+			return fail("no entries header before the entries")
+		}
 		entries = true
+		n++
 		if len(f) != 3 {
 			return fail("want 3 TAB-separated fields (index, name, help), have %d", len(f))
 		}
@@ -179,6 +212,16 @@ func Read(r io.Reader) (*DB, error) {
 	}
 	if err := sc.Err(); err != nil {
 		return fail("%v", err)
+	}
+	if v2 {
+		switch {
+		case count < 0:
+			return nil, errors.New("titles: state: no entries header (the file is cut short)")
+		case !ended:
+			return nil, fmt.Errorf("titles: state: no end line after line %d (the file is cut short)", line)
+		case n != count:
+			return nil, fmt.Errorf("titles: state: %d entries, the header says %d (lines are missing)", n, count)
+		}
 	}
 	if last%2 != 0 {
 		return nil, fmt.Errorf("titles: state: last-counter %d is odd", last)

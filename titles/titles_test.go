@@ -415,11 +415,15 @@ func TestStateRoundTrip(t *testing.T) {
 		t.Fatalf("WriteTo = %d, %v (buffer %d)", n, err, buf.Len())
 	}
 	text := buf.String()
-	wantStart := "perfc-titles 1\nbase-index\t1847\nlast-counter\t4664\n2\tSystem\tThe System object\n4\tMemory\t\n"
+	// The entries header counts the lines between it and "end": every
+	// line holds one index, so the count is the number of lines less the
+	// five others.
+	entries := strings.Count(text, "\n") - 5
+	wantStart := "perfc-titles 2\nbase-index\t1847\nlast-counter\t4664\nentries\t" + strconv.Itoa(entries) + "\n2\tSystem\tThe System object\n4\tMemory\t\n"
 	if !strings.HasPrefix(text, wantStart) {
 		t.Errorf("state starts\n%q\nwant\n%q", text[:min(len(text), len(wantStart))], wantStart)
 	}
-	if !strings.HasSuffix(text, "\n4660\tOdd \\\\ name\tline one\\nline two\\ttabbed\\r\\\\\n4664\tThird\t\n") {
+	if !strings.HasSuffix(text, "\n4660\tOdd \\\\ name\tline one\\nline two\\ttabbed\\r\\\\\n4664\tThird\t\nend\n") {
 		t.Errorf("state ends %q", text[max(0, len(text)-80):])
 	}
 	back, err := Read(&buf)
@@ -435,7 +439,12 @@ func TestStateRoundTrip(t *testing.T) {
 func TestReadDamaged(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"", "titles: state: empty file"},
-		{"perfc-titles 2\n", `titles: state line 1: unsupported version "2" (want 1)`},
+		{"perfc-titles 3\n", `titles: state line 1: unsupported version "3" (want 1 or 2)`},
+		{"perfc-titles 2\n", "titles: state: no entries header (the file is cut short)"},
+		{"perfc-titles 2\nentries\t1\n2\tSystem\t\n", "titles: state: no end line after line 3 (the file is cut short)"},
+		{"perfc-titles 2\nentries\t2\n2\tSystem\t\nend\n", "titles: state: 1 entries, the header says 2 (lines are missing)"},
+		{"perfc-titles 2\nentries\t1\n2\tSystem\t\nend\n4\tMemory\t\n", "titles: state line 5: text after the end line"},
+		{"perfc-titles 2\n2\tSystem\t\n", "titles: state line 2: no entries header before the entries"},
 		{"2\tSystem\t\n", "titles: state line 1: not a perfc-titles file"},
 		{"perfc-titles 1\n2\tSystem\n", "titles: state line 2: want 3 TAB-separated fields (index, name, help), have 2"},
 		{"perfc-titles 1\n3\tSystem\t\n", "titles: state line 2: odd index 3 (entries are keyed by name index)"},
@@ -455,6 +464,45 @@ func TestReadDamaged(t *testing.T) {
 				t.Errorf("error\n got %v\nwant %s", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestStateTruncated cuts a written database at every line boundary and
+// at every byte of its last lines: only the whole file reads.
+func TestStateTruncated(t *testing.T) {
+	var buf bytes.Buffer
+	if _, err := smallDB(t).WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	full := buf.Bytes()
+	if _, err := Read(bytes.NewReader(full)); err != nil {
+		t.Fatalf("whole file: %v", err)
+	}
+	var cuts []int
+	for i, c := range full[:len(full)-1] {
+		if c == '\n' {
+			cuts = append(cuts, i+1) // a line boundary
+		}
+	}
+	for i := max(0, len(full)-40); i < len(full)-1; i++ {
+		cuts = append(cuts, i) // inside the last lines, "end" included
+	}
+	for _, n := range cuts {
+		if _, err := Read(bytes.NewReader(full[:n])); err == nil {
+			t.Errorf("file cut to %d of %d bytes (%q...) read without error", n, len(full), full[max(0, n-20):n])
+		}
+	}
+}
+
+// TestReadVersion1 reads a file in the first format, which has neither
+// the entries header nor the end line.
+func TestReadVersion1(t *testing.T) {
+	db, err := Read(strings.NewReader("perfc-titles 1\nbase-index\t1847\nlast-counter\t6\n2\tSystem\tsys\n6\tX\t\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if db.Name(2) != "System" || db.Help(3) != "sys" || db.Name(6) != "X" || db.LastCounter() != 6 {
+		t.Errorf("read %q %q %q, Last Counter %d", db.Name(2), db.Help(3), db.Name(6), db.LastCounter())
 	}
 }
 

@@ -2,18 +2,18 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"strings"
 
 	"github.com/perfcounters/perfcounters/host"
 	"github.com/perfcounters/perfcounters/internal/tool/lodctr"
+	"github.com/perfcounters/perfcounters/state"
 )
 
 func lodctrCommand() command {
 	return command{
 		name:  "lodctr",
-		usage: "[/m:]MANIFEST [path] | /q   [-v]",
+		usage: "[/m:]MANIFEST [path] [/u:USER[,USER...]] | /v1:FILE | /q   [-v]",
 		short: "register a V2 provider's counters manifest in the state directory ($PERFC_STATE_DIR)",
 		run:   runLodctr,
 	}
@@ -33,7 +33,7 @@ func unlodctrCommand() command {
 // $XDG_STATE_HOME/perfc otherwise) and the segment directory
 // ($PERFC_SHM_DIR, else /dev/shm/perfc).
 func hostOptions(e *env) (host.Options, error) {
-	dir, err := host.StateDir(e.getenv, os.Geteuid())
+	dir, err := state.Path(e.getenv, os.Geteuid())
 	if err != nil {
 		return host.Options{}, err
 	}
@@ -46,12 +46,13 @@ func hostOptions(e *env) (host.Options, error) {
 type winArgs struct {
 	manifest string // /m:
 	v1       string // /v1: a V1 provider's registration file (lodctr) or name (unlodctr)
+	users    string // /u: the users who will publish the provider's sets (lodctr)
 	query    bool   // /q
 	verbose  bool   // -v
 	pos      []string
 }
 
-func parseWinArgs(args []string, allowQuery bool) (winArgs, error) {
+func parseWinArgs(args []string, lodctrArgs bool) (winArgs, error) {
 	var a winArgs
 	for i := 0; i < len(args); i++ {
 		s := args[i]
@@ -80,8 +81,16 @@ func parseWinArgs(args []string, allowQuery bool) (winArgs, error) {
 				return a, usagef("%s needs a value: /v1:FILE (lodctr) or /v1:NAME (unlodctr)", s)
 			}
 			a.v1 = val
+		case "u":
+			if !lodctrArgs {
+				return a, usagef("unknown option %s", s)
+			}
+			if !hasVal || val == "" {
+				return a, usagef("%s needs users: /u:USER[,USER...] (names or uids)", s)
+			}
+			a.users = val
 		case "q":
-			if !allowQuery {
+			if !lodctrArgs {
 				return a, usagef("unknown option %s", s)
 			}
 			a.query = true
@@ -113,18 +122,20 @@ func runLodctr(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	opts := lodctr.Options{StateDir: hopts.StateDir, Verbose: a.verbose}
-	if a.query {
-		if err := lodctr.List(opts, e.stdout); err != nil {
-			return err
+	opts := lodctr.Options{StateDir: hopts.StateDir, Verbose: a.verbose, Builtin: host.BuiltinTitles}
+	if a.users != "" {
+		if opts.Publishers, err = lodctr.ParsePublishers(a.users); err != nil {
+			return usagef("%v", err)
 		}
-		return listV1(hopts.StateDir, e)
+	}
+	if a.query {
+		return lodctr.List(opts, e.stdout)
 	}
 	if a.v1 != "" {
-		if a.manifest != "" || len(a.pos) > 0 {
-			return usagef("/v1: takes no manifest")
+		if a.manifest != "" || len(a.pos) > 0 || a.users != "" {
+			return usagef("/v1: takes no manifest and no /u:")
 		}
-		return registerV1(hopts.StateDir, a.v1, e)
+		return lodctr.InstallV1(opts, a.v1, e.stdout)
 	}
 	file := a.manifest
 	switch {
@@ -161,11 +172,7 @@ func runUnlodctr(ctx context.Context, e *env, args []string) error {
 		if a.manifest != "" || len(a.pos) > 0 {
 			return usagef("/v1: takes no other argument")
 		}
-		if err := host.UnregisterV1(hopts.StateDir, a.v1); err != nil {
-			return err
-		}
-		fmt.Fprintf(e.stdout, "Info: Successfully uninstalled the V1 provider %s\n", a.v1)
-		return nil
+		return lodctr.UninstallV1(opts, a.v1, e.stdout)
 	}
 	switch {
 	case a.manifest != "" && len(a.pos) > 0, len(a.pos) > 1:
@@ -194,21 +201,46 @@ func fileExt(s string) string {
 
 func printLodctrHelp(e *env) {
 	e.stderr.Write([]byte(`usage:
-  perfc lodctr [/m:]MANIFEST [path] [-v]   register a V2 provider's counters manifest
+  perfc lodctr [/m:]MANIFEST [path] [/u:USER[,USER...]] [-v]
+                                           register a V2 provider's counters manifest
   perfc lodctr /q                          list the registered providers
   perfc unlodctr /m:MANIFEST [-v]          remove the providers a manifest declares
   perfc unlodctr GUID | PROVIDER-NAME      remove one registered provider
   perfc lodctr /v1:FILE                    register a V1 (out-of-process collect) provider
   perfc unlodctr /v1:NAME                  remove it
 
-A V1 registration FILE is JSON (host.V1Registration): {"name": "...",
+Options:
+  /m:MANIFEST   the counters manifest (a plain argument works too)
+  /u:USERS      the users (names or uids, separated by commas) whose
+                processes may publish the provider's counter sets, e.g. the
+                service user: /u:www-data,1001. Default: you. Data published
+                by anyone else is ignored and reported.
+  /q            list the registrations (and any damaged ones)
+  -v            list the title index of every set and counter
+  /v1:FILE      (lodctr) a V1 provider's JSON registration file
+  /v1:NAME      (unlodctr) the V1 provider to remove
+
+Examples:
+  perfc lodctr /m:httpserver.man /u:www-data
+  perfc unlodctr PerfcExampleHTTPServer
+  perfc lodctr /v1:widgets.json
+
+A counter set whose GUID or name another provider registered is refused
+(registering the same provider GUID again replaces it), and so are names
+with control characters; unlodctr with a name several providers share
+lists them: name one by its GUID.
+
+A V1 registration FILE is JSON (state.V1Registration): {"name": "...",
 "exec": "/path/to/provider", "args": [...], "objects": [9000],
 "names": [{"index": 9000, "name": "...", "help": "..."}], "testLevel": 1,
 "timeoutMs": 2000}; a relative exec is taken from FILE's directory. The
-provider speaks the protocol in collect/PROTOCOL.md.
+provider speaks the protocol in collect/PROTOCOL.md. Its executable, and
+every directory above it, must be owned by you or root and writable by
+nobody else, or it is not run.
 
 Registrations live in the state directory: $PERFC_STATE_DIR, else
 /var/lib/perfc for root and $XDG_STATE_HOME/perfc (~/.local/state/perfc)
-for other users. Registering a provider GUID again replaces it.
+for other users. It must be owned by you or root and writable by nobody
+else (see state/README.md).
 `))
 }

@@ -3,14 +3,15 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/perfcounters/perfcounters/host"
 	"github.com/perfcounters/perfcounters/internal/tool/ctrpp"
 	"github.com/perfcounters/perfcounters/manifest"
+	statedir "github.com/perfcounters/perfcounters/state"
 )
 
 // runEnv runs perfc with the given environment only.
@@ -58,7 +59,7 @@ func TestLodctrCommand(t *testing.T) {
 				t.Fatalf("perfc %q: exit %d, stdout %q, stderr %q; want exit %d, stdout with %q, stderr with %q",
 					tc.args, code, out, errs, tc.code, tc.out, tc.err)
 			}
-			if regs, err := host.ReadRegistrations(state); err != nil || len(regs) != tc.regs {
+			if regs, err := readRegistrations(state); err != nil || len(regs) != tc.regs {
 				t.Fatalf("%d registrations (%v), want %d", len(regs), err, tc.regs)
 			}
 		})
@@ -149,5 +150,69 @@ func TestExampleGeneratedCodeCurrent(t *testing.T) {
 	}
 	if !bytes.Equal(got, committed) {
 		t.Error("examples/httpserver/counters.go is stale: run go generate ./examples/httpserver")
+	}
+}
+
+// readRegistrations returns the V2 registrations of a state directory; a
+// damaged entry is an error.
+func readRegistrations(dir string) ([]statedir.Registration, error) {
+	regs, problems, err := statedir.ReadRegistrations(dir)
+	if err == nil && len(problems) > 0 {
+		err = errors.Join(problems...)
+	}
+	return regs, err
+}
+
+// TestLodctrRules runs lodctr's rules from the command line: /u: names the
+// publishers, a second provider may not take a registered set's GUID or
+// name, and unlodctr with a name two providers share lists them.
+func TestLodctrRules(t *testing.T) {
+	state := t.TempDir()
+	vars := map[string]string{"PERFC_STATE_DIR": state}
+	src, err := os.ReadFile(exampleManifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// variant writes the example with the provider GUID, set GUID and set
+	// name given (the provider name stays).
+	variant := func(name, provider, set, setName string) string {
+		b := strings.ReplaceAll(string(src), "{5B0D7C1E-8F3A-4C2B-9E61-3A7D2C9F4B10}", provider)
+		b = strings.ReplaceAll(b, "{5B0D7C1E-8F3A-4C2B-9E61-3A7D2C9F4B11}", set)
+		b = strings.ReplaceAll(b, `name="HTTP Server"`, `name="`+setName+`"`)
+		p := filepath.Join(t.TempDir(), name)
+		os.WriteFile(p, []byte(b), 0o644)
+		return p
+	}
+	sameName := variant("samename.man", "{0A1B2C3D-0000-4000-8000-000000000001}", "{0A1B2C3D-0000-4000-8000-000000000011}", "http server")
+	sameGUID := variant("sameguid.man", "{0A1B2C3D-0000-4000-8000-000000000002}", "{5B0D7C1E-8F3A-4C2B-9E61-3A7D2C9F4B11}", "Other Server")
+	twin := variant("twin.man", "{0A1B2C3D-0000-4000-8000-000000000003}", "{0A1B2C3D-0000-4000-8000-000000000013}", "Twin Server")
+	tests := []struct {
+		name     string
+		args     []string
+		code     int
+		out, err string
+		regs     int
+	}{
+		{"publishers by uid and name", []string{"lodctr", "/m:" + exampleManifest, "/U:4242,root"}, 0, "Successfully installed", "", 1},
+		{"listed", []string{"lodctr", "/q"}, 0, "published by uid 4242,0", "", 1},
+		{"unknown user", []string{"lodctr", exampleManifest, "/u:no-such-user-perfc"}, 2, "", "no-such-user-perfc", 1},
+		{"same set name", []string{"lodctr", sameName}, 1, "", `counter set name "http server" is already registered`, 1},
+		{"same set GUID", []string{"lodctr", sameGUID}, 1, "", "has the GUID {5B0D7C1E-8F3A-4C2B-9E61-3A7D2C9F4B11}", 1},
+		{"a twin of the same provider name", []string{"lodctr", twin}, 0, "Successfully installed", "", 2},
+		{"ambiguous unlodctr", []string{"unlodctr", "PerfcExampleHTTPServer"}, 1, "", "{0A1B2C3D-0000-4000-8000-000000000003}", 2},
+		{"by GUID instead", []string{"unlodctr", "{0A1B2C3D-0000-4000-8000-000000000003}"}, 0, "Successfully uninstalled", "", 1},
+		{"help", []string{"lodctr", "/?"}, 0, "", "/u:USERS", 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errs, code := runEnv(vars, tc.args...)
+			if code != tc.code || !strings.Contains(out, tc.out) || !strings.Contains(errs, tc.err) {
+				t.Fatalf("perfc %q: exit %d, stdout %q, stderr %q; want exit %d, stdout with %q, stderr with %q",
+					tc.args, code, out, errs, tc.code, tc.out, tc.err)
+			}
+			if regs, err := readRegistrations(state); err != nil || len(regs) != tc.regs {
+				t.Fatalf("%d registrations (%v), want %d", len(regs), err, tc.regs)
+			}
+		})
 	}
 }

@@ -6,7 +6,9 @@ import (
 	"os"
 	"strings"
 
+	"github.com/perfcounters/perfcounters/host"
 	"github.com/perfcounters/perfcounters/internal/tool/query"
+	"github.com/perfcounters/perfcounters/state"
 	"github.com/perfcounters/perfcounters/titles"
 )
 
@@ -57,12 +59,16 @@ func runQuery(ctx context.Context, e *env, args []string) error {
 }
 
 // localTitles returns the title database of this host: English Windows'
-// names plus the built-in Linux objects' registrations.
+// names, the built-in Linux objects' registrations and what lodctr
+// registered, read from the state directory without building a host.
 func localTitles(e *env) (*titles.DB, error) {
-	eng, err := newHost(e, false)
+	hopts, err := hostOptions(e)
+	if err != nil {
+		return nil, err
+	}
+	db, err := state.Titles(hopts.StateDir, host.BuiltinTitles)
 	if err != nil {
 		return nil, fmt.Errorf("local title database: %w", err)
 	}
-	defer eng.Close()
-	return eng.Titles(), nil
+	return db, nil
 }

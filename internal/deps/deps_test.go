@@ -58,18 +58,19 @@ var table = map[string]rule{
 	"engine":         {2, []string{"collect", "counterset", "perfdata", "titles"}},
 	"pdh":            {2, []string{"calc", "counterpath", "countertype", "internal/utf16le", "perfdata", "titles"}},
 	"perflog/pdhcsv": {2, nil},
+	"state":          {2, []string{"counterset", "manifest", "titles"}},
 	// L3: the local machine assembled.
-	"host": {3, []string{"collect", "counterset", "engine", "internal/shm", "manifest", "pdh", "perfdata", "system", "titles"}},
+	"host": {3, []string{"collect", "counterset", "engine", "internal/shm", "manifest", "pdh", "perfdata", "state", "system", "titles"}},
 	// L4: tools.
 	"internal/tool/dump":     {4, []string{"countertype", "perfdata", "titles"}},
 	"internal/tool/query":    {4, []string{"engine"}},
 	"internal/tool/ctrpp":    {4, []string{"counterset", "countertype", "manifest"}},
 	"internal/tool/typeperf": {4, []string{"calc", "counterpath", "pdh", "perflog/pdhcsv"}},
 	"internal/tool/relog":    {4, []string{"calc", "counterpath", "pdh", "perfdata", "perflog/pdhcsv", "titles"}},
-	"internal/tool/lodctr":   {4, []string{"host", "manifest"}},
+	"internal/tool/lodctr":   {4, []string{"manifest", "state", "titles"}},
 	// L5: the binary.
 	"cmd/perfc": {5, []string{"host", "internal/tool/ctrpp", "internal/tool/dump", "internal/tool/lodctr", "internal/tool/query",
-		"internal/tool/relog", "internal/tool/typeperf", "counterpath", "manifest", "pdh", "perflog/pdhcsv", "titles"}},
+		"internal/tool/relog", "internal/tool/typeperf", "counterpath", "manifest", "pdh", "perflog/pdhcsv", "state", "titles"}},
 }
 
 type pkg struct {

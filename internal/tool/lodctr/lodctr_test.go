@@ -3,6 +3,7 @@ package lodctr
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"github.com/perfcounters/perfcounters/internal/tool/typeperf"
 	"github.com/perfcounters/perfcounters/manifest"
 	"github.com/perfcounters/perfcounters/perfdata"
+	statedir "github.com/perfcounters/perfcounters/state"
 )
 
 // conformanceDir is where the real manifests are; tests skip without it.
@@ -81,7 +83,7 @@ func globalObjects(t *testing.T, state string) (map[uint32]perfdata.Object, *hos
 // checkSets verifies that every registered set is in the Global block
 // under its index, named by the title database, with the shape a set
 // without a running provider has.
-func checkSets(t *testing.T, state string, regs []host.Registration, want []string) {
+func checkSets(t *testing.T, state string, regs []statedir.Registration, want []string) {
 	t.Helper()
 	objs, h := globalObjects(t, state)
 	var got []string
@@ -141,7 +143,7 @@ func TestConformanceManifests(t *testing.T) {
 			if want := "Info: Successfully installed performance counters for " + path + "\n"; out.String() != want {
 				t.Errorf("output %q, want %q", out.String(), want)
 			}
-			regs, err := host.ReadRegistrations(state)
+			regs, err := readRegistrations(state)
 			if err != nil || len(regs) != 1 {
 				t.Fatalf("registrations %v, %v", regs, err)
 			}
@@ -152,21 +154,44 @@ func TestConformanceManifests(t *testing.T) {
 }
 
 // TestAllConformanceManifestsTogether registers every manifest in one
-// state directory: sets of the same name from different providers
-// (ucs.man and kcs.man both declare "Geometric Waves") get their own
-// indexes, and every set is in the Global block.
+// state directory: a manifest declaring a counter set whose name an
+// earlier one registered (ucs.man and kcs.man both declare "Geometric
+// Waves") is refused, as two objects of one name would be ambiguous;
+// every other one registers with its own indexes, and every registered
+// set is in the Global block.
 func TestAllConformanceManifestsTogether(t *testing.T) {
 	state := t.TempDir()
 	var want []string
+	taken := map[string]string{} // lower-case set name -> manifest
+	accepted := 0
 	for _, tc := range conformance {
-		if err := Install(Options{StateDir: state}, conformancePath(t, tc.file), io.Discard); err != nil {
+		clash := ""
+		for _, s := range tc.sets {
+			name, _, _ := strings.Cut(s, "/")
+			if f, ok := taken[strings.ToLower(name)]; ok {
+				clash = name + " of " + f
+			}
+		}
+		err := Install(Options{StateDir: state}, conformancePath(t, tc.file), io.Discard)
+		if clash != "" {
+			if err == nil || !strings.Contains(err.Error(), "already registered") {
+				t.Errorf("%s: %v; want it refused (it declares %s)", tc.file, err, clash)
+			}
+			continue
+		}
+		if err != nil {
 			t.Fatalf("%s: %v", tc.file, err)
+		}
+		accepted++
+		for _, s := range tc.sets {
+			name, _, _ := strings.Cut(s, "/")
+			taken[strings.ToLower(name)] = tc.file
 		}
 		want = append(want, tc.sets...)
 	}
-	regs, err := host.ReadRegistrations(state)
-	if err != nil || len(regs) != len(conformance) {
-		t.Fatalf("%d registrations, %v", len(regs), err)
+	regs, err := readRegistrations(state)
+	if err != nil || len(regs) != accepted {
+		t.Fatalf("%d registrations, %v; want %d", len(regs), err, accepted)
 	}
 	seen := map[uint32]string{}
 	for _, r := range regs {
@@ -189,19 +214,8 @@ func TestAllConformanceManifestsTogether(t *testing.T) {
 	if err := typeperf.List(context.Background(), h.Source(), typeperf.ListOptions{}, &list); err != nil {
 		t.Fatal(err)
 	}
-	// Sets whose name two providers use are ambiguous by name (typeperf
-	// shows the first); each of the others must be listed.
-	byName := map[string]int{}
 	for _, r := range regs {
 		for _, s := range r.Sets {
-			byName[strings.ToLower(s.Name)]++
-		}
-	}
-	for _, r := range regs {
-		for _, s := range r.Sets {
-			if byName[strings.ToLower(s.Name)] > 1 {
-				continue
-			}
 			c := s.Counters[0].Name
 			if !strings.Contains(list.String(), `\`+s.Name+`(*)\`+c+"\n") && !strings.Contains(list.String(), `\`+s.Name+`\`+c+"\n") {
 				t.Errorf("typeperf -q does not list %s\\%s", s.Name, c)
@@ -217,7 +231,7 @@ func TestInstallUninstall(t *testing.T) {
 	if err := Install(Options{StateDir: state, Verbose: true}, path, &out); err != nil {
 		t.Fatal(err)
 	}
-	regs, _ := host.ReadRegistrations(state)
+	regs, _ := readRegistrations(state)
 	if len(regs) != 1 || !strings.Contains(out.String(), "Geometric Waves") {
 		t.Fatalf("after install: %v\n%s", regs, out.String())
 	}
@@ -226,7 +240,7 @@ func TestInstallUninstall(t *testing.T) {
 	if err := Install(Options{StateDir: state, Verbose: true}, path, &out); err != nil {
 		t.Fatal(err)
 	}
-	if regs, _ := host.ReadRegistrations(state); len(regs) != 1 || !strings.Contains(out.String(), "replaced the earlier registration") {
+	if regs, _ := readRegistrations(state); len(regs) != 1 || !strings.Contains(out.String(), "replaced the earlier registration") {
 		t.Fatalf("after reinstall: %v\n%s", regs, out.String())
 	}
 	out.Reset()
@@ -236,7 +250,7 @@ func TestInstallUninstall(t *testing.T) {
 	if want := "Info: Successfully uninstalled the performance counters from the counter definition XML file " + path + "\n"; out.String() != want {
 		t.Errorf("output %q, want %q", out.String(), want)
 	}
-	if regs, _ := host.ReadRegistrations(state); len(regs) != 0 {
+	if regs, _ := readRegistrations(state); len(regs) != 0 {
 		t.Fatalf("after uninstall: %v", regs)
 	}
 	if err := Uninstall(Options{StateDir: state}, "{FFEEAADD-965A-4CF9-9C07-FE25378C2A23}", &out); err == nil {
@@ -263,5 +277,43 @@ func TestInstallInvalid(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(state); len(ents) != 0 {
 		t.Errorf("state directory written: %v", ents)
+	}
+}
+
+// readRegistrations returns the V2 registrations of a state directory; a
+// damaged entry is an error.
+func readRegistrations(dir string) ([]statedir.Registration, error) {
+	regs, problems, err := statedir.ReadRegistrations(dir)
+	if err == nil && len(problems) > 0 {
+		err = errors.Join(problems...)
+	}
+	return regs, err
+}
+
+// TestListDamaged: lodctr /q lists the registrations that could be read
+// and names a damaged entry with its repair.
+func TestListDamaged(t *testing.T) {
+	state := t.TempDir()
+	m := filepath.Join("..", "..", "..", "examples", "httpserver", "httpserver.man")
+	if err := Install(Options{StateDir: state}, m, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(state, "providers.json")
+	b, _ := os.ReadFile(path)
+	var rec map[string]any
+	if err := json.Unmarshal(b, &rec); err != nil {
+		t.Fatal(err)
+	}
+	rec["providers"] = append(rec["providers"].([]any), map[string]any{"guid": "{0A1B2C3D-0000-4000-8000-000000000001}", "manifest": "/etc/passwd"})
+	b, _ = json.Marshal(rec)
+	os.WriteFile(path, b, 0o644)
+	var out bytes.Buffer
+	if err := List(Options{StateDir: state}, &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"PerfcExampleHTTPServer", "damaged: registration file " + path + ", entry 2", "perfc unlodctr {0A1B2C3D-0000-4000-8000-000000000001}"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("lodctr /q output lacks %q:\n%s", want, out.String())
+		}
 	}
 }

@@ -61,7 +61,7 @@ func TestV1Registration(t *testing.T) {
 	state := t.TempDir()
 	reg := V1Registration{
 		Name: "widgets", Exec: sh, Args: []string{script, objFile, "9000"}, Objects: []uint32{9000},
-		Names: []V1Name{{9000, "Legacy Widgets", "Widgets made by a V1 provider."}, {9002, "Widgets Made", "How many widgets."}},
+		Names: []V1Name{{Index: 9000, Name: "Legacy Widgets", Help: "Widgets made by a V1 provider."}, {Index: 9002, Name: "Widgets Made", Help: "How many widgets."}},
 	}
 	if err := RegisterV1(state, reg); err != nil {
 		t.Fatal(err)
@@ -146,9 +146,9 @@ func TestV1RegistrationRejected(t *testing.T) {
 		{"relative exec", V1Registration{Name: "a", Exec: "sh"}, "not an absolute path"},
 		{"missing exec", V1Registration{Name: "a", Exec: "/nonexistent/provider"}, "no such file"},
 		{"no name", V1Registration{Exec: sh}, "no name"},
-		{"odd index", V1Registration{Name: "a", Exec: sh, Names: []V1Name{{9001, "x", ""}}}, "even index"},
+		{"odd index", V1Registration{Name: "a", Exec: sh, Names: []V1Name{{Index: 9001, Name: "x", Help: ""}}}, "even index"},
 		{"level", V1Registration{Name: "a", Exec: sh, TestLevel: 5}, "test level"},
-		{"renames Processor", V1Registration{Name: "a", Exec: sh, Names: []V1Name{{238, "Widgets", ""}}}, `already names "Processor"`},
+		{"renames Processor", V1Registration{Name: "a", Exec: sh, Names: []V1Name{{Index: 238, Name: "Widgets", Help: ""}}}, `already names "Processor"`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			err := RegisterV1(state, tt.reg)
