@@ -56,6 +56,7 @@ var table = map[string]rule{
 	"engine":         {2, []string{"collect", "counterset", "perfdata", "titles"}},
 	"pdh":            {2, []string{"calc", "counterpath", "countertype", "internal/utf16le", "perfdata", "titles"}},
 	"perflog/pdhcsv": {2, nil},
+	"perflog/blg":    {2, []string{"countertype", "internal/utf16le", "pdh", "perfdata", "titles"}},
 	// L3: the local machine assembled.
 	"host": {3, []string{"collect", "counterset", "engine", "internal/shm", "manifest", "pdh", "perfdata", "system", "titles"}},
 	// L4: tools.
