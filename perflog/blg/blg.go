@@ -187,8 +187,11 @@ func scan(r io.ReaderAt, size int64, name string) (*scanned, error) {
 			}
 			typ := ev[4]
 			fr, fc := le.Uint32(ev[64:]), le.Uint32(ev[68:])
-			if fc == 0 || fc > maxFragments || fr == 0 || fr > fc {
-				return nil, ferr(at+64, "PDH event", "fragment", int64(fr), "fragment %d of %d", fr, fc)
+			if fc == 0 || fc > maxFragments {
+				return nil, ferr(at+68, "PDH event", "fragment count", int64(fc), "outside 1..%d", maxFragments)
+			}
+			if fr == 0 || fr > fc {
+				return nil, ferr(at+64, "PDH event", "fragment", int64(fr), "outside 1..%d (the fragment count)", fc)
 			}
 			data := span{off: at + eventHeaderSize + payloadPrefix, n: es - eventHeaderSize - payloadPrefix}
 			if fr == 1 {
@@ -251,16 +254,16 @@ func readBuffer(r io.ReaderAt, off int64, buf []byte, size int64) error {
 // Offsets in the log-file header record of buffer 0 (a system trace header
 // of 32 bytes followed by TRACE_LOGFILE_HEADER, as documented in evntrace.h).
 const (
-	lhRecord       = bufferHeaderSize
-	lhTrace        = lhRecord + 32
-	lhBufferSize   = lhTrace + 0
-	lhVersion      = lhTrace + 4
-	lhProviderVer  = lhTrace + 8
-	lhProcessors   = lhTrace + 12
-	lhEndTime      = lhTrace + 16
-	lhBuffersWrit  = lhTrace + 36
-	lhPointerSize  = lhTrace + 44
-	tziSize        = 172
+	lhRecord      = bufferHeaderSize
+	lhTrace       = lhRecord + 32
+	lhBufferSize  = lhTrace + 0
+	lhVersion     = lhTrace + 4
+	lhProviderVer = lhTrace + 8
+	lhProcessors  = lhTrace + 12
+	lhEndTime     = lhTrace + 16
+	lhBuffersWrit = lhTrace + 36
+	lhPointerSize = lhTrace + 44
+	tziSize       = 172
 )
 
 func (s *scanned) parseLogHeader(buf []byte, name string) error {

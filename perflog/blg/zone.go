@@ -45,9 +45,13 @@ func parseTZI(b []byte) Zone {
 }
 
 // tzres names the time-zone strings of tzres.dll that logs refer to
-// ("@tzres.dll,-212"). Only references whose text a log's own CSV export
-// showed are listed (FORMAT.md); others are kept as the reference.
+// ("@tzres.dll,-212"); others are kept as the reference. -211/-212 are
+// established by CounterSamples.csv, which Windows wrote from a log holding
+// them; -111/-112 are inferred (FORMAT.md): bias 300 with the US daylight
+// rule, and the same numbering (daylight = standard - 1).
 var tzres = map[string]string{
+	"@tzres.dll,-111": "Eastern Daylight Time",
+	"@tzres.dll,-112": "Eastern Standard Time",
 	"@tzres.dll,-211": "Pacific Daylight Time",
 	"@tzres.dll,-212": "Pacific Standard Time",
 }
@@ -103,7 +107,7 @@ func posixDate(s perfdata.SystemTime) string {
 
 // zoneNameOK reports a name usable inside <...> of a POSIX rule.
 func zoneNameOK(s string) bool {
-	return s != "" && !strings.ContainsAny(s, "<>,\n\x00") && len(s) < 200
+	return s != "" && !strings.ContainsAny(s, "<>\n\x00") && len(s) < 200
 }
 
 // tzif builds a version-2 TZif file with one local time type and no
