@@ -136,6 +136,9 @@ func scan(r io.ReaderAt, size int64, name string) (*scanned, error) {
 		return nil, fmt.Errorf("%s: %w: the file starts with %q, not an event-trace buffer header (buffer size 4 KiB..16 MiB, a trace header marked 0xC0 at offset %d)",
 			orLog(name), ErrNotBLG, printable(h[:16]), bufferHeaderSize)
 	}
+	if int64(bs) > size {
+		return nil, fmt.Errorf("%s: %d bytes, shorter than the buffer size %d its header declares (truncated, or %w)", orLog(name), size, bs, ErrNotBLG)
+	}
 	s := &scanned{}
 	buf := make([]byte, bs)
 	if err := readBuffer(r, 0, buf, size); err != nil {

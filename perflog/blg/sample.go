@@ -2,6 +2,7 @@ package blg
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/perfcounters/perfcounters/countertype"
@@ -64,7 +65,15 @@ type group struct {
 	defs     []perfdata.CounterSpec
 	layout   *perfdata.Layout
 	counters []gcounter
+	byKey    map[gkey]int
 	b        *perfdata.Builder
+}
+
+// gkey identifies a counter within a group: its name, case-insensitively,
+// and its type.
+type gkey struct {
+	name string
+	typ  countertype.Type
 }
 
 type gcounter struct {
@@ -87,20 +96,15 @@ func newPlan(list []Counter, db *titles.DB) (*plan, error) {
 			idx, _ := db.Index(c.Object)
 			gi = len(p.groups)
 			byKey[key] = gi
-			p.groups = append(p.groups, &group{machine: c.Machine, object: c.Object, objIndex: idx, single: true})
+			p.groups = append(p.groups, &group{machine: c.Machine, object: c.Object, objIndex: idx, single: true, byKey: map[gkey]int{}})
 		}
 		g := p.groups[gi]
 		if c.Instance != "" {
 			g.single = false
 		}
-		ci := -1
-		for i, gc := range g.counters {
-			if gc.typ == c.Type && strings.EqualFold(list[firstEntry(p, gi, i)].Name, c.Name) {
-				ci = i
-				break
-			}
-		}
-		if ci < 0 {
+		ckey := gkey{name: strings.ToLower(c.Name), typ: c.Type}
+		ci, ok := g.byKey[ckey]
+		if !ok {
 			idx, _ := db.Index(c.Name)
 			if !c.Type.Known() || c.Type.IsBase() || c.Type.IsText() {
 				return nil, fmt.Errorf("counter %s: counter type 0x%08X cannot be logged as a raw value", c.Path(), uint32(c.Type))
@@ -113,6 +117,7 @@ func newPlan(list []Counter, db *titles.DB) (*plan, error) {
 			}
 			ci = len(g.counters)
 			g.counters = append(g.counters, gc)
+			g.byKey[ckey] = ci
 		}
 		p.entries[k] = entrySlot{group: gi, counter: ci}
 	}
@@ -134,16 +139,6 @@ func numSize(t countertype.Type) uint32 {
 		return 0
 	}
 	return 8
-}
-
-// firstEntry finds the list entry that created counter ci of group gi.
-func firstEntry(p *plan, gi, ci int) int {
-	for k, e := range p.entries {
-		if e.group == gi && e.counter == ci {
-			return k
-		}
-	}
-	return 0
 }
 
 // rawValue is one PDH_RAW_COUNTER.
@@ -186,7 +181,8 @@ func (l *Log) decodeSample(b []byte, rec *record) (*pdh.Sample, error) {
 	}
 	b = b[:total]
 	var raw [][]byte
-	gss := make([]*gsample, len(l.plan.groups))
+	gss := map[int]*gsample{} // by group; only the groups this record has
+	var touched []int
 	k := 0
 	for off := subHeader; off < total; k++ {
 		if total-off < subHeader {
@@ -213,6 +209,7 @@ func (l *Log) decodeSample(b []byte, rec *record) (*pdh.Sample, error) {
 			if gs == nil {
 				gs = &gsample{byName: map[string]int{}, cells: map[[2]int]cell{}}
 				gss[e.group] = gs
+				touched = append(touched, e.group)
 			}
 			c := l.list[k]
 			if kind == subRaw {
@@ -240,10 +237,9 @@ func (l *Log) decodeSample(b []byte, rec *record) (*pdh.Sample, error) {
 		return nil, err
 	}
 	s.Time = l.localTime(rec.stamp)
-	for gi, gs := range gss {
-		if gs == nil {
-			continue
-		}
+	slices.Sort(touched)
+	for _, gi := range touched {
+		gs := gss[gi]
 		blk, probs, err := l.plan.groups[gi].build(gs, s, l.hdr.PerfFreq)
 		if err != nil {
 			return nil, err
@@ -304,6 +300,12 @@ func (g *group) build(gs *gsample, s *pdh.Sample, perfFreq int64) ([]byte, []pdh
 		PerfFreq:        perfFreq,
 		PerfTime100nSec: perfdata.FileTime(s.Time),
 		SystemName:      strings.TrimPrefix(g.machine, `\\`),
+	}
+	// The block holds every instance × every counter; values hold only
+	// what the record has. Bound the block by the record's size, so that
+	// a crafted record cannot make it grow with the square of its size.
+	if cells := len(gs.instances) * len(g.counters); cells > 4096 && cells > 16*len(gs.cells) {
+		return nil, nil, fmt.Errorf("object %s\\%s: %d instances × %d counters for %d values: too sparse to rebuild", g.machine, g.object, len(gs.instances), len(g.counters), len(gs.cells))
 	}
 	var objTime, objFreq int64
 	var setTick, setFreq, set100, setObj, setObjFreq bool
