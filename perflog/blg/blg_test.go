@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -371,5 +372,96 @@ func TestSeek(t *testing.T) {
 	}
 	if l.Recorded() == nil {
 		t.Error("not recorded")
+	}
+}
+
+// TestCounterList: CounterSamples' list, as Windows' CSV names its columns
+// (paths), with the documented types of those counters and the time bases
+// (FORMAT.md §2).
+func TestCounterList(t *testing.T) {
+	l := open(t, "CounterSamples.blg")
+	type entry struct {
+		path     string
+		typ      uint32
+		timeBase int64
+		scale    int32
+	}
+	want := []entry{
+		{`\\charlieparker\network interface(*)\bytes total/sec`, 0x10410500, 2630633, -4},
+		{`\\charlieparker\processor(_total)\% processor time`, 0x21510500, 10000000, 0},
+		{`\\charlieparker\memory\% committed bytes in use`, 0x20020400, 2630633, 0},
+		{`\\charlieparker\memory\cache faults/sec`, 0x10410400, 2630633, -1},
+		{`\\charlieparker\physicaldisk(_total)\% disk time`, 0x20570500, 10000000, 0},
+		{`\\charlieparker\physicaldisk(_total)\current disk queue length`, 0x00010000, 2630633, 1},
+	}
+	got := l.Counters()
+	if len(got) != len(want) {
+		t.Fatalf("%d entries, want %d", len(got), len(want))
+	}
+	for i, w := range want {
+		g := got[i]
+		if g.Path() != w.path || uint32(g.Type) != w.typ || g.TimeBase != w.timeBase || g.Scale != w.scale {
+			t.Errorf("entry %d: %s type 0x%08X base %d scale %d; want %+v", i, g.Path(), uint32(g.Type), g.TimeBase, g.Scale, w)
+		}
+	}
+	if l.Header().PerfFreq != 2630633 {
+		t.Errorf("PerfFreq %d", l.Header().PerfFreq)
+	}
+	// Names are the log's spelling, at English Windows' indexes.
+	for name, idx := range map[string]uint32{"network interface": 510, "processor": 238, "memory": 4, "% processor time": 6, "bytes total/sec": 388} {
+		if got, ok := l.Titles().Index(name); !ok || got != idx || l.Titles().Name(idx) != name {
+			t.Errorf("title %q: index %d (%v), name there %q; want %d", name, got, ok, l.Titles().Name(idx), idx)
+		}
+	}
+}
+
+// TestFailedValues: a value with a failed status is not data. One failed
+// value of an object with another valid one gives a partial Problem naming
+// the placeholder; an object with no valid value is left out.
+func TestFailedValues(t *testing.T) {
+	orig, err := os.ReadFile(filepath.Join("testdata", "CounterSamples.blg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const sample2 = 0x10768 + 48 + 24 // the second sample's data
+	status := func(sub int) int { return sample2 + 8 + 0x1f0 + 48*(sub-1) + 8 }
+	for _, tc := range []struct {
+		name    string
+		subs    []int // kind-1 sub-records (1-based after the list) to fail
+		partial bool
+		object  uint32
+		missing []pdh.MissingValues
+		blocks  int
+	}{
+		{"one of two memory counters", []int{3}, true, 4, []pdh.MissingValues{{Instance: -1, Counters: []uint32{36}}}, 4}, // 36: Cache Faults/sec in English Windows
+		{"both memory counters", []int{2, 3}, false, 4, nil, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := bytes.Clone(orig)
+			for _, s := range tc.subs {
+				le.PutUint32(b[status(s):], 0x800007D0)
+			}
+			l, err := Read(bytes.NewReader(b), int64(len(b)), "f.blg")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := l.Seek(1); err != nil {
+				t.Fatal(err)
+			}
+			s, err := l.Sample(context.Background(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(s.Problems) != 1 {
+				t.Fatalf("problems %v", s.Problems)
+			}
+			p := s.Problems[0]
+			if p.Partial != tc.partial || p.Object != tc.object || !strings.Contains(p.Reason, "PDH_CSTATUS_NO_MACHINE") || fmt.Sprint(p.Missing) != fmt.Sprint(tc.missing) {
+				t.Errorf("problem %+v", p)
+			}
+			if len(s.Blocks) != tc.blocks {
+				t.Errorf("%d blocks, want %d", len(s.Blocks), tc.blocks)
+			}
+		})
 	}
 }
