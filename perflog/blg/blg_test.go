@@ -253,7 +253,7 @@ func TestBadCounterSamples(t *testing.T) {
 		}
 		for k, m := range machines {
 			p := s.Problems[k]
-			if !strings.Contains(p.Reason, list[m].Machine+`\`) || !strings.Contains(p.Reason, "PDH_CSTATUS_NO_MACHINE") {
+			if !strings.HasPrefix(p.Reason, list[m].Machine+": ") || !strings.Contains(p.Reason, "PDH_CSTATUS_NO_MACHINE") {
 				t.Errorf("sample %d problem %d: %q, want machine %s and PDH_CSTATUS_NO_MACHINE", i, k, p.Reason, list[m].Machine)
 			}
 		}

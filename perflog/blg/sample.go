@@ -356,7 +356,7 @@ func (g *group) build(gs *gsample, s *pdh.Sample, perfFreq int64) ([]byte, []pdh
 	}
 	var probs []pdh.Problem
 	if valid == 0 {
-		return nil, []pdh.Problem{{Object: g.objIndex, ObjectName: g.object, Reason: g.machine + `\` + g.object + ": " + strings.Join(reasons, "; ")}}, nil
+		return nil, []pdh.Problem{{Object: g.objIndex, ObjectName: g.object, Reason: g.machine + ": " + strings.Join(reasons, "; ")}}, nil
 	}
 	b := g.b
 	b.Reset(h)
@@ -413,7 +413,7 @@ func (g *group) build(gs *gsample, s *pdh.Sample, perfFreq int64) ([]byte, []pdh
 		if len(reasons) > 0 {
 			reason = strings.Join(reasons, "; ")
 		}
-		probs = append(probs, pdh.Problem{Object: g.objIndex, ObjectName: g.object, Partial: true, Missing: missing, Reason: g.machine + `\` + g.object + ": " + reason})
+		probs = append(probs, pdh.Problem{Object: g.objIndex, ObjectName: g.object, Partial: true, Missing: missing, Reason: g.machine + ": " + reason})
 	}
 	return b.Bytes(), probs, nil
 }
