@@ -162,7 +162,10 @@ func Compute(t ct.Type, cur, prev *Raw) (float64, Status) {
 		if n < 0 {
 			return 0, NegativeValue
 		}
-		return 100 * float64(n) / float64(b), ValidData
+		// N / B first, then × 100: the order Windows' PDH evaluates in
+		// (CounterSamples.csv matches it to the last digit; see
+		// perflog/blg/FORMAT.md).
+		return float64(n) / float64(b) * 100, ValidData
 	case ct.PERF_ELAPSED_TIME:
 		return elapsed(cur)
 	case ct.PERF_COUNTER_TEXT, ct.PERF_COUNTER_NODATA, ct.PERF_COUNTER_HISTOGRAM_TYPE,
@@ -312,7 +315,8 @@ func Compute(t ct.Type, cur, prev *Raw) (float64, Status) {
 		if dn < 0 {
 			return 0, NegativeValue
 		}
-		return 100 * float64(dn) / float64(db), ValidData
+		// ΔN / ΔB first, then × 100, as Windows' PDH (CounterSamples.csv).
+		return float64(dn) / float64(db) * 100, ValidData
 	}
 	return 0, InvalidData
 }

@@ -1,0 +1,387 @@
+package blg
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/perfcounters/perfcounters/countertype"
+	"github.com/perfcounters/perfcounters/internal/utf16le"
+	"github.com/perfcounters/perfcounters/pdh"
+	"github.com/perfcounters/perfcounters/titles"
+)
+
+// Counter is one entry of the log's counter list (event 0x20): a counter
+// path as it was given to the log, with the counter's type and time base
+// where the log knows them (explicitly listed counters).
+type Counter struct {
+	Machine  string // with the leading backslashes, as stored
+	Object   string
+	Instance string // "" none, "*" every instance
+	Parent   string
+	Index    uint32 // instance index (the #n of duplicate names)
+	Name     string // counter name, "*" every counter
+	Type     countertype.Type
+	TimeBase int64 // frequency of the counter's time stamps
+	Scale    int32 // default scale
+	Flags    uint32
+}
+
+// Path is the counter's path as Windows writes it.
+func (c Counter) Path() string {
+	p := c.Machine + `\` + c.Object
+	if c.Instance != "" {
+		inst := c.Instance
+		if c.Parent != "" {
+			inst = c.Parent + "/" + inst
+		}
+		if c.Index > 0 {
+			inst += fmt.Sprintf("#%d", c.Index)
+		}
+		p += "(" + inst + ")"
+	}
+	return p + `\` + c.Name
+}
+
+// explicit reports a counter stored as PDH_RAW_COUNTER values (not as whole
+// PERF_DATA_BLOCKs of a wildcard object).
+func (c Counter) explicit() bool { return c.Name != "*" }
+
+// Log is an open binary log. It is a recorded pdh.Source: Sample returns the
+// samples in the order written. A Log is not safe for concurrent use.
+type Log struct {
+	r       io.ReaderAt
+	closer  io.Closer
+	name    string
+	hdr     Header
+	loc     *time.Location
+	list    []Counter
+	samples []record
+	db      *titles.DB
+	plan    *plan
+	pos     int
+	notes   []string
+	buf     []byte
+}
+
+var _ pdh.Source = (*Log)(nil)
+var _ pdh.Recorded = (*Log)(nil)
+
+func read(r io.ReaderAt, size int64, name string) (*Log, error) {
+	s, err := scan(r, size, name)
+	if err != nil {
+		return nil, err
+	}
+	l := &Log{r: r, name: name, hdr: s.hdr, notes: s.notes}
+	l.loc = s.hdr.Zone.Location()
+	var titleData []byte
+	var titleMachine string
+	for i := range s.records {
+		rec := &s.records[i]
+		switch rec.typ {
+		case EventSample:
+			l.samples = append(l.samples, *rec)
+		case EventCounterList:
+			if l.list != nil {
+				l.notes = append(l.notes, fmt.Sprintf("a second counter list at offset %d is ignored", rec.at))
+				continue
+			}
+			b, err := readRecord(r, rec, nil)
+			if err != nil {
+				return nil, l.errorf(rec.at, err)
+			}
+			if l.list, err = parseCounterList(b, rec.at+eventHeaderSize+payloadPrefix, name); err != nil {
+				return nil, err
+			}
+		case EventTitles:
+			if len(titleData)+rec.size > maxTitleBytes {
+				return nil, &FormatError{File: name, Offset: rec.at, Structure: "title table", Field: "size", Value: int64(len(titleData) + rec.size), Msg: fmt.Sprintf("larger than %d bytes", maxTitleBytes)}
+			}
+			b, err := readRecord(r, rec, nil)
+			if err != nil {
+				return nil, l.errorf(rec.at, err)
+			}
+			m, pairs, err := splitTitles(b, rec.at+eventHeaderSize+payloadPrefix, name)
+			if err != nil {
+				return nil, err
+			}
+			if titleMachine == "" {
+				titleMachine = m
+			}
+			titleData = append(titleData, pairs...)
+		}
+	}
+	var table *titles.DB
+	if len(titleData) > 0 {
+		table, err = titles.ParseMultiSZ(append(titleData, 0, 0))
+		if err != nil {
+			return nil, fmt.Errorf("%s: title table of %s: %w", orLog(name), titleMachine, err)
+		}
+	}
+	if err := l.buildTitles(table); err != nil {
+		return nil, err
+	}
+	if l.plan, err = newPlan(l.list, l.db); err != nil {
+		return nil, fmt.Errorf("%s: %w", orLog(name), err)
+	}
+	if len(l.samples) > 0 && l.list == nil {
+		return nil, &FormatError{File: name, Offset: l.samples[0].at, Structure: "sample record", Msg: "the log has samples but no counter list (event 0x20)"}
+	}
+	return l, nil
+}
+
+func (l *Log) errorf(off int64, err error) error {
+	return fmt.Errorf("%s: record at offset %d: %w", orLog(l.name), off, err)
+}
+
+// splitTitles reads one title-table record: the machine name, then
+// index/name string pairs (UTF-16, each NUL-terminated), closed by an empty
+// string. It returns the pairs re-encoded, to be joined into one Counter
+// MULTI_SZ.
+func splitTitles(b []byte, at int64, name string) (string, []byte, error) {
+	var machine string
+	var out []byte
+	for off, i := 0, 0; off < len(b); i++ {
+		n := utf16le.IndexNUL(b[off:])
+		if n < 0 {
+			if isZero(b[off:]) {
+				break
+			}
+			return "", nil, &FormatError{File: name, Offset: at + int64(off), Structure: "title table", Field: "string", Value: int64(i), Msg: "string without NUL"}
+		}
+		if n == 0 {
+			break // the closing empty string
+		}
+		if i == 0 {
+			machine = utf16le.DecodeLenient(b[off : off+n])
+		} else {
+			out = append(out, b[off:off+n+2]...)
+		}
+		off += n + 2
+	}
+	return machine, out, nil
+}
+
+// Counter-list entry layout (offsets in an entry).
+const (
+	clHeader      = 8
+	ceLength      = 0
+	ceFlags       = 4
+	ceType        = 12
+	ceTimeBase    = 16
+	ceScale       = 24
+	ceMachine     = 28
+	ceObject      = 32
+	ceInstance    = 36
+	ceParent      = 40
+	ceIndex       = 44
+	ceCounter     = 48
+	ceStrings     = 52
+	maxListLength = 1 << 20
+)
+
+// parseCounterList decodes event 0x20.
+func parseCounterList(b []byte, at int64, name string) ([]Counter, error) {
+	ferr := func(off int, st, field string, v int64, msg string, args ...any) error {
+		return &FormatError{File: name, Offset: at + int64(off), Structure: st, Field: field, Value: v, Msg: fmt.Sprintf(msg, args...)}
+	}
+	if len(b) < clHeader {
+		return nil, ferr(0, "counter list", "length", int64(len(b)), "shorter than its %d-byte header", clHeader)
+	}
+	out := []Counter{}
+	for off := clHeader; off < len(b); {
+		if len(b)-off < ceStrings {
+			if isZero(b[off:]) {
+				break
+			}
+			return nil, ferr(off, "counter list entry", "length", int64(len(b)-off), "only %d bytes left, an entry needs %d", len(b)-off, ceStrings)
+		}
+		n := int(le.Uint32(b[off+ceLength:]))
+		if n < ceStrings || n > len(b)-off {
+			return nil, ferr(off, "counter list entry", "Length", int64(n), "outside %d..%d", ceStrings, len(b)-off)
+		}
+		if len(out) >= maxListLength {
+			return nil, ferr(off, "counter list", "entries", int64(len(out)), "too many")
+		}
+		e := b[off : off+n]
+		strs := e[ceStrings:]
+		str := func(field string, fo int, optional bool) (string, error) {
+			v := int32(le.Uint32(e[fo:]))
+			if v == -1 && optional {
+				return "", nil
+			}
+			if v < 0 || int(v) >= len(strs) {
+				return "", ferr(off+fo, "counter list entry", field, int64(v), "string offset outside the entry's %d string bytes", len(strs))
+			}
+			k := utf16le.IndexNUL(strs[v:])
+			if k < 0 || int(v)%2 != 0 {
+				return "", ferr(off+fo, "counter list entry", field, int64(v), "string has no NUL inside the entry")
+			}
+			return utf16le.DecodeLenient(strs[v : int(v)+k]), nil
+		}
+		var c Counter
+		var err error
+		if c.Machine, err = str("machine", ceMachine, false); err != nil {
+			return nil, err
+		}
+		if c.Object, err = str("object", ceObject, false); err != nil {
+			return nil, err
+		}
+		if c.Instance, err = str("instance", ceInstance, true); err != nil {
+			return nil, err
+		}
+		if c.Parent, err = str("parent", ceParent, true); err != nil {
+			return nil, err
+		}
+		if c.Name, err = str("counter", ceCounter, false); err != nil {
+			return nil, err
+		}
+		c.Flags = le.Uint32(e[ceFlags:])
+		c.Type = countertype.Type(le.Uint32(e[ceType:]))
+		c.TimeBase = int64(le.Uint64(e[ceTimeBase:]))
+		c.Scale = int32(le.Uint32(e[ceScale:]))
+		c.Index = le.Uint32(e[ceIndex:])
+		if c.Index > 1<<20 {
+			return nil, ferr(off+ceIndex, "counter list entry", "instance index", int64(c.Index), "too large")
+		}
+		if c.Object == "" || c.Name == "" {
+			return nil, ferr(off, "counter list entry", "object/counter", 0, "empty object or counter name in %q", c.Path())
+		}
+		out = append(out, c)
+		off += n
+	}
+	return out, nil
+}
+
+func isZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// buildTitles makes the title database of the log: the log's own table
+// (event 0x24) when it has one, with the names of explicitly listed
+// counters added; otherwise the names of the listed counters, spelled as
+// the log spells them (PDH writes a log's paths as stored), at English
+// Windows' indexes where the name is known there.
+func (l *Log) buildTitles(table *titles.DB) error {
+	ref := table
+	db := table
+	if table == nil {
+		ref = titles.English()
+		db = titles.New()
+	}
+	next := max(ref.LastCounter(), db.LastCounter()) + 2
+	next += next % 2
+	add := func(name string) error {
+		if i, ok := db.Index(name); ok && strings.EqualFold(db.Name(i), name) {
+			return nil
+		}
+		if i, ok := ref.Index(name); ok && (db.Name(i) == "" || strings.EqualFold(db.Name(i), name)) {
+			return db.SetAt(i, name, "")
+		}
+		if err := db.SetAt(next, name, ""); err != nil {
+			return err
+		}
+		next += 2
+		return nil
+	}
+	for _, c := range l.list {
+		if !c.explicit() {
+			continue
+		}
+		if err := add(c.Object); err != nil {
+			return fmt.Errorf("%s: counter %s: %w", orLog(l.name), c.Path(), err)
+		}
+		if err := add(c.Name); err != nil {
+			return fmt.Errorf("%s: counter %s: %w", orLog(l.name), c.Path(), err)
+		}
+	}
+	l.db = db
+	return nil
+}
+
+// Header returns what the log-file header says.
+func (l *Log) Header() Header { return l.hdr }
+
+// Counters returns the log's counter list.
+func (l *Log) Counters() []Counter { return l.list }
+
+// Location is the time zone of the machine that wrote the log, with its
+// Windows names; text logs written from this log use it.
+func (l *Log) Location() *time.Location { return l.loc }
+
+// Notes says what the reader skipped or repaired (a truncated buffer, an
+// incomplete last record).
+func (l *Log) Notes() []string { return l.notes }
+
+// Close closes the file opened by Open.
+func (l *Log) Close() error {
+	if l.closer != nil {
+		return l.closer.Close()
+	}
+	return nil
+}
+
+// Titles is the title database that names the indexes of the samples.
+func (l *Log) Titles() *titles.DB { return l.db }
+
+// Recorded returns the Log itself.
+func (l *Log) Recorded() pdh.Recorded { return l }
+
+// Len is the number of samples.
+func (l *Log) Len() int { return len(l.samples) }
+
+// Pos is the position of the sample the next Sample returns.
+func (l *Log) Pos() int { return l.pos }
+
+// Seek makes the next Sample return sample i.
+func (l *Log) Seek(i int) error {
+	if i < 0 || i > len(l.samples) {
+		return fmt.Errorf("%s: sample %d out of range 0..%d", orLog(l.name), i, len(l.samples))
+	}
+	l.pos = i
+	return nil
+}
+
+// Time is the time of sample i: the time stamp of its record, written in
+// the local time of the logging machine, converted to UTC with the log's
+// time zone.
+func (l *Log) Time(i int) time.Time { return l.localTime(l.samples[i].stamp) }
+
+// localTime converts a FILETIME holding local wall-clock time to UTC.
+func (l *Log) localTime(ft int64) time.Time {
+	w := fileTimeUTC(ft)
+	return time.Date(w.Year(), w.Month(), w.Day(), w.Hour(), w.Minute(), w.Second(), w.Nanosecond(), l.loc).UTC()
+}
+
+// Sample returns the next sample. A sample that cannot be decoded is an
+// error naming its record; the position still advances, so a caller may
+// go on with the next one. Values the log marks as failed (a machine that
+// did not answer) are the sample's Problems, not errors. objects is
+// ignored.
+func (l *Log) Sample(ctx context.Context, objects []uint32) (*pdh.Sample, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if l.pos >= len(l.samples) {
+		return nil, io.EOF
+	}
+	rec := &l.samples[l.pos]
+	l.pos++
+	b, err := readRecord(l.r, rec, l.buf)
+	if err != nil {
+		return nil, l.errorf(rec.at, err)
+	}
+	l.buf = b
+	s, err := l.decodeSample(b, rec)
+	if err != nil {
+		return nil, fmt.Errorf("%s: sample %d (record at offset %d): %w", orLog(l.name), l.pos, rec.at, err)
+	}
+	return s, nil
+}

@@ -1,0 +1,137 @@
+package blg
+
+import (
+	"encoding/binary"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/perfcounters/perfcounters/internal/utf16le"
+	"github.com/perfcounters/perfcounters/perfdata"
+)
+
+// Zone is the TIME_ZONE_INFORMATION of the machine that wrote the log.
+// Biases are minutes west of UTC (UTC = local + bias). The dates are
+// TIME_ZONE_INFORMATION's transition rules: Month 0 means no daylight time;
+// Year 0 means "the Day-th DayOfWeek of Month" (Day 5: the last).
+type Zone struct {
+	Bias                       int32
+	StandardName, DaylightName string
+	StandardDate, DaylightDate perfdata.SystemTime
+	StandardBias, DaylightBias int32
+}
+
+// parseTZI decodes a 172-byte TIME_ZONE_INFORMATION.
+func parseTZI(b []byte) Zone {
+	st := func(p []byte) perfdata.SystemTime {
+		u := func(i int) uint16 { return binary.LittleEndian.Uint16(p[2*i:]) }
+		return perfdata.SystemTime{Year: u(0), Month: u(1), DayOfWeek: u(2), Day: u(3), Hour: u(4), Minute: u(5), Second: u(6), Milliseconds: u(7)}
+	}
+	name := func(p []byte) string {
+		if n := utf16le.IndexNUL(p); n >= 0 {
+			p = p[:n]
+		}
+		return resolveZoneName(utf16le.DecodeLenient(p))
+	}
+	return Zone{
+		Bias:         int32(le.Uint32(b[0:])),
+		StandardName: name(b[4:68]),
+		StandardDate: st(b[68:84]),
+		StandardBias: int32(le.Uint32(b[84:])),
+		DaylightName: name(b[88:152]),
+		DaylightDate: st(b[152:168]),
+		DaylightBias: int32(le.Uint32(b[168:])),
+	}
+}
+
+// tzres names the time-zone strings of tzres.dll that logs refer to
+// ("@tzres.dll,-212"); others are kept as the reference. -211/-212 are
+// established by CounterSamples.csv, which Windows wrote from a log holding
+// them; -111/-112 are inferred (FORMAT.md): bias 300 with the US daylight
+// rule, and the same numbering (daylight = standard - 1).
+var tzres = map[string]string{
+	"@tzres.dll,-111": "Eastern Daylight Time",
+	"@tzres.dll,-112": "Eastern Standard Time",
+	"@tzres.dll,-211": "Pacific Daylight Time",
+	"@tzres.dll,-212": "Pacific Standard Time",
+}
+
+func resolveZoneName(s string) string {
+	if n, ok := tzres[strings.ToLower(s)]; ok {
+		return n
+	}
+	return s
+}
+
+// Location returns a time.Location following the zone's rules, whose
+// zone names are the Windows names (as PDH writes them into text logs).
+// A zone whose rule cannot be expressed (absolute transition dates) is
+// taken as standard time all year.
+func (z Zone) Location() *time.Location {
+	std := z.StandardName
+	if std == "" {
+		std = "Local"
+	}
+	stdOff := -(z.Bias + z.StandardBias) * 60
+	d, s := z.DaylightDate, z.StandardDate
+	if d.Month == 0 || s.Month == 0 || d.Year != 0 || s.Year != 0 || !validRule(d) || !validRule(s) || !zoneNameOK(std) || !zoneNameOK(z.DaylightName) {
+		return time.FixedZone(std, int(stdOff))
+	}
+	// A POSIX TZ rule in the footer of a TZif file with no transitions:
+	// the only way to give time.Location recurring rules.
+	rule := fmt.Sprintf("<%s>%s<%s>%s,%s,%s", std, posixOffset(z.Bias+z.StandardBias), z.DaylightName,
+		posixOffset(z.Bias+z.DaylightBias), posixDate(d), posixDate(s))
+	loc, err := time.LoadLocationFromTZData(std, tzif(rule, int(stdOff), std))
+	if err != nil {
+		return time.FixedZone(std, int(stdOff))
+	}
+	return loc
+}
+
+func validRule(s perfdata.SystemTime) bool {
+	return s.Month >= 1 && s.Month <= 12 && s.Day >= 1 && s.Day <= 5 && s.DayOfWeek <= 6 && s.Hour < 24 && s.Minute < 60
+}
+
+// posixOffset writes a bias in minutes west as a POSIX offset.
+func posixOffset(bias int32) string {
+	sign := ""
+	if bias < 0 {
+		sign, bias = "-", -bias
+	}
+	return fmt.Sprintf("%s%d:%02d", sign, bias/60, bias%60)
+}
+
+func posixDate(s perfdata.SystemTime) string {
+	return fmt.Sprintf("M%d.%d.%d/%d:%02d:%02d", s.Month, s.Day, s.DayOfWeek, s.Hour, s.Minute, s.Second)
+}
+
+// zoneNameOK reports a name usable inside <...> of a POSIX rule.
+func zoneNameOK(s string) bool {
+	return s != "" && !strings.ContainsAny(s, "<>\n\x00") && len(s) < 200
+}
+
+// tzif builds a version-2 TZif file with one local time type and no
+// transitions whose footer holds rule.
+func tzif(rule string, off int, abbr string) []byte {
+	var b []byte
+	hdr := func(typecnt, charcnt int) {
+		b = append(b, "TZif2"...)
+		b = append(b, make([]byte, 15)...)
+		for _, n := range []int{0, 0, 0, 0, typecnt, charcnt} { // isut, isstd, leap, time, type, char
+			b = binary.BigEndian.AppendUint32(b, uint32(n))
+		}
+	}
+	body := func() {
+		b = binary.BigEndian.AppendUint32(b, uint32(int32(off)))
+		b = append(b, 0, 0) // isdst, abbreviation index
+		b = append(b, abbr...)
+		b = append(b, 0)
+	}
+	hdr(1, len(abbr)+1)
+	body()
+	hdr(1, len(abbr)+1)
+	body()
+	b = append(b, '\n')
+	b = append(b, rule...)
+	return append(b, '\n')
+}
