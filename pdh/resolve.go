@@ -221,6 +221,9 @@ func locate(ctx context.Context, src Source, db *titles.DB, p counterpath.Path, 
 			}
 			return l, nil
 		}
+		if e := failedObject(smp, path, p.Object, idx); e != nil {
+			return located{}, e
+		}
 	}
 	smp, err := peek(ctx, src, nil)
 	if err != nil {
@@ -229,6 +232,9 @@ func locate(ctx context.Context, src Source, db *titles.DB, p counterpath.Path, 
 	if l, ok := find(smp, db, p.Object, idx, ok); ok {
 		return l, nil
 	}
+	if e := failedObject(smp, path, p.Object, idx); ok && e != nil {
+		return located{}, e
+	}
 	var have []string
 	for _, blk := range smp.Blocks {
 		for it := blk.Objects(); it.Next(); {
@@ -236,6 +242,18 @@ func locate(ctx context.Context, src Source, db *titles.DB, p counterpath.Path, 
 		}
 	}
 	return located{}, newPathError(path, "object", p.Object, "", calc.NoObject, have)
+}
+
+// failedObject is the error for an object the source knows but could not
+// deliver (its provider failed): the provider's reason, not "no object".
+func failedObject(smp *Sample, path, name string, idx uint32) *PathError {
+	for _, pr := range smp.Problems {
+		if pr.Object == idx && !pr.Partial {
+			return &PathError{Path: path, Part: "object", Name: name, Status: calc.NoObject,
+				Msg: fmt.Sprintf("object %q could not be collected: %s", name, pr.Reason)}
+		}
+	}
+	return nil
 }
 
 // find looks for the object named name (or with index idx when byIndex)

@@ -567,3 +567,17 @@ func TestIdentityByTitleIndex(t *testing.T) {
 		t.Errorf("foo#1 = %+v, want NewData (a new process, not pid 150's successor)", got["foo#1"])
 	}
 }
+
+// TestFailedObjectNamed: adding a counter of an object whose provider
+// failed says why (the provider's reason), not merely "no object".
+func TestFailedObjectNamed(t *testing.T) {
+	s := buildSample(t, t0, []proc{{"a", 1, 1, 0}}, nil)
+	src := &memSource{db: titles.English(), samples: [][]byte{s},
+		problems: map[int][]Problem{0: {{Object: 238, ObjectName: "Processor", Reason: "V1 provider cpu: collect timed out after 500ms"}}}}
+	q := OpenQuery(src)
+	_, err := q.AddCounter(`\Processor(_Total)\% Processor Time`)
+	var pe *PathError
+	if !errors.As(err, &pe) || pe.Status != calc.NoObject || !strings.Contains(err.Error(), "V1 provider cpu: collect timed out") {
+		t.Fatalf("AddCounter: %v, want a NoObject PathError with the provider's reason", err)
+	}
+}
