@@ -52,7 +52,7 @@ func TestV1FailureReachesTypeperf(t *testing.T) {
 	}
 	obj := db.LastCounter() + 2
 	reg := state.V1Registration{Name: "flaky", Exec: sh, Args: []string{script}, Objects: []uint32{obj},
-		Names: []state.V1Name{{Index: obj, Name: "Flaky Widgets", Help: "Widgets."}, {Index: obj + 2, Name: "Widgets Made", Help: "How many."}},
+		Names:     []state.V1Name{{Index: obj, Name: "Flaky Widgets", Help: "Widgets."}, {Index: obj + 2, Name: "Widgets Made", Help: "How many."}},
 		TimeoutMS: 5000}
 	if err := state.RegisterV1(stateDir, reg, state.RegisterOptions{Builtin: host.BuiltinTitles}); err != nil {
 		t.Fatal(err)
