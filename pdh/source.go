@@ -3,7 +3,6 @@ package pdh
 import (
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -300,6 +299,3 @@ func (bf *BlockFiles) Sample(ctx context.Context, objects []uint32) (*Sample, er
 	bf.next++
 	return s, nil
 }
-
-// errNoSample is returned by readers before the first Collect.
-var errNoSample = errors.New("pdh: no sample collected yet")

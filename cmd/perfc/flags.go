@@ -143,20 +143,6 @@ type helpShown struct{}
 
 func (helpShown) Error() string { return "help shown" }
 
-// helpRequested reports whether args ask for a command's help in any of the
-// spellings parseFlags accepts, before any "--".
-func helpRequested(args []string) bool {
-	for _, a := range args {
-		if a == "--" {
-			return false
-		}
-		if name, _, hasVal, ok := winOption(a); ok && !hasVal && isHelpOption(name) {
-			return true
-		}
-	}
-	return false
-}
-
 // printHelp writes the help screen of the command fs belongs to: its
 // synopsis, every option with its meaning, notes and examples (help.go),
 // to the flag set's output.
