@@ -48,7 +48,7 @@ func BenchmarkAdd(b *testing.B) {
 }
 
 func BenchmarkCounterAdd(b *testing.B) {
-	c := benchInstance(b).Counter(0)
+	c := benchInstance(b).MustCounter(0)
 	b.ReportAllocs()
 	for b.Loop() {
 		c.Add(1)
@@ -56,7 +56,7 @@ func BenchmarkCounterAdd(b *testing.B) {
 }
 
 func BenchmarkRefSet(b *testing.B) {
-	r := benchInstance(b).Ref(3)
+	r := benchInstance(b).MustRef(3)
 	b.ReportAllocs()
 	var i uint64
 	for b.Loop() {
@@ -68,7 +68,7 @@ func BenchmarkRefSet(b *testing.B) {
 // BenchmarkShardedAdd runs 2 goroutines per GOMAXPROCS
 // (b.SetParallelism(2)) adding to one sharded counter.
 func BenchmarkShardedAdd(b *testing.B) {
-	sc := benchInstance(b).Sharded(10)
+	sc := benchInstance(b).MustSharded(10)
 	b.SetParallelism(2)
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
@@ -79,7 +79,7 @@ func BenchmarkShardedAdd(b *testing.B) {
 }
 
 func BenchmarkShardWriterAdd(b *testing.B) {
-	sc := benchInstance(b).Sharded(10)
+	sc := benchInstance(b).MustSharded(10)
 	b.SetParallelism(2)
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
@@ -91,7 +91,7 @@ func BenchmarkShardWriterAdd(b *testing.B) {
 }
 
 func BenchmarkCounterAddContended(b *testing.B) {
-	c := benchInstance(b).Counter(0)
+	c := benchInstance(b).MustCounter(0)
 	b.SetParallelism(2)
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {

@@ -191,8 +191,8 @@ func (s *Scanner) scanBase() {
 		}
 		return strings.Compare(a, b)
 	})
-	perUser := map[uint32]int{}  // directories
-	segsOf := map[uint32]int{}   // segments
+	perUser := map[uint32]int{} // directories
+	segsOf := map[uint32]int{}  // segments
 	total := 0
 	for _, name := range dirs {
 		uid, _, _ := parseUserDir(name)
