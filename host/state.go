@@ -84,6 +84,10 @@ type Registration struct {
 	Source   string            `json:"source"`   // the manifest path given to lodctr
 	Manifest string            `json:"manifest"` // the copy, relative to the state directory
 	Sets     []SetRegistration `json:"sets"`
+	// Publishers are the uids whose segments may publish the provider's
+	// counter sets; empty means root only. Data from anyone else is
+	// ignored and reported.
+	Publishers []uint32 `json:"publishers,omitempty"`
 }
 
 // SetRegistration is a registered counter set and its title indexes.

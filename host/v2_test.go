@@ -12,6 +12,7 @@ import (
 
 	"github.com/perfcounters/perfcounters/counterset"
 	"github.com/perfcounters/perfcounters/countertype"
+	"github.com/perfcounters/perfcounters/engine"
 	"github.com/perfcounters/perfcounters/internal/shm"
 	"github.com/perfcounters/perfcounters/manifest"
 	"github.com/perfcounters/perfcounters/perfdata"
@@ -137,11 +138,29 @@ func TestV2Collection(t *testing.T) {
 	if multi.single || len(multi.names) != 1 || multi.names[0] != "_Total" || !slices.Equal(multi.rows["_Total"], []uint64{0, 0, 0, 0}) {
 		t.Errorf("multi without providers: %+v, want only a zero _Total", multi)
 	}
+	// Their zeros are placeholders: the result marks every value of the
+	// one instance unavailable, and says why.
+	r, err := h.QueryValue(context.Background(), "Global")
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, name := range []string{"Perfc Test Single", "Perfc Test Global"} {
 		s := collectObject(t, h, idx[name])
 		if !s.single || slices.ContainsFunc(s.rows[""], func(v uint64) bool { return v != 0 }) {
-			t.Errorf("%s without providers: %+v, want one zero block", name, s)
+			t.Errorf("%s without providers: %+v, want one block of placeholders", name, s)
 		}
+		i := slices.IndexFunc(r.Partial, func(p engine.Problem) bool { return p.NameIndex == idx[name] })
+		if i < 0 {
+			t.Errorf("%s without providers: not reported as partial (partial: %v)", name, r.Partial)
+			continue
+		}
+		p := r.Partial[i]
+		if len(p.Missing) != 1 || p.Missing[0].Instance != -1 || len(p.Missing[0].Counters) != 0 || !strings.Contains(p.Err.Error(), "provider not running") {
+			t.Errorf("%s without providers: partial %+v, want every value of the single instance missing because the provider is not running", name, p)
+		}
+	}
+	if i := slices.IndexFunc(r.Partial, func(p engine.Problem) bool { return p.NameIndex == idx["Perfc Test Multi"] }); i >= 0 {
+		t.Errorf("multi-instance set without providers reported partial: %v", r.Partial[i])
 	}
 
 	sets := testSets(t)
