@@ -1,11 +1,18 @@
 package host
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +20,7 @@ import (
 	"github.com/perfcounters/perfcounters/counterset"
 	"github.com/perfcounters/perfcounters/countertype"
 	"github.com/perfcounters/perfcounters/engine"
+	"github.com/perfcounters/perfcounters/internal/asuser"
 	"github.com/perfcounters/perfcounters/internal/shm"
 	"github.com/perfcounters/perfcounters/manifest"
 	"github.com/perfcounters/perfcounters/perfdata"
@@ -275,5 +283,178 @@ func TestV2OneScanPerSample(t *testing.T) {
 	v.scan(2)
 	if v.scanned == s1 {
 		t.Fatal("a new sample did not scan again")
+	}
+}
+
+// TestAttackSpoofedSet: bob publishes segments carrying the counter sets
+// that root registered (no publishers named: root only): a fake instance
+// under the real instance's name, a fake single-instance value, and his
+// segment's owner pid rewritten to 1 so it sorts first. The consumer must
+// show root's data only and report bob's once. Registering bob as a
+// publisher then lets his data in. Before: any user's segment with the
+// set's GUID was merged in, and pid 1 won the single-instance value.
+func TestAttackSpoofedSet(t *testing.T) {
+	if _, ok := asuser.Step(); ok {
+		base := os.Getenv("BASE")
+		if err := os.Chdir(os.Getenv("PKGDIR")); err != nil { // for testdata/
+			t.Fatal(err)
+		}
+		sets := testSets(t)
+		p, err := provider.Start("{0A1B2C3D-0000-4000-8000-0000000000EE}", provider.Options{Dir: base, MaxInstances: 16, HeapSize: 1 << 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Close()
+		m, err := p.AddSet(sets["Perfc Test Multi"])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range []string{"real", "fake"} {
+			in, err := m.CreateInstance(name, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			in.Set(1, 666)
+		}
+		s, err := p.AddSet(sets["Perfc Test Single"])
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Single().Set(1, 666)
+		// Claim to be pid 1, with its start time (world-readable), so that
+		// this segment sorts first and passes the owner checks.
+		stat, err := os.ReadFile("/proc/1/stat")
+		if err != nil {
+			t.Fatal(err)
+		}
+		fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+		start, err := strconv.ParseUint(fields[19], 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.OpenFile(p.Path(), os.O_RDWR, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var hdr [16]byte
+		binary.LittleEndian.PutUint32(hdr[0:], 1)     // owner pid, offset 32
+		binary.LittleEndian.PutUint64(hdr[8:], start) // owner start time, offset 40
+		if _, err := f.WriteAt(hdr[:], 32); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		fmt.Println("READY", p.Path())
+		io.Copy(io.Discard, os.Stdin)
+		return
+	}
+	r := asuser.New(t)
+	base := shmTestDir(t)
+	if err := os.Chmod(base, os.ModeSticky|0o777); err != nil {
+		t.Fatal(err)
+	}
+	state := t.TempDir()
+	reg := register(t, state, "testdata/v2test.man")[0].Registration
+	idx := map[string]uint32{}
+	for _, s := range reg.Sets {
+		idx[s.Name] = s.NameIndex
+	}
+	sets := testSets(t)
+	p, err := provider.Start("{0A1B2C3D-0000-4000-8000-0000000000A1}", provider.Options{Dir: base, MaxInstances: 16, HeapSize: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	m, err := p.AddSet(sets["Perfc Test Multi"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := m.CreateInstance("real", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.Set(1, 5)
+	single, err := p.AddSet(sets["Perfc Test Single"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	single.Single().Set(1, 42)
+
+	pkgDir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := r.Command(asuser.Bob, "TestAttackSpoofedSet", "spoof", "BASE="+base, "PKGDIR="+pkgDir)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { stdin.Close(); cmd.Wait() }()
+	var bobSeg string
+	var said strings.Builder
+	for sc := bufio.NewScanner(stdout); sc.Scan(); {
+		said.WriteString(sc.Text() + "\n")
+		if rest, ok := strings.CutPrefix(sc.Text(), "READY "); ok {
+			bobSeg = rest
+			break
+		}
+	}
+	if bobSeg == "" {
+		t.Fatalf("bob's provider did not start:\n%s", said.String())
+	}
+	go io.Copy(io.Discard, stdout)
+
+	var logs logBuffer
+	h, err := New(Options{StateDir: state, SegmentDir: base, MaxKeptFiles: 64, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	for round := range 2 {
+		multi := collectObject(t, h, idx["Perfc Test Multi"])
+		if !slices.Equal(multi.names, []string{"real", "_Total"}) || multi.rows["real"][0] != 5 || multi.rows["_Total"][0] != 5 {
+			t.Errorf("round %d: multi %v %v; want root's instance only (Hits 5)", round, multi.names, multi.rows)
+		}
+		if s := collectObject(t, h, idx["Perfc Test Single"]); !slices.Equal(s.rows[""], []uint64{42}) {
+			t.Errorf("round %d: single = %v, want root's 42, not bob's 666", round, s.rows[""])
+		}
+	}
+	if n := strings.Count(logs.String(), bobSeg+" (uid 61002)"); n != 2 {
+		t.Errorf("bob's segment reported %d times over two samples, want once per set (2):\n%s", n, logs.String())
+	}
+	h.Close()
+
+	// Registered as a publisher, bob's data is taken.
+	recPath := filepath.Join(state, "providers.json")
+	data, err := os.ReadFile(recPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec stateRecord
+	if err := json.Unmarshal(data, &rec); err != nil {
+		t.Fatal(err)
+	}
+	rec.Providers[0].Publishers = []uint32{0, asuser.Bob.UID}
+	if data, err = json.Marshal(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(recPath, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h2, err := New(Options{StateDir: state, SegmentDir: base, MaxKeptFiles: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h2.Close()
+	multi := collectObject(t, h2, idx["Perfc Test Multi"])
+	if len(multi.names) != 4 || multi.rows["_Total"][0] != 5+666+666 {
+		t.Errorf("bob registered: multi %v %v; want root's and bob's instances", multi.names, multi.rows)
 	}
 }
