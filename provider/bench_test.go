@@ -101,6 +101,32 @@ func BenchmarkCounterAddContended(b *testing.B) {
 	})
 }
 
+// BenchmarkBareAtomicAddContended is the yardstick of the contended
+// benchmarks: 2 goroutines per GOMAXPROCS adding to one Go atomic.
+func BenchmarkBareAtomicAddContended(b *testing.B) {
+	var v atomic.Uint64
+	b.SetParallelism(2)
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			v.Add(1)
+		}
+	})
+}
+
+// BenchmarkAddContended is Instance.Add by id from 2 goroutines per
+// GOMAXPROCS on one counter.
+func BenchmarkAddContended(b *testing.B) {
+	in := benchInstance(b)
+	b.SetParallelism(2)
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			in.Add(0, 1)
+		}
+	})
+}
+
 // BenchmarkCollect1000x20 scans one segment of 1,000 instances of a
 // 20-counter set and reports the scanner's CPU time (user+system, from
 // getrusage) per scan as cpu-ns/op.

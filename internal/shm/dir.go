@@ -1,16 +1,17 @@
 package shm
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -166,38 +167,54 @@ func openUserDir(baseFD int, path, name string, uid uint32) (int, error) {
 	return fd, nil
 }
 
-// readDirNames lists the directory open as fd (which stays open) in
-// batches, keeping only the names keep accepts, at most limit of them; it
-// returns how many accepted names were beyond the limit.
-func readDirNames(fd int, path string, keep func(string) bool, limit int) (names []string, excess int, err error) {
-	dup, err := unix.Dup(fd)
-	if err != nil {
-		return nil, 0, &os.PathError{Op: "list", Path: path, Err: err}
+// readDirNames lists the directory open as fd (which stays open; it is
+// read from its start) with getdents64 into buf, appending to names those
+// keep accepts, at most limit of them; it returns how many accepted names
+// were beyond the limit. keep must not retain its argument (it points into
+// buf). A nil buf gets a fresh one.
+func readDirNames(fd int, path string, keep func(string) bool, limit int, buf []byte, names []string) (_ []string, excess int, err error) {
+	if _, err := unix.Seek(fd, 0, 0); err != nil {
+		return names, 0, &os.PathError{Op: "list", Path: path, Err: err}
 	}
-	unix.CloseOnExec(dup)
-	if _, err := unix.Seek(dup, 0, 0); err != nil {
-		unix.Close(dup)
-		return nil, 0, &os.PathError{Op: "list", Path: path, Err: err}
+	if len(buf) < 4096 {
+		buf = make([]byte, 8192)
 	}
-	f := os.NewFile(uintptr(dup), path)
-	defer f.Close()
+	kept := 0
 	for {
-		batch, err := f.Readdirnames(readdirBatch)
-		for _, n := range batch {
-			if !keep(n) {
+		n, err := unix.Getdents(fd, buf)
+		if err != nil {
+			if errors.Is(err, unix.EINTR) {
 				continue
 			}
-			if len(names) < limit {
-				names = append(names, n)
+			return names, excess, &os.PathError{Op: "list", Path: path, Err: err}
+		}
+		if n <= 0 {
+			return names, excess, nil
+		}
+		for rec := buf[:n]; len(rec) >= 19; {
+			// struct linux_dirent64: ino u64, off s64, reclen u16, type u8, name.
+			reclen := int(le.Uint16(rec[16:]))
+			if reclen < 19 || reclen > len(rec) {
+				break
+			}
+			name := rec[19:reclen]
+			if i := bytes.IndexByte(name, 0); i >= 0 {
+				name = name[:i]
+			}
+			ino := le.Uint64(rec[0:])
+			rec = rec[reclen:]
+			if ino == 0 || len(name) == 0 {
+				continue
+			}
+			if !keep(unsafe.String(&name[0], len(name))) {
+				continue
+			}
+			if kept < limit {
+				names = append(names, string(name))
+				kept++
 			} else {
 				excess++
 			}
-		}
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return names, excess, nil
-			}
-			return names, excess, &os.PathError{Op: "list", Path: path, Err: err}
 		}
 	}
 }
@@ -253,7 +270,7 @@ func openOwnDir(base string, create bool) (ownDir, error) {
 	cands, _, _ := readDirNames(baseFD, base, func(n string) bool {
 		u, fb, ok := parseUserDir(n)
 		return ok && fb && u == uid
-	}, maxDirsPerUser)
+	}, maxDirsPerUser, nil, nil)
 	slices.Sort(cands)
 	for _, c := range cands {
 		if fd, err := openUserDir(baseFD, filepath.Join(base, c), c, uid); err == nil {

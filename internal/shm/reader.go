@@ -71,6 +71,12 @@ type Scanner struct {
 	out  []SegmentSnapshot
 	errs []error
 	hdr  [headerSize]byte
+
+	// Scratch reused across scans.
+	dirBuf          []byte
+	dirs, segNames  []string
+	perUser, segsOf map[uint32]int
+	pathBuf         []byte
 }
 
 // mapped is one segment file kept mapped between scans.
@@ -107,7 +113,8 @@ func NewScanner(base string) *Scanner {
 	if base == "" {
 		base = DefaultDir
 	}
-	return &Scanner{base: base, myNS: pidNamespace(), segs: map[string]*mapped{}}
+	return &Scanner{base: base, myNS: pidNamespace(), segs: map[string]*mapped{},
+		dirBuf: make([]byte, 8192), perUser: map[uint32]int{}, segsOf: map[uint32]int{}}
 }
 
 // Scan is a one-shot NewScanner(base).Scan followed by Close; the
@@ -166,10 +173,8 @@ func (s *Scanner) scanBase() {
 		return
 	}
 	defer unix.Close(baseFD)
-	dirs, excess, err := readDirNames(baseFD, s.base, func(n string) bool {
-		_, _, ok := parseUserDir(n)
-		return ok
-	}, maxUserDirs)
+	dirs, excess, err := readDirNames(baseFD, s.base, isUserDir, maxUserDirs, s.dirBuf, s.dirs[:0])
+	s.dirs = dirs
 	if err != nil {
 		s.errs = append(s.errs, fmt.Errorf("shm: scan: %w", err))
 	}
@@ -209,9 +214,8 @@ func (s *Scanner) scanBase() {
 			continue
 		}
 		room := min(maxSegsPerUser-segsOf[uid], maxSegments-total)
-		names, excess, err := readDirNames(fd, path, func(n string) bool {
-			return strings.HasSuffix(n, fileSuffix) && !strings.HasPrefix(n, ".")
-		}, max(room, 0))
+		names, excess, err := readDirNames(fd, path, isSegmentName, max(room, 0), s.dirBuf, s.segNames[:0])
+		s.segNames = names
 		if err != nil {
 			s.errs = append(s.errs, fmt.Errorf("shm: %w", err))
 		}
@@ -225,6 +229,15 @@ func (s *Scanner) scanBase() {
 		}
 		unix.Close(fd)
 	}
+}
+
+func isUserDir(n string) bool {
+	_, _, ok := parseUserDir(n)
+	return ok
+}
+
+func isSegmentName(n string) bool {
+	return strings.HasSuffix(n, fileSuffix) && !strings.HasPrefix(n, ".")
 }
 
 func (s *Scanner) drop(key string, m *mapped) {
@@ -243,8 +256,14 @@ func (s *Scanner) fail(path, reason string, err error) {
 // checked on the descriptor: a regular file owned by uid, within the size
 // bounds. The descriptor is closed before scanOne returns.
 func (s *Scanner) scanOne(dirFD int, dirPath, name string, uid uint32) {
-	path := filepath.Join(dirPath, name)
-	m := s.segs[path]
+	s.pathBuf = append(append(append(s.pathBuf[:0], dirPath...), '/'), name...)
+	m := s.segs[string(s.pathBuf)] // no allocation for the lookup
+	var path string
+	if m != nil {
+		path = m.path
+	} else {
+		path = dirPath + "/" + name
+	}
 	fd, err := unix.Openat(dirFD, name, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
 	if err != nil {
 		s.drop(path, m)

@@ -34,7 +34,7 @@ func RemoveStale(base, prefix string) []error {
 func removeStaleIn(dirFD int, dirPath, prefix string) []error {
 	names, _, err := readDirNames(dirFD, dirPath, func(n string) bool {
 		return strings.HasSuffix(n, fileSuffix) && !strings.HasPrefix(n, ".") && strings.HasPrefix(n, prefix)
-	}, maxSegments)
+	}, maxSegments, nil, nil)
 	if err != nil {
 		return []error{err}
 	}
@@ -64,14 +64,15 @@ func provenDead(fd int, st *unix.Stat_t, uid uint32) string {
 	if st.Mode&unix.S_IFMT != unix.S_IFREG || st.Uid != uid || st.Size < headerSize {
 		return ""
 	}
+	// The lock first: a live owner holds it, and that is the common case.
+	if unix.Flock(fd, unix.LOCK_SH|unix.LOCK_NB) != nil {
+		return ""
+	}
 	var h [16]byte
 	if n, err := unix.Pread(fd, h[:], 0); err != nil || n != len(h) {
 		return ""
 	}
 	if string(h[:8]) != string(magic[:]) || le.Uint32(h[hdrVersion:]) != Version || le.Uint32(h[hdrHeaderSize:]) != headerSize {
-		return ""
-	}
-	if unix.Flock(fd, unix.LOCK_SH|unix.LOCK_NB) != nil {
 		return ""
 	}
 	return "owner no longer holds its lock"
