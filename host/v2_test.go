@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/perfcounters/perfcounters/counterset"
@@ -456,5 +457,86 @@ func TestAttackSpoofedSet(t *testing.T) {
 	multi := collectObject(t, h2, idx["Perfc Test Multi"])
 	if len(multi.names) != 4 || multi.rows["_Total"][0] != 5+666+666 {
 		t.Errorf("bob registered: multi %v %v; want root's and bob's instances", multi.names, multi.rows)
+	}
+}
+
+// TestV2OutOfDescriptors: when the consumer runs out of descriptors while
+// reading segments, the registered sets fail with that reason: never shown
+// as absent providers or as valid zeros.
+func TestV2OutOfDescriptors(t *testing.T) {
+	seg := shmTestDir(t)
+	state := t.TempDir()
+	reg := register(t, state, "testdata/v2test.man")[0].Registration
+	idx := map[string]uint32{}
+	for _, s := range reg.Sets {
+		idx[s.Name] = s.NameIndex
+	}
+	p, err := provider.Start("{0A1B2C3D-0000-4000-8000-0000000000A1}", provider.Options{Dir: seg, MaxInstances: 16, HeapSize: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	single, err := p.AddSet(testSets(t)["Perfc Test Single"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	single.Single().Set(1, 42)
+	h, err := New(Options{StateDir: state, SegmentDir: seg, MaxKeptFiles: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if s := collectObject(t, h, idx["Perfc Test Single"]); !slices.Equal(s.rows[""], []uint64{42}) {
+		t.Fatalf("single = %v, want 42", s.rows[""])
+	}
+
+	// Fill every free descriptor below the highest open one, and allow
+	// none above it.
+	top := 0
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if n, err := strconv.Atoi(e.Name()); err == nil {
+			top = max(top, n)
+		}
+	}
+	var fill []*os.File
+	defer func() {
+		for _, f := range fill {
+			f.Close()
+		}
+	}()
+	for {
+		f, err := os.Open(os.DevNull)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if int(f.Fd()) > top {
+			f.Close()
+			break
+		}
+		fill = append(fill, f)
+	}
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		t.Fatal(err)
+	}
+	low := lim
+	low.Cur = uint64(top + 1)
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &low); err != nil {
+		t.Fatal(err)
+	}
+	r, qerr := h.QueryValue(context.Background(), "Global")
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		t.Fatal(err)
+	}
+	if qerr != nil {
+		t.Fatal(qerr)
+	}
+	i := slices.IndexFunc(r.Problems, func(p engine.Problem) bool { return p.NameIndex == idx["Perfc Test Single"] })
+	if i < 0 || !strings.Contains(r.Problems[i].Err.Error(), "too many open files") {
+		t.Errorf("out of descriptors: problems %v, partial %v; want Perfc Test Single failed with too many open files", r.Problems, r.Partial)
 	}
 }
