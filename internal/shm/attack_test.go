@@ -557,3 +557,52 @@ func TestAttackManySegments(t *testing.T) {
 	}
 	done()
 }
+
+// TestAttackCrowdedDirs: bob creates hundreds of directory names that
+// claim other users (alice's own name, fallback names that sort before any
+// random one, and 300 other uids), hoping to push alice's real directory
+// past the consumer's bounds. Only directories owned by the uid in their
+// name count; the rest are reported, a bounded number by name.
+func TestAttackCrowdedDirs(t *testing.T) {
+	if step, ok := asuser.Step(); ok {
+		base := os.Getenv("BASE")
+		switch step {
+		case "crowd":
+			names := []string{UserDirName(asuser.Alice.UID)}
+			for i := range 20 {
+				names = append(names, UserDirName(asuser.Alice.UID)+"-"+strings.Repeat("0", i+1))
+			}
+			for uid := range 300 {
+				names = append(names, UserDirName(uint32(70000+uid)))
+			}
+			for _, n := range names {
+				if err := os.Mkdir(filepath.Join(base, n), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+		case "provide":
+			w, err := Create("{alice}", tinyOpts(base))
+			if err != nil {
+				t.Fatal(err)
+			}
+			fmt.Println("READY", w.Path())
+			waitStdin()
+			w.Close()
+		}
+		return
+	}
+	r := asuser.New(t)
+	base := attackBase(t)
+	if out, err := r.Run(asuser.Bob, "TestAttackCrowdedDirs", "crowd", "BASE="+base); err != nil {
+		t.Fatal(asuser.Failed(out, err))
+	}
+	path, done := background(t, r, asuser.Alice, "TestAttackCrowdedDirs", "provide", "BASE="+base)
+	snaps, errs := Scan(base)
+	if len(snaps) != 1 || snaps[0].Path != path || snaps[0].UID != asuser.Alice.UID {
+		t.Errorf("consumer found %d segments (%v); want alice's %s", len(snaps), snaps, path)
+	}
+	if len(errs) == 0 || len(errs) > maxReported+3 {
+		t.Errorf("%d errors; want bob's directories reported within the bound of %d names:\n%v", len(errs), maxReported, errs)
+	}
+	done()
+}

@@ -33,6 +33,7 @@ const (
 	maxDirsPerUser = 4   // directories of one uid (its own name and fallbacks)
 	maxSegsPerUser = 64  // segments of one uid
 	maxSegments    = 1024
+	maxReported    = 16 // untrusted directories reported by name per scan
 	readdirBatch   = 256
 )
 
@@ -269,7 +270,11 @@ func openOwnDir(base string, create bool) (ownDir, error) {
 	squat := fmt.Errorf("shm: %w; using a directory with an unpredictable name instead", err)
 	cands, _, _ := readDirNames(baseFD, base, func(n string) bool {
 		u, fb, ok := parseUserDir(n)
-		return ok && fb && u == uid
+		if !ok || !fb || u != uid {
+			return false
+		}
+		var st unix.Stat_t // only the caller's own: others' names cannot crowd them out
+		return unix.Fstatat(baseFD, n, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && checkUserDir(n, &st, uid) == nil
 	}, maxDirsPerUser, nil, nil)
 	slices.Sort(cands)
 	for _, c := range cands {

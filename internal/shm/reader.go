@@ -173,10 +173,53 @@ func (s *Scanner) scanBase() {
 		return
 	}
 	defer unix.Close(baseFD)
-	dirs, excess, err := readDirNames(baseFD, s.base, isUserDir, maxUserDirs, s.dirBuf, s.dirs[:0])
+	// Only directories whose owner is the uid in their name count toward
+	// the bounds (checked again on the opened descriptor below), so that
+	// nobody can crowd another user's directories out by creating names;
+	// the untrusted ones are reported, a bounded number of them.
+	perUser, segsOf := s.perUser, s.segsOf // directories, segments per uid
+	clear(perUser)
+	clear(segsOf)
+	var untrusted []error
+	dropped, perUserExcess := 0, 0
+	keep := func(n string) bool {
+		uid, _, ok := parseUserDir(n)
+		if !ok {
+			return false
+		}
+		var st unix.Stat_t
+		if err := unix.Fstatat(baseFD, n, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			return false
+		}
+		if err := checkUserDir(filepath.Join(s.base, n), &st, uid); err != nil {
+			if st.Mode&unix.S_IFMT == unix.S_IFLNK {
+				err = &TrustError{Path: filepath.Join(s.base, n), Reason: "a symbolic link", Fix: "remove it as root: rm " + filepath.Join(s.base, n)}
+			}
+			if len(untrusted) < maxReported {
+				untrusted = append(untrusted, fmt.Errorf("shm: %w", err))
+			} else {
+				dropped++
+			}
+			return false
+		}
+		if perUser[uid] >= maxDirsPerUser {
+			perUserExcess++
+			return false
+		}
+		perUser[uid]++
+		return true
+	}
+	dirs, excess, err := readDirNames(baseFD, s.base, keep, maxUserDirs, s.dirBuf, s.dirs[:0])
 	s.dirs = dirs
 	if err != nil {
 		s.errs = append(s.errs, fmt.Errorf("shm: scan: %w", err))
+	}
+	s.errs = append(s.errs, untrusted...)
+	if dropped > 0 {
+		s.errs = append(s.errs, fmt.Errorf("shm: scan %s: %d more untrusted segment directories not listed", s.base, dropped))
+	}
+	if perUserExcess > 0 {
+		s.errs = append(s.errs, fmt.Errorf("shm: scan %s: %d segment directories left out: at most %d are read per user", s.base, perUserExcess, maxDirsPerUser))
 	}
 	if excess > 0 {
 		s.errs = append(s.errs, fmt.Errorf("shm: scan %s: %d segment directories beyond the first %d left out", s.base, excess, maxUserDirs))
@@ -196,16 +239,10 @@ func (s *Scanner) scanBase() {
 		}
 		return strings.Compare(a, b)
 	})
-	perUser := map[uint32]int{} // directories
-	segsOf := map[uint32]int{}  // segments
 	total := 0
 	for _, name := range dirs {
 		uid, _, _ := parseUserDir(name)
 		path := filepath.Join(s.base, name)
-		if perUser[uid]++; perUser[uid] > maxDirsPerUser {
-			s.errs = append(s.errs, &SegmentError{Path: path, Reason: fmt.Sprintf("left out: uid %d has more than %d segment directories", uid, maxDirsPerUser)})
-			continue
-		}
 		fd, err := openUserDir(baseFD, path, name, uid)
 		if err != nil {
 			if !errors.Is(err, unix.ENOENT) {
@@ -229,11 +266,6 @@ func (s *Scanner) scanBase() {
 		}
 		unix.Close(fd)
 	}
-}
-
-func isUserDir(n string) bool {
-	_, _, ok := parseUserDir(n)
-	return ok
 }
 
 func isSegmentName(n string) bool {
