@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfcounters/perfcounters/internal/shm"
 	"github.com/perfcounters/perfcounters/internal/tool/typeperf"
 	"github.com/perfcounters/perfcounters/perflog/pdhcsv"
 )
@@ -207,7 +208,7 @@ func TestCrossProcess(t *testing.T) {
 
 	// SIGKILL: the kernel drops the provider's lock; the next collection
 	// leaves its instances out and removes its segment.
-	segs, _ := filepath.Glob(filepath.Join(seg, "*.perfseg"))
+	segs, _ := filepath.Glob(filepath.Join(seg, shm.UserDirName(uint32(os.Geteuid())), "*.perfseg"))
 	if len(segs) != 1 {
 		t.Fatalf("segments before the kill: %v", segs)
 	}

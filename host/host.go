@@ -29,8 +29,9 @@ type Options struct {
 	// StateDir is the state directory (see state.Path); empty means
 	// none: English Windows' names and the built-in objects only.
 	StateDir string
-	// SegmentDir is where V2 providers' segments live; default
-	// shm.DefaultDir (/dev/shm/perfc).
+	// SegmentDir is the base directory of V2 providers' per-user segment
+	// directories (perfc-<uid>, see internal/shm/SECURITY.md); default
+	// shm.DefaultDir (/dev/shm).
 	SegmentDir string
 }
 
@@ -94,9 +95,9 @@ func build(opts Options, st *statedir.State) (*Host, error) {
 		}
 	}
 	// The sets come parsed from the state directory (no manifest XML is
-	// read here); loadV2Sets in v2.go is the older path that parsed it.
+	// read here), each with the uids allowed to publish it.
 	for _, rs := range st.Sets {
-		s := newV2Set(v2, rs.Set, rs.GUID)
+		s := newV2Set(v2, rs.Set, rs.GUID, rs.Publishers)
 		if err := e.Add(s.object()); err != nil {
 			opts.Logger.Warn("registered counter set left out", "set", s.set.Name, "reason", err)
 		}

@@ -21,15 +21,6 @@ type SetRegistration = statedir.SetRegistration
 // state.NormalizeGUID).
 func NormalizeGUID(s string) (string, bool) { return statedir.NormalizeGUID(s) }
 
-// state is the V2 registrations as loadV2Sets (v2.go) reads them. New no
-// longer calls loadV2Sets: it serves statedir.State.Sets, parsed once by
-// lodctr, so no manifest XML is read at start-up. The type stays until
-// v2.go drops loadV2Sets.
-type state struct {
-	dir string
-	rec struct{ Providers []Registration }
-}
-
 // BuiltinTitles enters the names of the built-in objects into db exactly
 // as New's engine enters them (English Windows' index when the name has
 // one, a new index after Last Counter otherwise), without reading /proc:

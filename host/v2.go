@@ -1,20 +1,16 @@
 package host
 
 import (
-	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/perfcounters/perfcounters/counterset"
 	"github.com/perfcounters/perfcounters/engine"
 	"github.com/perfcounters/perfcounters/internal/shm"
-	"github.com/perfcounters/perfcounters/manifest"
 	"github.com/perfcounters/perfcounters/perfdata"
 )
 
@@ -32,6 +28,10 @@ type v2Source struct {
 	// segment that keeps failing is reported once, and again only after
 	// it recovered or its reason changed.
 	lastReported, reported map[string]string
+	// resErr is set when the scan ran out of a resource (descriptors,
+	// memory): the sets it lists may be incomplete, and the objects say so
+	// rather than showing providers as absent.
+	resErr error
 }
 
 func newV2Source(dir string, log *slog.Logger) *v2Source {
@@ -53,10 +53,14 @@ func (v *v2Source) scan(seq uint64) []shm.SegmentSnapshot {
 	v.lastReported, v.reported = v.reported, v.lastReported
 	clear(v.reported)
 	segs, errs := v.scanner.Scan()
+	v.resErr = nil
 	slices.SortFunc(segs, func(a, b shm.SegmentSnapshot) int {
 		return cmp.Or(cmp.Compare(a.PID, b.PID), strings.Compare(a.Path, b.Path))
 	})
 	for _, err := range errs {
+		if shm.IsResourceError(err) && v.resErr == nil {
+			v.resErr = err
+		}
 		key := err.Error()
 		var se *shm.SegmentError
 		if errors.As(err, &se) {
@@ -82,6 +86,9 @@ type v2Set struct {
 	v    *v2Source
 	set  *counterset.Set // as registered: fixed title indexes
 	guid string          // normalised counter-set GUID
+	// publishers are the uids allowed to publish the set (the
+	// registration's, root when it names none).
+	publishers []uint32
 
 	// Scratch reused across samples.
 	idx      []int      // registered counter i -> position in a provider's set, -1 absent
@@ -95,77 +102,11 @@ type v2Set struct {
 	timeAt, freqAt int // registered counters holding the object time and frequency, -1 none
 }
 
-// loadV2Sets turns the registrations of st into engine objects, reading
-// each registered manifest copy. A registration whose copy is missing,
-// unreadable or no longer matches the record is logged and left out.
-func loadV2Sets(v *v2Source, st *state) []*v2Set {
-	var out []*v2Set
-	for _, reg := range st.rec.Providers {
-		p, err := registeredProvider(st.dir, &reg)
-		if err != nil {
-			v.log.Warn("registered provider left out", "provider", reg.GUID, "reason", err)
-			continue
-		}
-		for _, sr := range reg.Sets {
-			set, err := registeredSet(p, &sr)
-			if err != nil {
-				v.log.Warn("registered counter set left out", "provider", reg.GUID, "set", sr.Name, "reason", err)
-				continue
-			}
-			out = append(out, newV2Set(v, set, sr.GUID))
-		}
+func newV2Set(v *v2Source, set *counterset.Set, guid string, publishers []uint32) *v2Set {
+	if len(publishers) == 0 {
+		publishers = []uint32{0}
 	}
-	return out
-}
-
-func registeredProvider(dir string, reg *Registration) (*manifest.Provider, error) {
-	if reg.Manifest == "" || filepath.IsAbs(reg.Manifest) || strings.Contains(reg.Manifest, "..") {
-		return nil, fmt.Errorf("manifest copy %q is not inside the state directory", reg.Manifest)
-	}
-	path := filepath.Join(dir, reg.Manifest)
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	m, err := manifest.Parse(path, bytes.NewReader(data))
-	if err != nil {
-		return nil, err
-	}
-	for i := range m.Providers {
-		if g, _ := NormalizeGUID(m.Providers[i].GUID); g == reg.GUID {
-			return &m.Providers[i], nil
-		}
-	}
-	return nil, fmt.Errorf("%s declares no provider %s", path, reg.GUID)
-}
-
-// registeredSet returns a copy of the manifest's set with the title
-// indexes of the record, checking that both list the same counters.
-func registeredSet(p *manifest.Provider, sr *SetRegistration) (*counterset.Set, error) {
-	for _, s := range p.CounterSets {
-		if g, _ := NormalizeGUID(s.GUID); g != sr.GUID {
-			continue
-		}
-		if len(s.Counters) != len(sr.Counters) {
-			return nil, fmt.Errorf("manifest copy has %d counters, record %d", len(s.Counters), len(sr.Counters))
-		}
-		cp := *s
-		cp.NameIndex = sr.NameIndex
-		cp.Costly = false
-		cp.Counters = slices.Clone(s.Counters)
-		for i := range cp.Counters {
-			if cp.Counters[i].ID != sr.Counters[i].ID {
-				return nil, fmt.Errorf("counter %d: manifest copy has id %d, record %d", i, cp.Counters[i].ID, sr.Counters[i].ID)
-			}
-			cp.Counters[i].NameIndex = sr.Counters[i].NameIndex
-		}
-		return &cp, nil
-	}
-	return nil, fmt.Errorf("manifest copy has no counter set %s", sr.GUID)
-}
-
-func newV2Set(v *v2Source, set *counterset.Set, guid string) *v2Set {
-	s := &v2Set{v: v, set: set, guid: guid, timeAt: -1, freqAt: -1}
+	s := &v2Set{v: v, set: set, guid: guid, publishers: publishers, timeAt: -1, freqAt: -1}
 	for _, c := range set.Counters {
 		if !c.Type.UsesObjectTimer() {
 			continue
@@ -227,7 +168,18 @@ func (s *v2Set) gather(seq uint64) {
 	segs := s.v.scan(seq)
 	for si := range segs {
 		for _, ss := range segs[si].Sets {
-			if !sameGUID(ss.Set.GUID, s.guid) || !s.mapCounters(segs[si].Path, ss.Set) {
+			if !sameGUID(ss.Set.GUID, s.guid) {
+				continue
+			}
+			// The publisher is the owner of the segment's directory and
+			// file (checked on the open descriptor), never what the
+			// segment says about itself.
+			if uid := segs[si].UID; !slices.Contains(s.publishers, uid) {
+				s.v.report(segs[si].Path+"\x00"+s.guid, "counter set data from a publisher its registration does not allow ignored",
+					fmt.Errorf("segment %s (uid %d) publishes counter set %s %s, registered for uids %v only (lodctr records who may publish)", segs[si].Path, uid, s.set.Name, s.guid, s.publishers))
+				continue
+			}
+			if !s.mapCounters(segs[si].Path, ss.Set) {
 				continue
 			}
 			s.vals = slices.Grow(s.vals, len(ss.Instances)*n)
@@ -257,23 +209,34 @@ func (s *v2Set) gather(seq uint64) {
 
 // collect writes one sample of the set. Single-instance sets always have
 // their one counter block: the first provider's (lowest pid) for a single
-// set, all providers aggregated for a globalAggregate set, zeros when no
-// provider runs. Multi-instance sets list every live instance of every
+// set, all providers aggregated for a globalAggregate set, and when no
+// provider runs a block of placeholders marked unavailable ("provider not
+// running"), never a valid 0. Multi-instance sets list every live instance of every
 // provider (none when no provider runs), multipleAggregate sets with a
 // _Total instance, instanceAggregate sets with one row per instance name.
 func (s *v2Set) collect(c *engine.Collection, w engine.Writer) error {
 	s.gather(c.Seq())
+	if err := s.v.resErr; err != nil {
+		return fmt.Errorf("provider segments could not all be read: %w", err)
+	}
 	set := s.set
 	var first []uint64
 	switch set.Instancing {
-	case counterset.Single:
-		if len(s.rows) > 0 {
-			first = s.rows[0]
-			put(w.Single(), first)
+	case counterset.Single, counterset.GlobalAggregate, counterset.GlobalAggregateHistory:
+		if len(s.rows) == 0 {
+			// No provider: the block has its one instance, but its
+			// zeros are placeholders, not values.
+			w.Single()
+			c.Unavailable()
+			c.Partial("provider not running: no segment publishes counter set " + set.Name)
+			break
 		}
-	case counterset.GlobalAggregate, counterset.GlobalAggregateHistory:
-		s.agg = shm.Aggregate(s.agg, set, s.rows)
-		first = s.agg
+		if set.Instancing == counterset.Single {
+			first = s.rows[0]
+		} else {
+			s.agg = shm.Aggregate(s.agg, set, s.rows)
+			first = s.agg
+		}
 		put(w.Single(), first)
 	case counterset.InstanceAggregate:
 		done := make(map[string]bool, len(s.names))

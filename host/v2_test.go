@@ -1,21 +1,30 @@
 package host
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"encoding/binary"
+	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/perfcounters/perfcounters/counterset"
 	"github.com/perfcounters/perfcounters/countertype"
+	"github.com/perfcounters/perfcounters/engine"
+	"github.com/perfcounters/perfcounters/internal/asuser"
 	"github.com/perfcounters/perfcounters/internal/shm"
 	"github.com/perfcounters/perfcounters/manifest"
 	"github.com/perfcounters/perfcounters/perfdata"
 	"github.com/perfcounters/perfcounters/provider"
+	statedir "github.com/perfcounters/perfcounters/state"
 )
 
 // shmTestDir returns a fresh directory on tmpfs, where segments may live.
@@ -137,11 +146,29 @@ func TestV2Collection(t *testing.T) {
 	if multi.single || len(multi.names) != 1 || multi.names[0] != "_Total" || !slices.Equal(multi.rows["_Total"], []uint64{0, 0, 0, 0}) {
 		t.Errorf("multi without providers: %+v, want only a zero _Total", multi)
 	}
+	// Their zeros are placeholders: the result marks every value of the
+	// one instance unavailable, and says why.
+	r, err := h.QueryValue(context.Background(), "Global")
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, name := range []string{"Perfc Test Single", "Perfc Test Global"} {
 		s := collectObject(t, h, idx[name])
 		if !s.single || slices.ContainsFunc(s.rows[""], func(v uint64) bool { return v != 0 }) {
-			t.Errorf("%s without providers: %+v, want one zero block", name, s)
+			t.Errorf("%s without providers: %+v, want one block of placeholders", name, s)
 		}
+		i := slices.IndexFunc(r.Partial, func(p engine.Problem) bool { return p.NameIndex == idx[name] })
+		if i < 0 {
+			t.Errorf("%s without providers: not reported as partial (partial: %v)", name, r.Partial)
+			continue
+		}
+		p := r.Partial[i]
+		if len(p.Missing) != 1 || p.Missing[0].Instance != -1 || len(p.Missing[0].Counters) != 0 || !strings.Contains(p.Err.Error(), "provider not running") {
+			t.Errorf("%s without providers: partial %+v, want every value of the single instance missing because the provider is not running", name, p)
+		}
+	}
+	if i := slices.IndexFunc(r.Partial, func(p engine.Problem) bool { return p.NameIndex == idx["Perfc Test Multi"] }); i >= 0 {
+		t.Errorf("multi-instance set without providers reported partial: %v", r.Partial[i])
 	}
 
 	sets := testSets(t)
@@ -256,5 +283,255 @@ func TestV2OneScanPerSample(t *testing.T) {
 	v.scan(2)
 	if v.scanned == s1 {
 		t.Fatal("a new sample did not scan again")
+	}
+}
+
+// TestAttackSpoofedSet: bob publishes segments carrying the counter sets
+// that root registered (no publishers named: root only): a fake instance
+// under the real instance's name, a fake single-instance value, and his
+// segment's owner pid rewritten to 1 so it sorts first. The consumer must
+// show root's data only and report bob's once. Registering bob as a
+// publisher then lets his data in. Before: any user's segment with the
+// set's GUID was merged in, and pid 1 won the single-instance value.
+func TestAttackSpoofedSet(t *testing.T) {
+	if _, ok := asuser.Step(); ok {
+		base := os.Getenv("BASE")
+		if err := os.Chdir(os.Getenv("PKGDIR")); err != nil { // for testdata/
+			t.Fatal(err)
+		}
+		sets := testSets(t)
+		p, err := provider.Start("{0A1B2C3D-0000-4000-8000-0000000000EE}", provider.Options{Dir: base, MaxInstances: 16, HeapSize: 1 << 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Close()
+		m, err := p.AddSet(sets["Perfc Test Multi"])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range []string{"real", "fake"} {
+			in, err := m.CreateInstance(name, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			in.Set(1, 666)
+		}
+		s, err := p.AddSet(sets["Perfc Test Single"])
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Single().Set(1, 666)
+		// Claim to be pid 1, with its start time (world-readable), so that
+		// this segment sorts first and passes the owner checks.
+		stat, err := os.ReadFile("/proc/1/stat")
+		if err != nil {
+			t.Fatal(err)
+		}
+		fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+		start, err := strconv.ParseUint(fields[19], 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.OpenFile(p.Path(), os.O_RDWR, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var hdr [16]byte
+		binary.LittleEndian.PutUint32(hdr[0:], 1)     // owner pid, offset 32
+		binary.LittleEndian.PutUint64(hdr[8:], start) // owner start time, offset 40
+		if _, err := f.WriteAt(hdr[:], 32); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		fmt.Println("READY", p.Path())
+		io.Copy(io.Discard, os.Stdin)
+		return
+	}
+	r := asuser.New(t)
+	base := shmTestDir(t)
+	if err := os.Chmod(base, os.ModeSticky|0o777); err != nil {
+		t.Fatal(err)
+	}
+	state := t.TempDir()
+	reg := register(t, state, "testdata/v2test.man")[0].Registration
+	idx := map[string]uint32{}
+	for _, s := range reg.Sets {
+		idx[s.Name] = s.NameIndex
+	}
+	sets := testSets(t)
+	p, err := provider.Start("{0A1B2C3D-0000-4000-8000-0000000000A1}", provider.Options{Dir: base, MaxInstances: 16, HeapSize: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	m, err := p.AddSet(sets["Perfc Test Multi"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := m.CreateInstance("real", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.Set(1, 5)
+	single, err := p.AddSet(sets["Perfc Test Single"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	single.Single().Set(1, 42)
+
+	pkgDir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := r.Command(asuser.Bob, "TestAttackSpoofedSet", "spoof", "BASE="+base, "PKGDIR="+pkgDir)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { stdin.Close(); cmd.Wait() }()
+	var bobSeg string
+	var said strings.Builder
+	for sc := bufio.NewScanner(stdout); sc.Scan(); {
+		said.WriteString(sc.Text() + "\n")
+		if rest, ok := strings.CutPrefix(sc.Text(), "READY "); ok {
+			bobSeg = rest
+			break
+		}
+	}
+	if bobSeg == "" {
+		t.Fatalf("bob's provider did not start:\n%s", said.String())
+	}
+	go io.Copy(io.Discard, stdout)
+
+	var logs logBuffer
+	h, err := New(Options{StateDir: state, SegmentDir: base, MaxKeptFiles: 64, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	for round := range 2 {
+		multi := collectObject(t, h, idx["Perfc Test Multi"])
+		if !slices.Equal(multi.names, []string{"real", "_Total"}) || multi.rows["real"][0] != 5 || multi.rows["_Total"][0] != 5 {
+			t.Errorf("round %d: multi %v %v; want root's instance only (Hits 5)", round, multi.names, multi.rows)
+		}
+		if s := collectObject(t, h, idx["Perfc Test Single"]); !slices.Equal(s.rows[""], []uint64{42}) {
+			t.Errorf("round %d: single = %v, want root's 42, not bob's 666", round, s.rows[""])
+		}
+	}
+	if n := strings.Count(logs.String(), bobSeg+" (uid 61002)"); n != 2 {
+		t.Errorf("bob's segment reported %d times over two samples, want once per set (2):\n%s", n, logs.String())
+	}
+	h.Close()
+
+	// Registered as a publisher (lodctr /u:), bob's data is taken.
+	man, err := os.ReadFile("testdata/v2test.man")
+	if err != nil {
+		t.Fatal(err)
+	}
+	parsed, err := manifest.Parse("testdata/v2test.man", bytes.NewReader(man))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := statedir.Register(state, parsed, man, "testdata/v2test.man",
+		statedir.RegisterOptions{Builtin: BuiltinTitles, Publishers: []uint32{0, asuser.Bob.UID}}); err != nil {
+		t.Fatal(err)
+	}
+	h2, err := New(Options{StateDir: state, SegmentDir: base, MaxKeptFiles: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h2.Close()
+	multi := collectObject(t, h2, idx["Perfc Test Multi"])
+	if len(multi.names) != 4 || multi.rows["_Total"][0] != 5+666+666 {
+		t.Errorf("bob registered: multi %v %v; want root's and bob's instances", multi.names, multi.rows)
+	}
+}
+
+// TestV2OutOfDescriptors: when the consumer runs out of descriptors while
+// reading segments, the registered sets fail with that reason: never shown
+// as absent providers or as valid zeros.
+func TestV2OutOfDescriptors(t *testing.T) {
+	seg := shmTestDir(t)
+	state := t.TempDir()
+	reg := register(t, state, "testdata/v2test.man")[0].Registration
+	idx := map[string]uint32{}
+	for _, s := range reg.Sets {
+		idx[s.Name] = s.NameIndex
+	}
+	p, err := provider.Start("{0A1B2C3D-0000-4000-8000-0000000000A1}", provider.Options{Dir: seg, MaxInstances: 16, HeapSize: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	single, err := p.AddSet(testSets(t)["Perfc Test Single"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	single.Single().Set(1, 42)
+	h, err := New(Options{StateDir: state, SegmentDir: seg, MaxKeptFiles: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if s := collectObject(t, h, idx["Perfc Test Single"]); !slices.Equal(s.rows[""], []uint64{42}) {
+		t.Fatalf("single = %v, want 42", s.rows[""])
+	}
+
+	// Fill every free descriptor below the highest open one, and allow
+	// none above it.
+	top := 0
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if n, err := strconv.Atoi(e.Name()); err == nil {
+			top = max(top, n)
+		}
+	}
+	var fill []*os.File
+	defer func() {
+		for _, f := range fill {
+			f.Close()
+		}
+	}()
+	for {
+		f, err := os.Open(os.DevNull)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if int(f.Fd()) > top {
+			f.Close()
+			break
+		}
+		fill = append(fill, f)
+	}
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		t.Fatal(err)
+	}
+	low := lim
+	low.Cur = uint64(top + 1)
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &low); err != nil {
+		t.Fatal(err)
+	}
+	r, qerr := h.QueryValue(context.Background(), "Global")
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		t.Fatal(err)
+	}
+	if qerr != nil {
+		t.Fatal(qerr)
+	}
+	i := slices.IndexFunc(r.Problems, func(p engine.Problem) bool { return p.NameIndex == idx["Perfc Test Single"] })
+	if i < 0 || !strings.Contains(r.Problems[i].Err.Error(), "too many open files") {
+		t.Errorf("out of descriptors: problems %v, partial %v; want Perfc Test Single failed with too many open files", r.Problems, r.Partial)
 	}
 }

@@ -48,7 +48,7 @@ func BenchmarkAdd(b *testing.B) {
 }
 
 func BenchmarkCounterAdd(b *testing.B) {
-	c := benchInstance(b).Counter(0)
+	c := benchInstance(b).MustCounter(0)
 	b.ReportAllocs()
 	for b.Loop() {
 		c.Add(1)
@@ -56,7 +56,7 @@ func BenchmarkCounterAdd(b *testing.B) {
 }
 
 func BenchmarkRefSet(b *testing.B) {
-	r := benchInstance(b).Ref(3)
+	r := benchInstance(b).MustRef(3)
 	b.ReportAllocs()
 	var i uint64
 	for b.Loop() {
@@ -68,7 +68,7 @@ func BenchmarkRefSet(b *testing.B) {
 // BenchmarkShardedAdd runs 2 goroutines per GOMAXPROCS
 // (b.SetParallelism(2)) adding to one sharded counter.
 func BenchmarkShardedAdd(b *testing.B) {
-	sc := benchInstance(b).Sharded(10)
+	sc := benchInstance(b).MustSharded(10)
 	b.SetParallelism(2)
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
@@ -79,7 +79,7 @@ func BenchmarkShardedAdd(b *testing.B) {
 }
 
 func BenchmarkShardWriterAdd(b *testing.B) {
-	sc := benchInstance(b).Sharded(10)
+	sc := benchInstance(b).MustSharded(10)
 	b.SetParallelism(2)
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
@@ -91,12 +91,38 @@ func BenchmarkShardWriterAdd(b *testing.B) {
 }
 
 func BenchmarkCounterAddContended(b *testing.B) {
-	c := benchInstance(b).Counter(0)
+	c := benchInstance(b).MustCounter(0)
 	b.SetParallelism(2)
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			c.Add(1)
+		}
+	})
+}
+
+// BenchmarkBareAtomicAddContended is the yardstick of the contended
+// benchmarks: 2 goroutines per GOMAXPROCS adding to one Go atomic.
+func BenchmarkBareAtomicAddContended(b *testing.B) {
+	var v atomic.Uint64
+	b.SetParallelism(2)
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			v.Add(1)
+		}
+	})
+}
+
+// BenchmarkAddContended is Instance.Add by id from 2 goroutines per
+// GOMAXPROCS on one counter.
+func BenchmarkAddContended(b *testing.B) {
+	in := benchInstance(b)
+	b.SetParallelism(2)
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			in.Add(0, 1)
 		}
 	})
 }

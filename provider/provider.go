@@ -14,6 +14,7 @@ package provider
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"runtime"
 	"strings"
@@ -26,7 +27,10 @@ import (
 
 // Options configure a provider. Zero fields take defaults.
 type Options struct {
-	Dir  string      // segment directory, shared with consumers; /dev/shm/perfc when empty
+	// Dir is the base directory shared with consumers; the segment goes in
+	// this user's directory under it (perfc-<uid>, see internal/shm's
+	// SECURITY.md). /dev/shm when empty.
+	Dir  string
 	Mode os.FileMode // segment file mode; 0640 (user and group read) when 0
 	// AllowDiskBacked lets tests use a directory that is not tmpfs/ramfs.
 	AllowDiskBacked bool
@@ -36,6 +40,10 @@ type Options struct {
 	MaxSharded      int // sharded counters (default 4096)
 	HeapSize        int // bytes for names and values (default 32 MiB, sparse)
 	Shards          int // shards per sharded counter (default 4 x GOMAXPROCS, at least 8, at most 256)
+	// Logger receives what Start found wrong but worked around (another
+	// user squatting this user's segment directory name, stale segments
+	// that could not be removed); slog.Default() when nil.
+	Logger *slog.Logger
 }
 
 // Provider is a running provider with its segment.
@@ -58,7 +66,6 @@ func Start(guid string, opts Options) (*Provider, error) {
 	if dir == "" {
 		dir = shm.DefaultDir
 	}
-	shm.RemoveStale(dir, guid+".") // best effort; a missing directory is created below
 	w, err := shm.Create(guid, shm.Options{
 		Dir: dir, Mode: opts.Mode, AllowDiskBacked: opts.AllowDiskBacked,
 		MaxSets: opts.MaxSets, MaxCounters: opts.MaxCounters, MaxInstances: opts.MaxInstances,
@@ -66,6 +73,13 @@ func Start(guid string, opts Options) (*Provider, error) {
 	})
 	if err != nil {
 		return nil, fmt.Errorf("provider %s: %w", guid, err)
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	for _, e := range w.Warnings() {
+		log.Warn("provider segment", "provider", guid, "problem", e)
 	}
 	n := opts.Shards
 	if n <= 0 {
@@ -383,51 +397,79 @@ func (in *Instance) SetPair(id1 uint32, v1 uint64, id2 uint32, v2 uint64) error 
 	return nil
 }
 
-// Counter returns a direct handle to counter id for hot paths, or nil when
-// the set has no such counter (methods on a nil *Counter do nothing).
-func (in *Instance) Counter(id uint32) *Counter {
+// Counter returns a direct handle to counter id for hot paths. It fails
+// when the set has no such counter or the instance was deleted.
+func (in *Instance) Counter(id uint32) (*Counter, error) {
 	i, err := in.lookup(id)
 	if err != nil {
-		return nil
+		return nil, err
 	}
-	return &Counter{in.block.Word(i)}
+	return &Counter{in.block.Word(i)}, nil
+}
+
+// MustCounter is Counter for ids known to be right (generated code,
+// constants): it panics on an error.
+func (in *Instance) MustCounter(id uint32) *Counter {
+	c, err := in.Counter(id)
+	if err != nil {
+		panic(err)
+	}
+	return c
 }
 
 // Ref returns a single-writer handle to counter id (PerfSetCounterRefValue:
-// the calling goroutine owns the value), or nil when the set has no such
-// counter.
-func (in *Instance) Ref(id uint32) *Ref {
+// the calling goroutine owns the value). It fails when the set has no such
+// counter or the instance was deleted.
+func (in *Instance) Ref(id uint32) (*Ref, error) {
 	i, err := in.lookup(id)
 	if err != nil {
-		return nil
+		return nil, err
 	}
-	return &Ref{in.block.Word(i)}
+	return &Ref{in.block.Word(i)}, nil
+}
+
+// MustRef is Ref that panics on an error.
+func (in *Instance) MustRef(id uint32) *Ref {
+	r, err := in.Ref(id)
+	if err != nil {
+		panic(err)
+	}
+	return r
 }
 
 // Sharded returns the sharded form of counter id: writers on different
 // goroutines add to different cache lines and consumers see the sum (plus
 // anything added through the other handles). Repeated calls return the
-// same ShardedCounter. It returns nil when the set has no such counter or
-// the segment has no room left for shards.
-func (in *Instance) Sharded(id uint32) *ShardedCounter {
+// same ShardedCounter. It fails when the set has no such counter, the
+// instance was deleted or the segment has no room left for shards.
+func (in *Instance) Sharded(id uint32) (*ShardedCounter, error) {
 	i, err := in.lookup(id)
 	if err != nil {
-		return nil
+		return nil, err
 	}
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	if sc := in.sharded[i]; sc != nil {
-		return sc
+		return sc, nil
 	}
 	set, err := in.set.p.w.NewShards(in.slot, i, in.set.p.shards)
 	if err != nil {
-		return nil
+		return nil, fmt.Errorf("provider: set %s: instance %q: counter id %d: %w", in.set.def.Name, in.name, id, err)
 	}
 	sc := &ShardedCounter{set: set}
 	if in.sharded == nil {
 		in.sharded = map[int]*ShardedCounter{}
 	}
 	in.sharded[i] = sc
+	return sc, nil
+}
+
+// MustSharded is Sharded that panics on an error.
+func (in *Instance) MustSharded(id uint32) *ShardedCounter {
+	sc, err := in.Sharded(id)
+	if err != nil {
+		panic(err)
+	}
 	return sc
 }
 
@@ -436,33 +478,16 @@ func (in *Instance) Sharded(id uint32) *ShardedCounter {
 type Counter struct{ w shm.Word }
 
 // Add adds delta.
-func (c *Counter) Add(delta uint64) {
-	if c != nil {
-		c.w.Add(delta)
-	}
-}
+func (c *Counter) Add(delta uint64) { c.w.Add(delta) }
 
 // Inc adds one.
-func (c *Counter) Inc() {
-	if c != nil {
-		c.w.Add(1)
-	}
-}
+func (c *Counter) Inc() { c.w.Add(1) }
 
 // Set stores v.
-func (c *Counter) Set(v uint64) {
-	if c != nil {
-		c.w.Store(v)
-	}
-}
+func (c *Counter) Set(v uint64) { c.w.Store(v) }
 
 // Value loads the value.
-func (c *Counter) Value() uint64 {
-	if c == nil {
-		return 0
-	}
-	return c.w.Load()
-}
+func (c *Counter) Value() uint64 { return c.w.Load() }
 
 // Ref is a single-writer handle: one goroutine at a time owns the value
 // and updates it with plain stores, which consumers read untorn (see
@@ -471,26 +496,13 @@ func (c *Counter) Value() uint64 {
 type Ref struct{ w shm.Word }
 
 // Set stores v.
-func (r *Ref) Set(v uint64) {
-	if r != nil {
-		r.w.StoreOwned(v)
-	}
-}
+func (r *Ref) Set(v uint64) { r.w.StoreOwned(v) }
 
 // Add adds delta; only the owning goroutine may call it.
-func (r *Ref) Add(delta uint64) {
-	if r != nil {
-		r.w.AddOwned(delta)
-	}
-}
+func (r *Ref) Add(delta uint64) { r.w.AddOwned(delta) }
 
 // Value loads the value.
-func (r *Ref) Value() uint64 {
-	if r == nil {
-		return 0
-	}
-	return r.w.Load()
-}
+func (r *Ref) Value() uint64 { return r.w.Load() }
 
 // ShardedCounter spreads a contended counter over cache-line shards.
 type ShardedCounter struct {
@@ -501,31 +513,19 @@ type ShardedCounter struct {
 // Add adds delta to the shard chosen by a hash of the calling goroutine's
 // stack address: no runtime hook, one atomic add; concurrent goroutines
 // usually hit different shards.
-func (s *ShardedCounter) Add(delta uint64) {
-	if s != nil {
-		s.set.Add(shm.StackHint(), delta)
-	}
-}
+func (s *ShardedCounter) Add(delta uint64) { s.set.Add(shm.StackHint(), delta) }
 
 // Inc adds one.
 func (s *ShardedCounter) Inc() { s.Add(1) }
 
 // Value returns the sum of the shards (not counting values written through
 // the counter's other handles).
-func (s *ShardedCounter) Value() uint64 {
-	if s == nil {
-		return 0
-	}
-	return s.set.Sum()
-}
+func (s *ShardedCounter) Value() uint64 { return s.set.Sum() }
 
 // Writer returns a handle bound to one shard, handed out round-robin: a
 // goroutine that keeps its own Writer never shares a cache line with the
 // next Shards-1 writers. Any number of goroutines may still share one.
 func (s *ShardedCounter) Writer() *ShardWriter {
-	if s == nil {
-		return nil
-	}
 	return &ShardWriter{s.set.Shard(s.next.Add(1) - 1)}
 }
 
@@ -533,11 +533,7 @@ func (s *ShardedCounter) Writer() *ShardWriter {
 type ShardWriter struct{ w shm.Word }
 
 // Add atomically adds delta to the writer's shard.
-func (w *ShardWriter) Add(delta uint64) {
-	if w != nil {
-		w.w.Add(delta)
-	}
-}
+func (w *ShardWriter) Add(delta uint64) { w.w.Add(delta) }
 
 // Inc adds one.
 func (w *ShardWriter) Inc() { w.Add(1) }

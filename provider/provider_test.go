@@ -97,17 +97,17 @@ func TestPublish(t *testing.T) {
 		}
 	}
 	must(a.Add(0, 3))
-	a.Counter(0).Inc()
-	a.Counter(0).Add(2)
+	a.MustCounter(0).Inc()
+	a.MustCounter(0).Add(2)
 	must(a.AddPair(1, 500, 2, 1))
 	must(a.AddPair(1, 300, 2, 1))
 	must(a.Set(3, 9))
-	a.Ref(10).Set(1000)
-	a.Ref(10).Add(24)
+	a.MustRef(10).Set(1000)
+	a.MustRef(10).Add(24)
 	must(b.SetPair(1, 77, 2, 7))
-	b.Counter(3).Set(4)
-	sc := b.Sharded(10)
-	if sc == nil || b.Sharded(10) != sc {
+	b.MustCounter(3).Set(4)
+	sc := b.MustSharded(10)
+	if b.MustSharded(10) != sc {
 		t.Fatal("Sharded did not return one counter per value")
 	}
 	sc.Add(5)
@@ -128,8 +128,8 @@ func TestPublish(t *testing.T) {
 	if sc.Value() != 12 {
 		t.Errorf("sharded Value = %d, want 12 (shards only)", sc.Value())
 	}
-	if a.Counter(0).Value() != 6 || a.Ref(10).Value() != 1024 {
-		t.Errorf("handle values %d %d", a.Counter(0).Value(), a.Ref(10).Value())
+	if a.MustCounter(0).Value() != 6 || a.MustRef(10).Value() != 1024 {
+		t.Errorf("handle values %d %d", a.MustCounter(0).Value(), a.MustRef(10).Value())
 	}
 
 	must(a.Delete())
@@ -146,11 +146,12 @@ func TestPublish(t *testing.T) {
 
 	// Close removes the segment.
 	path := p.Path()
+	stray := b.MustCounter(0)
 	must(p.Close())
 	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("segment left after Close: %v", err)
 	}
-	b.Counter(0).Inc() // a stray write after Close must not crash
+	stray.Inc() // a stray write after Close must not crash
 }
 
 func TestSingleInstance(t *testing.T) {
@@ -232,11 +233,42 @@ func TestErrors(t *testing.T) {
 	if err := in.Add(99, 1); err == nil || !strings.Contains(err.Error(), "no counter id 99") {
 		t.Errorf("Add to unknown counter: %v", err)
 	}
-	if in.Counter(99) != nil || in.Ref(99) != nil || in.Sharded(99) != nil {
-		t.Error("handle to an unknown counter is not nil")
+	// A wrong id is an error, never a handle that silently drops data.
+	for _, tc := range []struct {
+		name string
+		err  func() error
+	}{
+		{"Counter", func() error { _, err := in.Counter(99); return err }},
+		{"Ref", func() error { _, err := in.Ref(99); return err }},
+		{"Sharded", func() error { _, err := in.Sharded(99); return err }},
+	} {
+		if err := tc.err(); err == nil || !strings.Contains(err.Error(), "no counter id 99") {
+			t.Errorf("%s(99): error %v, want one saying there is no counter id 99", tc.name, err)
+		}
 	}
-	var c *Counter
-	c.Inc() // nil handles do nothing
+	for _, tc := range []struct {
+		name string
+		must func()
+	}{
+		{"MustCounter", func() { in.MustCounter(99) }},
+		{"MustRef", func() { in.MustRef(99) }},
+		{"MustSharded", func() { in.MustSharded(99) }},
+	} {
+		func() {
+			defer func() {
+				if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "no counter id 99") {
+					t.Errorf("%s(99) recovered %v, want a panic saying there is no counter id 99", tc.name, r)
+				}
+			}()
+			tc.must()
+		}()
+	}
+	if err := in.Delete(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := in.Counter(1); err == nil || !strings.Contains(err.Error(), "deleted") {
+		t.Errorf("Counter of a deleted instance: %v, want an error", err)
+	}
 }
 
 // TestConcurrent runs writers of every kind, instance churn and a reader
@@ -295,17 +327,17 @@ func TestConcurrent(t *testing.T) {
 				t.Error(err)
 				return
 			}
-			x.Counter(0).Inc()
+			x.MustCounter(0).Inc()
 			x.Delete()
 		}
 	}()
 	var wg sync.WaitGroup
-	sc := in.Sharded(10)
+	sc := in.MustSharded(10)
 	for w := 0; w < writers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c := in.Counter(0)
+			c := in.MustCounter(0)
 			sw := sc.Writer()
 			for i := 0; i < n; i++ {
 				in.Add(0, 1)
@@ -319,7 +351,7 @@ func TestConcurrent(t *testing.T) {
 	wg.Add(1)
 	go func() { // the single writer of Ref 3
 		defer wg.Done()
-		r := in.Ref(3)
+		r := in.MustRef(3)
 		for i := 0; i < n; i++ {
 			r.Add(1)
 		}
@@ -366,7 +398,7 @@ func TestCrossProcess(t *testing.T) {
 		t.Fatalf("provider said %q", line)
 	}
 	path := f[1]
-	if want := filepath.Join(dir, shm.SegmentName("{provprog}", cmd.Process.Pid)); path != want {
+	if want := filepath.Join(dir, shm.UserDirName(uint32(os.Geteuid())), shm.SegmentName("{provprog}", cmd.Process.Pid)); path != want {
 		t.Errorf("segment %s, want %s", path, want)
 	}
 	st, err := os.Stat(path)

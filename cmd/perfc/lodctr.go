@@ -31,7 +31,8 @@ func unlodctrCommand() command {
 // hostOptions returns the host options every command uses: the state
 // directory ($PERFC_STATE_DIR, else /var/lib/perfc for root and
 // $XDG_STATE_HOME/perfc otherwise) and the segment directory
-// ($PERFC_SHM_DIR, else /dev/shm/perfc).
+// base ($PERFC_SHM_DIR, else /dev/shm, holding one perfc-<uid> directory
+// per publishing user).
 func hostOptions(e *env) (host.Options, error) {
 	dir, err := state.Path(e.getenv, os.Geteuid())
 	if err != nil {

@@ -113,11 +113,11 @@ type HTTPServer struct {
 func newHTTPServer(in *provider.Instance) *HTTPServer {
 	return &HTTPServer{
 		Instance:    in,
-		Requests:    in.Counter(HTTPServerRequestsID),
-		Latency:     in.Counter(HTTPServerLatencyID),
-		LatencyBase: in.Counter(HTTPServerLatencyBaseID),
-		InFlight:    in.Counter(HTTPServerInFlightID),
-		Total:       in.Counter(HTTPServerTotalID),
+		Requests:    in.MustCounter(HTTPServerRequestsID),
+		Latency:     in.MustCounter(HTTPServerLatencyID),
+		LatencyBase: in.MustCounter(HTTPServerLatencyBaseID),
+		InFlight:    in.MustCounter(HTTPServerInFlightID),
+		Total:       in.MustCounter(HTTPServerTotalID),
 	}
 }
 

@@ -7,8 +7,8 @@
 // `perfc ctrpp`; see README.md for registering the manifest and watching
 // the counters with `perfc typeperf`.
 //
-// The segment directory is $PERFC_SHM_DIR, else /dev/shm/perfc, as for
-// every perfc command.
+// The segment goes in this user's directory under $PERFC_SHM_DIR, else
+// under /dev/shm (/dev/shm/perfc-<uid>), as for every perfc command.
 package main
 
 import (

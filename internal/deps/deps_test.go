@@ -61,7 +61,7 @@ var table = map[string]rule{
 	"state":          {2, []string{"counterset", "manifest", "titles"}},
 	"perflog/blg":    {2, []string{"countertype", "internal/utf16le", "pdh", "perfdata", "titles"}},
 	// L3: the local machine assembled.
-	"host": {3, []string{"collect", "counterset", "engine", "internal/shm", "manifest", "pdh", "perfdata", "state", "system", "titles"}},
+	"host": {3, []string{"collect", "counterset", "engine", "internal/shm", "pdh", "perfdata", "state", "system", "titles"}},
 	// L4: tools.
 	"internal/tool/dump":     {4, []string{"countertype", "perfdata", "titles"}},
 	"internal/tool/query":    {4, []string{"engine"}},

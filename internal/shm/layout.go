@@ -125,9 +125,19 @@ const (
 )
 
 // Limits a reader enforces so that no count taken from a segment sizes an
-// unreasonable allocation.
+// unreasonable allocation, and a consumer's cost per segment is bounded
+// (SECURITY.md). A writer never exceeds them.
 const (
-	MaxFileSize     = 1 << 30
+	MaxFileSize      = 1 << 30 // mapped (address space; only what is read costs memory)
+	maxReadSets      = 256
+	maxReadCounters  = 16384
+	maxReadInstances = 65536
+	maxReadShards    = 8192
+	maxReadHeap      = 32 << 20 // bytes of strings, values and shards copied per scan
+	// allocSlack is how far what a reader touches may exceed what the
+	// segment's owner has allocated (st_blocks).
+	allocSlack = 64 << 10
+
 	maxNameLen      = 4096
 	maxSetCounters  = 4096
 	maxShardsPerCtr = 256

@@ -48,20 +48,13 @@ func pidNamespace() uint64 {
 	return st.Ino
 }
 
-// ownerGone decides whether a segment's owner has exited. The owner holds
-// an exclusive flock on its segment for its whole life and the kernel
-// drops it when the process dies, even on SIGKILL, so a shared lock that
-// can be taken means the owner is gone. When reader and owner share a pid
-// namespace, a missing pid or a different start time (a recycled pid) also
-// means gone. The returned reason is empty when the owner is alive.
-func ownerGone(fd int, pid uint32, start, ns, myNS uint64) string {
-	err := unix.Flock(fd, unix.LOCK_SH|unix.LOCK_NB)
-	if err == nil {
-		return "owner no longer holds its lock"
-	}
-	if !errors.Is(err, unix.EWOULDBLOCK) {
-		return "" // cannot tell; keep the data
-	}
+// ownerGone decides, for a segment whose lock is still held (provenDead
+// said no), whether its owner has exited anyway: when reader and owner
+// share a pid namespace, a missing pid or a different start time (a
+// recycled pid, the lock inherited by another process) means gone. Such a
+// segment is left out but not removed. The returned reason is empty when
+// the owner is alive.
+func ownerGone(pid uint32, start, ns, myNS uint64) string {
 	if ns == 0 || myNS == 0 || ns != myNS || pid == 0 {
 		return ""
 	}

@@ -1,12 +1,13 @@
 package shm
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -18,6 +19,7 @@ import (
 // SegmentSnapshot is what one live segment held at a scan.
 type SegmentSnapshot struct {
 	Path         string // segment file
+	UID          uint32 // the publisher: owner of the segment's directory and file
 	ProviderGUID string
 	PID          uint32 // owner process
 	StartTime    uint64 // owner start time, clock ticks after boot
@@ -56,26 +58,34 @@ func (e *SegmentError) Error() string {
 
 func (e *SegmentError) Unwrap() error { return e.Err }
 
-// Scanner collects every segment of a directory. It keeps each segment
-// mapped read-only between scans and reuses its buffers, so the slices a
-// Scan returns stay valid only until the next Scan or Close. A Scanner is
-// not safe for concurrent use.
+// Scanner collects every segment of the trusted per-user directories
+// under a base directory (SECURITY.md). It keeps each segment mapped
+// read-only between scans and reuses its buffers, so the slices a Scan
+// returns stay valid only until the next Scan or Close. It holds no file
+// descriptor between scans and at most three during one (the base, one
+// user directory, one segment). A Scanner is not safe for concurrent use.
 type Scanner struct {
-	dir  string
+	base string
 	myNS uint64
 	segs map[string]*mapped
 	out  []SegmentSnapshot
 	errs []error
 	hdr  [headerSize]byte
+
+	// Scratch reused across scans.
+	dirBuf          []byte
+	dirs, segNames  []string
+	perUser, segsOf map[uint32]int
+	pathBuf         []byte
 }
 
-// mapped is one segment file kept open and mapped between scans.
+// mapped is one segment file kept mapped between scans.
 type mapped struct {
 	path     string
-	fd       int
 	mem      []byte
 	dev, ino uint64
 	size     int64
+	alloc    uint64 // bytes the file's owner has allocated (st_blocks), at this scan
 	seen     bool
 
 	// Immutable once published: sets are append-only.
@@ -97,18 +107,20 @@ type nameEntry struct {
 	good           []uint64 // last consistent values of a block with multi-value updates
 }
 
-// NewScanner returns a Scanner of dir (DefaultDir when empty).
-func NewScanner(dir string) *Scanner {
-	if dir == "" {
-		dir = DefaultDir
+// NewScanner returns a Scanner of the segment directories under base
+// (DefaultDir when empty).
+func NewScanner(base string) *Scanner {
+	if base == "" {
+		base = DefaultDir
 	}
-	return &Scanner{dir: dir, myNS: pidNamespace(), segs: map[string]*mapped{}}
+	return &Scanner{base: base, myNS: pidNamespace(), segs: map[string]*mapped{},
+		dirBuf: make([]byte, 8192), perUser: map[uint32]int{}, segsOf: map[uint32]int{}}
 }
 
-// Scan is a one-shot NewScanner(dir).Scan followed by Close; the
+// Scan is a one-shot NewScanner(base).Scan followed by Close; the
 // snapshots it returns are the caller's.
-func Scan(dir string) ([]SegmentSnapshot, []error) {
-	s := NewScanner(dir)
+func Scan(base string) ([]SegmentSnapshot, []error) {
+	s := NewScanner(base)
 	defer s.Close()
 	return s.Scan()
 }
@@ -126,42 +138,23 @@ func (m *mapped) unmap() {
 		unix.Munmap(m.mem)
 		m.mem = nil
 	}
-	if m.fd >= 0 {
-		unix.Close(m.fd)
-		m.fd = -1
-	}
 }
 
-// Scan reads every live segment of the directory. A segment that cannot
-// be read, fails validation or changes too fast to copy consistently is
-// left out and reported in the errors; a segment whose owner has exited
-// is removed (when the directory allows it) and left out silently, or
-// reported when it cannot be removed.
+// Scan reads every live segment of the trusted user directories. A
+// directory or segment that is not trusted, cannot be read, fails
+// validation, exceeds the reader's bounds or changes too fast to copy
+// consistently is left out and reported in the errors; a segment proven to
+// belong to an owner that has exited is removed (when the directory allows
+// it) and left out silently, or reported when it cannot be removed. An
+// error for which IsResourceError holds means the reader ran out of a
+// resource: what it lists may be incomplete.
 func (s *Scanner) Scan() ([]SegmentSnapshot, []error) {
 	s.out = s.out[:0]
 	s.errs = s.errs[:0]
-	d, err := os.Open(s.dir)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			s.Close()
-			return s.out, nil
-		}
-		return s.out, append(s.errs, fmt.Errorf("shm: scan %s: %w", s.dir, err))
-	}
-	names, err := d.Readdirnames(-1)
-	d.Close()
-	if err != nil {
-		s.errs = append(s.errs, fmt.Errorf("shm: scan %s: %w", s.dir, err))
-	}
 	for _, m := range s.segs {
 		m.seen = false
 	}
-	for _, name := range names {
-		if !strings.HasSuffix(name, fileSuffix) || strings.HasPrefix(name, ".") {
-			continue
-		}
-		s.scanOne(name)
-	}
+	s.scanBase()
 	for k, m := range s.segs {
 		if !m.seen {
 			m.unmap()
@@ -171,109 +164,222 @@ func (s *Scanner) Scan() ([]SegmentSnapshot, []error) {
 	return s.out, s.errs
 }
 
-func (s *Scanner) drop(name string, m *mapped) {
+func (s *Scanner) scanBase() {
+	baseFD, err := openBase(s.base, false)
+	if err != nil {
+		if !errors.Is(err, unix.ENOENT) {
+			s.errs = append(s.errs, fmt.Errorf("shm: scan: %w", err))
+		}
+		return
+	}
+	defer unix.Close(baseFD)
+	// Only directories whose owner is the uid in their name count toward
+	// the bounds (checked again on the opened descriptor below), so that
+	// nobody can crowd another user's directories out by creating names;
+	// the untrusted ones are reported, a bounded number of them.
+	perUser, segsOf := s.perUser, s.segsOf // directories, segments per uid
+	clear(perUser)
+	clear(segsOf)
+	var untrusted []error
+	dropped, perUserExcess := 0, 0
+	keep := func(n string) bool {
+		uid, _, ok := parseUserDir(n)
+		if !ok {
+			return false
+		}
+		var st unix.Stat_t
+		if err := unix.Fstatat(baseFD, n, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			return false
+		}
+		if err := checkUserDir(filepath.Join(s.base, n), &st, uid); err != nil {
+			if st.Mode&unix.S_IFMT == unix.S_IFLNK {
+				err = &TrustError{Path: filepath.Join(s.base, n), Reason: "a symbolic link", Fix: "remove it as root: rm " + filepath.Join(s.base, n)}
+			}
+			if len(untrusted) < maxReported {
+				untrusted = append(untrusted, fmt.Errorf("shm: %w", err))
+			} else {
+				dropped++
+			}
+			return false
+		}
+		if perUser[uid] >= maxDirsPerUser {
+			perUserExcess++
+			return false
+		}
+		perUser[uid]++
+		return true
+	}
+	dirs, excess, err := readDirNames(baseFD, s.base, keep, maxUserDirs, s.dirBuf, s.dirs[:0])
+	s.dirs = dirs
+	if err != nil {
+		s.errs = append(s.errs, fmt.Errorf("shm: scan: %w", err))
+	}
+	s.errs = append(s.errs, untrusted...)
+	if dropped > 0 {
+		s.errs = append(s.errs, fmt.Errorf("shm: scan %s: %d more untrusted segment directories not listed", s.base, dropped))
+	}
+	if perUserExcess > 0 {
+		s.errs = append(s.errs, fmt.Errorf("shm: scan %s: %d segment directories left out: at most %d are read per user", s.base, perUserExcess, maxDirsPerUser))
+	}
+	if excess > 0 {
+		s.errs = append(s.errs, fmt.Errorf("shm: scan %s: %d segment directories beyond the first %d left out", s.base, excess, maxUserDirs))
+	}
+	// A user's own name first, then its fallbacks, in a stable order.
+	slices.SortFunc(dirs, func(a, b string) int {
+		ua, fa, _ := parseUserDir(a)
+		ub, fb, _ := parseUserDir(b)
+		if ua != ub {
+			return cmp.Compare(ua, ub)
+		}
+		if fa != fb {
+			if fa {
+				return 1
+			}
+			return -1
+		}
+		return strings.Compare(a, b)
+	})
+	total := 0
+	for _, name := range dirs {
+		uid, _, _ := parseUserDir(name)
+		path := filepath.Join(s.base, name)
+		fd, err := openUserDir(baseFD, path, name, uid)
+		if err != nil {
+			if !errors.Is(err, unix.ENOENT) {
+				s.errs = append(s.errs, fmt.Errorf("shm: %w", err))
+			}
+			continue
+		}
+		room := min(maxSegsPerUser-segsOf[uid], maxSegments-total)
+		names, excess, err := readDirNames(fd, path, isSegmentName, max(room, 0), s.dirBuf, s.segNames[:0])
+		s.segNames = names
+		if err != nil {
+			s.errs = append(s.errs, fmt.Errorf("shm: %w", err))
+		}
+		if excess > 0 {
+			s.errs = append(s.errs, &SegmentError{Path: path, Reason: fmt.Sprintf("%d segments left out: at most %d are read per user and %d in all", excess, maxSegsPerUser, maxSegments)})
+		}
+		segsOf[uid] += len(names)
+		total += len(names)
+		for _, n := range names {
+			s.scanOne(fd, path, n, uid)
+		}
+		unix.Close(fd)
+	}
+}
+
+func isSegmentName(n string) bool {
+	return strings.HasSuffix(n, fileSuffix) && !strings.HasPrefix(n, ".")
+}
+
+func (s *Scanner) drop(key string, m *mapped) {
 	if m != nil {
 		m.unmap()
 	}
-	delete(s.segs, name)
+	delete(s.segs, key)
 }
 
 func (s *Scanner) fail(path, reason string, err error) {
 	s.errs = append(s.errs, &SegmentError{Path: path, Reason: reason, Err: err})
 }
 
-func (s *Scanner) scanOne(name string) {
-	path := filepath.Join(s.dir, name)
-	var st unix.Stat_t
-	if err := unix.Lstat(path, &st); err != nil {
-		s.drop(name, s.segs[name])
-		if !errors.Is(err, unix.ENOENT) { // ENOENT: removed since the listing
+// scanOne reads the segment name of the directory dirFD (path dirPath),
+// whose owner is uid. The file is opened without following links and
+// checked on the descriptor: a regular file owned by uid, within the size
+// bounds. The descriptor is closed before scanOne returns.
+func (s *Scanner) scanOne(dirFD int, dirPath, name string, uid uint32) {
+	s.pathBuf = append(append(append(s.pathBuf[:0], dirPath...), '/'), name...)
+	m := s.segs[string(s.pathBuf)] // no allocation for the lookup
+	var path string
+	if m != nil {
+		path = m.path
+	} else {
+		path = dirPath + "/" + name
+	}
+	fd, err := unix.Openat(dirFD, name, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
+	if err != nil {
+		s.drop(path, m)
+		switch {
+		case errors.Is(err, unix.ENOENT): // removed since the listing
+		case errors.Is(err, unix.ELOOP):
+			s.fail(path, "refused: a symbolic link", nil)
+		case errors.Is(err, unix.EACCES) || errors.Is(err, unix.EPERM):
+			s.fail(path, "skipped: no permission to read it", err)
+		case IsResourceError(err):
+			s.fail(path, "not read: out of resources", err)
+		default:
 			s.fail(path, "skipped", err)
 		}
 		return
 	}
-	m := s.segs[name]
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		s.drop(path, m)
+		s.fail(path, "skipped", err)
+		return
+	}
+	switch {
+	case st.Mode&unix.S_IFMT != unix.S_IFREG:
+		s.drop(path, m)
+		s.fail(path, "refused: not a regular file", nil)
+		return
+	case st.Uid != uid:
+		s.drop(path, m)
+		s.fail(path, fmt.Sprintf("refused: owned by uid %d in the directory of uid %d", st.Uid, uid), nil)
+		return
+	case st.Size < headerSize || st.Size > MaxFileSize:
+		s.drop(path, m)
+		s.fail(path, fmt.Sprintf("refused: size %d outside %d..%d", st.Size, headerSize, MaxFileSize), nil)
+		return
+	}
 	if m != nil && (m.dev != uint64(st.Dev) || m.ino != st.Ino || m.size != st.Size) {
-		s.drop(name, m)
+		s.drop(path, m)
 		m = nil
 	}
 	fresh := m == nil
 	if fresh {
-		var reason string
-		var err error
-		m, reason, err = openSegment(path, &st)
-		if m == nil {
-			if reason != "" {
-				s.fail(path, reason, err)
+		mem, err := unix.Mmap(fd, 0, int(st.Size), unix.PROT_READ, unix.MAP_SHARED)
+		if err != nil {
+			if IsResourceError(err) {
+				s.fail(path, "not read: out of resources", err)
+			} else {
+				s.fail(path, "skipped: cannot map it", err)
 			}
 			return
 		}
-		s.segs[name] = m
+		m = &mapped{path: path, mem: mem, dev: uint64(st.Dev), ino: st.Ino, size: st.Size}
+		s.segs[path] = m
 	}
 	m.seen = true
-	pid, start, ns := m.owner()
-	if why := s.ownerGone(m, pid, start, ns, fresh); why != "" {
-		err := unix.Unlink(path)
-		s.drop(name, m)
-		if err != nil && !errors.Is(err, unix.ENOENT) {
+	m.alloc = uint64(st.Blocks) * 512
+	if why := provenDead(fd, &st, uid); why != "" {
+		s.drop(path, m)
+		err := unix.Unlinkat(dirFD, name, 0)
+		if err != nil && !errors.Is(err, unix.ENOENT) && !errors.Is(err, unix.EACCES) && !errors.Is(err, unix.EPERM) {
 			s.fail(path, "stale segment ("+why+") not removed", err)
 		}
+		return // another user's dead segment stays until its owner or root removes it
+	}
+	pid, start, ns := m.owner()
+	myNS := s.myNS
+	if !fresh {
+		myNS = 0 // while the lock is held the owner cannot have been replaced
+	}
+	if why := ownerGone(pid, start, ns, myNS); why != "" {
+		s.drop(path, m)
 		return
 	}
 	snap, err := s.read(m)
 	if err != nil {
-		s.drop(name, m)
+		s.drop(path, m)
 		s.fail(path, "data dropped", err)
 		return
 	}
 	snap.Path = path
+	snap.UID = uid
 	snap.PID, snap.StartTime = pid, start
 	s.out = append(s.out, snap)
-}
-
-// ownerGone checks the lock on every scan; the pid and start time only
-// when the segment is first mapped (while the lock is held the owner
-// cannot have been replaced).
-func (s *Scanner) ownerGone(m *mapped, pid uint32, start, ns uint64, fresh bool) string {
-	myNS := s.myNS
-	if !fresh {
-		myNS = 0
-	}
-	return ownerGone(m.fd, pid, start, ns, myNS)
-}
-
-func openSegment(path string, st *unix.Stat_t) (*mapped, string, error) {
-	if st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return nil, "skipped: not a regular file", nil
-	}
-	if st.Size < headerSize || st.Size > MaxFileSize {
-		return nil, fmt.Sprintf("skipped: size %d outside %d..%d", st.Size, headerSize, MaxFileSize), nil
-	}
-	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
-	if err != nil {
-		if errors.Is(err, unix.ENOENT) {
-			return nil, "", nil
-		}
-		if errors.Is(err, unix.EACCES) || errors.Is(err, unix.EPERM) {
-			return nil, "skipped: no permission to read it", err
-		}
-		return nil, "skipped", err
-	}
-	var fst unix.Stat_t
-	if err := unix.Fstat(fd, &fst); err != nil {
-		unix.Close(fd)
-		return nil, "skipped", err
-	}
-	if fst.Ino != st.Ino || fst.Dev != st.Dev || fst.Size != st.Size {
-		unix.Close(fd)
-		return nil, "", nil // replaced between stat and open; next scan
-	}
-	mem, err := unix.Mmap(fd, 0, int(fst.Size), unix.PROT_READ, unix.MAP_SHARED)
-	if err != nil {
-		unix.Close(fd)
-		return nil, "skipped: cannot map it", err
-	}
-	return &mapped{path: path, fd: fd, mem: mem, dev: uint64(fst.Dev), ino: fst.Ino, size: fst.Size}, "", nil
 }
 
 // owner reads the owner fields of the header, tolerating a truncated file.
@@ -404,6 +510,42 @@ func parseHeader(h []byte, size uint64) (header, error) {
 	if x.heapOff < headerSize || x.heapOff%cacheLine != 0 || x.heapOff+x.heapSize > size {
 		return x, ferr(hdrHeapOff, "heap offset", x.heapOff, fmt.Sprintf("heap of %d bytes does not fit a %d-byte file on a 64-byte boundary", x.heapSize, size))
 	}
+	// The tables and the heap may not overlap: a garbled segment that
+	// points several at the same bytes could otherwise make records alias.
+	type region struct {
+		at         uint64
+		name       string
+		start, end uint64
+	}
+	regions := []region{
+		{hdrSetOff, "set table", x.setOff, x.setOff + x.setCap*setRecSize},
+		{hdrCtrOff, "counter table", x.ctrOff, x.ctrOff + x.ctrCap*ctrRecSize},
+		{hdrInstOff, "instance table", x.instOff, x.instOff + x.instCap*instRecSize},
+		{hdrShardOff, "shard table", x.shOff, x.shOff + x.shCap*shardRecSize},
+		{hdrHeapOff, "heap", x.heapOff, x.heapOff + x.heapSize},
+	}
+	for i, a := range regions {
+		for _, b := range regions[i+1:] {
+			if a.start < b.end && b.start < a.end {
+				return x, ferr(b.at, b.name+" offset", b.start, fmt.Sprintf("overlaps the %s (%d..%d)", a.name, a.start, a.end))
+			}
+		}
+	}
+	// What a reader copies is bounded whatever the writer claims.
+	for _, c := range []struct {
+		at       uint64
+		name     string
+		n, limit uint64
+	}{
+		{hdrSetOff + 8, "set count", x.setCount, maxReadSets},
+		{hdrCtrOff + 8, "counter count", x.ctrCount, maxReadCounters},
+		{hdrInstOff + 8, "instance high-water count", x.instHigh, maxReadInstances},
+		{hdrShardOff + 8, "shard high-water count", x.shHigh, maxReadShards},
+	} {
+		if c.n > c.limit {
+			return x, ferr(c.at, c.name, c.n, fmt.Sprintf("more than a reader reads (%d)", c.limit))
+		}
+	}
 	gl := uint64(le.Uint32(h[hdrGUIDLen:]))
 	if gl == 0 || gl > maxGUIDLen {
 		return x, ferr(hdrGUIDLen, "guid length", gl, fmt.Sprintf("want 1..%d", maxGUIDLen))
@@ -433,18 +575,30 @@ func (s *Scanner) readOnce(m *mapped) (snap SegmentSnapshot, retry bool, err err
 		return snap, false, err
 	}
 	heapEnd := h.heapOff + h.heapSize
-	// Strings of a well-formed segment do not overlap, so their total
-	// cannot exceed the heap; a garbled one may point many records at the
-	// same bytes, and this budget keeps it from sizing huge allocations.
-	strBudget := h.heapSize
+	// The reader's cost is bounded: what it copies from the heap (strings,
+	// values, shards) may not exceed maxReadHeap, the heap itself, nor —
+	// with the tables it reads — what the segment's owner really allocated
+	// (plus a small slack), so a sparse file that costs its creator nothing
+	// cannot make a consumer fault its holes in.
+	tables := uint64(headerSize) + h.setCount*setRecSize + h.ctrCount*ctrRecSize + h.instHigh*instRecSize + h.shHigh*shardRecSize
+	if tables > m.alloc+allocSlack {
+		return snap, false, ferr(hdrInstOff+8, "table counts", tables, fmt.Sprintf("the tables claim %d bytes but the file has only %d bytes allocated", tables, m.alloc))
+	}
+	budget := min(uint64(maxReadHeap), h.heapSize, m.alloc+allocSlack-tables)
+	spend := func(off, n uint64, what string) error {
+		if n > budget {
+			return ferr(off, what, n, fmt.Sprintf("the segment makes the reader copy more than its bound (%d bytes of heap, at most %d, and no more than the file has allocated)", min(uint64(maxReadHeap), h.heapSize, m.alloc+allocSlack-tables), maxReadHeap))
+		}
+		budget -= n
+		return nil
+	}
 	str := func(off, n uint64, what string) (string, error) {
 		if n == 0 {
 			return "", nil
 		}
-		if n > strBudget {
-			return "", ferr(off, what, n, "strings add up to more than the heap")
+		if err := spend(off, align(n, 8), what); err != nil {
+			return "", err
 		}
-		strBudget -= n
 		if n > maxNameLen || off%8 != 0 || off < h.heapOff || off+align(n, 8) > heapEnd {
 			return "", ferr(off, what, n, "string outside the heap, misaligned or too long")
 		}
@@ -482,10 +636,6 @@ func (s *Scanner) readOnce(m *mapped) (snap SegmentSnapshot, retry bool, err err
 		m.where = append(m.where, make([]uint64, h.instHigh-uint64(len(m.where)))...)
 	}
 	clear(m.where)
-	// Values of a well-formed segment's blocks do not overlap, so they
-	// cannot outnumber the heap's words; this budget bounds what a garbled
-	// segment can make the reader allocate.
-	valBudget := h.heapSize / 8
 	m.vals = m.vals[:0]
 	for slot := uint64(0); slot < h.instHigh; slot++ {
 		roff := h.instOff + slot*instRecSize
@@ -504,8 +654,8 @@ func (s *Scanner) readOnce(m *mapped) (snap SegmentSnapshot, retry bool, err err
 			if boff%8 != 0 || boff < h.heapOff || boff+m.blockSize[si] > heapEnd {
 				return snap, false, ferr(roff+instBlockOff, "instance value block", boff, "outside the heap or misaligned")
 			}
-			if nc > valBudget {
-				return snap, false, ferr(roff, "live instances", h.instHigh, "their values exceed the heap")
+			if err := spend(boff, nc*8, "instance values"); err != nil {
+				return snap, false, err
 			}
 			serial, noff, nlen := uint32(w0>>32), uint32(w2), uint32(w2>>32)
 			ne := &m.names[slot]
@@ -540,7 +690,6 @@ func (s *Scanner) readOnce(m *mapped) (snap SegmentSnapshot, retry bool, err err
 				}
 				copy(vals, ne.good) // the last consistent copy
 			}
-			valBudget -= nc
 			m.insts[si] = append(m.insts[si], InstanceSnapshot{Name: ne.s, ID: id, Values: vals})
 			m.where[slot] = si<<32 | uint64(len(m.insts[si]))
 			break
@@ -567,6 +716,9 @@ func (s *Scanner) readOnce(m *mapped) (snap SegmentSnapshot, retry bool, err err
 		}
 		if slot >= h.instHigh || m.where[slot] == 0 || m.names[slot].serial != serial {
 			continue // belongs to an instance no longer live
+		}
+		if err := spend(off, n*cacheLine, "shard block"); err != nil {
+			return snap, false, err
 		}
 		w := m.where[slot]
 		inst := &m.insts[w>>32][w&0xFFFFFFFF-1]

@@ -29,6 +29,17 @@ func shmDir(t testing.TB) string {
 	return d
 }
 
+// userDir returns the calling user's segment directory under base, made
+// as a provider makes it.
+func userDir(t testing.TB, base string) string {
+	t.Helper()
+	d := filepath.Join(base, UserDirName(uint32(os.Geteuid())))
+	if err := os.Mkdir(d, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+		t.Fatal(err)
+	}
+	return d
+}
+
 func smallOpts(dir string) Options {
 	return Options{Dir: dir, MaxSets: 4, MaxCounters: 32, MaxInstances: 64, MaxSharded: 8, HeapSize: 8 << 10}
 }
@@ -269,7 +280,7 @@ func sampleSegment(t testing.TB) []byte {
 func TestDeadOwnerRemoved(t *testing.T) {
 	dir := shmDir(t)
 	data := sampleSegment(t)
-	p := filepath.Join(dir, SegmentName("sample", 999999))
+	p := filepath.Join(userDir(t, dir), SegmentName("sample", 999999))
 	if err := os.WriteFile(p, data, 0o600); err != nil { // nobody holds its lock
 		t.Fatal(err)
 	}
@@ -285,8 +296,8 @@ func TestDeadOwnerRemoved(t *testing.T) {
 func TestStaleRemovedByStart(t *testing.T) {
 	dir := shmDir(t)
 	data := sampleSegment(t)
-	stale := filepath.Join(dir, SegmentName("sample", 999999))
-	other := filepath.Join(dir, SegmentName("other", 999999))
+	stale := filepath.Join(userDir(t, dir), SegmentName("sample", 999999))
+	other := filepath.Join(userDir(t, dir), SegmentName("other", 999999))
 	os.WriteFile(stale, data, 0o600)
 	os.WriteFile(other, data, 0o600)
 	if errs := RemoveStale(dir, "sample."); len(errs) != 0 {
@@ -326,7 +337,7 @@ func TestBitFlips(t *testing.T) {
 			b := append([]byte(nil), data...)
 			b[off] ^= 1 << bit
 			name := SegmentName("flip", off*8+bit)
-			unlock := lockedCopy(t, dir, name, b)
+			unlock := lockedCopy(t, userDir(t, dir), name, b)
 			snaps, errs := sc.Scan()
 			for _, s := range snaps {
 				for _, set := range s.Sets {
@@ -343,7 +354,7 @@ func TestBitFlips(t *testing.T) {
 					t.Fatalf("offset %d bit %d: untyped error %v", off, bit, e)
 				}
 			}
-			os.Remove(filepath.Join(dir, name))
+			os.Remove(filepath.Join(userDir(t, dir), name))
 			unlock()
 		}
 	}
@@ -361,12 +372,12 @@ func TestTruncated(t *testing.T) {
 	dir := shmDir(t)
 	for _, n := range []int{0, 8, headerSize - 1, headerSize, headerSize + 100, len(data) / 2, len(data) - 4096} {
 		name := SegmentName("trunc", n)
-		unlock := lockedCopy(t, dir, name, data[:n])
+		unlock := lockedCopy(t, userDir(t, dir), name, data[:n])
 		snaps, errs := Scan(dir)
 		if len(snaps) != 0 || len(errs) != 1 {
 			t.Errorf("truncated to %d: %d segments, errors %v; want the segment dropped with a reason", n, len(snaps), errs)
 		}
-		os.Remove(filepath.Join(dir, name))
+		os.Remove(filepath.Join(userDir(t, dir), name))
 		unlock()
 	}
 }
@@ -377,16 +388,18 @@ func TestTruncatedUnderReader(t *testing.T) {
 	data := sampleSegment(t)
 	dir := shmDir(t)
 	name := SegmentName("shrink", 1)
-	defer lockedCopy(t, dir, name, data)()
-	p := filepath.Join(dir, name)
-	var st unix.Stat_t
-	if err := unix.Stat(p, &st); err != nil {
+	defer lockedCopy(t, userDir(t, dir), name, data)()
+	p := filepath.Join(userDir(t, dir), name)
+	fd, err := unix.Open(p, unix.O_RDONLY, 0)
+	if err != nil {
 		t.Fatal(err)
 	}
-	m, reason, err := openSegment(p, &st)
-	if m == nil {
-		t.Fatalf("open: %s %v", reason, err)
+	mem, err := unix.Mmap(fd, 0, len(data), unix.PROT_READ, unix.MAP_SHARED)
+	unix.Close(fd)
+	if err != nil {
+		t.Fatal(err)
 	}
+	m := &mapped{path: p, mem: mem, alloc: uint64(len(data))}
 	defer m.unmap()
 	if err := os.Truncate(p, 0); err != nil {
 		t.Fatal(err)
@@ -462,7 +475,7 @@ func FuzzReadSegment(f *testing.F) {
 			le.PutUint64(mem[hdrFileSize:], uint64(len(mem)))
 		}
 		sc := NewScanner("")
-		m := &mapped{mem: mem, fd: -1}
+		m := &mapped{mem: mem, alloc: uint64(len(mem))}
 		if len(mem) < headerSize {
 			return // openSegment refuses these before mapping
 		}

@@ -1,6 +1,8 @@
 package shm
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -15,8 +17,9 @@ import (
 	"github.com/perfcounters/perfcounters/counterset"
 )
 
-// DefaultDir is where segments live unless configured otherwise.
-const DefaultDir = "/dev/shm/perfc"
+// DefaultDir is the base directory under which every user's segment
+// directory (perfc-<uid>) lives, unless configured otherwise.
+const DefaultDir = "/dev/shm"
 
 // DefaultMode is the default access mode of a segment: the provider's user
 // and group may read it.
@@ -30,7 +33,7 @@ const (
 
 // Options configure a segment. Zero fields take defaults.
 type Options struct {
-	Dir  string      // directory of segments; DefaultDir when empty
+	Dir  string      // base directory of the per-user segment directories; DefaultDir when empty
 	Mode os.FileMode // permission bits of the segment file; DefaultMode when 0
 	// AllowDiskBacked accepts a directory that is not on tmpfs or ramfs.
 	// Only for tests: a mapped file on disk stalls its writers whenever the
@@ -60,6 +63,12 @@ func (o *Options) defaults() {
 	def(&o.MaxInstances, 16384)
 	def(&o.MaxSharded, 4096)
 	def(&o.HeapSize, 32<<20)
+	// Readers refuse a segment whose tables hold more than this (see
+	// SECURITY.md): a writer never makes one.
+	o.MaxSets = min(o.MaxSets, maxReadSets)
+	o.MaxCounters = min(o.MaxCounters, maxReadCounters)
+	o.MaxInstances = min(o.MaxInstances, maxReadInstances)
+	o.MaxSharded = min(o.MaxSharded, maxReadShards)
 }
 
 // CheckDir reports whether dir is on a memory-backed filesystem.
@@ -75,6 +84,19 @@ func CheckDir(dir string) error {
 	return fmt.Errorf("shm: %s is not on tmpfs or ramfs (filesystem magic 0x%x): segments must live in memory-backed storage", dir, uint64(st.Type))
 }
 
+// checkDirFD is CheckDir for an open directory.
+func checkDirFD(fd int, path string) error {
+	var st unix.Statfs_t
+	if err := unix.Fstatfs(fd, &st); err != nil {
+		return fmt.Errorf("shm: statfs %s: %w", path, err)
+	}
+	switch uint64(st.Type) {
+	case tmpfsMagic, ramfsMagic:
+		return nil
+	}
+	return fmt.Errorf("shm: %s is not on tmpfs or ramfs (filesystem magic 0x%x): segments must live in memory-backed storage", path, uint64(st.Type))
+}
+
 // SegmentName returns the file name of the segment of provider guid in
 // process pid.
 func SegmentName(guid string, pid int) string {
@@ -88,7 +110,10 @@ type Writer struct {
 	mu     sync.Mutex
 	mem    []byte
 	f      *os.File
+	dirFD  int    // the owner's segment directory, open
+	name   string // the segment's name in it
 	path   string
+	warn   []error
 	closed bool
 
 	setOff, setCap, setCount      uint64
@@ -123,21 +148,39 @@ func Create(guid string, opts Options) (*Writer, error) {
 	if guid == "" || len(guid) > maxGUIDLen || strings.ContainsAny(guid, "/\x00") || strings.HasPrefix(guid, ".") {
 		return nil, fmt.Errorf("shm: provider guid %q: want 1..%d characters, no '/', NUL or leading '.'", guid, maxGUIDLen)
 	}
-	if err := ensureDir(opts.Dir); err != nil {
+	d, err := openOwnDir(opts.Dir, true)
+	if err != nil {
 		return nil, err
 	}
 	if !opts.AllowDiskBacked {
-		if err := CheckDir(opts.Dir); err != nil {
+		if err := checkDirFD(d.fd, d.path); err != nil {
+			unix.Close(d.fd)
 			return nil, err
 		}
 	}
+	w, err := create(guid, opts, d)
+	if err != nil {
+		unix.Close(d.fd)
+		return nil, err
+	}
+	return w, nil
+}
+
+func create(guid string, opts Options, d ownDir) (*Writer, error) {
+	var warn []error
+	if d.warn != nil {
+		warn = append(warn, d.warn)
+	}
+	// A crashed predecessor of the same provider leaves its segment; only
+	// the owner can remove files from its directory, so it does it here.
+	warn = append(warn, removeStaleIn(d.fd, d.path, guid+".")...)
 	pid := os.Getpid()
 	start, err := procStartTime(pid)
 	if err != nil {
 		return nil, fmt.Errorf("shm: own start time: %w", err)
 	}
 	w := &Writer{
-		guid: guid, pid: pid, ownerStart: start, ownerNS: pidNamespace(), dir: opts.Dir,
+		guid: guid, pid: pid, ownerStart: start, ownerNS: pidNamespace(), dir: d.path, dirFD: d.fd, warn: warn,
 		freeHeap: map[uint64][]uint64{}, shardsOf: map[uint64][]uint64{}, shardMem: map[uint64][2]uint64{}, setGUIDs: map[string]bool{},
 	}
 	// Lay the file out: header, tables, heap; each section 64-aligned.
@@ -163,60 +206,65 @@ func Create(guid string, opts Options) (*Writer, error) {
 	w.setOf = make([]int, w.instCap)
 	w.heapUsed = 8 // offset 0 of the heap is never handed out, so 0 means "none"
 
-	tmp := filepath.Join(opts.Dir, "."+SegmentName(guid, pid)+".tmp")
-	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL|unix.O_NOFOLLOW, opts.Mode.Perm())
+	name := SegmentName(guid, pid)
+	tmp := "." + name + ".tmp"
+	unix.Unlinkat(d.fd, tmp, 0) // a predecessor with this pid died while creating
+	fd, err := unix.Openat(d.fd, tmp, unix.O_RDWR|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, uint32(opts.Mode.Perm()))
 	if err != nil {
-		return nil, fmt.Errorf("shm: create segment: %w", err)
+		return nil, fmt.Errorf("shm: create segment %s: %w", filepath.Join(d.path, tmp), err)
 	}
+	f := os.NewFile(uintptr(fd), filepath.Join(d.path, tmp))
 	fail := func(err error) (*Writer, error) {
 		f.Close()
-		os.Remove(tmp)
+		unix.Unlinkat(d.fd, tmp, 0)
 		return nil, err
 	}
 	if err := f.Chmod(opts.Mode.Perm()); err != nil { // the umask may have narrowed it
 		return fail(fmt.Errorf("shm: chmod segment: %w", err))
 	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+	if err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB); err != nil {
 		return fail(fmt.Errorf("shm: lock segment: %w", err))
 	}
 	if err := f.Truncate(int64(size)); err != nil { // sparse: pages cost memory once touched
 		return fail(fmt.Errorf("shm: size segment: %w", err))
 	}
-	mem, err := unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	mem, err := unix.Mmap(fd, 0, int(size), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
 	if err != nil {
 		return fail(fmt.Errorf("shm: map segment: %w", err))
 	}
 	w.mem, w.f = mem, f
 	w.writeHeader()
-	w.path = filepath.Join(opts.Dir, SegmentName(guid, pid))
-	if err := os.Rename(tmp, w.path); err != nil {
-		unix.Munmap(mem)
-		return fail(fmt.Errorf("shm: publish segment: %w", err))
+	// Publish under the final name without replacing anything: a live
+	// segment of the same name (same pid in another pid namespace) keeps
+	// its name and this one takes a random suffix.
+	for try := 0; ; try++ {
+		err = unix.Renameat2(d.fd, tmp, d.fd, name, unix.RENAME_NOREPLACE)
+		if errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS) { // no RENAME_NOREPLACE here
+			err = unix.Linkat(d.fd, tmp, d.fd, name, 0)
+			if err == nil {
+				unix.Unlinkat(d.fd, tmp, 0)
+			}
+		}
+		if !errors.Is(err, unix.EEXIST) || try == 8 {
+			break
+		}
+		var r [4]byte
+		rand.Read(r[:])
+		name = guid + "." + strconv.Itoa(pid) + "-" + hex.EncodeToString(r[:]) + fileSuffix
 	}
+	if err != nil {
+		unix.Munmap(mem)
+		return fail(fmt.Errorf("shm: publish segment %s: %w", filepath.Join(d.path, name), err))
+	}
+	w.name = name
+	w.path = filepath.Join(d.path, name)
 	return w, nil
 }
 
-func ensureDir(dir string) error {
-	st, err := os.Stat(dir)
-	if err == nil {
-		if !st.IsDir() {
-			return fmt.Errorf("shm: %s is not a directory", dir)
-		}
-		return nil
-	}
-	if !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("shm: %w", err)
-	}
-	// Shared by providers of every user, like /dev/shm itself: sticky, so
-	// that only a file's owner (or the directory's) may remove it.
-	if err := os.Mkdir(dir, 0o777); err != nil && !errors.Is(err, os.ErrExist) {
-		return fmt.Errorf("shm: %w", err)
-	}
-	if err := os.Chmod(dir, 0o777|os.ModeSticky); err != nil {
-		return fmt.Errorf("shm: %w", err)
-	}
-	return nil
-}
+// Warnings returns what Create found wrong but worked around: a squatted
+// segment directory name, stale segments it could not remove. A provider
+// reports them.
+func (w *Writer) Warnings() []error { return w.warn }
 
 // writeHeader writes the header with an odd generation, then publishes it.
 func (w *Writer) writeHeader() {
@@ -296,7 +344,11 @@ func (w *Writer) alloc(n, a uint64) (uint64, error) {
 		return 0, fmt.Errorf("shm: segment heap full (%d of %d bytes used, %d more wanted)", w.heapUsed, w.heapSize, n)
 	}
 	w.heapUsed = off + n
-	return w.heapOff + off, nil // fresh sparse pages are already zero
+	// Fresh sparse pages read as zero, but are written anyway: readers
+	// accept a segment only while what they read is backed by memory its
+	// owner allocated (SECURITY.md), and a never-written page is not.
+	w.zero(w.heapOff+off, n)
+	return w.heapOff + off, nil
 }
 
 func (w *Writer) free(off, n, a uint64) {
@@ -480,24 +532,31 @@ func (w *Writer) NewInstance(setIdx int, name string, id uint32) (slot int, b Bl
 	le.PutUint32(rec[instNameOff:], uint32(noff))
 	le.PutUint32(rec[instNameLen:], uint32(len(name)))
 	le.PutUint32(rec[instBlockOff:], uint32(boff))
-	roff := w.instOff + s*instRecSize
-	// The first word (state and serial) says "building" with the new
-	// serial before the rest is filled in, and "live" after: a reader that
-	// sees the same live first word before and after its reads has read
-	// one incarnation of the instance, without any table-wide lock.
-	storeWord(w.mem, roff, le.Uint64(rec[0:8]))
-	putWords(w.mem, roff+8, rec[8:])
-	if s >= w.instHigh {
-		w.instHigh = s + 1
-		w.putCounts()
-	}
-	le.PutUint32(rec[instState:], StateLive)
-	storeWord(w.mem, roff, le.Uint64(rec[0:8]))
+	w.publish(w.instOff, s, rec, &w.instHigh)
 	w.blockOf[s] = boff
 	w.setOf[s] = setIdx
 	w.nameOf[s] = [2]uint64{noff, uint64(len(name))}
 	w.instCount++
 	return int(s), blockAt(w.mem, boff, words), nil
+}
+
+// publish writes rec (an instance or shard record, whose first word holds
+// the state, StateBuilding, and a serial or version) into slot of the table
+// at tableOff, raising the table's high-water count *high when needed. The
+// first word says "building" with the new serial before the rest is filled
+// in, and "live" after: a reader that sees the same live first word before
+// and after its reads has read one incarnation of the record, without any
+// table-wide lock. This is the only place records are published.
+func (w *Writer) publish(tableOff, slot uint64, rec []byte, high *uint64) {
+	roff := tableOff + slot*uint64(len(rec))
+	storeWord(w.mem, roff, le.Uint64(rec[0:8]))
+	putWords(w.mem, roff+8, rec[8:])
+	if slot >= *high {
+		*high = slot + 1
+	}
+	w.putCounts() // heap use changed too
+	le.PutUint32(rec[0:], StateLive)
+	storeWord(w.mem, roff, le.Uint64(rec[0:8]))
 }
 
 // DeleteInstance unpublishes the instance in slot and recycles its slot,
@@ -584,16 +643,7 @@ func (w *Writer) NewShards(slot, ctrIdx, n int) (ShardSet, error) {
 	le.PutUint32(rec[shardCtr:], uint32(ctrIdx))
 	le.PutUint32(rec[shardOff:], uint32(off))
 	le.PutUint32(rec[shardCount:], p)
-	// Same protocol as instance records: building, fill, live.
-	roff := w.shardOff + sr*shardRecSize
-	storeWord(w.mem, roff, le.Uint64(rec[0:8]))
-	putWords(w.mem, roff+8, rec[8:])
-	if sr >= w.shardHigh {
-		w.shardHigh = sr + 1
-		w.putCounts()
-	}
-	le.PutUint32(rec[shardState:], StateLive)
-	storeWord(w.mem, roff, le.Uint64(rec[0:8]))
+	w.publish(w.shardOff, sr, rec, &w.shardHigh)
 	w.shardsOf[s] = append(w.shardsOf[s], sr)
 	w.shardMem[sr] = [2]uint64{off, uint64(p) * cacheLine}
 	return shardsAt(w.mem, off, p), nil
@@ -608,7 +658,7 @@ func (w *Writer) Close() error {
 		return nil
 	}
 	w.closed = true
-	err := os.Remove(w.path)
+	err := unix.Unlinkat(w.dirFD, w.name, 0)
 	// Handles into the mapping may outlive Close by mistake. Rather than
 	// unmapping (a later write would crash the process), map private
 	// anonymous memory over the same range: the file's pages are released
@@ -618,6 +668,9 @@ func (w *Writer) Close() error {
 	}
 	w.mem = nil
 	if e := w.f.Close(); err == nil {
+		err = e
+	}
+	if e := unix.Close(w.dirFD); err == nil {
 		err = e
 	}
 	if err != nil {

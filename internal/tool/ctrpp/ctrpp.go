@@ -354,7 +354,7 @@ func writeSet(b *bytes.Buffer, sp *setPlan) {
 	fmt.Fprintf(b, "}\n\n")
 	fmt.Fprintf(b, "func new%s(in *provider.Instance) *%s {\n\treturn &%s{\n\t\tInstance: in,\n", sp.base, sp.base, sp.base)
 	for _, cp := range sp.counters {
-		fmt.Fprintf(b, "\t\t%s: in.Counter(%s),\n", cp.field, cp.idName)
+		fmt.Fprintf(b, "\t\t%s: in.MustCounter(%s),\n", cp.field, cp.idName)
 	}
 	fmt.Fprintf(b, "\t}\n}\n\n")
 	if sp.setType == "" {

@@ -42,8 +42,8 @@ func main() {
 		in.Set(1, 12345+uint64(i))
 		in.Add(2, 7)
 		in.Add(2, 7)
-		in.Sharded(3).Add(5)
-		in.Sharded(3).Writer().Add(6)
+		in.MustSharded(3).Add(5)
+		in.MustSharded(3).Writer().Add(6)
 	}
 	fmt.Println("ready", p.Path())
 	select {}
