@@ -2,6 +2,8 @@ package pdhcsv
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"math"
 	"os"
@@ -12,15 +14,37 @@ import (
 	"time"
 )
 
-const logsDir = "../../../shared/conformance/logs"
+// logsDir holds copies of logs written by Windows (testdata/windows/
+// PROVENANCE.md says where from); a missing file is a failure.
+const logsDir = "testdata/windows"
 
 func readShared(t testing.TB, rel string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(logsDir, rel))
 	if err != nil {
-		t.Skipf("conformance file absent: %v", err)
+		t.Fatalf("Windows log copy missing: %v", err)
 	}
 	return b
+}
+
+// TestWindowsCopies: the copies are the files PROVENANCE.md names.
+func TestWindowsCopies(t *testing.T) {
+	sums := string(readShared(t, "SHA256SUMS"))
+	n := 0
+	for _, line := range strings.Split(strings.TrimSpace(sums), "\n") {
+		sum, name, ok := strings.Cut(line, "  ")
+		if !ok {
+			t.Fatalf("SHA256SUMS: bad line %q", line)
+		}
+		got := sha256.Sum256(readShared(t, name))
+		if hex.EncodeToString(got[:]) != sum {
+			t.Errorf("%s: sha256 %x, want %s", name, got, sum)
+		}
+		n++
+	}
+	if n != 5 {
+		t.Errorf("%d files in SHA256SUMS, want 5", n)
+	}
 }
 
 // TestRoundTripReal reads the real PDH-written logs and writes them back:
@@ -202,10 +226,8 @@ func TestReadErrors(t *testing.T) {
 			}
 		})
 	}
-	if b, err := os.ReadFile(filepath.Join(logsDir, "powershell/CorruptBlg.blg")); err == nil {
-		if _, err := Read(bytes.NewReader(b), nil); err == nil {
-			t.Error("CorruptBlg.blg accepted; PDH rejects it")
-		}
+	if _, err := Read(bytes.NewReader(readShared(t, "powershell/CorruptBlg.blg")), nil); err == nil {
+		t.Error("CorruptBlg.blg accepted; PDH rejects it")
 	}
 }
 
