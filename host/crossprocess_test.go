@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -27,10 +26,7 @@ func buildExample(t *testing.T) string {
 	if testing.Short() {
 		t.Skip("builds a provider program")
 	}
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goTool); err != nil {
-		t.Skipf("no go tool: %v", err)
-	}
+	goTool := goCommand(t)
 	bin := filepath.Join(t.TempDir(), "httpserver")
 	cmd := exec.Command(goTool, "build", "-o", bin, "github.com/perfcounters/perfcounters/examples/httpserver")
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -189,7 +185,7 @@ func TestCrossProcess(t *testing.T) {
 	// another process, finding the registration through PERFC_STATE_DIR and
 	// the segment through PERFC_SHM_DIR.
 	perfc := filepath.Join(t.TempDir(), "perfc")
-	if out, err := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", perfc, "github.com/perfcounters/perfcounters/cmd/perfc").CombinedOutput(); err != nil {
+	if out, err := exec.Command(goCommand(t), "build", "-o", perfc, "github.com/perfcounters/perfcounters/cmd/perfc").CombinedOutput(); err != nil {
 		t.Fatalf("go build perfc: %v\n%s", err, out)
 	}
 	tp := exec.Command(perfc, "typeperf", `\HTTP Server(hello)\Requests Total`, `\HTTP Server(slow)\Requests Total`, "-si", "1", "-sc", "1")
@@ -241,4 +237,15 @@ func (l *lineSignal) Write(p []byte) (int, error) {
 	}
 	l.lines += n
 	return l.b.Write(p)
+}
+
+// goCommand is the go tool on PATH (the one running the tests); without
+// one the test is skipped.
+func goCommand(t *testing.T) string {
+	t.Helper()
+	p, err := exec.LookPath("go")
+	if err != nil {
+		t.Skipf("no go tool: %v", err)
+	}
+	return p
 }

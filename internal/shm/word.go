@@ -193,10 +193,6 @@ func putWords(mem []byte, off uint64, src []byte) {
 	}
 }
 
-// wordAt returns a Word for the 8-aligned offset off of mem.
-func wordAt(mem []byte, off uint64) Word {
-	return Word{(*uint64)(unsafe.Pointer(&mem[off]))}
-}
 
 // blockAt returns a Block of n words at off of mem.
 func blockAt(mem []byte, off uint64, n int) Block {

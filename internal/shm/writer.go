@@ -131,7 +131,6 @@ type Writer struct {
 	shardVer                      map[uint64]uint32    // shard record -> version
 	blockOf                       []uint64             // instance slot -> block offset
 	nameOf                        [][2]uint64          // instance slot -> name offset, rounded size
-	scratch                       []byte
 	gen                           uint64
 	guid                          string
 	pid                           int
