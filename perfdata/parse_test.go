@@ -63,7 +63,13 @@ func TestParseErrors(t *testing.T) {
 		{"counter size", put(pDef0+32, 0xFFFFFFFF), pDef0 + 36, sCounter, "CounterOffset", 8, ""},
 		{"num instances negative", put(pObj+40, 0xFFFFFFFC), pObj + 40, sObject, "NumInstances", -4, "neither a count nor -1, -2 or -3"},
 		{"num instances too many", put(pObj+40, 3), pObj + 976, sInstance, "", 0, "truncated: 0 bytes left in the object, the structure needs 24"},
-		{"num instances huge", put(pObj+40, 0x7FFFFFFF), pObj + 976, sInstance, "", 0, ""},
+		// 15 counters × 0x7FFFFFFF instances is far more values than the 976 bytes.
+		{"num instances huge", put(pObj+40, 0x7FFFFFFF), pObj + 32, sObject, "NumCounters", 15, "15 counters × 2147483647 counter blocks = 32212254705 values in a 976-byte object: more values than bytes"},
+		// 15 counters × 66 instances = 990 values > 976 bytes; 65 instances (975) passes
+		// the value bound and fails on the missing instances.
+		{"values past bytes", put(pObj+40, 66), pObj + 32, sObject, "NumCounters", 15, "15 counters × 66 counter blocks = 990 values in a 976-byte object: more values than bytes"},
+		{"values at bound", put(pObj+40, 65), pObj + 976, sInstance, "", 0, "truncated: 0 bytes left in the object, the structure needs 24"},
+		{"definition length differs", put(pDef0+40, 48), pDef0 + 40, sCounter, "ByteLength", 48, "definition 1 differs from the first definition's 40 (all definitions of an object have one length)"},
 		{"single but instances", put(pObj+40, 0xFFFFFFFF), pDef0 + 14*40 + 36, sCounter, "CounterOffset", 112, "value ends at 120, past the ByteLength 32 of the counter block at offset 0x300"},
 		{"instance too short", put(pInst0, 12), pInst0, sInstance, "ByteLength", 12, "smaller than the 24-byte structure"},
 		{"instance past object", put(pInst0, 4000), pInst0, sInstance, "ByteLength", 4000, ""},
