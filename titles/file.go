@@ -22,16 +22,23 @@ func LoadFile(path string) (*DB, error) {
 		return nil, err
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > MaxFileSize {
+		return nil, tooLarge(path)
+	}
 	b, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
 	if err != nil {
 		return nil, fmt.Errorf("title file %s: %w", path, err)
 	}
 	if len(b) > MaxFileSize {
-		return nil, fmt.Errorf("title file %s: larger than the %d MiB limit for a title file", path, MaxFileSize>>20)
+		return nil, tooLarge(path)
 	}
 	db, err := Load(b)
 	if err != nil {
 		return nil, fmt.Errorf("title file %s: %w", path, err)
 	}
 	return db, nil
+}
+
+func tooLarge(path string) error {
+	return fmt.Errorf("title file %s: larger than the %d MiB limit for a title file", path, MaxFileSize>>20)
 }

@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"encoding/hex"
 	"os"
+	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -524,5 +526,27 @@ func BenchmarkIndex(b *testing.B) {
 		if _, ok := db.Index("network interface"); !ok {
 			b.Fatal("not found")
 		}
+	}
+}
+
+// TestLoadFileLimit: /dev/zero is refused with the file and the limit
+// named, after reading no more than about the limit.
+func TestLoadFileLimit(t *testing.T) {
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	_, err := LoadFile("/dev/zero")
+	runtime.ReadMemStats(&m1)
+	if err == nil || !strings.Contains(err.Error(), "/dev/zero") || !strings.Contains(err.Error(), "16 MiB limit") {
+		t.Errorf("LoadFile(/dev/zero) = %v, want an error naming the file and the 16 MiB limit", err)
+	}
+	if a := m1.TotalAlloc - m0.TotalAlloc; a > 4*MaxFileSize {
+		t.Errorf("LoadFile(/dev/zero) allocated %d bytes", a)
+	}
+	p := filepath.Join(t.TempDir(), "t.tsv")
+	if err := os.WriteFile(p, []byte("230\tProcess\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if db, err := LoadFile(p); err != nil || db.Name(230) != "Process" {
+		t.Errorf("LoadFile(%s): %v", p, err)
 	}
 }

@@ -21,12 +21,19 @@ func ReadFile(path string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > MaxFileSize {
+		return nil, tooLarge(path)
+	}
 	b, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if len(b) > MaxFileSize {
-		return nil, fmt.Errorf("%s: larger than the %d MiB limit for a block file", path, MaxFileSize>>20)
+		return nil, tooLarge(path)
 	}
 	return b, nil
+}
+
+func tooLarge(path string) error {
+	return fmt.Errorf("%s: larger than the %d MiB limit for a block file", path, MaxFileSize>>20)
 }
