@@ -183,10 +183,7 @@ func TestParseUnalignedAccepted(t *testing.T) {
 // FormatError) and flips bits at many positions (never a panic; a success
 // must read back in full).
 func TestTruncateAndFlip(t *testing.T) {
-	all := loadBlocks(t, windowsDir)
-	if _, err := os.Stat(sharedDir); err == nil {
-		all = loadBlocks(t, sharedDir)
-	}
+	all := loadAllBlocks(t)
 	for name, b := range all {
 		step := max(1, len(b)/300)
 		for n := 0; n < len(b); n += step {
