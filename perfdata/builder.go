@@ -20,7 +20,6 @@ type Builder struct {
 	buf       []byte
 	committed int    // end of the last finished object
 	numObj    uint32 // finished objects
-	firstObj  bool
 
 	// the object being built
 	open     bool
