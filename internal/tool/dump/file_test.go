@@ -39,3 +39,15 @@ func TestReadFileLimit(t *testing.T) {
 		t.Errorf("ReadFile at the limit: %d bytes, %v", len(b), err)
 	}
 }
+
+// BenchmarkReadFileDevZero: reading /dev/zero as a block file costs a
+// bounded amount (about MaxFileSize read and allocated, then refused),
+// not all of memory.
+func BenchmarkReadFileDevZero(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ReadFile("/dev/zero"); err == nil {
+			b.Fatal("/dev/zero accepted")
+		}
+	}
+}
