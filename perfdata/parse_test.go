@@ -97,11 +97,11 @@ func TestParseErrors(t *testing.T) {
 
 func TestFormatErrorString(t *testing.T) {
 	e := &FormatError{Offset: 0x1a8, Struct: sInstance, Field: "ByteLength", Value: 12, Msg: "not a multiple of 8"}
-	if got, want := e.Error(), "perfdata: offset 0x1a8: PERF_INSTANCE_DEFINITION.ByteLength = 12: not a multiple of 8"; got != want {
+	if got, want := e.Error(), "offset 0x1a8: PERF_INSTANCE_DEFINITION.ByteLength = 12: not a multiple of 8"; got != want {
 		t.Errorf("%q\nwant %q", got, want)
 	}
 	e = &FormatError{Offset: 0, Struct: sDataBlock, Msg: "truncated: 3 bytes, the header needs 88"}
-	if got, want := e.Error(), "perfdata: offset 0x0: PERF_DATA_BLOCK: truncated: 3 bytes, the header needs 88"; got != want {
+	if got, want := e.Error(), "offset 0x0: PERF_DATA_BLOCK: truncated: 3 bytes, the header needs 88"; got != want {
 		t.Errorf("%q\nwant %q", got, want)
 	}
 }
