@@ -12,7 +12,7 @@ import (
 func FuzzParse(f *testing.F) {
 	seeds, _ := filepath.Glob("testdata/*.man")
 	for _, dir := range []string{"*", "*/*"} {
-		more, _ := filepath.Glob(filepath.Join(sharedManifests, dir, "*.man"))
+		more, _ := filepath.Glob(filepath.Join(conformanceDir, dir, "*.man"))
 		seeds = append(seeds, more...)
 	}
 	for _, s := range seeds {

@@ -168,11 +168,25 @@ func readDoc(file string, r io.Reader) (*doc, error) {
 				start = 0
 			}
 			n := &node{name: t.Name.Local, start: start, end: end, line: d.lineOf(start)}
+			// Past a few attributes a map, not n.attr, finds repeats: an
+			// element with thousands of attributes must cost linear time.
+			var seen map[string]struct{}
+			if len(t.Attr) > 8 {
+				seen = make(map[string]struct{}, len(t.Attr))
+			}
+			n.attrs = make([]xml.Attr, 0, len(t.Attr))
 			for _, a := range t.Attr {
 				if a.Name.Space != "" || a.Name.Local == "xmlns" {
 					continue
 				}
-				if _, dup := n.attr(a.Name.Local); dup {
+				dup := false
+				if seen != nil {
+					_, dup = seen[a.Name.Local]
+					seen[a.Name.Local] = struct{}{}
+				} else {
+					_, dup = n.attr(a.Name.Local)
+				}
+				if dup {
 					e := &Error{File: file, Line: d.attrLine(n, a.Name.Local), Element: label(n), Attr: a.Name.Local}
 					e.Rule = fmt.Sprintf("attribute %s repeated", a.Name.Local)
 					return nil, e

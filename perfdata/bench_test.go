@@ -70,7 +70,42 @@ func (e *benchEncoder) encode(tb testing.TB, round uint64) []byte {
 	return b.Bytes()
 }
 
+// BenchmarkDecode: Parse (validating the whole block), then for every
+// object one ValueReader.Reset and for every instance its name and all its
+// raw values (ValueReader.Read).
 func BenchmarkDecode(b *testing.B) {
+	block := append([]byte(nil), newBenchEncoder(b).encode(b, 1)...)
+	b.SetBytes(int64(len(block)))
+	b.ReportAllocs()
+	var sum uint64
+	var r ValueReader
+	vals := make([]uint64, 0, benchCounters)
+	for b.Loop() {
+		blk, err := Parse(block)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for it := blk.Objects(); it.Next(); {
+			o := it.Object()
+			r.Reset(o)
+			for jt := o.Instances(); jt.Next(); {
+				in := jt.Instance()
+				sum += uint64(len(in.NameBytes()))
+				vals = r.Read(in.Block(), vals[:0])
+				for _, v := range vals {
+					sum += v
+				}
+			}
+		}
+	}
+	if sum == 0 {
+		b.Fatal("nothing read")
+	}
+}
+
+// BenchmarkDecodeValue is BenchmarkDecode reading each value through
+// CounterBlock.Value with its definition (the way before ValueReader).
+func BenchmarkDecodeValue(b *testing.B) {
 	block := append([]byte(nil), newBenchEncoder(b).encode(b, 1)...)
 	b.SetBytes(int64(len(block)))
 	b.ReportAllocs()
@@ -157,5 +192,22 @@ func TestBenchBlock(t *testing.T) {
 		}
 	}); a != 0 {
 		t.Errorf("decode allocates %.0f times per block", a)
+	}
+	var r ValueReader
+	vals := make([]uint64, 0, benchCounters)
+	blk, _ = Parse(raw)
+	o, _ = blk.Object(230)
+	r.Reset(o) // grows r's slices once
+	if a := testing.AllocsPerRun(3, func() {
+		blk, _ := Parse(raw)
+		for it := blk.Objects(); it.Next(); {
+			o := it.Object()
+			r.Reset(o)
+			for jt := o.Instances(); jt.Next(); {
+				vals = r.Read(jt.Instance().Block(), vals[:0])
+			}
+		}
+	}); a != 0 {
+		t.Errorf("decode with a ValueReader allocates %.0f times per block", a)
 	}
 }

@@ -20,7 +20,6 @@ type Builder struct {
 	buf       []byte
 	committed int    // end of the last finished object
 	numObj    uint32 // finished objects
-	firstObj  bool
 
 	// the object being built
 	open     bool
@@ -211,8 +210,15 @@ func (b *Builder) EndObject() error {
 	p := b.buf[b.objStart:]
 	le.PutUint32(p[oTotalByteLength:], uint32(total))
 	n := int32(b.numInst)
+	blocks := uint64(b.numInst)
 	if b.single {
-		n = NoInstances
+		n, blocks = NoInstances, 1
+	}
+	// Parse's bound on values per byte: only counters without bytes of
+	// their own (PERF_SIZE_ZERO types) in many instances can exceed it.
+	if nc := uint64(le.Uint32(p[oNumCounters:])); nc*blocks > uint64(total) {
+		b.AbortObject()
+		return fmt.Errorf("perfdata: %d counters × %d instances = %d values in a %d-byte object: more values than bytes", nc, blocks, nc*blocks, total)
 	}
 	le.PutUint32(p[oNumInstances:], uint32(n))
 	b.open = false

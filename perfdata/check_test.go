@@ -2,6 +2,7 @@ package perfdata
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -71,5 +72,56 @@ func TestCheckObjects(t *testing.T) {
 				t.Errorf("error %v: offset %d, want %d", err, fe.Offset, tc.offset)
 			}
 		})
+	}
+}
+
+// TestBuilderValueBound: the Builder refuses an object Parse would refuse
+// for having more values than bytes, which only counters without bytes of
+// their own (PERF_SIZE_ZERO) can cause. With k such counters and k
+// instances named "a" the object is 64 + 40k (definitions) + 40k (24-byte
+// instance, name "a\0" padded to 8, 8-byte counter block) bytes and holds
+// k² values: 80 → 6464 bytes, 6400 values (built); 100 → 8064 bytes,
+// 10000 values (refused).
+func TestBuilderValueBound(t *testing.T) {
+	for _, tt := range []struct {
+		k     int
+		total uint32 // 0: refused
+	}{{80, 6464}, {100, 0}} {
+		specs := make([]CounterSpec, tt.k)
+		for i := range specs {
+			specs[i] = CounterSpec{NameIndex: uint32(2 * i), Type: 0x00000200} // PERF_SIZE_ZERO
+		}
+		l, err := NewLayout(specs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := NewBuilder(nil)
+		b.Reset(Header{})
+		if err := b.BeginObject(ObjectSpec{NameIndex: 230}, l, specs); err != nil {
+			t.Fatal(err)
+		}
+		for range tt.k {
+			b.Instance("a", 0, 0, NoUniqueID)
+		}
+		err = b.EndObject()
+		if tt.total == 0 {
+			if err == nil || !strings.Contains(err.Error(), "10000 values in a 8064-byte object") {
+				t.Errorf("k=%d: EndObject = %v, want the value bound", tt.k, err)
+			}
+			if blk, perr := Parse(b.Bytes()); perr != nil || blk.NumObjects() != 0 {
+				t.Errorf("k=%d: the refused object stayed in the block (%v)", tt.k, perr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("k=%d: %v", tt.k, err)
+		}
+		blk, err := Parse(b.Bytes())
+		if err != nil {
+			t.Fatalf("k=%d: %v", tt.k, err)
+		}
+		if o, _ := blk.Object(230); o.TotalByteLength() != tt.total {
+			t.Errorf("k=%d: object of %d bytes, want %d", tt.k, o.TotalByteLength(), tt.total)
+		}
 	}
 }

@@ -3,9 +3,11 @@ package perfdata
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,11 +17,32 @@ import (
 	"github.com/perfcounters/perfcounters/countertype"
 )
 
-// sharedDir holds the 88 real blocks; the package tests also carry eight
-// of them in testdata/windows so that they never depend on it.
-var sharedDir = filepath.Join("..", "..", "shared", "conformance", "perfdata", "pal-SampleLog-ZACH-PC")
+// windowsDir holds copies of the 88 real blocks of
+// shared/conformance/perfdata/pal-SampleLog-ZACH-PC and their decode (see
+// its PROVENANCE.md), so that the tests never depend on shared/: sample 1
+// (one block per object, which other packages' tests read) in windowsDir,
+// samples 2 to 11 in moreDir.
+var (
+	windowsDir = filepath.Join("testdata", "windows")
+	moreDir    = filepath.Join(windowsDir, "s02-s11")
+)
 
-var windowsDir = filepath.Join("testdata", "windows")
+// loadAllBlocks reads all 88 blocks, each checked against its SHA256SUMS.
+func loadAllBlocks(t testing.TB) map[string][]byte {
+	t.Helper()
+	all := loadBlocks(t, windowsDir)
+	for name, b := range loadBlocks(t, moreDir) {
+		all[name] = b
+	}
+	if len(all) != 88 {
+		t.Fatalf("%d blocks in %s and %s, want 88", len(all), windowsDir, moreDir)
+	}
+	return all
+}
+
+// decodedJSONSum is the sha256 of shared/.../decoded.json, which
+// testdata/windows/decoded.json.gz holds compressed.
+const decodedJSONSum = "d7ab4885b15464cd7b08f8c555ba5af2d6b53fbf471a00fc623f77ef532244c5"
 
 // readSums reads a SHA256SUMS file: hash, two spaces, name.
 func readSums(t testing.TB, path string) map[string]string {
@@ -67,11 +90,27 @@ func loadBlocks(t testing.TB, dir string) map[string][]byte {
 	return out
 }
 
-func sharedPresent(t *testing.T) {
+// readDecodedJSON reads testdata/windows/decoded.json.gz and checks it is
+// the shared decoded.json.
+func readDecodedJSON(t *testing.T) []byte {
 	t.Helper()
-	if _, err := os.Stat(sharedDir); os.IsNotExist(err) {
-		t.Skipf("%s absent", sharedDir)
+	f, err := os.Open(filepath.Join(windowsDir, "decoded.json.gz"))
+	if err != nil {
+		t.Fatal(err)
 	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := sha256.Sum256(raw); hex.EncodeToString(h[:]) != decodedJSONSum {
+		t.Fatalf("decoded.json.gz: sha256 %x of the JSON, want %s", h, decodedJSONSum)
+	}
+	return raw
 }
 
 // The JSON written by the independent decoder (decoded.json).
@@ -123,15 +162,8 @@ type jsonInstance struct {
 // TestConformanceDecodedJSON decodes all 88 real blocks and compares every
 // field with decoded.json, an independent decoder's output.
 func TestConformanceDecodedJSON(t *testing.T) {
-	sharedPresent(t)
-	blocks := loadBlocks(t, sharedDir)
-	if len(blocks) != 88 {
-		t.Fatalf("%d blocks, want 88", len(blocks))
-	}
-	raw, err := os.ReadFile(filepath.Join(sharedDir, "decoded.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	blocks := loadAllBlocks(t)
+	raw := readDecodedJSON(t)
 	var want []jsonBlock
 	if err := json.Unmarshal(raw, &want); err != nil {
 		t.Fatal(err)
@@ -340,28 +372,9 @@ func checkReadme(t *testing.T, name string, b []byte) {
 }
 
 func TestConformanceReadmeTable(t *testing.T) {
-	t.Run("testdata", func(t *testing.T) {
-		blocks := loadBlocks(t, windowsDir)
-		if len(blocks) != 8 {
-			t.Fatalf("%d blocks in %s, want 8", len(blocks), windowsDir)
-		}
-		for name, b := range blocks {
-			checkReadme(t, name, b)
-		}
-	})
-	t.Run("shared", func(t *testing.T) {
-		sharedPresent(t)
-		for name, b := range loadBlocks(t, sharedDir) {
-			checkReadme(t, name, b)
-		}
-		// the eight copies are the shared files, byte for byte
-		for name, b := range loadBlocks(t, windowsDir) {
-			s, err := os.ReadFile(filepath.Join(sharedDir, name))
-			if err != nil || !bytes.Equal(s, b) {
-				t.Errorf("%s differs from the shared copy (%v)", name, err)
-			}
-		}
-	})
+	for name, b := range loadAllBlocks(t) {
+		checkReadme(t, name, b)
+	}
 }
 
 // find returns the named instance's block (or the single block for "").
@@ -455,10 +468,9 @@ func TestWorkedExamples(t *testing.T) {
 	}
 }
 
-// TestWorkedExamplesSample2 reads the second-sample inputs from shared/.
+// TestWorkedExamplesSample2 reads the second-sample inputs.
 func TestWorkedExamplesSample2(t *testing.T) {
-	sharedPresent(t)
-	b, err := os.ReadFile(filepath.Join(sharedDir, "s02-0238-Processor.bin"))
+	b, err := os.ReadFile(filepath.Join(moreDir, "s02-0238-Processor.bin"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -472,7 +484,7 @@ func TestWorkedExamplesSample2(t *testing.T) {
 	if h := blk.Header(); h.PerfTime != 7393519392 || h.PerfTime100nSec != 128315940986148066 {
 		t.Errorf("header times %d %d", h.PerfTime, h.PerfTime100nSec)
 	}
-	b, err = os.ReadFile(filepath.Join(sharedDir, "s02-0236-LogicalDisk.bin"))
+	b, err = os.ReadFile(filepath.Join(moreDir, "s02-0236-LogicalDisk.bin"))
 	if err != nil {
 		t.Fatal(err)
 	}

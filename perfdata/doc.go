@@ -2,7 +2,9 @@
 // RegQueryValueEx(HKEY_PERFORMANCE_DATA) returns, V1 providers write and
 // perfmon logs store. It has a Builder that writes blocks exactly as Windows
 // lays them out, a zero-copy reader (Parse, Block, Object, Instance,
-// CounterBlock), Perflib's integrity tests for provider output
+// CounterBlock, and ValueReader for reading every value of many instances
+// in one straight pass), a header-only parse (ParseHeader), Perflib's
+// integrity tests for provider output
 // (CheckObjects, CheckAlignment) and FormatError, which names the offset,
 // structure, field and value of every fault.
 //
@@ -12,7 +14,8 @@
 //
 //	PERF_DATA_BLOCK           88 bytes: "PERF" (UTF-16), LittleEndian 1, Version 1, Revision 1,
 //	                          TotalByteLength, HeaderLength, NumObjectTypes, DefaultObject,
-//	                          SYSTEMTIME (UTC), pad, PerfTime, PerfFreq, PerfTime100nSec,
+//	                          SYSTEMTIME (the writer's local time), pad, PerfTime, PerfFreq,
+//	                          PerfTime100nSec (a UTC FILETIME),
 //	                          SystemNameLength (bytes incl. NUL), SystemNameOffset (88)
 //	system name               UTF-16LE + NUL, padded so HeaderLength is a multiple of 8
 //	per object:
@@ -33,9 +36,14 @@
 // Parse treats its input as hostile. Before it returns a Block it checks
 // every length, offset and count against the structure that encloses it and
 // against the buffer: the header, each object, each definition, each
-// instance name and counter block, and that every counter's value
+// instance name and counter block, that every counter's value
 // (CounterOffset + CounterSize) lies inside every counter block of its
-// object. Each step of the object and instance walks advances by at least
+// object, that all definitions of an object have one ByteLength (40 in all
+// Windows data; so Object.Counter is O(1)), and that an object holds no
+// more values (counters × counter blocks) than bytes: values may share
+// bytes, so without that bound a small block of many counters and many
+// empty instances would cost its reader quadratic time and memory. With
+// it, walking every value of a block costs time linear in its size. Each step of the object and instance walks advances by at least
 // the fixed structure size, so the walk ends, and no count read from the
 // input sizes an allocation. After a nil error no accessor can fail or
 // panic, and walking objects and instances and reading values allocates

@@ -21,12 +21,13 @@ type FormatError struct {
 }
 
 // Error formats the error as
-// "perfdata: offset 0x1a8: PERF_INSTANCE_DEFINITION.ByteLength = 12: not a multiple of 8".
+// "offset 0x1a8: PERF_INSTANCE_DEFINITION.ByteLength = 12: not a multiple of 8"
+// (no package name: callers say which file or provider the bytes came from).
 func (e *FormatError) Error() string {
 	if e.Field == "" {
-		return fmt.Sprintf("perfdata: offset %#x: %s: %s", e.Offset, e.Struct, e.Msg)
+		return fmt.Sprintf("offset %#x: %s: %s", e.Offset, e.Struct, e.Msg)
 	}
-	return fmt.Sprintf("perfdata: offset %#x: %s.%s = %d: %s", e.Offset, e.Struct, e.Field, e.Value, e.Msg)
+	return fmt.Sprintf("offset %#x: %s.%s = %d: %s", e.Offset, e.Struct, e.Field, e.Value, e.Msg)
 }
 
 // Unwrap returns the named integrity error, so errors.Is(err, ErrTotalMismatch) works.

@@ -36,9 +36,33 @@ func FuzzParse(f *testing.F) {
 		if len(m.Objects) != blk.NumObjects() {
 			t.Fatalf("%d objects walked, NumObjects %d", len(m.Objects), blk.NumObjects())
 		}
-		// every slice handed out lies inside the block
+		// the header-only parse agrees with the whole parse
+		if hh, err := ParseHeader(data); err != nil || hh != h {
+			t.Fatalf("ParseHeader = %+v, %v; Parse's header %+v", hh, err, h)
+		}
+		// every slice handed out lies inside the block; a ValueReader reads
+		// what Value reads; the values walked are bounded by the bytes
+		var r ValueReader
+		values := 0
 		for it := blk.Objects(); it.Next(); {
 			o := it.Object()
+			r.Reset(o)
+			defs := o.AppendCounters(nil)
+			check := func(c CounterBlock) {
+				got := r.Read(c, nil)
+				values += len(got)
+				for i, d := range defs {
+					if got[i] != c.Value(d) {
+						t.Fatalf("ValueReader counter %d = %d, Value %d", i, got[i], c.Value(d))
+					}
+				}
+			}
+			if o.NumInstances() == NoInstances {
+				check(o.SingleBlock())
+			}
+			for jt := o.Instances(); jt.Next(); {
+				check(jt.Instance().Block())
+			}
 			for i := 0; i < o.NumCounters(); i++ {
 				if b := o.BaseOf(i); b != -1 && b != i+1 {
 					t.Fatalf("BaseOf(%d) = %d", i, b)
@@ -50,6 +74,9 @@ func FuzzParse(f *testing.F) {
 					t.Fatal("instance slices inconsistent")
 				}
 			}
+		}
+		if values > len(data) {
+			t.Fatalf("%d values in a %d-byte block", values, len(data))
 		}
 		// the level-2 test of the objects agrees with Parse
 		objs := blk.Bytes()[h.HeaderLength:]

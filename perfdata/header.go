@@ -87,7 +87,9 @@ const (
 	iNameLength       = 20
 )
 
-// Header is the content of PERF_DATA_BLOCK. SystemTime is UTC.
+// Header is the content of PERF_DATA_BLOCK. SystemTime is the writer's
+// local time in Windows data (a Vista capture's is 4 h behind its
+// PerfTime100nSec); PerfTime100nSec is a UTC FILETIME, the block's instant.
 type Header struct {
 	LittleEndian, Version, Revision uint32 // 1, 1, 1 (the Builder always writes these)
 	TotalByteLength, HeaderLength   uint32 // filled by the Builder
@@ -106,9 +108,14 @@ type SystemTime struct {
 }
 
 // SystemTimeOf converts t to a UTC SYSTEMTIME. Years outside 0..65535 are
-// clamped, since SYSTEMTIME cannot hold them.
-func SystemTimeOf(t time.Time) SystemTime {
-	t = t.UTC()
+// clamped, since SYSTEMTIME cannot hold them. Windows writers put their
+// local time in a block's SYSTEMTIME, which SystemTimeIn gives.
+func SystemTimeOf(t time.Time) SystemTime { return SystemTimeIn(t.UTC()) }
+
+// SystemTimeIn is the SYSTEMTIME of t's fields in t's own location: what
+// Windows writes in a block for its local time (SystemTimeIn(time.Now())).
+// Years outside 0..65535 are clamped.
+func SystemTimeIn(t time.Time) SystemTime {
 	y := t.Year()
 	if y < 0 {
 		y = 0

@@ -63,7 +63,13 @@ func TestParseErrors(t *testing.T) {
 		{"counter size", put(pDef0+32, 0xFFFFFFFF), pDef0 + 36, sCounter, "CounterOffset", 8, ""},
 		{"num instances negative", put(pObj+40, 0xFFFFFFFC), pObj + 40, sObject, "NumInstances", -4, "neither a count nor -1, -2 or -3"},
 		{"num instances too many", put(pObj+40, 3), pObj + 976, sInstance, "", 0, "truncated: 0 bytes left in the object, the structure needs 24"},
-		{"num instances huge", put(pObj+40, 0x7FFFFFFF), pObj + 976, sInstance, "", 0, ""},
+		// 15 counters × 0x7FFFFFFF instances is far more values than the 976 bytes.
+		{"num instances huge", put(pObj+40, 0x7FFFFFFF), pObj + 32, sObject, "NumCounters", 15, "15 counters × 2147483647 counter blocks = 32212254705 values in a 976-byte object: more values than bytes"},
+		// 15 counters × 66 instances = 990 values > 976 bytes; 65 instances (975) passes
+		// the value bound and fails on the missing instances.
+		{"values past bytes", put(pObj+40, 66), pObj + 32, sObject, "NumCounters", 15, "15 counters × 66 counter blocks = 990 values in a 976-byte object: more values than bytes"},
+		{"values at bound", put(pObj+40, 65), pObj + 976, sInstance, "", 0, "truncated: 0 bytes left in the object, the structure needs 24"},
+		{"definition length differs", put(pDef0+40, 48), pDef0 + 40, sCounter, "ByteLength", 48, "definition 1 differs from the first definition's 40 (all definitions of an object have one length)"},
 		{"single but instances", put(pObj+40, 0xFFFFFFFF), pDef0 + 14*40 + 36, sCounter, "CounterOffset", 112, "value ends at 120, past the ByteLength 32 of the counter block at offset 0x300"},
 		{"instance too short", put(pInst0, 12), pInst0, sInstance, "ByteLength", 12, "smaller than the 24-byte structure"},
 		{"instance past object", put(pInst0, 4000), pInst0, sInstance, "ByteLength", 4000, ""},
@@ -91,11 +97,11 @@ func TestParseErrors(t *testing.T) {
 
 func TestFormatErrorString(t *testing.T) {
 	e := &FormatError{Offset: 0x1a8, Struct: sInstance, Field: "ByteLength", Value: 12, Msg: "not a multiple of 8"}
-	if got, want := e.Error(), "perfdata: offset 0x1a8: PERF_INSTANCE_DEFINITION.ByteLength = 12: not a multiple of 8"; got != want {
+	if got, want := e.Error(), "offset 0x1a8: PERF_INSTANCE_DEFINITION.ByteLength = 12: not a multiple of 8"; got != want {
 		t.Errorf("%q\nwant %q", got, want)
 	}
 	e = &FormatError{Offset: 0, Struct: sDataBlock, Msg: "truncated: 3 bytes, the header needs 88"}
-	if got, want := e.Error(), "perfdata: offset 0x0: PERF_DATA_BLOCK: truncated: 3 bytes, the header needs 88"; got != want {
+	if got, want := e.Error(), "offset 0x0: PERF_DATA_BLOCK: truncated: 3 bytes, the header needs 88"; got != want {
 		t.Errorf("%q\nwant %q", got, want)
 	}
 }
@@ -177,10 +183,7 @@ func TestParseUnalignedAccepted(t *testing.T) {
 // FormatError) and flips bits at many positions (never a panic; a success
 // must read back in full).
 func TestTruncateAndFlip(t *testing.T) {
-	all := loadBlocks(t, windowsDir)
-	if _, err := os.Stat(sharedDir); err == nil {
-		all = loadBlocks(t, sharedDir)
-	}
+	all := loadAllBlocks(t)
 	for name, b := range all {
 		step := max(1, len(b)/300)
 		for n := 0; n < len(b); n += step {

@@ -15,42 +15,11 @@ import (
 // Lengths Windows keeps at multiples of 8 are not required to be (see
 // CheckAlignment): readers of registry data accept what Perflib passes on.
 func Parse(b []byte) (Block, error) {
-	if len(b) < DataBlockSize {
-		return Block{}, ferr(0, sDataBlock, "", 0, "truncated: %d bytes, the header needs %d", len(b), DataBlockSize)
-	}
-	if [8]byte(b[:8]) != signature {
-		return Block{}, ferr(hSignature, sDataBlock, "Signature", int64(le.Uint64(b)), "not \"PERF\" in UTF-16")
-	}
-	if v := le.Uint32(b[hLittleEndian:]); v != 1 {
-		return Block{}, ferr(hLittleEndian, sDataBlock, "LittleEndian", int64(v), "big-endian blocks not supported")
-	}
-	if v := le.Uint32(b[hVersion:]); v != 1 {
-		return Block{}, ferr(hVersion, sDataBlock, "Version", int64(v), "unsupported version (want 1)")
-	}
-	total := le.Uint32(b[hTotalByteLength:])
-	if total < DataBlockSize {
-		return Block{}, ferr(hTotalByteLength, sDataBlock, "TotalByteLength", int64(total), "smaller than the %d-byte header", DataBlockSize)
-	}
-	if uint64(total) > uint64(len(b)) {
-		return Block{}, ferr(hTotalByteLength, sDataBlock, "TotalByteLength", int64(total), "runs past the end of the data (%d bytes): truncated", len(b))
+	total, hl, err := checkHeader(b, true)
+	if err != nil {
+		return Block{}, err
 	}
 	b = b[:total:total]
-	hl := le.Uint32(b[hHeaderLength:])
-	if hl < DataBlockSize || hl > total {
-		return Block{}, ferr(hHeaderLength, sDataBlock, "HeaderLength", int64(hl), "outside %d..TotalByteLength %d", DataBlockSize, total)
-	}
-	nl, no := le.Uint32(b[hSystemNameLength:]), le.Uint32(b[hSystemNameOffset:])
-	if nl != 0 {
-		if nl%2 != 0 {
-			return Block{}, ferr(hSystemNameLength, sDataBlock, "SystemNameLength", int64(nl), "odd length for a UTF-16 name")
-		}
-		if no < DataBlockSize {
-			return Block{}, ferr(hSystemNameOffset, sDataBlock, "SystemNameOffset", int64(no), "name overlaps the %d-byte header", DataBlockSize)
-		}
-		if uint64(no)+uint64(nl) > uint64(hl) {
-			return Block{}, ferr(hSystemNameLength, sDataBlock, "SystemNameLength", int64(nl), "name at offset %d runs past HeaderLength %d", no, hl)
-		}
-	}
 	n := le.Uint32(b[hNumObjectTypes:])
 	end, err := walkObjects(b, int(hl), n, int(total))
 	if err != nil {
@@ -60,6 +29,79 @@ func Parse(b []byte) (Block, error) {
 		return Block{}, ferr(hTotalByteLength, sDataBlock, "TotalByteLength", int64(total), "the %d objects end at offset %d", n, end)
 	}
 	return Block{b: b}, nil
+}
+
+// ParseHeader validates and decodes only the PERF_DATA_BLOCK header at the
+// start of b: the signature, byte order, version, TotalByteLength,
+// HeaderLength and the system name, with the same bounds checks as Parse
+// (the name must lie inside HeaderLength, HeaderLength inside
+// TotalByteLength). It is for callers that need the time fields, the system
+// name or the object count of a block without reading the whole of it (for
+// example to group block files into samples).
+//
+// b must hold the 88-byte structure and the system name
+// (SystemNameOffset+SystemNameLength bytes, a few hundred in real data); the
+// objects need not be present, so TotalByteLength may exceed len(b). When b
+// is too short for the name, the error is a *FormatError that wraps
+// ErrMoreData and whose Value is the number of bytes needed: read that many
+// and call ParseHeader again. A nil error does not mean the objects are
+// valid; Parse checks those.
+func ParseHeader(b []byte) (Header, error) {
+	if _, _, err := checkHeader(b, false); err != nil {
+		return Header{}, err
+	}
+	return decodeHeader(b), nil
+}
+
+// checkHeader validates the header at the start of b and returns
+// TotalByteLength and HeaderLength. whole: b must hold TotalByteLength bytes
+// (Parse); otherwise only the fixed structure and the system name.
+func checkHeader(b []byte, whole bool) (total, hl uint32, err error) {
+	if len(b) < DataBlockSize {
+		e := ferr(0, sDataBlock, "", DataBlockSize, "truncated: %d bytes, the header needs %d", len(b), DataBlockSize)
+		if !whole {
+			e.Err = ErrMoreData
+		}
+		return 0, 0, e
+	}
+	if [8]byte(b[:8]) != signature {
+		return 0, 0, ferr(hSignature, sDataBlock, "Signature", int64(le.Uint64(b)), "not \"PERF\" in UTF-16")
+	}
+	if v := le.Uint32(b[hLittleEndian:]); v != 1 {
+		return 0, 0, ferr(hLittleEndian, sDataBlock, "LittleEndian", int64(v), "big-endian blocks not supported")
+	}
+	if v := le.Uint32(b[hVersion:]); v != 1 {
+		return 0, 0, ferr(hVersion, sDataBlock, "Version", int64(v), "unsupported version (want 1)")
+	}
+	total = le.Uint32(b[hTotalByteLength:])
+	if total < DataBlockSize {
+		return 0, 0, ferr(hTotalByteLength, sDataBlock, "TotalByteLength", int64(total), "smaller than the %d-byte header", DataBlockSize)
+	}
+	if whole && uint64(total) > uint64(len(b)) {
+		return 0, 0, ferr(hTotalByteLength, sDataBlock, "TotalByteLength", int64(total), "runs past the end of the data (%d bytes): truncated", len(b))
+	}
+	hl = le.Uint32(b[hHeaderLength:])
+	if hl < DataBlockSize || hl > total {
+		return 0, 0, ferr(hHeaderLength, sDataBlock, "HeaderLength", int64(hl), "outside %d..TotalByteLength %d", DataBlockSize, total)
+	}
+	nl, no := le.Uint32(b[hSystemNameLength:]), le.Uint32(b[hSystemNameOffset:])
+	if nl != 0 {
+		if nl%2 != 0 {
+			return 0, 0, ferr(hSystemNameLength, sDataBlock, "SystemNameLength", int64(nl), "odd length for a UTF-16 name")
+		}
+		if no < DataBlockSize {
+			return 0, 0, ferr(hSystemNameOffset, sDataBlock, "SystemNameOffset", int64(no), "name overlaps the %d-byte header", DataBlockSize)
+		}
+		if uint64(no)+uint64(nl) > uint64(hl) {
+			return 0, 0, ferr(hSystemNameLength, sDataBlock, "SystemNameLength", int64(nl), "name at offset %d runs past HeaderLength %d", no, hl)
+		}
+		if need := uint64(no) + uint64(nl); need > uint64(len(b)) {
+			e := ferr(hSystemNameLength, sDataBlock, "", int64(need), "truncated: the system name ends at offset %d, past the %d bytes given", need, len(b))
+			e.Err = ErrMoreData
+			return 0, 0, e
+		}
+	}
+	return total, hl, nil
 }
 
 // walkObjects validates n objects starting at offset at, all within
@@ -106,6 +148,7 @@ func validateObject(b []byte, at, limit int) (int, error) {
 	p := hdrLen
 	var maxEnd uint64 // furthest byte any counter reads from a counter block
 	maxAt := 0        // the CounterOffset field of that counter
+	var stride uint32 // the ByteLength of every definition
 	for i := uint32(0); i < nc; i++ {
 		if defLen-p < CounterDefSize {
 			return 0, ferr(at+int(p), sCounter, "", 0, "definition %d truncated at DefinitionLength %d", i, defLen)
@@ -117,6 +160,11 @@ func validateObject(b []byte, at, limit int) (int, error) {
 		if bl > defLen-p {
 			return 0, ferr(at+int(p+cByteLength), sCounter, "ByteLength", int64(bl), "runs past DefinitionLength %d", defLen)
 		}
+		if i == 0 {
+			stride = bl
+		} else if bl != stride {
+			return 0, ferr(at+int(p+cByteLength), sCounter, "ByteLength", int64(bl), "definition %d differs from the first definition's %d (all definitions of an object have one length)", i, stride)
+		}
 		e := uint64(le.Uint32(o[p+cCounterOffset:])) + uint64(le.Uint32(o[p+cCounterSize:]))
 		if e > maxEnd {
 			maxEnd, maxAt = e, at+int(p+cCounterOffset)
@@ -124,6 +172,19 @@ func validateObject(b []byte, at, limit int) (int, error) {
 		p += bl
 	}
 	ni := int32(le.Uint32(o[oNumInstances:]))
+	// Every value read costs a consumer work; values may share bytes (real
+	// data has a few such aliases), so bound their number by the object's
+	// size: walking every value of every instance stays linear in the input.
+	var blocks uint64
+	switch {
+	case ni > 0:
+		blocks = uint64(ni)
+	case ni == NoInstances:
+		blocks = 1
+	}
+	if values := blocks * uint64(nc); values > uint64(total) {
+		return 0, ferr(at+oNumCounters, sObject, "NumCounters", int64(nc), "%d counters × %d counter blocks = %d values in a %d-byte object: more values than bytes", nc, blocks, values, total)
+	}
 	switch {
 	case ni == NoInstances:
 		if _, err := validateBlock(b, at+int(defLen), at+int(total), maxEnd, maxAt); err != nil {
@@ -211,7 +272,11 @@ func (b Block) Header() Header {
 	if len(b.b) < DataBlockSize {
 		return Header{}
 	}
-	p := b.b
+	return decodeHeader(b.b)
+}
+
+// decodeHeader decodes a header checked by checkHeader.
+func decodeHeader(p []byte) Header {
 	return Header{
 		LittleEndian:    le.Uint32(p[hLittleEndian:]),
 		Version:         le.Uint32(p[hVersion:]),
@@ -224,21 +289,23 @@ func (b Block) Header() Header {
 		PerfTime:        int64(le.Uint64(p[hPerfTime:])),
 		PerfFreq:        int64(le.Uint64(p[hPerfFreq:])),
 		PerfTime100nSec: int64(le.Uint64(p[hPerfTime100nSec:])),
-		SystemName:      utf16le.DecodeLenient(b.SystemNameBytes()),
+		SystemName:      utf16le.DecodeLenient(systemNameBytes(p)),
 	}
 }
 
 // SystemNameBytes returns the system name as stored (UTF-16LE), without
 // its terminating NUL.
-func (b Block) SystemNameBytes() []byte {
-	if len(b.b) < DataBlockSize {
+func (b Block) SystemNameBytes() []byte { return systemNameBytes(b.b) }
+
+func systemNameBytes(p []byte) []byte {
+	if len(p) < DataBlockSize {
 		return nil
 	}
-	nl, no := le.Uint32(b.b[hSystemNameLength:]), le.Uint32(b.b[hSystemNameOffset:])
-	if nl == 0 || uint64(no)+uint64(nl) > uint64(len(b.b)) {
+	nl, no := le.Uint32(p[hSystemNameLength:]), le.Uint32(p[hSystemNameOffset:])
+	if nl == 0 || uint64(no)+uint64(nl) > uint64(len(p)) {
 		return nil
 	}
-	return trimNUL16(b.b[no : no+nl])
+	return trimNUL16(p[no : no+nl])
 }
 
 // NumObjects is NumObjectTypes.
@@ -294,19 +361,14 @@ func (it *ObjectIter) Object() Object { return it.cur }
 
 // Object is a validated PERF_OBJECT_TYPE with its definitions and data.
 type Object struct {
-	b       []byte
-	uniform bool // every definition is 40 bytes: Counter(i) is O(1)
+	b      []byte
+	stride int // the ByteLength of every definition (Parse checks they agree)
 }
 
 func newObject(b []byte) Object {
-	o := Object{b: b, uniform: true}
-	p := le.Uint32(b[oHeaderLength:])
-	for i := le.Uint32(b[oNumCounters:]); i > 0; i-- {
-		if le.Uint32(b[p:]) != CounterDefSize {
-			o.uniform = false
-			break
-		}
-		p += CounterDefSize
+	o := Object{b: b}
+	if le.Uint32(b[oNumCounters:]) > 0 {
+		o.stride = int(le.Uint32(b[le.Uint32(b[oHeaderLength:]):]))
 	}
 	return o
 }
@@ -394,20 +456,12 @@ type CounterDef struct {
 
 // defAt returns the offset of definition i within the object.
 func (o Object) defAt(i int) int {
-	p := int(le.Uint32(o.b[oHeaderLength:]))
-	if o.uniform {
-		return p + CounterDefSize*i
-	}
-	for ; i > 0; i-- {
-		p += int(le.Uint32(o.b[p:]))
-	}
-	return p
+	return int(le.Uint32(o.b[oHeaderLength:])) + o.stride*i
 }
 
 // Counter returns definition i, 0 <= i < NumCounters (it panics otherwise,
-// like a slice index). It is O(1) when every definition is 40 bytes, as in
-// all Windows data, and O(i) otherwise; loops over many instances should
-// take the definitions once with AppendCounters.
+// like a slice index). It is O(1): Parse checks that all definitions of an
+// object have one ByteLength (40 in all Windows data).
 func (o Object) Counter(i int) CounterDef {
 	if uint(i) >= uint(o.NumCounters()) {
 		panic("perfdata: counter index out of range")
@@ -437,7 +491,7 @@ func (o Object) AppendCounters(dst []CounterDef) []CounterDef {
 	p := int(le.Uint32(o.b[oHeaderLength:]))
 	for i := o.NumCounters(); i > 0; i-- {
 		dst = append(dst, counterAt(o.b[p:]))
-		p += int(le.Uint32(o.b[p:]))
+		p += o.stride
 	}
 	return dst
 }
@@ -450,7 +504,7 @@ func (o Object) BaseOf(i int) int {
 	if uint(i+1) >= uint(o.NumCounters()) {
 		return -1
 	}
-	if o.Counter(i).Type.NeedsBase() && o.Counter(i+1).Type.IsBase() {
+	if o.Counter(i).Type.NeedsBase() && o.Counter(i+1).Type.IsBase() { // O(1) each
 		return i + 1
 	}
 	return -1

@@ -273,6 +273,10 @@ func TestSystemTime(t *testing.T) {
 	if !st.Time().Equal(tm) {
 		t.Errorf("Time = %v", st.Time())
 	}
+	// In the writer's zone (UTC+9): the same instant is 00:40:38 the next day, a Wednesday.
+	if st := SystemTimeIn(tm.In(time.FixedZone("x", 9*3600))); st != (SystemTime{2007, 8, 3, 15, 0, 40, 38, 659}) {
+		t.Errorf("SystemTimeIn = %+v", st)
+	}
 }
 
 func TestValuesAdd(t *testing.T) {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 
 	"github.com/perfcounters/perfcounters/internal/tool/dump"
 	"github.com/perfcounters/perfcounters/titles"
@@ -41,7 +40,7 @@ func runDump(ctx context.Context, e *env, args []string) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		data, err := os.ReadFile(f)
+		data, err := dump.ReadFile(f)
 		if err != nil {
 			return err
 		}
@@ -57,13 +56,5 @@ func loadTitles(e *env, file string) (*titles.DB, error) {
 	if file == "" {
 		return localTitles(e)
 	}
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return nil, err
-	}
-	db, err := titles.Load(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
-	return db, nil
+	return titles.LoadFile(file)
 }

@@ -34,6 +34,14 @@ func TestDumpCommand(t *testing.T) {
 		t.Fatalf("truncated block: exit %d, stderr %q (want one line naming the file and an offset, exit 1)", code, errs)
 	}
 
+	// Endless input is refused with the file and the limit named.
+	for _, args := range [][]string{{"dump", "/dev/zero"}, {"dump", "--titles", "/dev/zero", good}} {
+		_, errs, code = runPerfc(t, args...)
+		if code != 1 || !strings.Contains(errs, "/dev/zero") || !strings.Contains(errs, "MiB limit") {
+			t.Errorf("perfc %s: exit %d, stderr %q (want exit 1 naming /dev/zero and the limit)", strings.Join(args, " "), code, errs)
+		}
+	}
+
 	if _, _, code := runPerfc(t, "dump"); code != 2 {
 		t.Errorf("dump without files: exit %d, want 2", code)
 	}

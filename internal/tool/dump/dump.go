@@ -25,18 +25,24 @@ type Options struct {
 
 // Block is the JSON form of one decoded block.
 type Block struct {
-	File            string    `json:"file,omitempty"`
-	Version         uint32    `json:"version"`
-	Revision        uint32    `json:"revision"`
-	TotalByteLength uint32    `json:"totalByteLength"`
-	HeaderLength    uint32    `json:"headerLength"`
-	DefaultObject   int32     `json:"defaultObject"`
-	SystemTime      time.Time `json:"systemTime"`
-	PerfTime        int64     `json:"perfTime"`
-	PerfFreq        int64     `json:"perfFreq"`
-	PerfTime100nSec int64     `json:"perfTime100nSec"`
-	SystemName      string    `json:"systemName"`
-	Objects         []Object  `json:"objects"`
+	File            string `json:"file,omitempty"`
+	Version         uint32 `json:"version"`
+	Revision        uint32 `json:"revision"`
+	TotalByteLength uint32 `json:"totalByteLength"`
+	HeaderLength    uint32 `json:"headerLength"`
+	DefaultObject   int32  `json:"defaultObject"`
+	// SystemTimeLocal is the block's SYSTEMTIME as written, without a
+	// zone: Windows writes the writer's local time there (the Vista
+	// captures' SYSTEMTIME is 4 h behind their PerfTime100nSec).
+	SystemTimeLocal string `json:"systemTimeLocal"`
+	// Time is PerfTime100nSec as a UTC time, the instant relog and typeperf
+	// give the block; nil when PerfTime100nSec is 0.
+	Time            *time.Time `json:"time,omitempty"`
+	PerfTime        int64      `json:"perfTime"`
+	PerfFreq        int64      `json:"perfFreq"`
+	PerfTime100nSec int64      `json:"perfTime100nSec"`
+	SystemName      string     `json:"systemName"`
+	Objects         []Object   `json:"objects"`
 }
 
 // Object is the JSON form of one PERF_OBJECT_TYPE.
@@ -95,9 +101,14 @@ func Decode(file string, data []byte, db *titles.DB) (*Block, error) {
 	out := &Block{
 		File: file, Version: h.Version, Revision: h.Revision,
 		TotalByteLength: h.TotalByteLength, HeaderLength: h.HeaderLength,
-		DefaultObject: h.DefaultObject, SystemTime: h.SystemTime.Time(),
-		PerfTime: h.PerfTime, PerfFreq: h.PerfFreq, PerfTime100nSec: h.PerfTime100nSec,
+		DefaultObject:   h.DefaultObject,
+		SystemTimeLocal: h.SystemTime.Time().Format(localLayout),
+		PerfTime:        h.PerfTime, PerfFreq: h.PerfFreq, PerfTime100nSec: h.PerfTime100nSec,
 		SystemName: h.SystemName,
+	}
+	if h.PerfTime100nSec != 0 {
+		t := perfdata.FileTimeToTime(h.PerfTime100nSec)
+		out.Time = &t
 	}
 	// Instance names of every object, so children can name their parents.
 	names := map[uint32][]string{}
@@ -110,10 +121,9 @@ func Decode(file string, data []byte, db *titles.DB) (*Block, error) {
 			NumInstances: o.NumInstances(), CodePage: o.CodePage(),
 			PerfTime: o.PerfTime(), PerfFreq: o.PerfFreq(),
 		}
-		defs := make([]perfdata.CounterDef, o.NumCounters())
-		for i := range defs {
-			d := o.Counter(i)
-			defs[i] = d
+		defs := o.AppendCounters(make([]perfdata.CounterDef, 0, o.NumCounters()))
+		obj.Counters = make([]Counter, 0, len(defs))
+		for _, d := range defs {
 			obj.Counters = append(obj.Counters, Counter{
 				NameIndex: d.NameIndex, Name: name(db, d.NameIndex), HelpIndex: d.HelpIndex,
 				Type: d.Type.String(), TypeValue: uint32(d.Type), Size: d.Size, Offset: d.Offset,
@@ -177,6 +187,13 @@ func Write(w io.Writer, file string, data []byte, opts Options) error {
 	return writeText(w, b)
 }
 
+// Layouts of the times shown: a SYSTEMTIME without a zone (JSON, then
+// text), and a UTC time in the text form.
+const (
+	localLayout = "2006-01-02T15:04:05.000"
+	textLayout  = "2006-01-02 15:04:05.000"
+)
+
 func label(idx uint32, name string) string {
 	if name == "" {
 		return strconv.FormatUint(uint64(idx), 10)
@@ -189,11 +206,15 @@ func writeText(w io.Writer, b *Block) error {
 	if b.File != "" {
 		fmt.Fprintf(&sb, "== %s\n", b.File)
 	}
-	// SYSTEMTIME is UTC in our blocks but local time in real Windows
-	// captures (ZACH-PC's is 4 h behind its PerfTime100nSec), so it is
-	// printed as written, without a zone.
-	fmt.Fprintf(&sb, "PERF_DATA_BLOCK v%d.%d  system %q  SystemTime %s\n", b.Version, b.Revision, b.SystemName,
-		b.SystemTime.UTC().Format("2006-01-02 15:04:05.000"))
+	// SYSTEMTIME is the writer's local time (ZACH-PC's is 4 h behind its
+	// PerfTime100nSec), printed as written, without a zone; the instant
+	// relog and typeperf give the block is PerfTime100nSec, shown in UTC.
+	fmt.Fprintf(&sb, "PERF_DATA_BLOCK v%d.%d  system %q\n", b.Version, b.Revision, b.SystemName)
+	fmt.Fprintf(&sb, "  SystemTime %s (the writer's local time)", strings.Replace(b.SystemTimeLocal, "T", " ", 1))
+	if b.Time != nil {
+		fmt.Fprintf(&sb, "  time %s UTC (PerfTime100nSec)", b.Time.UTC().Format(textLayout))
+	}
+	sb.WriteString("\n")
 	fmt.Fprintf(&sb, "  TotalByteLength %d  HeaderLength %d  objects %d  DefaultObject %d\n",
 		b.TotalByteLength, b.HeaderLength, len(b.Objects), b.DefaultObject)
 	fmt.Fprintf(&sb, "  PerfTime %d  PerfFreq %d  PerfTime100nSec %d\n", b.PerfTime, b.PerfFreq, b.PerfTime100nSec)

@@ -18,17 +18,16 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 // windowsDir holds real blocks captured on Windows Vista (see its PROVENANCE.md).
 var windowsDir = filepath.Join("..", "..", "..", "perfdata", "testdata", "windows")
 
-// conformanceDir holds all 88 real blocks, when the shared tree is beside the repository.
-var conformanceDir = filepath.Join("..", "..", "..", "..", "shared", "conformance", "perfdata", "pal-SampleLog-ZACH-PC")
-
+// realBlocks returns the 88 real blocks committed in perfdata/testdata/windows
+// (sample 1) and its s02-s11 directory (samples 2 to 11).
 func realBlocks(t *testing.T) []string {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(conformanceDir, "*.bin"))
-	local, _ := filepath.Glob(filepath.Join(windowsDir, "*.bin"))
-	if len(local) != 8 {
-		t.Fatalf("want the 8 committed Windows blocks, found %d", len(local))
+	files, _ := filepath.Glob(filepath.Join(windowsDir, "*.bin"))
+	more, _ := filepath.Glob(filepath.Join(windowsDir, "s02-s11", "*.bin"))
+	if len(files) != 8 || len(more) != 80 {
+		t.Fatalf("want the 8 + 80 committed Windows blocks, found %d + %d", len(files), len(more))
 	}
-	return append(files, local...)
+	return append(files, more...)
 }
 
 func TestGolden(t *testing.T) {
