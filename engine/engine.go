@@ -406,7 +406,9 @@ func (e *Engine) collect(ctx context.Context, q Query, pick []int) *Result {
 	clk := e.opts.Clock
 	now := clk.Wall()
 	h := perfdata.Header{
-		SystemTime:      perfdata.SystemTimeOf(now),
+		// As Windows writes it: SYSTEMTIME in the writer's local time (the
+		// clock's location), PerfTime100nSec in UTC.
+		SystemTime:      perfdata.SystemTimeIn(now),
 		PerfTime:        clk.Ticks(),
 		PerfFreq:        clk.Freq(),
 		PerfTime100nSec: FileTime(now),

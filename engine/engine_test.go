@@ -171,6 +171,20 @@ func TestHeaderAndValues(t *testing.T) {
 	if st.Year != 2026 || st.Month != 11 || st.Day != 22 || st.Hour != 21 || st.Milliseconds != 123 || st.DayOfWeek != 0 {
 		t.Errorf("SystemTime %+v", st)
 	}
+	// SYSTEMTIME is the writer's local time, as Windows writes it: the same
+	// instant on a clock in UTC-4 reads 17:00, PerfTime100nSec stays UTC.
+	e4 := New(Options{SystemName: "TESTHOST", Clock: &fixedClock{wall: clk.wall.In(time.FixedZone("EDT", -4*3600)), ticks: 1}})
+	r4, err := e4.QueryValue(context.Background(), "Global")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b4, err := perfdata.Parse(r4.Block)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h4 := b4.Header(); h4.SystemTime.Hour != 17 || h4.PerfTime100nSec != h.PerfTime100nSec {
+		t.Errorf("in UTC-4: SystemTime %+v, PerfTime100nSec %d; want 17:00 local and the same UTC FILETIME", h4.SystemTime, h4.PerfTime100nSec)
+	}
 	mem, ok := b.Object(4)
 	if !ok || !mem.SingleInstance() {
 		t.Fatalf("Memory missing or not single-instance")

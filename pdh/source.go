@@ -2,7 +2,7 @@ package pdh
 
 import (
 	"context"
-	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/perfcounters/perfcounters/internal/utf16le"
 	"github.com/perfcounters/perfcounters/perfdata"
 	"github.com/perfcounters/perfcounters/titles"
 )
@@ -211,35 +210,37 @@ func OpenBlockFiles(paths []string, db *titles.DB) (*BlockFiles, error) {
 }
 
 // readBlockKey reads the grouping fields and the time of a block file's
-// header.
+// header (perfdata.ParseHeader: the header and the system name only).
 func readBlockKey(path string) (blockKey, time.Time, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return blockKey{}, time.Time{}, err
 	}
 	defer f.Close()
-	var h [perfdata.DataBlockSize]byte
-	if n, err := io.ReadFull(f, h[:]); err != nil {
-		return blockKey{}, time.Time{}, fmt.Errorf("%s: %d bytes, shorter than a PERF_DATA_BLOCK header (%d)", path, n, perfdata.DataBlockSize)
-	}
-	if string(h[:8]) != "P\x00E\x00R\x00F\x00" {
-		return blockKey{}, time.Time{}, fmt.Errorf("%s: not a PERF_DATA_BLOCK (signature %q at offset 0)", path, h[:8])
-	}
-	le := binary.LittleEndian
-	k := blockKey{perfTime: int64(le.Uint64(h[56:])), perfTime100ns: int64(le.Uint64(h[72:]))}
-	var st perfdata.SystemTime
-	st.Year, st.Month, st.DayOfWeek, st.Day = le.Uint16(h[36:]), le.Uint16(h[38:]), le.Uint16(h[40:]), le.Uint16(h[42:])
-	st.Hour, st.Minute, st.Second, st.Milliseconds = le.Uint16(h[44:]), le.Uint16(h[46:]), le.Uint16(h[48:]), le.Uint16(h[50:])
-	nl, no := le.Uint32(h[80:]), le.Uint32(h[84:])
-	const maxName = 1024
-	if nl > 0 && nl <= maxName {
-		name := make([]byte, nl)
-		if _, err := f.ReadAt(name, int64(no)); err != nil {
-			return blockKey{}, time.Time{}, fmt.Errorf("%s: system name (offset %d, length %d): %w", path, no, nl, err)
+	// The header and the name fit in a few hundred bytes in real data;
+	// ParseHeader says how many it needs when they do not.
+	buf := make([]byte, 1024)
+	for {
+		n, err := io.ReadFull(f, buf)
+		if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+			return blockKey{}, time.Time{}, err
 		}
-		k.system = utf16le.DecodeLenient(name)
+		h, perr := perfdata.ParseHeader(buf[:n])
+		var fe *perfdata.FormatError
+		if perr != nil && errors.Is(perr, perfdata.ErrMoreData) && errors.As(perr, &fe) && n == len(buf) &&
+			fe.Value > int64(len(buf)) && fe.Value <= 1<<20 {
+			buf = make([]byte, fe.Value)
+			if _, err := f.Seek(0, io.SeekStart); err != nil {
+				return blockKey{}, time.Time{}, err
+			}
+			continue
+		}
+		if perr != nil {
+			return blockKey{}, time.Time{}, fmt.Errorf("%s: %w", path, perr)
+		}
+		k := blockKey{perfTime: h.PerfTime, perfTime100ns: h.PerfTime100nSec, system: h.SystemName}
+		return k, blockTime(h), nil
 	}
-	return k, blockTime(perfdata.Header{PerfTime100nSec: k.perfTime100ns, SystemTime: st}), nil
 }
 
 // Titles returns the title database given to OpenBlockFiles.
@@ -286,7 +287,7 @@ func (bf *BlockFiles) Sample(ctx context.Context, objects []uint32) (*Sample, er
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		b, err := os.ReadFile(p)
+		b, err := perfdata.ReadFile(p)
 		if err != nil {
 			return nil, err
 		}

@@ -15,17 +15,26 @@ import (
 )
 
 // zachDir holds the 88 real PERF_DATA_BLOCKs that Windows Vista wrote into a
-// perfmon log (11 samples × 8 objects, one object per file).
-const zachDir = "../../shared/conformance/perfdata/pal-SampleLog-ZACH-PC"
+// perfmon log (11 samples × 8 objects, one object per file): sample 1 at
+// the top, samples 2 to 11 in s02-s11 (copies; PROVENANCE.md there).
+const zachDir = "../perfdata/testdata/windows"
 
-// openZach opens the real blocks with their own title list; it skips the
-// test when the conformance material is not there.
+// zachFiles lists the 88 blocks; fewer is a failure, not a skip.
+func zachFiles(t testing.TB, dir string) []string {
+	t.Helper()
+	first, _ := filepath.Glob(filepath.Join(dir, "s*.bin"))
+	rest, _ := filepath.Glob(filepath.Join(dir, "s02-s11", "s*.bin"))
+	paths := append(first, rest...)
+	if len(paths) != 88 {
+		t.Fatalf("%d real blocks in %s, want 88", len(paths), dir)
+	}
+	return paths
+}
+
+// openZach opens the real blocks with their own title list.
 func openZach(t testing.TB) *BlockFiles {
 	t.Helper()
-	paths, _ := filepath.Glob(filepath.Join(zachDir, "s*.bin"))
-	if len(paths) == 0 {
-		t.Skip("conformance blocks not present:", zachDir)
-	}
+	paths := zachFiles(t, zachDir)
 	f, err := os.Open(filepath.Join(zachDir, "counter-names-009.tsv"))
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/perfcounters/perfcounters/internal/tool/dump"
+	"github.com/perfcounters/perfcounters/perfdata"
 	"github.com/perfcounters/perfcounters/titles"
 )
 
@@ -40,7 +41,7 @@ func runDump(ctx context.Context, e *env, args []string) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		data, err := dump.ReadFile(f)
+		data, err := perfdata.ReadFile(f)
 		if err != nil {
 			return err
 		}

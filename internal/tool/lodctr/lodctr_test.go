@@ -20,8 +20,17 @@ import (
 	statedir "github.com/perfcounters/perfcounters/state"
 )
 
-// conformanceDir is where the real manifests are; tests skip without it.
-const conformanceDir = "../../../../shared/conformance/manifests"
+// conformanceDir holds copies of the real manifests of
+// shared/conformance/manifests (manifest/testdata/PROVENANCE.md).
+const conformanceDir = "../../../manifest/testdata"
+
+// copyNames are the copies kept under another name than in shared/;
+// the rest keep their path under conformance/.
+var copyNames = map[string]string{
+	"dotnet-corefx/provider.man":                     "dotnet-provider.man",
+	"msdocs/performance-counters-schema-example.man": "msdocs-example.man",
+	"windows-classic-samples/Basic-CPP/ucs.man":      "ucs.man",
+}
 
 // The conformance manifests, each with the outcome lodctr must give: every
 // one shipped and worked with Windows' lodctr, so every one registers, and
@@ -47,9 +56,12 @@ var conformance = []struct {
 
 func conformancePath(t *testing.T, file string) string {
 	t.Helper()
-	p := filepath.Join(conformanceDir, file)
+	p := filepath.Join(conformanceDir, "conformance", file)
+	if c, ok := copyNames[file]; ok {
+		p = filepath.Join(conformanceDir, c)
+	}
 	if _, err := os.Stat(p); err != nil {
-		t.Skipf("conformance manifests not available: %v", err)
+		t.Fatalf("conformance manifest copy missing: %v", err)
 	}
 	return p
 }

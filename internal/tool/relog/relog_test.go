@@ -28,7 +28,7 @@ func loadDB(t testing.TB, file string) *titles.DB {
 	t.Helper()
 	data, err := os.ReadFile(file)
 	if err != nil {
-		t.Skipf("titles absent: %v", err)
+		t.Fatalf("titles missing: %v", err)
 	}
 	db, err := titles.Load(data)
 	if err != nil {
@@ -233,10 +233,13 @@ func TestShuffledInputs(t *testing.T) {
 // shared/conformance/perfdata/README.md, derived there by hand from the
 // raw values.
 func TestRealWindowsBlocks(t *testing.T) {
-	dir := "../../../../shared/conformance/perfdata/pal-SampleLog-ZACH-PC"
-	files, _ := filepath.Glob(filepath.Join(dir, "s*.bin"))
+	// Copies of the blocks (perfdata/testdata/windows/PROVENANCE.md).
+	dir := "../../../perfdata/testdata/windows"
+	first, _ := filepath.Glob(filepath.Join(dir, "s*.bin"))
+	rest, _ := filepath.Glob(filepath.Join(dir, "s02-s11", "s*.bin"))
+	files := append(first, rest...)
 	if len(files) != 88 {
-		t.Skipf("real blocks absent (%d files in %s)", len(files), dir)
+		t.Fatalf("%d real blocks in %s, want 88", len(files), dir)
 	}
 	bf, err := pdh.OpenBlockFiles(files, loadDB(t, filepath.Join(dir, "counter-names-009.tsv")))
 	if err != nil {
