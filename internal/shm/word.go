@@ -193,7 +193,6 @@ func putWords(mem []byte, off uint64, src []byte) {
 	}
 }
 
-
 // blockAt returns a Block of n words at off of mem.
 func blockAt(mem []byte, off uint64, n int) Block {
 	return Block{unsafe.Pointer(&mem[off]), n}
