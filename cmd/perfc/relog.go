@@ -11,6 +11,8 @@ import (
 	"github.com/perfcounters/perfcounters/counterpath"
 	"github.com/perfcounters/perfcounters/internal/tool/relog"
 	"github.com/perfcounters/perfcounters/pdh"
+	"github.com/perfcounters/perfcounters/perflog/blg"
+	"github.com/perfcounters/perfcounters/titles"
 )
 
 func relogCommand() command {
@@ -96,10 +98,11 @@ func runRelog(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	src, err := pdh.OpenBlockFiles(files, db)
+	src, notes, closeSrc, err := openInputs(files, db, &opts)
 	if err != nil {
 		return err
 	}
+	defer closeSrc()
 	if *q {
 		if *out == "" {
 			return relog.Summary(ctx, src, files, opts, e.stdout, nil)
@@ -124,7 +127,7 @@ func runRelog(ctx context.Context, e *env, args []string) error {
 	}
 	warn := e.warnings(*nowarn)
 	opts.Warn = func(msg string) { warn.Warn("relog:"+msg, msg) }
-	for _, n := range src.Notes() {
+	for _, n := range notes {
 		opts.Warn(n)
 	}
 	_, _, err = relog.Run(ctx, src, opts, w)
@@ -132,6 +135,36 @@ func runRelog(ctx context.Context, e *env, args []string) error {
 		err = cerr
 	}
 	return err
+}
+
+// openInputs opens relog's inputs as one recorded source: captured
+// PERF_DATA_BLOCK files (any number, read in time order), or one Windows
+// BLG log, whose own time zone then labels the output as Windows' relog
+// labels it. It returns what the reader noted for the user and a function
+// that releases the input.
+func openInputs(files []string, db *titles.DB, opts *relog.Options) (pdh.Source, []string, func() error, error) {
+	nblg := 0
+	for _, f := range files {
+		if strings.EqualFold(filepath.Ext(f), ".blg") {
+			nblg++
+		}
+	}
+	switch {
+	case nblg == 1 && len(files) == 1:
+		l, err := blg.Open(files[0])
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		opts.Location, opts.InputKind = l.Location(), "Binary"
+		return l, l.Notes(), l.Close, nil
+	case nblg > 0:
+		return nil, nil, nil, usagef("relog reads one BLG log at a time, not with other inputs (merging several logs of any format is not built yet)")
+	}
+	bf, err := pdh.OpenBlockFiles(files, db)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return bf, bf.Notes(), func() error { return nil }, nil
 }
 
 // expandInputs expands wildcards in input file names inside perfc, as

@@ -135,3 +135,39 @@ func TestParseConfigFile(t *testing.T) {
 		t.Error("value before option accepted")
 	}
 }
+
+// TestRelogBLG: `perfc relog CounterSamples.blg -f CSV -o x.csv` writes
+// the file Windows wrote from the same samples, byte for byte (line ends
+// aside), and a file that is not a BLG is refused with exit status 1.
+func TestRelogBLG(t *testing.T) {
+	const dir = "../../perflog/blg/testdata"
+	for _, tc := range []struct{ format, want string }{
+		{"CSV", "CounterSamples.csv"},
+		{"tsv", "CounterSamples.tsv"},
+	} {
+		out := filepath.Join(t.TempDir(), "x."+strings.ToLower(tc.format))
+		stdout, stderr, code := runPerfc(t, "relog", filepath.Join(dir, "CounterSamples.blg"), "/f", tc.format, "-o", out)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		if !strings.Contains(stdout, "CounterSamples.blg (Binary)") || !strings.Contains(stdout, "Samples:  25") {
+			t.Errorf("console report:\n%s", stdout)
+		}
+		got, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := os.ReadFile(filepath.Join(dir, tc.want))
+		if err != nil {
+			t.Fatal(err)
+		}
+		crlf := func(b []byte) string { return strings.ReplaceAll(string(b), "\r\n", "\n") }
+		if crlf(got) != crlf(want) {
+			t.Errorf("%s differs from Windows' %s:\n%s", out, tc.want, crlf(got))
+		}
+	}
+	_, stderr, code := runPerfc(t, "relog", filepath.Join(dir, "CorruptBlg.blg"), "-f", "csv", "-o", filepath.Join(t.TempDir(), "y.csv"))
+	if code != 1 || !strings.Contains(stderr, "not a Windows binary performance log") {
+		t.Errorf("CorruptBlg.blg: exit %d, %s", code, stderr)
+	}
+}

@@ -71,7 +71,7 @@ var table = map[string]rule{
 	"internal/tool/lodctr":   {4, []string{"manifest", "state", "titles"}},
 	// L5: the binary.
 	"cmd/perfc": {5, []string{"host", "internal/tool/ctrpp", "internal/tool/dump", "internal/tool/lodctr", "internal/tool/query",
-		"internal/tool/relog", "internal/tool/typeperf", "counterpath", "manifest", "pdh", "perflog/pdhcsv", "state", "titles"}},
+		"internal/tool/relog", "internal/tool/typeperf", "counterpath", "manifest", "pdh", "perfdata", "perflog/blg", "perflog/pdhcsv", "state", "titles"}},
 }
 
 type pkg struct {

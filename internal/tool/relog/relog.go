@@ -39,6 +39,10 @@ type Options struct {
 	Console io.Writer
 	Files   []string
 	OutFile string
+	// InputKind names the input files' format in the console report, as
+	// Windows' relog does ("Binary" for a BLG); empty means
+	// "PERF_DATA_BLOCK".
+	InputKind string
 	// Warn, when set, is told each distinct problem the input reports
 	// (an object missing from a sample, inputs that overlap), once.
 	Warn func(msg string)
@@ -151,7 +155,7 @@ func Run(ctx context.Context, src pdh.Source, opts Options, out io.Writer) (in, 
 	if opts.Console != nil {
 		var b strings.Builder
 		b.WriteString(eol)
-		writeStats(&b, "Input", opts.Files, "", p.in, opts.Location, eol)
+		writeStats(&b, "Input", opts.Files, opts.InputKind, "", p.in, opts.Location, eol)
 		if _, err := io.WriteString(opts.Console, b.String()); err != nil {
 			return p.in, written, err
 		}
@@ -204,7 +208,7 @@ func Run(ctx context.Context, src pdh.Source, opts Options, out io.Writer) (in, 
 	if opts.Console != nil {
 		var b strings.Builder
 		b.WriteString(prog.done())
-		writeStats(&b, "Output", nil, opts.OutFile, written, opts.Location, eol)
+		writeStats(&b, "Output", nil, "", opts.OutFile, written, opts.Location, eol)
 		b.WriteString("The command completed successfully." + eol)
 		if _, err := io.WriteString(opts.Console, b.String()); err != nil {
 			return p.in, written, err
@@ -409,7 +413,7 @@ func Summary(ctx context.Context, src pdh.Source, files []string, opts Options, 
 	}
 	var b strings.Builder
 	b.WriteString(eol)
-	writeStats(&b, "Input", files, "", p.in, opts.Location, eol)
+	writeStats(&b, "Input", files, opts.InputKind, "", p.in, opts.Location, eol)
 	names := make([]string, len(p.cols))
 	for i, c := range p.cols {
 		names[i] = c.name
@@ -465,19 +469,22 @@ func Report(w io.Writer, files []string, in Stats, outFile string, out Stats, lo
 	}
 	var b strings.Builder
 	b.WriteString(eol)
-	writeStats(&b, "Input", files, "", in, loc, eol)
-	writeStats(&b, "Output", nil, outFile, out, loc, eol)
+	writeStats(&b, "Input", files, "", "", in, loc, eol)
+	writeStats(&b, "Output", nil, "", outFile, out, loc, eol)
 	b.WriteString("The command completed successfully." + eol)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-func writeStats(b *strings.Builder, title string, files []string, file string, s Stats, loc *time.Location, eol string) {
+func writeStats(b *strings.Builder, title string, files []string, kind, file string, s Stats, loc *time.Location, eol string) {
 	b.WriteString(title + eol + "----------------" + eol)
+	if kind == "" {
+		kind = "PERF_DATA_BLOCK"
+	}
 	if len(files) > 0 {
 		b.WriteString("File(s):" + eol)
 		for _, f := range files {
-			b.WriteString("     " + f + " (PERF_DATA_BLOCK)" + eol)
+			b.WriteString("     " + f + " (" + kind + ")" + eol)
 		}
 		b.WriteString(eol)
 	}
