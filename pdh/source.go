@@ -297,6 +297,45 @@ func (bf *BlockFiles) Sample(ctx context.Context, objects []uint32) (*Sample, er
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", strings.Join(g.files, ", "), err)
 	}
+	s.Problems = overlaps(s, g.files, bf.db)
 	bf.next++
 	return s, nil
+}
+
+// overlaps reports files of one sample that hold the same objects: inputs
+// that overlap (a capture given twice, or two captures of one moment), one
+// problem per pair of files. The first file's objects are the ones read.
+func overlaps(s *Sample, files []string, db *titles.DB) []Problem {
+	if len(s.Blocks) < 2 {
+		return nil
+	}
+	type pair struct{ a, b int }
+	first := make(map[uint32]int)
+	shared := make(map[pair][]string)
+	var order []pair
+	for i, blk := range s.Blocks {
+		for it := blk.Objects(); it.Next(); {
+			idx := it.Object().NameIndex()
+			j, seen := first[idx]
+			if !seen {
+				first[idx] = i
+				continue
+			}
+			k := pair{j, i}
+			if _, ok := shared[k]; !ok {
+				order = append(order, k)
+			}
+			shared[k] = append(shared[k], titleName(db, idx))
+		}
+	}
+	out := make([]Problem, 0, len(order))
+	for _, k := range order {
+		what := "the same file given twice"
+		if files[k.a] != files[k.b] {
+			what = files[k.b] + " repeats " + files[k.a]
+		}
+		out = append(out, Problem{Reason: fmt.Sprintf("inputs overlap: %s (objects %s at the same moment); %s is read",
+			what, strings.Join(shared[k], ", "), files[k.a])})
+	}
+	return out
 }

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -320,5 +321,29 @@ func golden(t *testing.T, path, got string) {
 	}
 	if got != string(want) {
 		t.Errorf("output differs from %s (run go test -update to accept):\ngot:\n%s", path, got)
+	}
+}
+
+// TestOverlappingInputs: the same capture given twice is reported as
+// overlapping inputs, once, and read once.
+func TestOverlappingInputs(t *testing.T) {
+	_, files := fixtures(t)
+	db := loadDB(t, filepath.Join(fixtureDir, "titles.tsv"))
+	bf, err := pdh.OpenBlockFiles(append(slices.Clone(files), files[1]), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var warned []string
+	var out bytes.Buffer
+	in, _, err := Run(t.Context(), bf, Options{Location: time.UTC, Counters: []string{`\Memory\Available MBytes`},
+		Warn: func(m string) { warned = append(warned, m) }}, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.Samples != 4 {
+		t.Errorf("%d samples read, want 4 (the repeated file is the same sample)", in.Samples)
+	}
+	if len(warned) != 1 || !strings.Contains(warned[0], "inputs overlap") || !strings.Contains(warned[0], filepath.Base(files[1])) {
+		t.Errorf("warnings %q, want one naming the overlapping input", warned)
 	}
 }
