@@ -2,8 +2,8 @@ package titles
 
 import (
 	"fmt"
-	"io"
-	"os"
+
+	"github.com/perfcounters/perfcounters/internal/filecap"
 )
 
 // MaxFileSize bounds what LoadFile reads: a title file of every counter of
@@ -17,28 +17,13 @@ const MaxFileSize = 16 << 20
 // and the limit, after reading at most MaxFileSize+1 bytes; errors name
 // the file.
 func LoadFile(path string) (*DB, error) {
-	f, err := os.Open(path)
+	b, err := filecap.ReadFile(path, "title file", MaxFileSize)
 	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > MaxFileSize {
-		return nil, tooLarge(path)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("title file %s: %w", path, err)
-	}
-	if len(b) > MaxFileSize {
-		return nil, tooLarge(path)
+		return nil, fmt.Errorf("title file %w", err)
 	}
 	db, err := Load(b)
 	if err != nil {
 		return nil, fmt.Errorf("title file %s: %w", path, err)
 	}
 	return db, nil
-}
-
-func tooLarge(path string) error {
-	return fmt.Errorf("title file %s: larger than the %d MiB limit for a title file", path, MaxFileSize>>20)
 }

@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bytes"
-	"flag"
 	"io"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	goldenfile "github.com/perfcounters/perfcounters/internal/golden"
 )
 
 // TestParseFlagsWindowsSyntax: every spelling a Windows administrator
@@ -156,55 +154,8 @@ func TestHelpScreens(t *testing.T) {
 	}
 }
 
-var updateGolden = flag.Bool("update", false, "rewrite the golden files")
-
-func readFile(name string) (string, error) {
-	b, err := os.ReadFile(name)
-	return string(b), err
-}
-
-func writeFile(name, s string) error {
-	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(name, []byte(s), 0o644)
-}
-
-// golden compares got with a file, rewriting it under -update.
-func golden(t *testing.T, file, got string) {
-	t.Helper()
-	if *updateGolden {
-		if err := writeFile(file, got); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := readFile(file)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if got != want {
-		t.Errorf("output differs from %s (run go test -update to accept):\n%s", file, diffLines(want, got))
-	}
-}
-
-func diffLines(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var b bytes.Buffer
-	for i := 0; i < len(w) || i < len(g); i++ {
-		var a, c string
-		if i < len(w) {
-			a = w[i]
-		}
-		if i < len(g) {
-			c = g[i]
-		}
-		if a != c {
-			b.WriteString("- " + a + "\n+ " + c + "\n")
-		}
-	}
-	return b.String()
-}
+// golden compares got with a golden file (internal/golden).
+func golden(t *testing.T, file, got string) { t.Helper(); goldenfile.Check(t, file, got) }
 
 // FuzzCommandLine: no command line makes the option parser or the relog
 // counter-list splitter panic, and the splitter never invents text.

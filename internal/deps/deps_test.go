@@ -44,11 +44,13 @@ var table = map[string]rule{
 	"countertype":      {0, nil},
 	"counterpath":      {0, nil},
 	"internal/asuser":  {0, nil}, // test support: runs a test binary as other users
+	"internal/golden":  {0, nil}, // test support: golden files with -update
+	"internal/filecap": {0, nil},
 	// L1: core codecs and calculations.
 	"calc":       {1, []string{"countertype"}},
 	"counterset": {1, []string{"countertype"}},
-	"titles":     {1, []string{"internal/utf16le"}},
-	"perfdata":   {1, []string{"countertype", "internal/utf16le"}},
+	"titles":     {1, []string{"internal/filecap", "internal/utf16le"}},
+	"perfdata":   {1, []string{"countertype", "internal/filecap", "internal/utf16le"}},
 	// L2: providers, engine, consumers.
 	"manifest":       {2, []string{"counterset", "countertype"}},
 	"internal/shm":   {2, []string{"counterset", "countertype"}},

@@ -2,18 +2,16 @@ package ctrpp
 
 import (
 	"bytes"
-	"flag"
 	"go/format"
 	"go/parser"
 	"go/token"
-	"os"
 	"path/filepath"
 	"testing"
 
+	goldenfile "github.com/perfcounters/perfcounters/internal/golden"
+
 	"github.com/perfcounters/perfcounters/manifest"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // Manifests kept in the repository (manifest/testdata), so these tests do
 // not depend on the shared tree.
@@ -38,20 +36,7 @@ func generateFile(t *testing.T, path, pkg string) []byte {
 func TestGolden(t *testing.T) {
 	for _, g := range goldens {
 		t.Run(filepath.Base(g.golden), func(t *testing.T) {
-			got := generateFile(t, g.manifest, "counters")
-			if *update {
-				if err := os.WriteFile(g.golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(g.golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("generated code differs from %s (run go test -update to accept):\n%s", g.golden, got)
-			}
+			goldenfile.Check(t, g.golden, string(generateFile(t, g.manifest, "counters")))
 		})
 	}
 }

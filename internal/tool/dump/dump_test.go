@@ -3,17 +3,16 @@ package dump
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	goldenfile "github.com/perfcounters/perfcounters/internal/golden"
+
 	"github.com/perfcounters/perfcounters/titles"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 // windowsDir holds real blocks captured on Windows Vista (see its PROVENANCE.md).
 var windowsDir = filepath.Join("..", "..", "..", "perfdata", "testdata", "windows")
@@ -49,19 +48,7 @@ func TestGolden(t *testing.T) {
 			if err := Write(&out, "s01-0238-Processor.bin", data, tt.opts); err != nil {
 				t.Fatal(err)
 			}
-			path := filepath.Join("testdata", tt.golden)
-			if *update {
-				if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(out.Bytes(), want) {
-				t.Errorf("output differs from %s (run with -update to accept):\n%s", path, out.String())
-			}
+			goldenfile.Check(t, filepath.Join("testdata", tt.golden), out.String())
 		})
 	}
 }

@@ -2,7 +2,6 @@ package relog
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,12 +10,12 @@ import (
 	"testing"
 	"time"
 
+	goldenfile "github.com/perfcounters/perfcounters/internal/golden"
+
 	"github.com/perfcounters/perfcounters/pdh"
 	"github.com/perfcounters/perfcounters/perflog/pdhcsv"
 	"github.com/perfcounters/perfcounters/titles"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // The synthetic fixtures are built by ../typeperf's generator test
 // (TestFixtures there): four samples one second apart from 2024-03-05
@@ -307,22 +306,7 @@ func TestRealWindowsBlocks(t *testing.T) {
 	}
 }
 
-func golden(t *testing.T, path, got string) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if got != string(want) {
-		t.Errorf("output differs from %s (run go test -update to accept):\ngot:\n%s", path, got)
-	}
-}
+func golden(t *testing.T, path, got string) { t.Helper(); goldenfile.Check(t, path, got) }
 
 // TestOverlappingInputs: the same capture given twice is reported as
 // overlapping inputs, once, and read once.

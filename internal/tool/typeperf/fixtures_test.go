@@ -2,7 +2,6 @@ package typeperf
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"math"
 	"os"
@@ -11,11 +10,11 @@ import (
 	"testing"
 	"time"
 
+	goldenfile "github.com/perfcounters/perfcounters/internal/golden"
+
 	"github.com/perfcounters/perfcounters/countertype"
 	"github.com/perfcounters/perfcounters/perfdata"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files and block fixtures")
 
 // The block fixtures (testdata/blocks, also used by ../relog) are four
 // samples one second apart from a host "TESTHOST", built here with
@@ -253,7 +252,7 @@ func TestFixtures(t *testing.T) {
 		want[f] = blk
 	}
 	for f, b := range want {
-		if *update {
+		if goldenfile.Update() {
 			if err := os.MkdirAll(fixtureDir, 0o755); err != nil {
 				t.Fatal(err)
 			}

@@ -15,6 +15,8 @@ import (
 	"testing/synctest"
 	"time"
 
+	goldenfile "github.com/perfcounters/perfcounters/internal/golden"
+
 	"github.com/perfcounters/perfcounters/pdh"
 	"github.com/perfcounters/perfcounters/perflog/pdhcsv"
 	"github.com/perfcounters/perfcounters/titles"
@@ -272,22 +274,7 @@ func TestCancel(t *testing.T) {
 	})
 }
 
-func golden(t *testing.T, path, got string) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if got != string(want) {
-		t.Errorf("output differs from %s (run go test -update to accept):\ngot:\n%s", path, got)
-	}
-}
+func golden(t *testing.T, path, got string) { t.Helper(); goldenfile.Check(t, path, got) }
 
 func TestList(t *testing.T) {
 	for _, tc := range []struct {
