@@ -110,22 +110,28 @@ func (h *Host) Close() error {
 }
 
 // adapt binds a built-in object's collect function to its collector and
-// reports what the object could only partly read (unreadable files,
-// vanished processes' details) through the logger; the object itself is
-// still delivered, as the engine's contract for partial data says.
+// hands it the engine's Collection of the sample, through which the object
+// reports what it could only partly read (unreadable files, malformed
+// lines, values of another user's processes); the object itself is still
+// delivered, as the engine's contract for partial data says. Each reason
+// is also logged at debug level.
 func adapt(c *system.Collector, o system.Object, log *slog.Logger) engine.Object {
 	collect := o.Collect
 	name := o.Set.Name
 	return engine.Object{Set: o.Set, Collect: func(col *engine.Collection, w engine.Writer) error {
-		c.Sample = col.Seq()
-		c.Warnings = c.Warnings[:0]
-		if err := collect(c, w); err != nil {
-			return err
-		}
-		for _, msg := range c.Warnings {
-			log.Debug("partial object", "object", name, "reason", msg)
-			col.Partial(msg)
-		}
-		return nil
+		return collect(c, loggedCollection{col, log, name}, w)
 	}}
+}
+
+// loggedCollection logs each partial-data reason before the engine records
+// it.
+type loggedCollection struct {
+	*engine.Collection
+	log    *slog.Logger
+	object string
+}
+
+func (l loggedCollection) Partial(reason string) {
+	l.log.Debug("partial object", "object", l.object, "reason", reason)
+	l.Collection.Partial(reason)
 }

@@ -102,8 +102,8 @@ func (c *Collector) logicalDiskObject() Object {
 	return Object{Set: set, Collect: (*Collector).collectLogicalDisk}
 }
 
-func (c *Collector) collectLogicalDisk(w Writer) error {
-	ts := uint64(c.uptime() / 100)
+func (c *Collector) collectLogicalDisk(col Collection, w Writer) error {
+	ts := uint64(c.uptime(col) / 100)
 	l := &c.logical
 	b, err := c.readFile(c.Proc, "self/mounts")
 	if err != nil {
@@ -115,10 +115,10 @@ func (c *Collector) collectLogicalDisk(w Writer) error {
 	}
 	d := &c.disk
 	if b, err := c.readFile(c.Proc, "diskstats"); err != nil {
-		c.warn("%v", err)
+		partialf(col, "%v", err)
 		d.stats = d.stats[:0]
 	} else if d.stats, err = parseDiskStats(b, d.stats); err != nil {
-		c.warn("%v", err)
+		partialf(col, "%v", err)
 		d.stats = d.stats[:0]
 	}
 	// Disk names in d.stats point into the read buffer: no file is read
@@ -128,7 +128,7 @@ func (c *Collector) collectLogicalDisk(w Writer) error {
 	for _, m := range l.mounts {
 		st, err := c.Statfs(m.dir)
 		if err != nil {
-			c.warn("statfs %s: %v", m.dir, err)
+			partialf(col, "statfs %s: %v", m.dir, err)
 			continue
 		}
 		if st.Blocks == 0 {

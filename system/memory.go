@@ -82,7 +82,7 @@ func (c *Collector) memoryObject() Object {
 	return Object{Set: set, Collect: (*Collector).collectMemory}
 }
 
-func (c *Collector) collectMemory(w Writer) error {
+func (c *Collector) collectMemory(col Collection, w Writer) error {
 	m := &c.mem
 	b, err := c.readFile(c.Proc, "meminfo")
 	if err != nil {
@@ -91,11 +91,11 @@ func (c *Collector) collectMemory(w Writer) error {
 	parseKeyValues(b, meminfoKeys[:], m.mem[:], m.memFound[:])
 	for k, ok := range m.memFound {
 		if !ok {
-			c.warn("/proc/meminfo: no %s", meminfoKeys[k])
+			partialf(col, "/proc/meminfo: no %s", meminfoKeys[k])
 		}
 	}
 	if b, err := c.readFile(c.Proc, "vmstat"); err != nil {
-		c.warn("%v", err)
+		partialf(col, "%v", err)
 		m.vmFound = [len(vmstatKeys)]bool{}
 	} else {
 		parseKeyValues(b, vmstatKeys[:], m.vm[:], m.vmFound[:])

@@ -118,7 +118,7 @@ func (c *Collector) readSpeed(name string) uint64 {
 	return 0
 }
 
-func (c *Collector) collectNetworkInterface(w Writer) error {
+func (c *Collector) collectNetworkInterface(col Collection, w Writer) error {
 	n := &c.net
 	b, err := c.readFile(c.Proc, "net/dev")
 	if err != nil {

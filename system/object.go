@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"strconv"
 	"syscall"
 	"time"
 
@@ -21,9 +20,33 @@ type Object struct {
 	// order (bases right after their user).
 	Set *counterset.Set
 	// Collect fills instances and values for one sample. The value index i in
-	// Values.Set(i, v) is the counter's index in Set.Counters. A nil error
-	// with entries added to Collector.Warnings means a partial object.
-	Collect func(c *Collector, w Writer) error
+	// Values.Set(i, v) is the counter's index in Set.Counters. What could not
+	// be read is reported through col (Partial, Unavailable) and the object
+	// is still delivered; an error drops the whole object.
+	Collect func(c *Collector, col Collection, w Writer) error
+}
+
+// Collection is the context of one sample in the making, as the engine
+// hands it to every object of one query (*engine.Collection satisfies it;
+// system does not import the engine).
+type Collection interface {
+	// Seq identifies the sample: the objects of one query see the same
+	// number (Process and Thread then share one scan of /proc); 0 means
+	// unknown.
+	Seq() uint64
+	// Partial reports that the object is delivered with some data missing,
+	// and why (file, line, field).
+	Partial(reason string)
+	// Unavailable marks the given counters (positions in the object's set;
+	// none means all) of the instance last started with Writer.Instance,
+	// or of the single instance, as not read: the values in the block are
+	// placeholders a consumer must not show.
+	Unavailable(counters ...int)
+}
+
+// partialf reports a partial object through col with a formatted reason.
+func partialf(col Collection, format string, args ...any) {
+	col.Partial(fmt.Sprintf(format, args...))
 }
 
 // Writer is what a collect function writes into: the engine adapts its
@@ -81,20 +104,7 @@ type Collector struct {
 	// UserHZ is the unit of /proc/stat tick counts.
 	UserHZ int64
 
-	// Sample identifies the collection in progress: the engine increments
-	// it once per query, so objects collected in the same query (Process
-	// and Thread) share one process scan. 0 means unknown, and the process
-	// objects fall back to reusing a scan less than a second old.
-	Sample uint64
-
-	// Warnings lists what could not be read (file and reason): collect
-	// functions append to it, and the engine takes and clears it after
-	// each object (c.Warnings = c.Warnings[:0]) to report the object as
-	// partial.
-	Warnings []string
-
-	buf     []byte // reused file buffer
-	dropped int    // warnings dropped past maxWarnings
+	buf []byte // reused file buffer
 
 	cpu      cpuState
 	topo     cpuTopology
@@ -167,26 +177,6 @@ func fsReadDir(fsys fs.FS, name string) ([]fs.DirEntry, error) {
 	}
 	return fs.ReadDir(fsys, name)
 }
-
-// warn records something that could not be read.
-// At most maxWarnings are kept, so an engine that never clears them (or a
-// host where thousands of files are unreadable) cannot grow them without
-// bound; the last entry then says how many were dropped.
-func (c *Collector) warn(format string, args ...any) {
-	switch n := len(c.Warnings); {
-	case n < maxWarnings-1:
-		c.Warnings = append(c.Warnings, fmt.Sprintf(format, args...))
-	case n == maxWarnings-1:
-		c.Warnings = append(c.Warnings, "further warnings dropped: 1")
-		c.dropped = 1
-	default:
-		c.dropped++
-		c.Warnings[n-1] = "further warnings dropped: " + strconv.Itoa(c.dropped)
-	}
-}
-
-// maxWarnings bounds Collector.Warnings.
-const maxWarnings = 256
 
 // readFile reads name from fsys into the Collector's reusable buffer. The
 // returned slice is valid until the next readFile call. /proc files report

@@ -465,8 +465,10 @@ func TestProtocolsHost(t *testing.T) {
 			}
 		})
 	}
-	if len(c.Warnings) != 0 {
-		t.Errorf("warnings on a complete host: %q", c.Warnings)
+	for name, s := range cache {
+		if len(s.reasons) != 0 || len(s.missing) != 0 {
+			t.Errorf("%s: partial on a complete host: %q, unavailable %v", name, s.reasons, s.missing)
+		}
 	}
 }
 
@@ -510,8 +512,8 @@ func TestMissingFilesAreWarnings(t *testing.T) {
 	if got := s.get(t, "0", "Interrupts/sec"); got != 0 {
 		t.Errorf("interrupts = %d", got)
 	}
-	if len(c.Warnings) != 2 {
-		t.Errorf("warnings %q, want 2", c.Warnings)
+	if len(s.reasons) != 2 {
+		t.Errorf("reasons %q, want 2", s.reasons)
 	}
 }
 
@@ -520,16 +522,6 @@ func must[T any](v T, err error) T {
 		panic(err)
 	}
 	return v
-}
-
-func TestWarningsBounded(t *testing.T) {
-	c := NewCollector(fstest.MapFS{}, fstest.MapFS{})
-	for i := range 1000 {
-		c.warn("w%d", i)
-	}
-	if len(c.Warnings) != maxWarnings || c.Warnings[maxWarnings-1] != "further warnings dropped: 745" {
-		t.Errorf("%d warnings, last %q", len(c.Warnings), c.Warnings[len(c.Warnings)-1])
-	}
 }
 
 // TestNoFileSystems collects every object from a Collector without /proc
@@ -544,7 +536,7 @@ func TestNoFileSystems(t *testing.T) {
 				}
 			}()
 			r := &nilWriter{}
-			_ = o.Collect(c, r)
+			_ = o.Collect(c, nopCol{}, r)
 		})
 	}
 }

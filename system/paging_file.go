@@ -52,7 +52,7 @@ func (c *Collector) pagingFileObject() Object {
 	return Object{Set: set, Collect: (*Collector).collectPagingFile}
 }
 
-func (c *Collector) collectPagingFile(w Writer) error {
+func (c *Collector) collectPagingFile(col Collection, w Writer) error {
 	p := &c.paging
 	b, err := c.readFile(c.Proc, "swaps")
 	if err != nil {

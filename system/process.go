@@ -13,6 +13,11 @@ import (
 // Collector; like it, it is not safe for concurrent use.
 type ProcessObjects struct {
 	scan procScanner
+	// The Process counters read from /proc/PID/status and /proc/PID/io,
+	// reported unavailable together when the file is not readable.
+	statusCounters [6]int
+	ioCounters     [6]int
+	handleCounter  [1]int
 }
 
 // NewProcessObjects returns the process objects. root is the path of the
@@ -21,7 +26,12 @@ type ProcessObjects struct {
 // maxKept of them (0 = half of RLIMIT_NOFILE). With root "" every file is
 // read through Collector.Proc (fixture trees in tests).
 func NewProcessObjects(root string, maxKept int) *ProcessObjects {
-	return &ProcessObjects{scan: procScanner{root: root, maxKept: maxKept}}
+	return &ProcessObjects{
+		scan:           procScanner{root: root, maxKept: maxKept},
+		statusCounters: [...]int{procVirtualBytesPeak, procVirtualBytes, procWorkingSetPeak, procWorkingSet, procPrivateBytes, procWorkingSetPrivate},
+		ioCounters:     [...]int{procIOReadOps, procIOWriteOps, procIODataOps, procIOReadBytes, procIOWriteBytes, procIODataBytes},
+		handleCounter:  [...]int{procHandleCount},
+	}
 }
 
 // Close releases the kept descriptors.
@@ -135,20 +145,20 @@ func processSet() *counterset.Set {
 
 // Process returns the Process object.
 func (p *ProcessObjects) Process() Object {
-	return Object{Set: processSet(), Collect: func(c *Collector, w Writer) error {
-		return p.collectProcess(c, w, userProcess)
+	return Object{Set: processSet(), Collect: func(c *Collector, col Collection, w Writer) error {
+		return p.collectProcess(c, col, w, userProcess)
 	}}
 }
 
 // collectProcess writes the Process or Process V2 instances: Idle first,
 // then the processes in scan order, then _Total. The positions are those
 // Thread uses as ParentObjectInstance.
-func (p *ProcessObjects) collectProcess(c *Collector, w Writer, user int) error {
+func (p *ProcessObjects) collectProcess(c *Collector, col Collection, w Writer, user int) error {
 	s := &p.scan
-	if err := s.acquire(c, user); err != nil {
+	if err := s.acquire(c, col, user); err != nil {
 		return err
 	}
-	s.readDetails(c)
+	s.readDetails()
 	now := perfdata.FileTime(c.Now())
 	w.SetObjectTime(now, 10_000_000)
 	var total [numProcCounters]uint64
@@ -169,6 +179,7 @@ func (p *ProcessObjects) collectProcess(c *Collector, w Writer, user int) error 
 		total[procThreadCount] += uint64(len(s.idle.perCPU))
 	}
 	var vals [numProcCounters]uint64
+	var miss struct{ status, io, handles failCount }
 	for _, e := range s.order {
 		name := e.name
 		if user == userProcessV2 {
@@ -180,12 +191,60 @@ func (p *ProcessObjects) collectProcess(c *Collector, w Writer, user int) error 
 			v.Set(i, x)
 			total[i] += x
 		}
+		// Values of files that could not be read are placeholders, never a
+		// valid 0: another user's /proc/PID/io and /proc/PID/fd are denied
+		// to an unprivileged reader.
+		if e.statusFail != readOK {
+			col.Unavailable(p.statusCounters[:]...)
+			miss.status.add(e.statusFail)
+		}
+		if e.ioFail != readOK {
+			col.Unavailable(p.ioCounters[:]...)
+			miss.io.add(e.ioFail)
+		}
+		if e.handlesFail != readOK {
+			col.Unavailable(p.handleCounter[:]...)
+			miss.handles.add(e.handlesFail)
+		}
 	}
+	miss.status.report(col, "memory counters", "status")
+	miss.io.report(col, "IO counters", "io")
+	miss.handles.report(col, "Handle Count", "fd")
 	total[procElapsedTime] = uint64(now)
 	total[procIDProcess], total[procCreatingProcessID], total[procPriorityBase] = 0, 0, 0
 	v = w.Instance(totalName, 0, 0, -1)
 	setAll(v, total[:])
 	return nil
+}
+
+// failCount counts the processes whose file could not be read, by cause.
+type failCount struct {
+	n     int
+	first readFail // the cause of the first failure, for the reason
+	mixed bool     // causes differ
+}
+
+func (f *failCount) add(r readFail) {
+	if f.n == 0 {
+		f.first = r
+	} else if r != f.first {
+		f.mixed = true
+	}
+	f.n++
+}
+
+// report gives one partial-data reason for every process of the sample
+// whose file could not be read: "IO counters of 3 processes not readable:
+// /proc/PID/io permission denied".
+func (f *failCount) report(col Collection, what, file string) {
+	if f.n == 0 {
+		return
+	}
+	more := ""
+	if f.mixed {
+		more = " (and other causes)"
+	}
+	partialf(col, "%s of %d processes not readable: /proc/PID/%s %v%s", what, f.n, file, f.first, more)
 }
 
 func setAll(v perfdata.Values, vals []uint64) {

@@ -54,11 +54,11 @@ func (c *Collector) processorInformationObject() Object {
 	set := newSet("Processor Information", 0, counterset.MultipleAggregate, detNovice, cpuProcessorTime,
 		"The Processor Information object measures each online logical processor, named \"node,cpu\" after its NUMA node and Linux CPU number, with a \"node,_Total\" average per NUMA node and a _Total average over all processors. NUMA nodes come from /sys/devices/system/node; without them every CPU is in node 0.",
 		cs)
-	return Object{Set: set, Collect: func(c *Collector, w Writer) error { return c.collectProcessorInformation(w, freq) }}
+	return Object{Set: set, Collect: func(c *Collector, col Collection, w Writer) error { return c.collectProcessorInformation(col, w, freq) }}
 }
 
 // readTopology fills c.topo.node for the CPUs of the last /proc/stat read.
-func (c *Collector) readTopology() {
+func (c *Collector) readTopology(col Collection) {
 	t := &c.topo
 	ids := c.cpu.stat.IDs
 	if cap(t.node) < len(ids) {
@@ -88,13 +88,13 @@ func (c *Collector) readTopology() {
 		}
 		b, err := c.readFile(c.Sys, "devices/system/node/"+name+"/cpulist")
 		if err != nil {
-			c.warn("%v", err)
+			partialf(col, "%v", err)
 			continue
 		}
 		var ok2 bool
 		t.list, ok2 = parseCPUList(b, t.list[:0])
 		if !ok2 {
-			c.warn("/sys/devices/system/node/%s/cpulist: bad cpu list", name)
+			partialf(col, "/sys/devices/system/node/%s/cpulist: bad cpu list", name)
 			continue
 		}
 		t.nodes = insertSorted(t.nodes, int(n))
@@ -142,17 +142,17 @@ func (c *Collector) label(node, cpu int) string {
 }
 
 // readFreq reads the current and maximum frequency (kHz) of CPU id.
-func (c *Collector) readFreq(id int) (cur, max uint64) {
+func (c *Collector) readFreq(col Collection, id int) (cur, max uint64) {
 	dir := "devices/system/cpu/cpu" + strconv.Itoa(id) + "/cpufreq/"
 	if b, err := c.readFile(c.Sys, dir+"scaling_cur_freq"); err == nil {
 		cur, _ = parseUint(trimSpace(b))
 	} else {
-		c.warn("%v", err)
+		partialf(col, "%v", err)
 	}
 	if b, err := c.readFile(c.Sys, dir+"cpuinfo_max_freq"); err == nil {
 		max, _ = parseUint(trimSpace(b))
 	} else {
-		c.warn("%v", err)
+		partialf(col, "%v", err)
 	}
 	return cur, max
 }
@@ -167,11 +167,11 @@ func writeFreq(v perfdata.Values, cur, max, n uint64) {
 	}
 }
 
-func (c *Collector) collectProcessorInformation(w Writer, freq bool) error {
-	if err := c.readCPU(); err != nil {
+func (c *Collector) collectProcessorInformation(col Collection, w Writer, freq bool) error {
+	if err := c.readCPU(col); err != nil {
 		return err
 	}
-	c.readTopology()
+	c.readTopology(col)
 	st, t := &c.cpu, &c.topo
 	nn := len(t.nodes)
 	if cap(t.totals) < nn {
@@ -192,7 +192,7 @@ func (c *Collector) collectProcessorInformation(w Writer, freq bool) error {
 		ct := &st.stat.CPUs[i]
 		c.writeCPU(v, 0, ct, 1, st.intr[i], st.softirq[i])
 		if freq {
-			cur, max := c.readFreq(id)
+			cur, max := c.readFreq(col, id)
 			writeFreq(v, cur, max, 1)
 			t.freq[k] += cur
 			t.maxf[k] += max

@@ -97,14 +97,13 @@ type procEntry struct {
 
 	detailGen uint64 // scan whose status/io/handles are in mem, io, handles
 	mem       procMem
-	memOK     bool
 	io        procIO
-	ioOK      bool
 	handles   uint32
+	// Why status, io and the fd directory were not read (readOK: read).
 	// Files that failed with "permission denied" or "does not exist" for
 	// this identity are not retried every sample (pid 1's io in a
 	// container, for example); a process's credentials rarely change.
-	noStatus, noIO, noHandles bool
+	statusFail, ioFail, handlesFail readFail
 
 	threadGen uint64 // scan whose threads are in threads
 	threads   []threadEntry
@@ -202,19 +201,19 @@ func (s *procScanner) Close() {
 // acquire makes sure a scan current for user exists: it reuses the last
 // scan when another object took it for this sample and it is recent,
 // otherwise it scans.
-func (s *procScanner) acquire(c *Collector, user int) error {
-	if c.Sample != 0 {
-		if s.src == nil || s.gen == 0 || s.scanSample != c.Sample {
-			if err := s.scan(c); err != nil {
+func (s *procScanner) acquire(c *Collector, col Collection, user int) error {
+	if col.Seq() != 0 {
+		if s.src == nil || s.gen == 0 || s.scanSample != col.Seq() {
+			if err := s.scan(c, col); err != nil {
 				return err
 			}
-			s.scanSample = c.Sample
+			s.scanSample = col.Seq()
 		}
 		s.used[user] = s.gen
 		return nil
 	}
 	if s.src == nil || s.used[user] >= s.gen || c.Now().Sub(s.scanTime) > maxScanReuse || s.gen == 0 {
-		if err := s.scan(c); err != nil {
+		if err := s.scan(c, col); err != nil {
 			return err
 		}
 	}
@@ -234,7 +233,7 @@ func isGone(err error) bool {
 }
 
 // scan lists the processes and reads each one's stat.
-func (s *procScanner) scan(c *Collector) error {
+func (s *procScanner) scan(c *Collector, col Collection) error {
 	src, err := s.source(c)
 	if err != nil {
 		return err
@@ -272,14 +271,14 @@ func (s *procScanner) scan(c *Collector) error {
 			} else if isGone(err) {
 				s.vanished++
 			} else {
-				c.warn("Process: /proc/%d/stat: %v", pid, err)
+				partialf(col, "Process: /proc/%d/stat: %v", pid, err)
 			}
 			s.drop(e, known)
 			continue
 		}
 		comm, err := parseStat(b, &e.st)
 		if err != nil {
-			c.warn("Process: /proc/%d/stat: %v", pid, err)
+			partialf(col, "Process: /proc/%d/stat: %v", pid, err)
 			s.drop(e, known)
 			continue
 		}
@@ -314,10 +313,10 @@ func (s *procScanner) scan(c *Collector) error {
 	}
 	s.idleOK = err == nil
 	if err != nil {
-		c.warn("Process: Idle: %v", err)
+		partialf(col, "Process: Idle: %v", err)
 	}
 	if s.denied > 0 {
-		c.warn("Process: %d processes skipped: /proc/PID/stat permission denied", s.denied)
+		partialf(col, "Process: %d processes skipped: /proc/PID/stat permission denied", s.denied)
 	}
 	return nil
 }
@@ -418,56 +417,77 @@ func argv0Base(b []byte) []byte {
 	return b
 }
 
+// readFail says why a per-process file was not read.
+type readFail uint8
+
+const (
+	readOK      readFail = iota
+	readDenied           // permission denied (another user's process)
+	readMissing          // the file does not exist (the process is gone, or the kernel lacks it)
+	readFailed           // any other error
+)
+
+func (f readFail) String() string {
+	switch f {
+	case readDenied:
+		return "permission denied"
+	case readMissing:
+		return "does not exist"
+	case readFailed:
+		return "read error"
+	}
+	return "ok"
+}
+
+// failOf classifies a read error.
+func failOf(err error) readFail {
+	switch {
+	case err == nil:
+		return readOK
+	case errors.Is(err, fs.ErrPermission):
+		return readDenied
+	case isGone(err):
+		return readMissing
+	}
+	return readFailed
+}
+
 // readDetails reads status, io and the descriptor count of every process
-// in the scan, once per scan (Process and Process V2 share them).
-func (s *procScanner) readDetails(c *Collector) {
-	ioDenied := 0
+// in the scan, once per scan (Process and Process V2 share them). A file
+// that failed with "permission denied" or "does not exist" for this
+// process identity is not retried (its failure is kept); the collect
+// functions report what is missing.
+func (s *procScanner) readDetails() {
 	for _, e := range s.order {
 		if e.detailGen == s.gen {
 			continue
 		}
 		e.detailGen = s.gen
-		e.mem, e.memOK = procMem{}, false
-		if !e.noStatus {
+		if e.statusFail == readOK || e.statusFail == readFailed {
+			e.mem = procMem{}
 			b, err := s.src.read(&e.fds[fileStatus], e.pid, 0, fileStatus, &s.buf)
-			if err == nil {
+			if e.statusFail = failOf(err); err == nil {
 				parseStatus(b, &e.mem)
-				e.memOK = true
-			} else {
-				e.noStatus = isDeniedOrMissing(err)
 			}
 		}
-		e.io, e.ioOK = procIO{}, false
-		if !e.noIO {
+		if e.ioFail == readOK || e.ioFail == readFailed {
+			e.io = procIO{}
 			b, err := s.src.read(&e.fds[fileIO], e.pid, 0, fileIO, &s.buf)
-			if err == nil {
+			if e.ioFail = failOf(err); err == nil {
 				parseIO(b, &e.io)
-				e.ioOK = true
-			} else {
-				e.noIO = isDeniedOrMissing(err)
 			}
 		}
-		if !e.ioOK {
-			ioDenied++
-		}
-		e.handles = 0
-		if !e.noHandles {
+		if e.handlesFail == readOK || e.handlesFail == readFailed {
 			n, err := s.src.handles(e, &s.dirBuf)
-			if err == nil {
-				e.handles = n
-			} else {
-				e.noHandles = isDeniedOrMissing(err)
-			}
+			e.handles = n
+			e.handlesFail = failOf(err)
 		}
-	}
-	if ioDenied > 0 {
-		c.warn("Process: IO counters of %d processes are zero: /proc/PID/io not readable", ioDenied)
 	}
 }
 
 // readThreads lists and reads the threads of every process in the scan,
 // once per scan.
-func (s *procScanner) readThreads(c *Collector) {
+func (s *procScanner) readThreads(col Collection) {
 	for _, e := range s.order {
 		if e.threadGen == s.gen {
 			continue
@@ -486,14 +506,14 @@ func (s *procScanner) readThreads(c *Collector) {
 			continue
 		}
 		orderTIDs(e.pid, s.tidBuf)
-		s.mergeThreads(c, e)
+		s.mergeThreads(col, e)
 	}
 }
 
 // mergeThreads matches the tids just listed with the threads kept from the
 // last scan (moving their descriptors along), reads each, and closes the
 // descriptors of threads that ended.
-func (s *procScanner) mergeThreads(c *Collector, e *procEntry) {
+func (s *procScanner) mergeThreads(col Collection, e *procEntry) {
 	old := e.threads
 	next := e.spare[:0]
 	j := 0
@@ -521,7 +541,7 @@ func (s *procScanner) mergeThreads(c *Collector, e *procEntry) {
 		// source interface and cost an allocation per thread.
 		next = append(next, t)
 		nt := &next[len(next)-1]
-		if !s.readThread(c, e, nt) {
+		if !s.readThread(col, e, nt) {
 			s.src.close(&nt.fdStat)
 			s.src.close(&nt.fdSched)
 			next = next[:len(next)-1]
@@ -537,13 +557,13 @@ func (s *procScanner) mergeThreads(c *Collector, e *procEntry) {
 
 // readThread reads one thread's stat and schedstat; false means it is gone
 // or unreadable.
-func (s *procScanner) readThread(c *Collector, e *procEntry, t *threadEntry) bool {
+func (s *procScanner) readThread(col Collection, e *procEntry, t *threadEntry) bool {
 	b, err := s.src.read(&t.fdStat, e.pid, t.tid, fileStat, &s.buf)
 	if err != nil {
 		return false
 	}
 	if _, err := parseStat(b, &t.st); err != nil {
-		c.warn("Thread: /proc/%d/task/%d/stat: %v", e.pid, t.tid, err)
+		partialf(col, "Thread: /proc/%d/task/%d/stat: %v", e.pid, t.tid, err)
 		return false
 	}
 	t.start = t.st.starttime
@@ -557,7 +577,7 @@ func (s *procScanner) readThread(c *Collector, e *procEntry, t *threadEntry) boo
 		// The main thread exists (its stat was just read), so a missing
 		// schedstat means the kernel has none.
 		s.schedstatMissing = true
-		c.warn("Thread: schedstat is not available; Context Switches/sec is zero")
+		partialf(col, "Thread: schedstat is not available; Context Switches/sec is zero")
 	}
 	return true
 }

@@ -165,7 +165,7 @@ func TestProcscanKeptFixture(t *testing.T) {
 					o = p.Thread()
 				}
 				w := newRecWriter(t, o.Set)
-				if err := o.Collect(c, w); err != nil {
+				if err := o.Collect(c, &w.p, w); err != nil {
 					t.Fatal(err)
 				}
 				return w.done()
@@ -227,6 +227,11 @@ func TestProcscanSteadyStateAllocs(t *testing.T) {
 	if err := os.WriteFile(root+"/104/status", []byte("Name:\trtprio\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	for _, pid := range []string{"9", "102", "104"} {
+		if err := os.Mkdir(root+"/"+pid+"/fd", 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
 	c := NewCollector(os.DirFS(root), nil, WithClock(fixtureClock))
 	p := NewProcessObjects(root, 0)
 	defer p.Close()
@@ -251,7 +256,7 @@ func TestProcscanSteadyStateAllocs(t *testing.T) {
 			if err := b.BeginObject(perfdata.ObjectSpec{NameIndex: o.Set.NameIndex, DefaultCounter: -1}, bs[i].l, bs[i].specs); err != nil {
 				t.Fatal(err)
 			}
-			if err := o.Collect(c, discardWriter{b}); err != nil {
+			if err := o.Collect(c, nopCol{}, discardWriter{b}); err != nil {
 				t.Fatal(err)
 			}
 			if err := b.EndObject(); err != nil {
@@ -259,7 +264,6 @@ func TestProcscanSteadyStateAllocs(t *testing.T) {
 			}
 		}
 		b.Bytes()
-		c.Warnings = c.Warnings[:0]
 	}
 	sample()
 	sample()
@@ -310,7 +314,7 @@ func TestProcessLive(t *testing.T) {
 	defer p.Close()
 	collect := func(o Object) []recInstance {
 		w := newRecWriter(t, o.Set)
-		if err := o.Collect(c, w); err != nil {
+		if err := o.Collect(c, &w.p, w); err != nil {
 			t.Fatal(err)
 		}
 		return w.done()

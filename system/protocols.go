@@ -255,7 +255,7 @@ func (c *Collector) protocolObjects() []Object {
 	return objs
 }
 
-func (p *protoCollector) collect(c *Collector, w Writer) error {
+func (p *protoCollector) collect(c *Collector, col Collection, w Writer) error {
 	switch p.obj.src {
 	case srcSNMP:
 		b, err := c.readFile(c.Proc, "net/snmp")
@@ -294,7 +294,7 @@ func (p *protoCollector) collect(c *Collector, w Writer) error {
 	}
 	for k, ok := range p.found {
 		if !ok && !optionalKey(p.keys[k]) {
-			c.warn("%s: no %s", p.obj.name, p.keys[k])
+			partialf(col, "%s: no %s", p.obj.name, p.keys[k])
 		}
 	}
 	return nil

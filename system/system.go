@@ -82,7 +82,7 @@ func (c *Collector) systemObject() Object {
 	return Object{Set: set, Collect: (*Collector).collectSystem}
 }
 
-func (c *Collector) collectSystem(w Writer) error {
+func (c *Collector) collectSystem(col Collection, w Writer) error {
 	b, err := c.readFile(c.Proc, "stat")
 	if err != nil {
 		return err
@@ -100,16 +100,16 @@ func (c *Collector) collectSystem(w Writer) error {
 		v.Set(sysQueueLength, q-n)
 	}
 	if n, err := countProcesses(c.Proc); err != nil {
-		c.warn("/proc: %v", err)
+		partialf(col, "/proc: %v", err)
 	} else {
 		v.Set(sysProcesses, n)
 	}
 	if b, err := c.readFile(c.Proc, "loadavg"); err != nil {
-		c.warn("%v", err)
+		partialf(col, "%v", err)
 	} else if parseLoadAvg(b, &c.sysstate.loadavg) {
 		v.Set(sysThreads, c.sysstate.loadavg.Threads)
 	} else {
-		c.warn("/proc/loadavg: no thread count")
+		partialf(col, "/proc/loadavg: no thread count")
 	}
 	return nil
 }
@@ -128,7 +128,7 @@ func (c *Collector) objectsObject() Object {
 	return Object{Set: set, Collect: (*Collector).collectObjects}
 }
 
-func (c *Collector) collectObjects(w Writer) error {
+func (c *Collector) collectObjects(col Collection, w Writer) error {
 	v := w.Single()
 	n, err := countProcesses(c.Proc)
 	if err != nil {
@@ -136,11 +136,11 @@ func (c *Collector) collectObjects(w Writer) error {
 	}
 	v.Set(0, n)
 	if b, err := c.readFile(c.Proc, "loadavg"); err != nil {
-		c.warn("%v", err)
+		partialf(col, "%v", err)
 	} else if parseLoadAvg(b, &c.sysstate.loadavg) {
 		v.Set(1, c.sysstate.loadavg.Threads)
 	} else {
-		c.warn("/proc/loadavg: no thread count")
+		partialf(col, "/proc/loadavg: no thread count")
 	}
 	return nil
 }

@@ -78,12 +78,12 @@ func (p *ProcessObjects) Thread() Object {
 // collectThread writes one instance per thread: Idle's threads (one per
 // processor, parent position 0), each process's threads in scan order,
 // and _Total with the _Total process as parent.
-func (p *ProcessObjects) collectThread(c *Collector, w Writer) error {
+func (p *ProcessObjects) collectThread(c *Collector, col Collection, w Writer) error {
 	s := &p.scan
-	if err := s.acquire(c, userThread); err != nil {
+	if err := s.acquire(c, col, userThread); err != nil {
 		return err
 	}
-	s.readThreads(c)
+	s.readThreads(col)
 	now := perfdata.FileTime(c.Now())
 	w.SetObjectTime(now, 10_000_000)
 	var total [numThreadCounters]uint64
