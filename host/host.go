@@ -78,7 +78,13 @@ func build(opts Options, st *state) (*Host, error) {
 	if clk == nil {
 		clk = engine.SystemClock()
 	}
-	c := system.NewCollector(os.DirFS(opts.ProcRoot), os.DirFS(opts.SysRoot), system.WithPerfFreq(clk.Freq()))
+	copts := []system.Option{system.WithPerfFreq(clk.Freq())}
+	if opts.ProcRoot == "/proc" {
+		// The live host: the time since boot is the kernel's clock, not a
+		// read of /proc/uptime.
+		copts = append(copts, system.WithUptime(system.SinceBoot))
+	}
+	c := system.NewCollector(os.DirFS(opts.ProcRoot), os.DirFS(opts.SysRoot), copts...)
 	v2 := newV2Source(opts.SegmentDir, opts.Logger)
 	e := engine.New(engine.Options{Logger: opts.Logger, Clock: clk, Titles: st.titles})
 	procs := system.NewProcessObjects(opts.ProcRoot, opts.MaxKeptFiles)

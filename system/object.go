@@ -114,6 +114,7 @@ type Collector struct {
 	paging   pagingState
 	logical  logicalState
 	sysstate systemState
+	boot     bootState
 }
 
 // Option configures a Collector.
@@ -242,4 +243,60 @@ func (c *Collector) Objects() []Object {
 	objs = append(objs, c.protocolObjects()...)
 	objs = append(objs, c.pagingFileObject(), c.objectsObject())
 	return objs
+}
+
+// bootState keeps the boot time between samples, so that the start times
+// derived from it (the raw Elapsed Time values, which identify a process
+// across samples together with its id) do not jitter with /proc/uptime's
+// 10 ms resolution.
+type bootState struct {
+	ft  uint64 // boot time as FILETIME
+	ok  bool
+	seq uint64 // the sample (Collection.Seq) it was last checked in
+}
+
+// bootJitter is how far a new estimate of the boot time may be from the
+// kept one and still be the same boot time: /proc/uptime counts in 10 ms
+// steps, and the clock is read a few microseconds after it. A larger
+// difference means the wall clock was stepped (or the host resumed), and
+// the new estimate is taken.
+const bootJitter = 50 * time.Millisecond
+
+// bootFileTime returns the time the host booted as FILETIME: the wall clock
+// minus the time since boot (the first field of /proc/uptime, or the
+// Uptime function), read once per sample. btime of /proc/stat is whole
+// seconds rounded down, and would put every start time up to a second late.
+// ok is false when the time since boot cannot be read; the reason is
+// reported through col.
+func (c *Collector) bootFileTime(col Collection) (ft uint64, ok bool) {
+	if c.boot.ok && col.Seq() != 0 && c.boot.seq == col.Seq() {
+		return c.boot.ft, true
+	}
+	var up time.Duration
+	if c.Uptime != nil {
+		up = c.Uptime()
+	} else {
+		b, err := c.readFile(c.Proc, "uptime")
+		if err != nil {
+			partialf(col, "boot time: %v", err)
+			return 0, false
+		}
+		if up, ok = parseUptime(b); !ok {
+			f, _ := nextField(b)
+			partialf(col, "/proc/uptime line 1 field 1: %.40q is not a number of seconds", f)
+			return 0, false
+		}
+	}
+	ft = uint64(perfdata.FileTime(c.Now().Add(-up)))
+	if c.boot.ok {
+		d := ft - c.boot.ft
+		if ft < c.boot.ft {
+			d = c.boot.ft - ft
+		}
+		if d < uint64(bootJitter/100) {
+			ft = c.boot.ft
+		}
+	}
+	c.boot = bootState{ft: ft, ok: true, seq: col.Seq()}
+	return ft, true
 }

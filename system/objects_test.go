@@ -253,7 +253,9 @@ func TestSystemHost(t *testing.T) {
 	if s.pfreq != 10_000_000 || s.ptime != now.Unix()*10_000_000+116444736000000000 {
 		t.Errorf("object time %d / %d", s.ptime, s.pfreq)
 	}
-	if got, want := s.get(t, "", "System Up Time"), uint64(1795381039*10_000_000+116444736000000000); got != want {
+	// The clock (2026-11-22 21:00:00 UTC, Unix 1795381200) less the uptime
+	// (3429.43 s): Unix 1795377770.57, as FILETIME.
+	if got, want := s.get(t, "", "System Up Time"), uint64(1795377770*10_000_000+5_700_000+116444736000000000); got != want {
 		t.Errorf("boot FILETIME = %d, want %d", got, want)
 	}
 	if got := s.get(t, "", "Context Switches/sec"); got != 344468 {

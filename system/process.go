@@ -167,13 +167,17 @@ func (p *ProcessObjects) collectProcess(c *Collector, col Collection, w Writer, 
 	if user == userProcessV2 {
 		idleName, totalName = "Idle:0", "_Total:0"
 	}
+	boot, bootOK := c.bootFileTime(col)
 	v := w.Instance(idleName, 0, 0, -1)
+	if !bootOK {
+		col.Unavailable(procElapsedTime)
+	}
 	if s.idleOK {
 		t := ticksTo100ns(s.idle.total, c.UserHZ)
 		v.Set(procProcessorTime, t)
 		v.Set(procPrivilegedTime, t)
 		v.Set(procThreadCount, uint64(len(s.idle.perCPU)))
-		v.Set(procElapsedTime, s.bootFileTime())
+		v.Set(procElapsedTime, boot)
 		total[procProcessorTime] += t
 		total[procPrivilegedTime] += t
 		total[procThreadCount] += uint64(len(s.idle.perCPU))
@@ -185,8 +189,11 @@ func (p *ProcessObjects) collectProcess(c *Collector, col Collection, w Writer, 
 		if user == userProcessV2 {
 			name = e.nameV2
 		}
-		p.processValues(c, e, &vals)
+		p.processValues(c, e, boot, &vals)
 		v := w.Instance(name, 0, 0, -1)
+		if !bootOK {
+			col.Unavailable(procElapsedTime)
+		}
 		for i, x := range vals {
 			v.Set(i, x)
 			total[i] += x
@@ -254,7 +261,7 @@ func setAll(v perfdata.Values, vals []uint64) {
 }
 
 // processValues computes one process's counter values.
-func (p *ProcessObjects) processValues(c *Collector, e *procEntry, out *[numProcCounters]uint64) {
+func (p *ProcessObjects) processValues(c *Collector, e *procEntry, boot uint64, out *[numProcCounters]uint64) {
 	st, m := &e.st, &e.mem
 	user := ticksTo100ns(st.utime, c.UserHZ)
 	sys := ticksTo100ns(st.stime, c.UserHZ)
@@ -270,7 +277,7 @@ func (p *ProcessObjects) processValues(c *Collector, e *procEntry, out *[numProc
 		procPrivateBytes:      m.vmData + m.vmStk,
 		procThreadCount:       nonNegative(st.numThreads),
 		procPriorityBase:      uint64(basePriority(st.priority, st.nice)),
-		procElapsedTime:       p.scan.startFileTime(c, st.starttime),
+		procElapsedTime:       startFileTime(boot, st.starttime, c.UserHZ),
 		procIDProcess:         uint64(e.pid),
 		procCreatingProcessID: nonNegative(st.ppid),
 		procHandleCount:       uint64(e.handles),

@@ -120,7 +120,10 @@ func (d denyFS) Open(name string) (fs.File, error) {
 
 // Values computed by hand from the files of testdata/proc-pids/basic.
 const (
-	fixtureBootFT = 1795381039*10_000_000 + 116444736000000000 // btime as FILETIME
+	// The fixed clock below (Unix 1795526400) less the uptime file
+	// (145360.60 s): boot at Unix 1795381039.4, as FILETIME. btime says
+	// 1795381039, whole seconds rounded down.
+	fixtureBootFT = 1795381039*10_000_000 + 4_000_000 + 116444736000000000
 	fixtureNowFT  = 134400000000000000                         // the fixed clock below
 	kib           = 1024
 )

@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"syscall"
 	"time"
-
-	"github.com/perfcounters/perfcounters/perfdata"
 )
 
 // The process scanner is shared by the Process, Process V2 and Thread
@@ -602,14 +600,10 @@ func ticksTo100ns(ticks uint64, hz int64) uint64 {
 	return ticks * 10_000_000 / uint64(hz)
 }
 
-// bootFileTime returns the boot time from /proc/stat's btime as FILETIME.
-func (s *procScanner) bootFileTime() uint64 {
-	return s.idle.btime*perfdata.FileTimeFreq + perfdata.FileTimeUnixEpoch
-}
-
-// startFileTime is the FILETIME at which a task with this starttime began.
-func (s *procScanner) startFileTime(c *Collector, starttime uint64) uint64 {
-	return s.bootFileTime() + ticksTo100ns(starttime, c.UserHZ)
+// startFileTime is the FILETIME at which a task with this starttime
+// (USER_HZ ticks after boot) began, given the boot time as FILETIME.
+func startFileTime(boot, starttime uint64, hz int64) uint64 {
+	return boot + ticksTo100ns(starttime, hz)
 }
 
 // basePriority maps a Linux scheduling priority to the Windows base

@@ -242,18 +242,16 @@ func parseSchedstat(b []byte) (pcount uint64, ok bool) {
 }
 
 // cpuIdle is what the Idle process needs from /proc/stat: per-CPU idle
-// time (idle + iowait, USER_HZ ticks) and the boot time.
+// time (idle + iowait, USER_HZ ticks).
 type cpuIdle struct {
 	perCPU []uint64 // reused across samples
 	total  uint64
-	btime  uint64 // seconds since the Unix epoch
 }
 
 // parseProcStatIdle parses /proc/stat into ci, reusing ci.perCPU.
 func parseProcStatIdle(b []byte, ci *cpuIdle) error {
 	ci.perCPU = ci.perCPU[:0]
-	ci.total, ci.btime = 0, 0
-	seenBtime := false
+	ci.total = 0
 	for p := 0; p < len(b); {
 		end := p
 		for end < len(b) && b[end] != '\n' {
@@ -279,16 +277,10 @@ func parseProcStatIdle(b []byte, ci *cpuIdle) error {
 			idle := f[3] + f[4]
 			ci.perCPU = append(ci.perCPU, idle)
 			ci.total += idle
-		case len(line) > 6 && string(line[:6]) == "btime ":
-			v, _, _, ok := parseDec(line, 6)
-			if !ok {
-				return fmt.Errorf("/proc/stat: btime line %.40q has no number", line)
-			}
-			ci.btime, seenBtime = v, true
 		}
 	}
-	if !seenBtime {
-		return errors.New("/proc/stat: no btime line")
+	if len(ci.perCPU) == 0 {
+		return errors.New("/proc/stat: no cpuN line")
 	}
 	return nil
 }

@@ -75,11 +75,11 @@ func TestProcscanParseStatusIO(t *testing.T) {
 func TestProcscanParseProcStat(t *testing.T) {
 	var ci cpuIdle
 	err := parseProcStatIdle([]byte("cpu  1 2 3 4 5\ncpu0 1 1 1 10 1 0\ncpu1 0 0 0 20\nintr 1\nbtime 42\n"), &ci)
-	if err != nil || ci.total != 11+20 || len(ci.perCPU) != 2 || ci.perCPU[0] != 11 || ci.btime != 42 {
+	if err != nil || ci.total != 11+20 || len(ci.perCPU) != 2 || ci.perCPU[0] != 11 {
 		t.Errorf("got %+v %v", ci, err)
 	}
-	if err := parseProcStatIdle([]byte("cpu0 1 2 3 4\n"), &ci); err == nil {
-		t.Error("no btime: want error")
+	if err := parseProcStatIdle([]byte("cpu  1 2 3 4\nbtime 42\n"), &ci); err == nil {
+		t.Error("no cpuN line: want error")
 	}
 	if err := parseProcStatIdle([]byte("cpu0 1 2\nbtime 1\n"), &ci); err == nil {
 		t.Error("short cpu line: want error")
@@ -232,7 +232,7 @@ func TestProcscanSteadyStateAllocs(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	c := NewCollector(os.DirFS(root), nil, WithClock(fixtureClock))
+	c := NewCollector(os.DirFS(root), nil, WithClock(fixtureClock), WithUptime(SinceBoot))
 	p := NewProcessObjects(root, 0)
 	defer p.Close()
 	objs := []Object{p.Process(), p.Thread()}
@@ -350,9 +350,9 @@ func TestProcessLive(t *testing.T) {
 	if got, want := int(self.vals[procCreatingProcessID]), os.Getppid(); got != want {
 		t.Errorf("own Creating Process ID %d, want %d", got, want)
 	}
-	wantStart := uint64(statField(t, os.Getpid(), 22))*100_000 + p.scan.bootFileTime()
-	if self.vals[procElapsedTime] != wantStart {
-		t.Errorf("own Elapsed Time raw %d, want %d", self.vals[procElapsedTime], wantStart)
+	wantStart := uint64(statField(t, os.Getpid(), 22))*100_000 + liveBootFileTime(t)
+	if d := int64(self.vals[procElapsedTime] - wantStart); d < -bootTolerance || d > bootTolerance {
+		t.Errorf("own Elapsed Time raw %d, want %d (now less /proc/uptime, plus starttime) within %d", self.vals[procElapsedTime], wantStart, bootTolerance)
 	}
 	// Own threads in the Thread object: same parent position, each with
 	// a tid listed in /proc/self/task.

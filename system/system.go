@@ -71,7 +71,7 @@ const (
 func (c *Collector) systemObject() Object {
 	cs := []counterset.Counter{
 		ctr("Context Switches/sec", tCounter, -2, detAdvanced, "Context Switches/sec is the rate at which processors switched from one thread to another (ctxt in /proc/stat)."),
-		ctr("System Up Time", tElapsed, -5, detNovice, "System Up Time is the time in seconds since the host booted (btime in /proc/stat), measured against the object's FILETIME clock."),
+		ctr("System Up Time", tElapsed, -5, detNovice, "System Up Time is the time in seconds since the host booted (the raw value is the boot time: the clock less the first field of /proc/uptime), measured against the object's FILETIME clock."),
 		ctr("Processor Queue Length", tRaw, 1, detWizard, "Processor Queue Length is the number of runnable threads waiting for a processor: procs_running in /proc/stat less one per online processor, never below zero. It is exact when every processor is busy, which is when a queue forms."),
 		ctr("Processes", tRaw, 1, detWizard, "Processes is the number of processes on the host (numeric entries of /proc)."),
 		ctr("Threads", tRaw, 1, detWizard, "Threads is the number of threads on the host (the total in the fourth field of /proc/loadavg)."),
@@ -95,7 +95,11 @@ func (c *Collector) collectSystem(col Collection, w Writer) error {
 	w.SetObjectTime(perfdata.FileTime(now), perfdata.FileTimeFreq)
 	v := w.Single()
 	v.Set(sysContextSwitches, st.Ctxt)
-	v.Set(sysUpTime, st.BootTime*perfdata.FileTimeFreq+perfdata.FileTimeUnixEpoch)
+	if boot, ok := c.bootFileTime(col); ok {
+		v.Set(sysUpTime, boot)
+	} else {
+		col.Unavailable(sysUpTime)
+	}
 	if q, n := st.ProcsRunning, uint64(len(st.IDs)); q > n {
 		v.Set(sysQueueLength, q-n)
 	}

@@ -87,11 +87,14 @@ func (p *ProcessObjects) collectThread(c *Collector, col Collection, w Writer) e
 	now := perfdata.FileTime(c.Now())
 	w.SetObjectTime(now, 10_000_000)
 	var total [numThreadCounters]uint64
+	boot, bootOK := c.bootFileTime(col)
 	if s.idleOK {
-		boot := s.bootFileTime()
 		for i, idle := range s.idle.perCPU {
 			t := ticksTo100ns(idle, c.UserHZ)
 			v := w.Instance(s.threadInstanceName(i), processTitleIndex, 0, -1)
+			if !bootOK {
+				col.Unavailable(thrElapsedTime)
+			}
 			v.Set(thrProcessorTime, t)
 			v.Set(thrPrivilegedTime, t)
 			v.Set(thrElapsedTime, boot)
@@ -112,7 +115,7 @@ func (p *ProcessObjects) collectThread(c *Collector, col Collection, w Writer) e
 				thrUserTime:        user,
 				thrPrivilegedTime:  sys,
 				thrContextSwitches: t.csw,
-				thrElapsedTime:     s.startFileTime(c, t.start),
+				thrElapsedTime:     startFileTime(boot, t.start, c.UserHZ),
 				thrPriorityCurrent: prio,
 				thrPriorityBase:    prio,
 				thrThreadState:     uint64(threadState(t.st.state)),
@@ -120,6 +123,9 @@ func (p *ProcessObjects) collectThread(c *Collector, col Collection, w Writer) e
 				thrIDThread:        uint64(t.tid),
 			}
 			v := w.Instance(s.threadInstanceName(i), processTitleIndex, uint32(pos+1), -1)
+			if !bootOK {
+				col.Unavailable(thrElapsedTime)
+			}
 			for k, x := range vals {
 				v.Set(k, x)
 				total[k] += x
