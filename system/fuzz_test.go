@@ -69,7 +69,7 @@ func FuzzParseSNMP(f *testing.F) {
 	seedFile(f, "testdata/host/proc/net/snmp")
 	f.Fuzz(func(t *testing.T, b []byte) {
 		keys := []snmpKey{{"Tcp", "InSegs"}, {"Ip", "InReceives"}}
-		parseSNMP(b, keys, make([]uint64, 2), make([]bool, 2))
+		parseSNMP(b, keys, make([]uint64, 2), make([]bool, 2), &badFields{})
 		countEstablished(b)
 	})
 }

@@ -18,6 +18,7 @@ type ProcessObjects struct {
 	statusCounters [6]int
 	ioCounters     [6]int
 	handleCounter  [1]int
+	cswCounter     [1]int // Thread's Context Switches/sec
 }
 
 // NewProcessObjects returns the process objects. root is the path of the
@@ -31,6 +32,7 @@ func NewProcessObjects(root string, maxKept int) *ProcessObjects {
 		statusCounters: [...]int{procVirtualBytesPeak, procVirtualBytes, procWorkingSetPeak, procWorkingSet, procPrivateBytes, procWorkingSetPrivate},
 		ioCounters:     [...]int{procIOReadOps, procIOWriteOps, procIODataOps, procIOReadBytes, procIOWriteBytes, procIODataBytes},
 		handleCounter:  [...]int{procHandleCount},
+		cswCounter:     [...]int{thrContextSwitches},
 	}
 }
 

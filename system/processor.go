@@ -76,6 +76,7 @@ func (c *Collector) readCPU(col Collection) error {
 	if err := parseKernelStat(b, &st.stat); err != nil {
 		return err
 	}
+	st.stat.Bad.report(col, "/proc/stat")
 	n := len(st.stat.IDs)
 	st.intr = resize(st.intr, n)
 	st.softirq = resize(st.softirq, n)
@@ -144,6 +145,7 @@ func (c *Collector) collectProcessor(col Collection, w Writer) error {
 	for i := range st.stat.CPUs {
 		v := w.Instance(st.names[i], 0, 0, -1)
 		c.writeCPU(v, 0, &st.stat.CPUs[i], 1, st.intr[i], st.softirq[i])
+		st.unavailable(col, &st.stat.CPUs[i])
 		intrTotal += st.intr[i]
 		softTotal += st.softirq[i]
 	}
@@ -153,5 +155,21 @@ func (c *Collector) collectProcessor(col Collection, w Writer) error {
 	}
 	v := w.Instance("_Total", 0, 0, -1)
 	c.writeCPU(v, 0, &st.stat.Total, n, intrTotal, softTotal)
+	st.unavailable(col, &st.stat.Total)
 	return nil
+}
+
+// unavailable marks the counters of the instance just started that come
+// from a malformed cpu line of /proc/stat (its times), or from an
+// unreadable interrupt table.
+func (st *cpuState) unavailable(col Collection, t *cpuTimes) {
+	if t.Bad {
+		col.Unavailable(cpuProcessorTime, cpuUserTime, cpuPrivilegedTime, cpuDPCTime, cpuInterruptTime, cpuIdleTime)
+	}
+	if !st.intrOK {
+		col.Unavailable(cpuInterrupts)
+	}
+	if !st.softOK {
+		col.Unavailable(cpuDPCsQueued)
+	}
 }

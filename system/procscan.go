@@ -116,6 +116,7 @@ type threadEntry struct {
 	fdSched int
 	st      procStat
 	csw     uint64
+	cswOK   bool // csw was read from schedstat
 }
 
 // Consumers of a scan (index into procScanner.used).
@@ -154,6 +155,11 @@ type procScanner struct {
 	threadName []string // "0", "1", ... reused as Thread instance names
 
 	schedstatMissing bool // the kernel has no schedstat (CONFIG_SCHED_INFO off)
+	// Threads of the last scan whose schedstat was malformed (the first
+	// one's ids and text kept for the reason) or not readable.
+	schedBad, schedUnread   int
+	schedBadPID, schedBadTID int32
+	schedBadText            []byte
 	handlesByCount   bool // st_size of /proc/PID/fd is not the count (kernels before 6.2)
 
 	// Per-scan counts for the Warnings of the Collector.
@@ -423,6 +429,7 @@ const (
 	readDenied           // permission denied (another user's process)
 	readMissing          // the file does not exist (the process is gone, or the kernel lacks it)
 	readFailed           // any other error
+	readMalformed        // read, but a wanted value is not a number
 )
 
 func (f readFail) String() string {
@@ -433,9 +440,15 @@ func (f readFail) String() string {
 		return "does not exist"
 	case readFailed:
 		return "read error"
+	case readMalformed:
+		return "malformed"
 	}
 	return "ok"
 }
+
+// retry reports whether a file that failed so is read again next scan:
+// "permission denied" and "does not exist" last while the process does.
+func (f readFail) retry() bool { return f != readDenied && f != readMissing }
 
 // failOf classifies a read error.
 func failOf(err error) readFail {
@@ -461,21 +474,21 @@ func (s *procScanner) readDetails() {
 			continue
 		}
 		e.detailGen = s.gen
-		if e.statusFail == readOK || e.statusFail == readFailed {
+		if e.statusFail.retry() {
 			e.mem = procMem{}
 			b, err := s.src.read(&e.fds[fileStatus], e.pid, 0, fileStatus, &s.buf)
-			if e.statusFail = failOf(err); err == nil {
-				parseStatus(b, &e.mem)
+			if e.statusFail = failOf(err); err == nil && !parseStatus(b, &e.mem) {
+				e.statusFail = readMalformed
 			}
 		}
-		if e.ioFail == readOK || e.ioFail == readFailed {
+		if e.ioFail.retry() {
 			e.io = procIO{}
 			b, err := s.src.read(&e.fds[fileIO], e.pid, 0, fileIO, &s.buf)
-			if e.ioFail = failOf(err); err == nil {
-				parseIO(b, &e.io)
+			if e.ioFail = failOf(err); err == nil && !parseIO(b, &e.io) {
+				e.ioFail = readMalformed
 			}
 		}
-		if e.handlesFail == readOK || e.handlesFail == readFailed {
+		if e.handlesFail.retry() {
 			n, err := s.src.handles(e, &s.dirBuf)
 			e.handles = n
 			e.handlesFail = failOf(err)
@@ -486,6 +499,7 @@ func (s *procScanner) readDetails() {
 // readThreads lists and reads the threads of every process in the scan,
 // once per scan.
 func (s *procScanner) readThreads(col Collection) {
+	s.schedBad, s.schedUnread = 0, 0
 	for _, e := range s.order {
 		if e.threadGen == s.gen {
 			continue
@@ -505,6 +519,13 @@ func (s *procScanner) readThreads(col Collection) {
 		}
 		orderTIDs(e.pid, s.tidBuf)
 		s.mergeThreads(col, e)
+	}
+	if s.schedBad > 0 {
+		partialf(col, "Thread: Context Switches/sec of %d threads unavailable: /proc/%d/task/%d/schedstat line 1 field 3: %q is not a number",
+			s.schedBad, s.schedBadPID, s.schedBadTID, s.schedBadText)
+	}
+	if s.schedUnread > 0 {
+		partialf(col, "Thread: Context Switches/sec of %d threads unavailable: /proc/PID/task/TID/schedstat not readable", s.schedUnread)
 	}
 }
 
@@ -554,7 +575,8 @@ func (s *procScanner) mergeThreads(col Collection, e *procEntry) {
 }
 
 // readThread reads one thread's stat and schedstat; false means it is gone
-// or unreadable.
+// or unreadable. A schedstat that cannot be read or parsed leaves
+// t.cswOK false (its Context Switches/sec is then unavailable).
 func (s *procScanner) readThread(col Collection, e *procEntry, t *threadEntry) bool {
 	b, err := s.src.read(&t.fdStat, e.pid, t.tid, fileStat, &s.buf)
 	if err != nil {
@@ -565,17 +587,26 @@ func (s *procScanner) readThread(col Collection, e *procEntry, t *threadEntry) b
 		return false
 	}
 	t.start = t.st.starttime
+	t.cswOK = false
 	if s.schedstatMissing {
 		return true
 	}
 	b, err = s.src.read(&t.fdSched, e.pid, t.tid, fileSchedstat, &s.buf)
-	if err == nil {
-		t.csw, _ = parseSchedstat(b)
-	} else if errors.Is(err, fs.ErrNotExist) && e.pid == t.tid {
+	switch {
+	case err == nil:
+		if t.csw, t.cswOK = parseSchedstat(b); !t.cswOK {
+			if s.schedBad == 0 {
+				s.schedBadPID, s.schedBadTID = e.pid, t.tid
+				s.schedBadText = append(s.schedBadText[:0], b[:min(len(b), 40)]...)
+			}
+			s.schedBad++
+		}
+	case errors.Is(err, fs.ErrNotExist) && e.pid == t.tid:
 		// The main thread exists (its stat was just read), so a missing
 		// schedstat means the kernel has none.
 		s.schedstatMissing = true
-		partialf(col, "Thread: schedstat is not available; Context Switches/sec is zero")
+	default:
+		s.schedUnread++
 	}
 	return true
 }

@@ -135,8 +135,10 @@ type procMem struct {
 }
 
 // parseStatus picks the memory lines of /proc/PID/status ("VmPeak:\t  123 kB").
-func parseStatus(b []byte, m *procMem) {
+// ok is false when a wanted line's value is not a number.
+func parseStatus(b []byte, m *procMem) (ok bool) {
 	*m = procMem{}
+	ok = true
 	for p := 0; p < len(b); {
 		end := p
 		for end < len(b) && b[end] != '\n' {
@@ -175,11 +177,13 @@ func parseStatus(b []byte, m *procMem) {
 		default:
 			continue
 		}
-		v, _, _, ok := parseDec(line, colon+1)
-		if ok {
+		if v, neg, _, isNum := parseDec(line, colon+1); isNum && !neg {
 			*dst = v * 1024 // the kernel prints these in kB (KiB)
+		} else {
+			ok = false
 		}
 	}
+	return ok
 }
 
 // procIO is /proc/PID/io.
@@ -187,9 +191,11 @@ type procIO struct {
 	rchar, wchar, syscr, syscw uint64
 }
 
-// parseIO parses /proc/PID/io ("rchar: 123").
-func parseIO(b []byte, io *procIO) {
+// parseIO parses /proc/PID/io ("rchar: 123"). ok is false when a wanted
+// line's value is not a number, or a wanted line is missing.
+func parseIO(b []byte, io *procIO) (ok bool) {
 	*io = procIO{}
+	var seen uint8
 	for p := 0; p < len(b); {
 		end := p
 		for end < len(b) && b[end] != '\n' {
@@ -208,22 +214,25 @@ func parseIO(b []byte, io *procIO) {
 			continue
 		}
 		var dst *uint64
+		var bit uint8
 		switch string(line[:colon]) {
 		case "rchar":
-			dst = &io.rchar
+			dst, bit = &io.rchar, 1
 		case "wchar":
-			dst = &io.wchar
+			dst, bit = &io.wchar, 2
 		case "syscr":
-			dst = &io.syscr
+			dst, bit = &io.syscr, 4
 		case "syscw":
-			dst = &io.syscw
+			dst, bit = &io.syscw, 8
 		default:
 			continue
 		}
-		if v, _, _, ok := parseDec(line, colon+1); ok {
+		if v, neg, _, isNum := parseDec(line, colon+1); isNum && !neg {
 			*dst = v
+			seen |= bit
 		}
 	}
+	return seen == 15
 }
 
 // parseSchedstat returns the third field of /proc/PID/task/TID/schedstat:

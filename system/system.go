@@ -91,10 +91,23 @@ func (c *Collector) collectSystem(col Collection, w Writer) error {
 	if err := parseKernelStat(b, st); err != nil {
 		return err
 	}
+	st.Bad.report(col, "/proc/stat")
 	now := c.Now()
 	w.SetObjectTime(perfdata.FileTime(now), perfdata.FileTimeFreq)
 	v := w.Single()
 	v.Set(sysContextSwitches, st.Ctxt)
+	if st.Has&hasCtxt == 0 {
+		col.Unavailable(sysContextSwitches)
+		if !st.Bad.has("ctxt") {
+			partialf(col, "/proc/stat: no ctxt line")
+		}
+	}
+	if st.Has&hasProcsRunning == 0 {
+		col.Unavailable(sysQueueLength)
+		if !st.Bad.has("procs_running") {
+			partialf(col, "/proc/stat: no procs_running line")
+		}
+	}
 	if boot, ok := c.bootFileTime(col); ok {
 		v.Set(sysUpTime, boot)
 	} else {

@@ -84,6 +84,9 @@ func (p *ProcessObjects) collectThread(c *Collector, col Collection, w Writer) e
 		return err
 	}
 	s.readThreads(col)
+	if s.schedstatMissing {
+		partialf(col, "Thread: Context Switches/sec unavailable: the kernel has no /proc/PID/task/TID/schedstat (CONFIG_SCHED_INFO is off)")
+	}
 	now := perfdata.FileTime(c.Now())
 	w.SetObjectTime(now, 10_000_000)
 	var total [numThreadCounters]uint64
@@ -125,6 +128,9 @@ func (p *ProcessObjects) collectThread(c *Collector, col Collection, w Writer) e
 			v := w.Instance(s.threadInstanceName(i), processTitleIndex, uint32(pos+1), -1)
 			if !bootOK {
 				col.Unavailable(thrElapsedTime)
+			}
+			if !t.cswOK {
+				col.Unavailable(p.cswCounter[:]...)
 			}
 			for k, x := range vals {
 				v.Set(k, x)
