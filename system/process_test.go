@@ -124,7 +124,7 @@ const (
 	// (145360.60 s): boot at Unix 1795381039.4, as FILETIME. btime says
 	// 1795381039, whole seconds rounded down.
 	fixtureBootFT = 1795381039*10_000_000 + 4_000_000 + 116444736000000000
-	fixtureNowFT  = 134400000000000000                         // the fixed clock below
+	fixtureNowFT  = 134400000000000000 // the fixed clock below
 	kib           = 1024
 )
 

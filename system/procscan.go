@@ -157,10 +157,10 @@ type procScanner struct {
 	schedstatMissing bool // the kernel has no schedstat (CONFIG_SCHED_INFO off)
 	// Threads of the last scan whose schedstat was malformed (the first
 	// one's ids and text kept for the reason) or not readable.
-	schedBad, schedUnread   int
+	schedBad, schedUnread    int
 	schedBadPID, schedBadTID int32
-	schedBadText            []byte
-	handlesByCount   bool // st_size of /proc/PID/fd is not the count (kernels before 6.2)
+	schedBadText             []byte
+	handlesByCount           bool // st_size of /proc/PID/fd is not the count (kernels before 6.2)
 
 	// Per-scan counts for the Warnings of the Collector.
 	denied   int
@@ -425,11 +425,11 @@ func argv0Base(b []byte) []byte {
 type readFail uint8
 
 const (
-	readOK      readFail = iota
-	readDenied           // permission denied (another user's process)
-	readMissing          // the file does not exist (the process is gone, or the kernel lacks it)
-	readFailed           // any other error
-	readMalformed        // read, but a wanted value is not a number
+	readOK        readFail = iota
+	readDenied             // permission denied (another user's process)
+	readMissing            // the file does not exist (the process is gone, or the kernel lacks it)
+	readFailed             // any other error
+	readMalformed          // read, but a wanted value is not a number
 )
 
 func (f readFail) String() string {
