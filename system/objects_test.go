@@ -5,6 +5,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -548,3 +549,47 @@ type nilWriter struct{}
 func (nilWriter) Instance(string, uint32, uint32, int32) perfdata.Values { return perfdata.Values{} }
 func (nilWriter) Single() perfdata.Values                                { return perfdata.Values{} }
 func (nilWriter) SetObjectTime(int64, int64)                             {}
+
+// TestMalformedValuesReported replaces one number of a host fixture file
+// with text: the object is still delivered, the reason names the file,
+// line and field, and the counters fed by the value are unavailable.
+func TestMalformedValuesReported(t *testing.T) {
+	stat := string(must(os.ReadFile("testdata/host/proc/stat")))
+	meminfo := string(must(os.ReadFile("testdata/host/proc/meminfo")))
+	tests := []struct {
+		object, file, old, new string
+		reason                 string // the file's line is found by the test
+		marks                  []mark
+	}{
+		{"Memory", "meminfo", "MemAvailable:   24425904", "MemAvailable:   24x25904", `MemAvailable: "24x25904" is not a number`,
+			[]mark{{-1, []int{memAvailableBytes, memAvailableKBytes, memAvailableMBytes}}}},
+		{"System", "stat", "ctxt 344468", "ctxt 3444z8", `ctxt: "3444z8" is not a number`,
+			[]mark{{-1, []int{sysContextSwitches}}}},
+		{"Processor", "stat", "cpu1 ", "cpu1 q", `cpu1: "q`,
+			[]mark{{1, []int{cpuProcessorTime, cpuUserTime, cpuPrivilegedTime, cpuDPCTime, cpuInterruptTime, cpuIdleTime}}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.object, func(t *testing.T) {
+			src := map[string]string{"stat": stat, "meminfo": meminfo}[tt.file]
+			if !strings.Contains(src, tt.old) {
+				t.Fatalf("fixture %s has no %q", tt.file, tt.old)
+			}
+			line := strings.Count(src[:strings.Index(src, tt.old)], "\n") + 1
+			bad := strings.Replace(src, tt.old, tt.new, 1)
+			proc := overlay{m: fstest.MapFS{tt.file: {Data: []byte(bad)}}, base: os.DirFS("testdata/host/proc")}
+			c := NewCollector(proc, os.DirFS("testdata/host/sys"), WithClock(time.Now), WithUptime(func() time.Duration { return time.Hour }))
+			s := collectObject(t, c, objectByName(t, c, tt.object))
+			want := fmt.Sprintf("/proc/%s line %d: %s", tt.file, line, tt.reason)
+			found := false
+			for _, r := range s.reasons {
+				found = found || strings.HasPrefix(r, want)
+			}
+			if !found {
+				t.Errorf("reasons %q, want one starting %q", s.reasons, want)
+			}
+			if fmt.Sprint(s.missing) != fmt.Sprint(tt.marks) {
+				t.Errorf("unavailable %v, want %v", s.missing, tt.marks)
+			}
+		})
+	}
+}
