@@ -178,8 +178,13 @@ func (w builderWriter) Single() perfdata.Values  { return w.b.Single() }
 func (w builderWriter) SetObjectTime(t, f int64) { w.b.SetObjectTime(t, f) }
 
 func benchOurs(b *testing.B, maxKept int) {
-	c := system.NewCollector(os.DirFS("/proc"), os.DirFS("/sys"))
-	p := system.NewProcessObjects("/proc", maxKept)
+	r, err := system.OpenProc("/proc", maxKept)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	c := system.NewCollector(nil, os.DirFS("/sys"), system.WithProcReader(r))
+	p := system.NewProcessObjects(r)
 	defer p.Close()
 	objs := []system.Object{p.Process(), p.Thread()}
 	type prep struct {

@@ -8,6 +8,7 @@ package host
 
 import (
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 
@@ -36,6 +37,7 @@ type Options struct {
 type Host struct {
 	*engine.Engine
 	procs *system.ProcessObjects
+	proc  system.ProcReader // /proc, shared by every built-in object
 	v2    *v2Source
 	v1    []string // names of the V1 procedures added from the state directory
 }
@@ -78,21 +80,28 @@ func build(opts Options, st *state) (*Host, error) {
 	if clk == nil {
 		clk = engine.SystemClock()
 	}
-	copts := []system.Option{system.WithPerfFreq(clk.Freq())}
+	// One reader of /proc serves every built-in object: the live tree
+	// through raw syscalls on kept descriptors.
+	proc, err := system.OpenProc(opts.ProcRoot, opts.MaxKeptFiles)
+	if err != nil {
+		return nil, fmt.Errorf("host: %w", err)
+	}
+	copts := []system.Option{system.WithPerfFreq(clk.Freq()), system.WithProcReader(proc)}
 	if opts.ProcRoot == "/proc" {
 		// The live host: the time since boot is the kernel's clock, not a
 		// read of /proc/uptime.
 		copts = append(copts, system.WithUptime(system.SinceBoot))
 	}
-	c := system.NewCollector(os.DirFS(opts.ProcRoot), os.DirFS(opts.SysRoot), copts...)
+	c := system.NewCollector(nil, os.DirFS(opts.SysRoot), copts...)
 	v2 := newV2Source(opts.SegmentDir, opts.Logger)
 	e := engine.New(engine.Options{Logger: opts.Logger, Clock: clk, Titles: st.titles})
-	procs := system.NewProcessObjects(opts.ProcRoot, opts.MaxKeptFiles)
+	procs := system.NewProcessObjects(proc)
 	objs := append(c.Objects(), procs.Process(), procs.ProcessV2(), procs.Thread())
-	h := &Host{Engine: e, procs: procs, v2: v2}
+	h := &Host{Engine: e, procs: procs, proc: proc, v2: v2}
 	for _, o := range objs {
 		if err := e.Add(adapt(c, o, opts.Logger)); err != nil {
 			procs.Close()
+			proc.Close()
 			return nil, err
 		}
 	}
@@ -111,6 +120,7 @@ func (h *Host) Close() error {
 	}
 	h.closeV1()
 	h.procs.Close()
+	h.proc.Close()
 	h.v2.close()
 	return nil
 }

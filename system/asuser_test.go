@@ -43,8 +43,13 @@ func TestOtherUsersIOUnavailable(t *testing.T) {
 
 // collectAsOtherUser is the step run as Alice.
 func collectAsOtherUser(t *testing.T) {
-	c := NewCollector(os.DirFS("/proc"), nil)
-	p := NewProcessObjects("/proc", 0)
+	r, err := OpenProc("/proc", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	c := NewCollector(nil, nil, WithProcReader(r))
+	p := NewProcessObjects(r)
 	defer p.Close()
 	o := p.Process()
 	w := newRecWriter(t, o.Set)

@@ -105,7 +105,7 @@ func (c *Collector) logicalDiskObject() Object {
 func (c *Collector) collectLogicalDisk(col Collection, w Writer) error {
 	ts := uint64(c.uptime(col) / 100)
 	l := &c.logical
-	b, err := c.readFile(c.Proc, "self/mounts")
+	b, err := c.readProc("self/mounts")
 	if err != nil {
 		return err
 	}
@@ -114,7 +114,7 @@ func (c *Collector) collectLogicalDisk(col Collection, w Writer) error {
 		l.mounts = parseMounts(b, l.mounts)
 	}
 	d := &c.disk
-	if b, err := c.readFile(c.Proc, "diskstats"); err != nil {
+	if b, err := c.readProc("diskstats"); err != nil {
 		partialf(col, "%v", err)
 		d.stats = d.stats[:0]
 	} else if d.stats, err = parseDiskStats(b, d.stats); err != nil {

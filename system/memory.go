@@ -87,13 +87,13 @@ func (c *Collector) memoryObject() Object {
 func (c *Collector) collectMemory(col Collection, w Writer) error {
 	m := &c.mem
 	vmRead := true
-	b, err := c.readFile(c.Proc, "meminfo")
+	b, err := c.readProc("meminfo")
 	if err != nil {
 		return err
 	}
 	parseKeyValues(b, meminfoKeys[:], m.mem[:], m.memFound[:], &m.memBad)
 	m.memBad.report(col, "/proc/meminfo")
-	if b, err := c.readFile(c.Proc, "vmstat"); err != nil {
+	if b, err := c.readProc("vmstat"); err != nil {
 		partialf(col, "%v", err)
 		m.vmFound = [len(vmstatKeys)]bool{}
 		m.vmBad.reset()

@@ -120,7 +120,7 @@ func (c *Collector) readSpeed(name string) uint64 {
 
 func (c *Collector) collectNetworkInterface(col Collection, w Writer) error {
 	n := &c.net
-	b, err := c.readFile(c.Proc, "net/dev")
+	b, err := c.readProc("net/dev")
 	if err != nil {
 		return err
 	}

@@ -87,7 +87,7 @@ const maxFileSize = 64 << 20
 // serves one engine; it is not safe for concurrent use (the engine
 // serialises collections).
 type Collector struct {
-	Proc fs.FS // the /proc tree (os.DirFS("/proc") on a live host)
+	Proc fs.FS // the /proc tree given to NewCollector; read through ProcFS unless WithProcReader says otherwise
 	Sys  fs.FS // the /sys tree (os.DirFS("/sys") on a live host)
 
 	// Statfs returns file-system sizes for a mount point (absolute path).
@@ -104,7 +104,11 @@ type Collector struct {
 	// UserHZ is the unit of /proc/stat tick counts.
 	UserHZ int64
 
-	buf []byte // reused file buffer
+	buf  []byte     // reused file buffer
+	proc ProcReader // how /proc is read: ProcFS(Proc), or WithProcReader's
+
+	pidBuf []int32 // process ids listed by the System and Objects objects
+	dirBuf []byte  // directory-listing buffer
 
 	cpu      cpuState
 	topo     cpuTopology
@@ -119,6 +123,11 @@ type Collector struct {
 
 // Option configures a Collector.
 type Option func(*Collector)
+
+// WithProcReader makes the Collector read /proc through r (normally
+// OpenProc("/proc", 0), shared with ProcessObjects) instead of through the
+// proc file system given to NewCollector. The caller closes r.
+func WithProcReader(r ProcReader) Option { return func(c *Collector) { c.proc = r } }
 
 // WithStatfs replaces the statfs function (tests fake it).
 func WithStatfs(f func(path string) (StatFS, error)) Option {
@@ -146,6 +155,9 @@ func NewCollector(proc, sys fs.FS, opts ...Option) *Collector {
 		Now:      time.Now,
 		PerfFreq: DefaultPerfFreq,
 		UserHZ:   DefaultUserHZ,
+	}
+	if proc != nil {
+		c.proc = ProcFS(proc)
 	}
 	for _, o := range opts {
 		o(c)
@@ -197,6 +209,16 @@ func (c *Collector) readFile(fsys fs.FS, name string) ([]byte, error) {
 		return nil, fmt.Errorf("read %s: %w", name, err)
 	}
 	return b, nil
+}
+
+// readProc reads a host-wide /proc file (stat, meminfo, net/dev, ...)
+// through the Collector's ProcReader into the reusable buffer; the slice is
+// valid until the next read.
+func (c *Collector) readProc(name string) ([]byte, error) {
+	if c.proc == nil {
+		return nil, fmt.Errorf("read /proc/%s: no /proc file system", name)
+	}
+	return c.proc.readRoot(name, &c.buf)
 }
 
 // readAll appends r's content to b, failing past limit bytes.
@@ -276,7 +298,7 @@ func (c *Collector) bootFileTime(col Collection) (ft uint64, ok bool) {
 	if c.Uptime != nil {
 		up = c.Uptime()
 	} else {
-		b, err := c.readFile(c.Proc, "uptime")
+		b, err := c.readProc("uptime")
 		if err != nil {
 			partialf(col, "boot time: %v", err)
 			return 0, false

@@ -54,7 +54,7 @@ func (c *Collector) pagingFileObject() Object {
 
 func (c *Collector) collectPagingFile(col Collection, w Writer) error {
 	p := &c.paging
-	b, err := c.readFile(c.Proc, "swaps")
+	b, err := c.readProc("swaps")
 	if err != nil {
 		return err
 	}

@@ -115,7 +115,7 @@ func (c *Collector) uptime(col Collection) time.Duration {
 	}
 	d := &c.disk
 	if !d.upSet {
-		b, err := c.readFile(c.Proc, "uptime")
+		b, err := c.readProc("uptime")
 		if err != nil {
 			partialf(col, "%v", err)
 			return 0
@@ -250,7 +250,7 @@ func (c *Collector) collectPhysicalDisk(col Collection, w Writer) error {
 	if err := c.readWholeDisks(col); err != nil {
 		return err
 	}
-	b, err := c.readFile(c.Proc, "diskstats")
+	b, err := c.readProc("diskstats")
 	if err != nil {
 		return err
 	}

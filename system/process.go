@@ -21,14 +21,13 @@ type ProcessObjects struct {
 	cswCounter     [1]int // Thread's Context Switches/sec
 }
 
-// NewProcessObjects returns the process objects. root is the path of the
-// real /proc tree that Collector.Proc also reads (normally "/proc"): with
-// it, files are read with pread on descriptors kept across samples, at most
-// maxKept of them (0 = half of RLIMIT_NOFILE). With root "" every file is
-// read through Collector.Proc (fixture trees in tests).
-func NewProcessObjects(root string, maxKept int) *ProcessObjects {
+// NewProcessObjects returns the process objects reading through src
+// (normally OpenProc("/proc", 0), the reader the Collector uses too): on a
+// live tree, files are read with pread on descriptors kept across samples.
+// The caller closes src after ProcessObjects.Close.
+func NewProcessObjects(src ProcReader) *ProcessObjects {
 	return &ProcessObjects{
-		scan:           procScanner{root: root, maxKept: maxKept},
+		scan:           procScanner{src: src},
 		statusCounters: [...]int{procVirtualBytesPeak, procVirtualBytes, procWorkingSetPeak, procWorkingSet, procPrivateBytes, procWorkingSetPrivate},
 		ioCounters:     [...]int{procIOReadOps, procIOWriteOps, procIODataOps, procIOReadBytes, procIOWriteBytes, procIODataBytes},
 		handleCounter:  [...]int{procHandleCount},
@@ -36,7 +35,7 @@ func NewProcessObjects(root string, maxKept int) *ProcessObjects {
 	}
 }
 
-// Close releases the kept descriptors.
+// Close releases the descriptors kept for processes and threads.
 func (p *ProcessObjects) Close() { p.scan.Close() }
 
 // Process counter indexes (positions in the Set's Counters). The order is

@@ -140,7 +140,7 @@ func basicCollector(t *testing.T) *Collector {
 
 func TestProcessFixture(t *testing.T) {
 	c := basicCollector(t)
-	p := NewProcessObjects("", 0)
+	p := NewProcessObjects(ProcFS(c.Proc))
 	defer p.Close()
 	obj := p.Process()
 	w := newRecWriter(t, obj.Set)
@@ -232,7 +232,7 @@ func TestProcessFixture(t *testing.T) {
 
 func TestProcessV2Fixture(t *testing.T) {
 	c := basicCollector(t)
-	p := NewProcessObjects("", 0)
+	p := NewProcessObjects(ProcFS(c.Proc))
 	defer p.Close()
 	obj := p.ProcessV2()
 	if obj.Set.NameIndex != 0 || obj.Set.Name != "Process V2" {
@@ -254,7 +254,7 @@ func TestProcessV2Fixture(t *testing.T) {
 
 func TestThreadFixture(t *testing.T) {
 	c := basicCollector(t)
-	p := NewProcessObjects("", 0)
+	p := NewProcessObjects(ProcFS(c.Proc))
 	defer p.Close()
 	// Thread alone: it scans; its parent positions must be those of a
 	// Process object collected from the same scan.
@@ -368,7 +368,7 @@ func TestProcessVanishing(t *testing.T) {
 			m := mapFS(tc.files)
 			m["stat"] = &fstest.MapFile{Data: stat}
 			c := NewCollector(m, nil, WithClock(fixtureClock))
-			p := NewProcessObjects("", 0)
+			p := NewProcessObjects(ProcFS(c.Proc))
 			defer p.Close()
 			w := newRecWriter(t, p.Process().Set)
 			if err := p.Process().Collect(c, &w.p, w); err != nil {
@@ -403,7 +403,7 @@ func mapFS(files map[string]string) fstest.MapFS {
 
 func TestProcessScanReuse(t *testing.T) {
 	c := basicCollector(t)
-	p := NewProcessObjects("", 0)
+	p := NewProcessObjects(ProcFS(c.Proc))
 	defer p.Close()
 	proc, thr := p.Process(), p.Thread()
 	collect := func(o Object) {

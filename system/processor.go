@@ -68,7 +68,7 @@ func (c *Collector) processorObject() Object {
 // c.cpu. Only /proc/stat is required; the per-CPU interrupt tables are
 // recorded as warnings when missing and their counters read zero.
 func (c *Collector) readCPU(col Collection) error {
-	b, err := c.readFile(c.Proc, "stat")
+	b, err := c.readProc("stat")
 	if err != nil {
 		return err
 	}
@@ -95,7 +95,7 @@ func (c *Collector) readCPU(col Collection) error {
 }
 
 func (c *Collector) readPerCPU(col Collection, name string, sums []uint64) bool {
-	b, err := c.readFile(c.Proc, name)
+	b, err := c.readProc(name)
 	if err != nil {
 		partialf(col, "%v", err)
 		return false

@@ -17,14 +17,15 @@ import (
 // Thread's ParentObjectInstance is the position of the parent in the
 // Process object of the same block, both objects walk the same list.
 //
-// On a live host (ProcessObjects.Root set) every file is read with pread at
-// offset 0 on a descriptor kept open across samples: a /proc/PID file
-// descriptor stays bound to its task, so when the process exits the read
-// fails with ESRCH and a recycled pid can never be read through an old
-// descriptor. The number of kept descriptors is bounded (half the soft
-// RLIMIT_NOFILE by default); past the bound files are opened, read and
-// closed each time. Without Root the scanner reads Collector.Proc (an fs.FS,
-// used by the fixture tests); the parsers are the same.
+// Every file is read through the ProcReader given to NewProcessObjects. On
+// a live host (OpenProc) every file is read with pread at offset 0 on a
+// descriptor kept open across samples: a /proc/PID file descriptor stays
+// bound to its task, so when the process exits the read fails with ESRCH
+// and a recycled pid can never be read through an old descriptor. The
+// number of kept descriptors is bounded (RLIMIT_NOFILE less a reserve, see
+// OpenProc); past the bound files are opened, read and closed each time.
+// With ProcFS (fixture trees in tests) every read opens, reads and closes;
+// the parsers are the same.
 
 // fileKind names a per-process or per-thread file.
 type fileKind uint8
@@ -54,8 +55,19 @@ func (k fileKind) String() string {
 	return "file" + strconv.Itoa(int(k))
 }
 
-// procSource reads the /proc tree, either through kept descriptors or an fs.FS.
-type procSource interface {
+// ProcReader is the one way the built-in objects read /proc: the live tree
+// through raw syscalls on descriptors kept across samples (OpenProc), or
+// any fs.FS, such as a fixture tree in tests (ProcFS). The parsers see the
+// same bytes either way. A Collector reads the host-wide files (stat,
+// meminfo, net/dev, ...) through it, and ProcessObjects the per-process
+// ones; one ProcReader may serve both. Its methods are not exported: the
+// two implementations are the package's own. It is not safe for
+// concurrent use.
+type ProcReader interface {
+	// Close releases the descriptors the reader keeps for itself (the
+	// root, host-wide files); ProcessObjects.Close releases those kept
+	// for processes.
+	Close() error
 	// pids appends the numeric entries of the root to dst.
 	pids(dst []int32, buf *[]byte) ([]int32, error)
 	// tasks appends the thread ids of process e to dst.
@@ -64,7 +76,7 @@ type procSource interface {
 	// tid when tid != 0, in *buf (grown as needed). *fd is a kept descriptor
 	// or -1; the source may store a new one there.
 	read(fd *int, pid, tid int32, kind fileKind, buf *[]byte) ([]byte, error)
-	// readRoot reads a file at the root, such as "stat".
+	// readRoot reads a file at the root, such as "stat" or "net/dev".
 	readRoot(name string, buf *[]byte) ([]byte, error)
 	// handles returns the number of open descriptors of process e.
 	handles(e *procEntry, buf *[]byte) (uint32, error)
@@ -133,10 +145,7 @@ const maxScanReuse = time.Second
 
 // procScanner holds the state of the process objects between samples.
 type procScanner struct {
-	root    string // real /proc path for the kept-descriptor path; "" = Collector.Proc
-	maxKept int    // bound on kept descriptors; 0 = half of RLIMIT_NOFILE
-
-	src     procSource
+	src     ProcReader
 	entries map[int32]*procEntry
 	free    []*procEntry
 	order   []*procEntry // processes of the current scan, in instance order
@@ -167,37 +176,25 @@ type procScanner struct {
 	vanished int
 }
 
-// source returns the scanner's source, creating it on first use.
-func (s *procScanner) source(c *Collector) (procSource, error) {
-	if s.src != nil {
-		return s.src, nil
+// source returns the scanner's reader.
+func (s *procScanner) source() (ProcReader, error) {
+	if s.src == nil {
+		return nil, errors.New("process scan: no /proc reader")
 	}
-	if s.root != "" {
-		src, err := newOSSource(s.root, s.maxKept)
-		if err != nil {
-			return nil, err
-		}
-		s.src = src
-	} else {
-		if c.Proc == nil {
-			return nil, errors.New("process scan: no /proc file system")
-		}
-		s.src = &fsSource{fsys: c.Proc}
+	if s.entries == nil {
+		s.entries = make(map[int32]*procEntry)
 	}
-	s.entries = make(map[int32]*procEntry)
 	return s.src, nil
 }
 
-// Close releases every kept descriptor. The scanner can be used again.
+// Close releases every descriptor kept for processes and threads; the
+// reader itself stays open (its owner closes it). The scanner can be used
+// again.
 func (s *procScanner) Close() {
 	for pid, e := range s.entries {
 		s.release(e)
 		delete(s.entries, pid)
 	}
-	if c, ok := s.src.(interface{ closeRoot() }); ok {
-		c.closeRoot()
-	}
-	s.src = nil
 	s.order = s.order[:0]
 	s.gen++
 }
@@ -238,7 +235,7 @@ func isGone(err error) bool {
 
 // scan lists the processes and reads each one's stat.
 func (s *procScanner) scan(c *Collector, col Collection) error {
-	src, err := s.source(c)
+	src, err := s.source()
 	if err != nil {
 		return err
 	}
@@ -385,7 +382,7 @@ const commTruncated = 15
 // has exactly 15 bytes the basename of argv[0] is used instead if it
 // starts with comm, so long executable names are complete. Nothing is
 // stripped: Linux executables have no ".exe" to remove.
-func (s *procScanner) nameEntry(e *procEntry, src procSource) {
+func (s *procScanner) nameEntry(e *procEntry, src ProcReader) {
 	comm := e.comm[:e.commLen]
 	name := comm
 	e.longNamed = false

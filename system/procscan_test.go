@@ -170,9 +170,14 @@ func TestProcscanKeptFixture(t *testing.T) {
 				}
 				return w.done()
 			}
-			kept := NewProcessObjects(root, 0)
+			r, err := OpenProc(root, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			kept := NewProcessObjects(r)
 			defer kept.Close()
-			plain := NewProcessObjects("", 0)
+			plain := NewProcessObjects(ProcFS(os.DirFS(root)))
 			defer plain.Close()
 			a, b := collect(kept), collect(plain)
 			a2 := collect(kept) // second sample through the kept descriptors
@@ -232,8 +237,13 @@ func TestProcscanSteadyStateAllocs(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	c := NewCollector(os.DirFS(root), nil, WithClock(fixtureClock), WithUptime(SinceBoot))
-	p := NewProcessObjects(root, 0)
+	r, err := OpenProc(root, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	c := NewCollector(nil, nil, WithProcReader(r), WithClock(fixtureClock), WithUptime(SinceBoot))
+	p := NewProcessObjects(r)
 	defer p.Close()
 	objs := []Object{p.Process(), p.Thread()}
 	type built struct {
@@ -309,8 +319,13 @@ func TestProcessLive(t *testing.T) {
 	childPid := child.Process.Pid
 	defer func() { child.Process.Kill(); child.Wait() }()
 
-	c := NewCollector(os.DirFS("/proc"), nil)
-	p := NewProcessObjects("/proc", 0)
+	r, err := OpenProc("/proc", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	c := NewCollector(nil, nil, WithProcReader(r))
+	p := NewProcessObjects(r)
 	defer p.Close()
 	collect := func(o Object) []recInstance {
 		w := newRecWriter(t, o.Set)
@@ -417,9 +432,7 @@ func TestProcessLive(t *testing.T) {
 			}
 		}
 	}
-	if p.scan.src.(*osSource).statFD >= 0 {
-		open++ // /proc/stat
-	}
+	open += len(p.scan.src.(*osSource).rootKept) // /proc/stat and the other host-wide files
 	if k := p.scan.src.(*osSource).kept; k != open {
 		t.Errorf("kept count %d, open descriptors in entries %d", k, open)
 	}

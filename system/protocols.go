@@ -260,7 +260,7 @@ func (c *Collector) protocolObjects() []Object {
 func (p *protoCollector) collect(c *Collector, col Collection, w Writer) error {
 	switch p.obj.src {
 	case srcSNMP:
-		b, err := c.readFile(c.Proc, "net/snmp")
+		b, err := c.readProc("net/snmp")
 		if err != nil {
 			return err
 		}
@@ -269,14 +269,14 @@ func (p *protoCollector) collect(c *Collector, col Collection, w Writer) error {
 		}
 		p.bad.report(col, "/proc/net/snmp")
 	case srcSNMP6:
-		b, err := c.readFile(c.Proc, "net/snmp6")
+		b, err := c.readProc("net/snmp6")
 		if err != nil {
 			return err
 		}
 		parseKeyValues(b, p.keys, p.vals, p.found, &p.bad)
 		p.bad.report(col, "/proc/net/snmp6")
 	case srcTCP6:
-		b, err := c.readFile(c.Proc, "net/tcp6")
+		b, err := c.readProc("net/tcp6")
 		if err != nil {
 			return err
 		}

@@ -1,7 +1,8 @@
 package system
 
 import (
-	"io/fs"
+	"errors"
+	"fmt"
 
 	"github.com/perfcounters/perfcounters/counterset"
 	"github.com/perfcounters/perfcounters/perfdata"
@@ -38,21 +39,16 @@ func parseLoadAvg(b []byte, dst *loadAvg) bool {
 
 // countProcesses counts the numeric entries of /proc (one per process;
 // threads appear only under /proc/PID/task).
-func countProcesses(proc fs.FS) (uint64, error) {
-	ents, err := fsReadDir(proc, ".")
+func (c *Collector) countProcesses() (uint64, error) {
+	if c.proc == nil {
+		return 0, errors.New("list /proc: no /proc file system")
+	}
+	var err error
+	c.pidBuf, err = c.proc.pids(c.pidBuf[:0], &c.dirBuf)
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("list /proc: %w", err)
 	}
-	var n uint64
-	for _, e := range ents {
-		name := e.Name()
-		if len(name) > 0 && name[0] >= '1' && name[0] <= '9' {
-			if _, ok := parseUint([]byte(name)); ok {
-				n++
-			}
-		}
-	}
-	return n, nil
+	return uint64(len(c.pidBuf)), nil
 }
 
 // System counter indexes.
@@ -83,7 +79,7 @@ func (c *Collector) systemObject() Object {
 }
 
 func (c *Collector) collectSystem(col Collection, w Writer) error {
-	b, err := c.readFile(c.Proc, "stat")
+	b, err := c.readProc("stat")
 	if err != nil {
 		return err
 	}
@@ -116,12 +112,12 @@ func (c *Collector) collectSystem(col Collection, w Writer) error {
 	if q, n := st.ProcsRunning, uint64(len(st.IDs)); q > n {
 		v.Set(sysQueueLength, q-n)
 	}
-	if n, err := countProcesses(c.Proc); err != nil {
+	if n, err := c.countProcesses(); err != nil {
 		partialf(col, "/proc: %v", err)
 	} else {
 		v.Set(sysProcesses, n)
 	}
-	if b, err := c.readFile(c.Proc, "loadavg"); err != nil {
+	if b, err := c.readProc("loadavg"); err != nil {
 		partialf(col, "%v", err)
 	} else if parseLoadAvg(b, &c.sysstate.loadavg) {
 		v.Set(sysThreads, c.sysstate.loadavg.Threads)
@@ -147,12 +143,12 @@ func (c *Collector) objectsObject() Object {
 
 func (c *Collector) collectObjects(col Collection, w Writer) error {
 	v := w.Single()
-	n, err := countProcesses(c.Proc)
+	n, err := c.countProcesses()
 	if err != nil {
 		return err
 	}
 	v.Set(0, n)
-	if b, err := c.readFile(c.Proc, "loadavg"); err != nil {
+	if b, err := c.readProc("loadavg"); err != nil {
 		partialf(col, "%v", err)
 	} else if parseLoadAvg(b, &c.sysstate.loadavg) {
 		v.Set(1, c.sysstate.loadavg.Threads)
