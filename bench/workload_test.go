@@ -18,12 +18,24 @@ import (
 // 500 more processes and 5,000 more threads than before. Every child
 // exits when its stdin closes (this process ended, however it ended) and
 // also gets SIGKILL from the kernel when its parent dies (Pdeathsig).
+//
+// PERFC_BENCH_SLEEPERS and PERFC_BENCH_THREAD_CHILDREN change the first
+// two numbers, for the larger host of bench/RESULTS.md (760 and 66: about
+// 880 processes and 17,000 thread files in all).
 const (
 	sleepers        = 460
 	threadChildren  = 40
 	threadsPerChild = 125
 	childEnv        = "PERFC_BENCH_CHILD_THREADS"
 )
+
+// envInt returns the integer in the environment variable name, or def.
+func envInt(name string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(name)); err == nil && n >= 0 {
+		return n
+	}
+	return def
+}
 
 // runChild is the body of a thread-holding child: it locks
 // threadsPerChild goroutines to their OS threads, says "ready", and waits
@@ -83,7 +95,7 @@ func startWorkload() (*workload, error) {
 		}
 		return nil
 	}
-	for i := 0; i < threadChildren; i++ {
+	for i := 0; i < envInt("PERFC_BENCH_THREAD_CHILDREN", threadChildren); i++ {
 		cmd := exec.Command(self, "-test.run=^$")
 		cmd.Env = append(os.Environ(), childEnv+"="+strconv.Itoa(threadsPerChild))
 		if err := launch(cmd, true); err != nil {
@@ -91,7 +103,7 @@ func startWorkload() (*workload, error) {
 			return nil, err
 		}
 	}
-	for i := 0; i < sleepers; i++ {
+	for i := 0; i < envInt("PERFC_BENCH_SLEEPERS", sleepers); i++ {
 		// sleep reads no stdin; Pdeathsig and stop() end it.
 		if err := launch(exec.Command("sleep", "3600"), false); err != nil {
 			w.stop()

@@ -169,9 +169,8 @@ type procScanner struct {
 	schedBad, schedUnread    int
 	schedBadPID, schedBadTID int32
 	schedBadText             []byte
-	handlesByCount           bool // st_size of /proc/PID/fd is not the count (kernels before 6.2)
 
-	// Per-scan counts for the Warnings of the Collector.
+	// Per-scan counts of processes skipped (reported through the Collection).
 	denied   int
 	vanished int
 }
@@ -220,12 +219,6 @@ func (s *procScanner) acquire(c *Collector, col Collection, user int) error {
 	}
 	s.used[user] = s.gen
 	return nil
-}
-
-// isDeniedOrMissing reports an error that will not go away by retrying
-// while the process lives.
-func isDeniedOrMissing(err error) bool {
-	return errors.Is(err, fs.ErrPermission) || errors.Is(err, fs.ErrNotExist)
 }
 
 // isGone reports an error meaning the process or thread no longer exists.
