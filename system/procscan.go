@@ -169,6 +169,8 @@ type procScanner struct {
 	schedBad, schedUnread    int
 	schedBadPID, schedBadTID int32
 	schedBadText             []byte
+	threadErrs               int   // threads of the last scan not read for another reason than their end
+	threadErr                error // the first such error
 
 	// Per-scan counts of processes skipped (reported through the Collection).
 	denied   int
@@ -489,7 +491,7 @@ func (s *procScanner) readDetails() {
 // readThreads lists and reads the threads of every process in the scan,
 // once per scan.
 func (s *procScanner) readThreads(col Collection) {
-	s.schedBad, s.schedUnread = 0, 0
+	s.schedBad, s.schedUnread, s.threadErrs, s.threadErr = 0, 0, 0, nil
 	for _, e := range s.order {
 		if e.threadGen == s.gen {
 			continue
@@ -513,6 +515,12 @@ func (s *procScanner) readThreads(col Collection) {
 	if s.schedBad > 0 {
 		partialf(col, "Thread: Context Switches/sec of %d threads unavailable: /proc/%d/task/%d/schedstat line 1 field 3: %q is not a number",
 			s.schedBad, s.schedBadPID, s.schedBadTID, s.schedBadText)
+	}
+	if s.threadErrs > 0 {
+		partialf(col, "Thread: %d threads left out: %v", s.threadErrs, s.threadErr)
+	}
+	if sh, ok := s.src.(shrinker); ok && sh.overKept() > 0 {
+		s.shed(sh)
 	}
 	if s.schedUnread > 0 {
 		partialf(col, "Thread: Context Switches/sec of %d threads unavailable: /proc/PID/task/TID/schedstat not readable", s.schedUnread)
@@ -564,12 +572,39 @@ func (s *procScanner) mergeThreads(col Collection, e *procEntry) {
 	e.threads = next
 }
 
+// shrinker is a reader whose bound on kept descriptors may drop below
+// what is kept (it ran out of descriptors: EMFILE).
+type shrinker interface {
+	overKept() int // how many kept descriptors are over the bound
+}
+
+// shed closes thread descriptors, from the last process backwards, until
+// the reader is within its bound again; those threads are then read with
+// open/read/close, and process files stay kept.
+func (s *procScanner) shed(sh shrinker) {
+	for i := len(s.order) - 1; i >= 0 && sh.overKept() > 0; i-- {
+		e := s.order[i]
+		for k := range e.threads {
+			s.src.close(&e.threads[k].fdStat)
+			s.src.close(&e.threads[k].fdSched)
+		}
+	}
+}
+
 // readThread reads one thread's stat and schedstat; false means it is gone
 // or unreadable. A schedstat that cannot be read or parsed leaves
 // t.cswOK false (its Context Switches/sec is then unavailable).
 func (s *procScanner) readThread(col Collection, e *procEntry, t *threadEntry) bool {
 	b, err := s.src.read(&t.fdStat, e.pid, t.tid, fileStat, &s.buf)
 	if err != nil {
+		if !isGone(err) {
+			// Out of descriptors, say: the thread exists but is not
+			// shown, and the sample must say so.
+			if s.threadErrs == 0 {
+				s.threadErr = err
+			}
+			s.threadErrs++
+		}
 		return false
 	}
 	if _, err := parseStat(b, &t.st); err != nil {

@@ -78,8 +78,15 @@ func keptBudget() int {
 		return defaultMaxKept
 	}
 	cur := min(rl.Cur, 1<<24)
-	return int(cur - max(cur/8, 256))
+	return int(cur - max(cur/8, keptReserveMin))
 }
+
+// keptReserveMin is the least number of descriptors left to the rest of
+// the program under RLIMIT_NOFILE.
+const keptReserveMin = 256
+
+// overKept reports how many kept descriptors exceed the bound.
+func (s *osSource) overKept() int { return s.kept - s.maxKept }
 
 // raiseLimit tries once to raise RLIMIT_NOFILE to fs.nr_open (soft and
 // hard), and widens the bound when the kernel allows it.
@@ -211,6 +218,11 @@ func (s *osSource) openat(rel []byte, flags int) (int, error) {
 			uintptr(flags|syscall.O_CLOEXEC), 0, 0, 0)
 		if errno == syscall.EINTR {
 			continue
+		}
+		if errno == syscall.EMFILE || errno == syscall.ENFILE {
+			// The rest of the program needs descriptors too: keep fewer
+			// from now on (the scanner sheds the excess).
+			s.maxKept = max(s.kept-keptReserveMin, 0)
 		}
 		if errno != 0 {
 			return -1, &fs.PathError{Op: "open", Path: s.root + "/" + string(rel[:len(rel)-1]), Err: errno}

@@ -4,8 +4,10 @@ import (
 	"encoding/binary"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/perfcounters/perfcounters/perfdata"
@@ -437,4 +439,63 @@ func TestProcessLive(t *testing.T) {
 		t.Errorf("kept count %d, open descriptors in entries %d", k, open)
 	}
 	t.Logf("kept descriptors: %d with the child, %d after", keptWith, open)
+}
+
+// TestProcscanOutOfDescriptors lowers RLIMIT_NOFILE so that the kept
+// descriptors of the fixture's processes fit and its threads' do not: a
+// sample that loses threads to EMFILE must say so, and the next sample,
+// after the reader shed its thread descriptors, must be complete.
+func TestProcscanOutOfDescriptors(t *testing.T) {
+	root := "testdata/proc-pids/basic"
+	want := func() int {
+		c := NewCollector(os.DirFS(root), nil, WithClock(fixtureClock))
+		p := NewProcessObjects(ProcFS(c.Proc))
+		w := newRecWriter(t, p.Thread().Set)
+		if err := p.Thread().Collect(c, &w.p, w); err != nil {
+			t.Fatal(err)
+		}
+		return len(w.done())
+	}()
+	r, err := OpenProc(root, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	c := NewCollector(nil, nil, WithProcReader(r), WithClock(fixtureClock))
+	p := NewProcessObjects(r)
+	defer p.Close()
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skip("no /proc/self/fd")
+	}
+	var old syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &old); err != nil {
+		t.Fatal(err)
+	}
+	// About 30 process-level files (stat, status, io, fd, task of 6
+	// processes) fit; the 20 thread files do not all fit.
+	low := syscall.Rlimit{Cur: uint64(len(fds) + 40), Max: old.Max}
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &low); err != nil {
+		t.Skip("cannot lower RLIMIT_NOFILE:", err)
+	}
+	defer syscall.Setrlimit(syscall.RLIMIT_NOFILE, &old)
+	for sample := 1; sample <= 3; sample++ {
+		for _, o := range []Object{p.Process(), p.Thread()} {
+			w := newRecWriter(t, o.Set)
+			if err := o.Collect(c, &w.p, w); err != nil {
+				t.Fatal(err)
+			}
+			got := w.done()
+			if o.Set.Name != "Thread" {
+				continue
+			}
+			leftOut := slices.ContainsFunc(w.p.reasons, func(r string) bool { return strings.Contains(r, "threads left out") })
+			switch {
+			case len(got) < want && !leftOut:
+				t.Errorf("sample %d: %d Thread instances of %d, and no reason says why (%q)", sample, len(got), want, w.p.reasons)
+			case sample > 1 && len(got) != want:
+				t.Errorf("sample %d: %d Thread instances, want %d after shedding descriptors (%q)", sample, len(got), want, w.p.reasons)
+			}
+		}
+	}
 }
