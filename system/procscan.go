@@ -95,6 +95,7 @@ type procEntry struct {
 	taskFD    int               // kept /proc/PID/task directory
 	fdDirFD   int               // kept descriptor of /proc/PID/fd
 	fdDirPath bool              // fdDirFD was opened O_PATH (fstat only)
+	fdDirSeen bool              // the fd directory was counted once (fstatat) for this identity
 
 	comm      [64]byte
 	commLen   int

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"syscall"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // oPath is O_PATH (open without read access, enough for fstat); Go's
@@ -322,6 +324,21 @@ func (s *osSource) readRootOnce(name string) ([]byte, error) {
 func (s *osSource) handles(e *procEntry, buf *[]byte) (uint32, error) {
 	if e.fdDirFD >= 0 && e.fdDirPath && !s.procfs {
 		s.close(&e.fdDirFD) // an O_PATH descriptor cannot be listed
+	}
+	if e.fdDirFD < 0 && s.procfs && !e.fdDirSeen {
+		// First sight of this process: one fstatat instead of open, fstat
+		// (and close at the end), so that a one-shot query costs no more
+		// than the files it reads. From the next scan on, the descriptor
+		// is kept.
+		e.fdDirSeen = true
+		p := s.relPath(e.pid, 0, "fd")
+		var st unix.Stat_t
+		if err := unix.Fstatat(s.rootFD, string(p[:len(p)-1]), &st, 0); err != nil {
+			return 0, &fs.PathError{Op: "stat", Path: s.root + "/" + string(p[:len(p)-1]), Err: err}
+		}
+		if st.Size > 0 {
+			return uint32(st.Size), nil
+		}
 	}
 	if e.fdDirFD < 0 {
 		e.fdDirPath = s.procfs
