@@ -94,7 +94,7 @@ func FuzzParseDiskStats(f *testing.F) {
 func FuzzParseNetDev(f *testing.F) {
 	seedFile(f, "testdata/host/proc/net/dev")
 	f.Fuzz(func(t *testing.T, b []byte) {
-		devs, err := parseNetDev(b, nil)
+		devs, err := parseNetDev(b, nil, &badFields{})
 		if err != nil {
 			return
 		}
@@ -114,7 +114,7 @@ func FuzzParseNetDev(f *testing.F) {
 			}
 			out = append(out, '\n')
 		}
-		again, err := parseNetDev(out, nil)
+		again, err := parseNetDev(out, nil, &badFields{})
 		if err != nil || len(again) != len(devs) {
 			t.Fatalf("re-parse of %q: %d interfaces, %v; want %d", out, len(again), err, len(devs))
 		}

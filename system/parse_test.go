@@ -232,7 +232,7 @@ func TestParseNetDev(t *testing.T) {
 	in := "Inter-|   Receive\n face |bytes\n" +
 		"  eth0: 11200157     572    1    2    0     0          0         7    55915     615    3    4    0     0       0          0\n" +
 		"  ppp0:4294967296 1 0 0 0 0 0 0 5 6 0 0 0 0 0 0\n"
-	ds, err := parseNetDev([]byte(in), nil)
+	ds, err := parseNetDev([]byte(in), nil, &badFields{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,8 +246,11 @@ func TestParseNetDev(t *testing.T) {
 	if ds[1].F[ndRxBytes] != 4294967296 || ds[1].F[ndTxPackets] != 6 {
 		t.Errorf("glued line = %v", ds[1].F)
 	}
-	if _, err := parseNetDev([]byte("a\nb\n  x: 1 2\n"), nil); err == nil {
-		t.Error("short line accepted")
+	var bad badFields
+	ds, err = parseNetDev([]byte("a\nb\n  x: 1 2\n  y: 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 1z\n"), nil, &bad)
+	want := []badField{{3, "x field 3", ""}, {4, "y field 16", "1z"}}
+	if err != nil || len(ds) != 2 || !ds[0].Bad || !ds[1].Bad || ds[1].F != [16]uint64{} || !slices.Equal(bad.list, want) {
+		t.Errorf("malformed lines: %+v %v, bad %+v; want both interfaces kept as Bad with no values, bad %+v", ds, err, bad.list, want)
 	}
 }
 
