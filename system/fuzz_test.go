@@ -80,7 +80,7 @@ func FuzzParsePerCPUTable(f *testing.F) {
 func FuzzParseDiskStats(f *testing.F) {
 	seedFile(f, "testdata/host/proc/diskstats")
 	f.Fuzz(func(t *testing.T, b []byte) {
-		ds, err := parseDiskStats(b, nil)
+		ds, err := parseDiskStats(b, nil, &badFields{})
 		if err == nil {
 			for _, d := range ds {
 				if len(d.Name) == 0 {

@@ -117,10 +117,13 @@ func (c *Collector) collectLogicalDisk(col Collection, w Writer) error {
 	if b, err := c.readProc("diskstats"); err != nil {
 		partialf(col, "%v", err)
 		d.stats = d.stats[:0]
-	} else if d.stats, err = parseDiskStats(b, d.stats); err != nil {
+	} else if d.stats, err = parseDiskStats(b, d.stats, &d.bad); err != nil {
 		partialf(col, "%v", err)
 		d.stats = d.stats[:0]
+	} else {
+		d.bad.report(col, "/proc/diskstats")
 	}
+	anyBad := false
 	// Disk names in d.stats point into the read buffer: no file is read
 	// below this line.
 	l.total = diskStat{}
@@ -147,6 +150,10 @@ func (c *Collector) collectLogicalDisk(col Collection, w Writer) error {
 			}
 		}
 		c.writeDisk(v, ldDiskFirst, &s, ts, 1)
+		if s.Bad {
+			unavailableDisk(col, ldDiskFirst)
+			anyBad = true
+		}
 		addDisk(&l.total, &s)
 		totalMB += size
 		freeMB += free
@@ -160,5 +167,8 @@ func (c *Collector) collectLogicalDisk(col Collection, w Writer) error {
 		n = 1
 	}
 	c.writeDisk(v, ldDiskFirst, &l.total, ts, n)
+	if anyBad {
+		unavailableDisk(col, ldDiskFirst)
+	}
 	return nil
 }

@@ -208,7 +208,7 @@ func TestParseDiskStats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ds, err := parseDiskStats(b, nil)
+	ds, err := parseDiskStats(b, nil, &badFields{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,9 +221,27 @@ func TestParseDiskStats(t *testing.T) {
 	if d.F != want || d.Major != 254 {
 		t.Errorf("vda = %v (major %d)", d.F, d.Major)
 	}
-	for _, bad := range []string{"8 0 sda 1 2 3\n", "x 0 sda 1 2 3 4 5 6 7 8 9 10 11\n", "8 0\n"} {
-		if _, err := parseDiskStats([]byte(bad), nil); err == nil {
-			t.Errorf("no error for %q", bad)
+	malformed := []struct {
+		in    string
+		disks int // lines kept (as Bad)
+		bad   badField
+	}{
+		{"8 0 sda 1 2 3\n", 1, badField{1, "sda field 7", ""}},
+		{"8 0 sda 1 2 3 4 5 6 7 8 9 1o 11\n", 1, badField{1, "sda field 13", "1o"}},
+		{"x 0 sda 1 2 3 4 5 6 7 8 9 10 11\n", 0, badField{1, "major", "x"}},
+		{"8 0\n", 0, badField{1, "device name", ""}},
+	}
+	for _, tc := range malformed {
+		var bad badFields
+		ds, err := parseDiskStats([]byte(tc.in), nil, &bad)
+		if err != nil || len(ds) != tc.disks || len(bad.list) != 1 || bad.list[0] != tc.bad {
+			t.Errorf("%q: %d disks, bad %+v, %v; want %d disks, bad %+v", tc.in, len(ds), bad.list, err, tc.disks, tc.bad)
+			continue
+		}
+		for _, d := range ds {
+			if !d.Bad || d.F != [11]uint64{} {
+				t.Errorf("%q: %+v kept values of a malformed line", tc.in, d)
+			}
 		}
 	}
 }

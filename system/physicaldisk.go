@@ -92,6 +92,7 @@ func diskCounters() []counterset.Counter {
 
 // diskState is kept between samples by PhysicalDisk and LogicalDisk.
 type diskState struct {
+	bad    badFields // malformed values of the last /proc/diskstats
 	stats  []diskStat
 	disks  []diskName // whole disks, in /sys/block order
 	prev   []diskName // the previous sample's list, reused
@@ -255,9 +256,11 @@ func (c *Collector) collectPhysicalDisk(col Collection, w Writer) error {
 		return err
 	}
 	d := &c.disk
-	if d.stats, err = parseDiskStats(b, d.stats); err != nil {
+	if d.stats, err = parseDiskStats(b, d.stats, &d.bad); err != nil {
 		return err
 	}
+	d.bad.report(col, "/proc/diskstats")
+	anyBad := false
 	d.total = diskStat{}
 	var n uint64
 	for _, dn := range d.disks {
@@ -268,6 +271,10 @@ func (c *Collector) collectPhysicalDisk(col Collection, w Writer) error {
 		}
 		v := w.Instance(dn.inst, 0, 0, -1)
 		c.writeDisk(v, 0, s, ts, 1)
+		if s.Bad {
+			unavailableDisk(col, 0)
+			anyBad = true
+		}
 		addDisk(&d.total, s)
 		n++
 	}
@@ -276,6 +283,9 @@ func (c *Collector) collectPhysicalDisk(col Collection, w Writer) error {
 		n = 1
 	}
 	c.writeDisk(v, 0, &d.total, ts, n)
+	if anyBad {
+		unavailableDisk(col, 0)
+	}
 	return nil
 }
 
