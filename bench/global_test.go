@@ -29,3 +29,27 @@ func BenchmarkOurGlobal(b *testing.B) {
 	})
 	b.ReportMetric(float64(size), "block-bytes")
 }
+
+// BenchmarkFirstGlobal is a one-shot `perfc query Global`: the host is
+// built, answers its first query and is closed, every iteration, so every
+// file is opened for the first time (nothing kept yet). Compare it with
+// FloorOpenReadClose, the cost of opening and reading those files once.
+func BenchmarkFirstGlobal(b *testing.B) { benchFirst(b, "Global") }
+
+// BenchmarkFirstProcess is the same for the Process object alone (230), the
+// first sample of `typeperf "\Process(*)\..."`.
+func BenchmarkFirstProcess(b *testing.B) { benchFirst(b, "230") }
+
+func benchFirst(b *testing.B, query string) {
+	ctx := context.Background()
+	loop(b, func() {
+		h, err := host.New(host.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := h.QueryValue(ctx, query); err != nil {
+			b.Fatal(err)
+		}
+		h.Close()
+	})
+}

@@ -9,6 +9,7 @@ package host
 
 import (
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 
@@ -39,6 +40,7 @@ type Options struct {
 type Host struct {
 	*engine.Engine
 	procs *system.ProcessObjects
+	proc  system.ProcReader // /proc, shared by every built-in object
 	v2    *v2Source
 	v1    []string // names of the V1 procedures added from the state directory
 }
@@ -82,15 +84,28 @@ func build(opts Options, st *statedir.State) (*Host, error) {
 	if clk == nil {
 		clk = engine.SystemClock()
 	}
-	c := system.NewCollector(os.DirFS(opts.ProcRoot), os.DirFS(opts.SysRoot), system.WithPerfFreq(clk.Freq()))
+	// One reader of /proc serves every built-in object: the live tree
+	// through raw syscalls on kept descriptors.
+	proc, err := system.OpenProc(opts.ProcRoot, opts.MaxKeptFiles)
+	if err != nil {
+		return nil, fmt.Errorf("host: %w", err)
+	}
+	copts := []system.Option{system.WithPerfFreq(clk.Freq()), system.WithProcReader(proc)}
+	if opts.ProcRoot == "/proc" {
+		// The live host: the time since boot is the kernel's clock, not a
+		// read of /proc/uptime.
+		copts = append(copts, system.WithUptime(system.SinceBoot))
+	}
+	c := system.NewCollector(nil, os.DirFS(opts.SysRoot), copts...)
 	v2 := newV2Source(opts.SegmentDir, opts.Logger)
 	e := engine.New(engine.Options{Logger: opts.Logger, Clock: clk, Titles: st.Titles, SystemName: ComputerName()})
-	procs := system.NewProcessObjects(opts.ProcRoot, opts.MaxKeptFiles)
+	procs := system.NewProcessObjects(proc)
 	objs := append(c.Objects(), procs.Process(), procs.ProcessV2(), procs.Thread())
-	h := &Host{Engine: e, procs: procs, v2: v2}
+	h := &Host{Engine: e, procs: procs, proc: proc, v2: v2}
 	for _, o := range objs {
 		if err := e.Add(adapt(c, o, opts.Logger)); err != nil {
 			procs.Close()
+			proc.Close()
 			return nil, err
 		}
 	}
@@ -112,27 +127,34 @@ func (h *Host) Close() error {
 	}
 	h.closeV1()
 	h.procs.Close()
+	h.proc.Close()
 	h.v2.close()
 	return nil
 }
 
 // adapt binds a built-in object's collect function to its collector and
-// reports what the object could only partly read (unreadable files,
-// vanished processes' details) through the logger; the object itself is
-// still delivered, as the engine's contract for partial data says.
+// hands it the engine's Collection of the sample, through which the object
+// reports what it could only partly read (unreadable files, malformed
+// lines, values of another user's processes); the object itself is still
+// delivered, as the engine's contract for partial data says. Each reason
+// is also logged at debug level.
 func adapt(c *system.Collector, o system.Object, log *slog.Logger) engine.Object {
 	collect := o.Collect
 	name := o.Set.Name
 	return engine.Object{Set: o.Set, Collect: func(col *engine.Collection, w engine.Writer) error {
-		c.Sample = col.Seq()
-		c.Warnings = c.Warnings[:0]
-		if err := collect(c, w); err != nil {
-			return err
-		}
-		for _, msg := range c.Warnings {
-			log.Debug("partial object", "object", name, "reason", msg)
-			col.Partial(msg)
-		}
-		return nil
+		return collect(c, loggedCollection{col, log, name}, w)
 	}}
+}
+
+// loggedCollection logs each partial-data reason before the engine records
+// it.
+type loggedCollection struct {
+	*engine.Collection
+	log    *slog.Logger
+	object string
+}
+
+func (l loggedCollection) Partial(reason string) {
+	l.log.Debug("partial object", "object", l.object, "reason", reason)
+	l.Collection.Partial(reason)
 }

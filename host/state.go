@@ -5,6 +5,8 @@ package host
 // names for the code that serves registered counter sets.
 
 import (
+	"os"
+
 	"github.com/perfcounters/perfcounters/engine"
 	statedir "github.com/perfcounters/perfcounters/state"
 	"github.com/perfcounters/perfcounters/system"
@@ -29,7 +31,7 @@ func NormalizeGUID(s string) (string, bool) { return statedir.NormalizeGUID(s) }
 func BuiltinTitles(db *titles.DB) error {
 	e := engine.New(engine.Options{Titles: db})
 	c := system.NewCollector(nil, nil)
-	procs := system.NewProcessObjects("/proc", 1)
+	procs := system.NewProcessObjects(system.ProcFS(os.DirFS("/proc"))) // names only: nothing is read
 	defer procs.Close()
 	for _, o := range append(c.Objects(), procs.Process(), procs.ProcessV2(), procs.Thread()) {
 		if err := e.Add(engine.Object{Set: o.Set, Collect: func(*engine.Collection, engine.Writer) error { return nil }}); err != nil {

@@ -25,7 +25,7 @@ func BenchmarkCollect(b *testing.B) {
 				b.Fatal(err)
 			}
 			bl := perfdata.NewBuilder(nil)
-			r := &recorder{b: bl}
+			r := &recorder{b: bl, p: newProbe()}
 			spec := r.objectSpec(o)
 			b.ReportAllocs()
 			for b.Loop() {
@@ -33,13 +33,12 @@ func BenchmarkCollect(b *testing.B) {
 				if err := bl.BeginObject(spec, lay, specs); err != nil {
 					b.Fatal(err)
 				}
-				if err := o.Collect(c, r); err != nil {
+				if err := o.Collect(c, nopCol{}, r); err != nil {
 					b.Fatal(err)
 				}
 				if err := bl.EndObject(); err != nil {
 					b.Fatal(err)
 				}
-				c.Warnings = c.Warnings[:0]
 			}
 		})
 	}

@@ -14,6 +14,9 @@ type diskStat struct {
 	// SectorsWritten, WriteMs, InFlight, IOMs, WeightedMs (the first eleven
 	// statistics, present on every kernel since 2.6).
 	F [11]uint64
+	// Bad is set when a statistic of the line is malformed or missing: F
+	// is then zero and no reading.
+	Bad bool
 }
 
 const (
@@ -30,9 +33,13 @@ const (
 	dsWeightedMs
 )
 
-// parseDiskStats parses /proc/diskstats, reusing dst.
-func parseDiskStats(b []byte, dst []diskStat) ([]diskStat, error) {
+// parseDiskStats parses /proc/diskstats, reusing dst. A line whose
+// statistics are malformed keeps its device with Bad set and no values; a
+// line without a device (bad major, minor or name) is skipped. Both are
+// recorded in bad. The error is always nil (kept for the callers' shape).
+func parseDiskStats(b []byte, dst []diskStat, bad *badFields) ([]diskStat, error) {
 	dst = dst[:0]
+	bad.reset()
 	for lineNo := 1; len(b) > 0; lineNo++ {
 		var line []byte
 		line, b = nextLine(b)
@@ -44,25 +51,40 @@ func parseDiskStats(b []byte, dst []diskStat) ([]diskStat, error) {
 		var ok bool
 		f, line = nextField(line)
 		if d.Major, ok = parseUint(f); !ok {
-			return dst, fmt.Errorf("/proc/diskstats line %d: bad major %q", lineNo, f)
+			bad.add(lineNo, []byte("major"), f)
+			continue
 		}
 		f, line = nextField(line)
 		if d.Minor, ok = parseUint(f); !ok {
-			return dst, fmt.Errorf("/proc/diskstats line %d: bad minor %q", lineNo, f)
+			bad.add(lineNo, []byte("minor"), f)
+			continue
 		}
 		d.Name, line = nextField(line)
 		if len(d.Name) == 0 {
-			return dst, fmt.Errorf("/proc/diskstats line %d: no device name", lineNo)
+			bad.add(lineNo, []byte("device name"), nil)
+			continue
 		}
 		for i := range d.F {
 			f, line = nextField(line)
 			if d.F[i], ok = parseUint(f); !ok {
-				return dst, fmt.Errorf("/proc/diskstats line %d: %s: field %d: bad number %q", lineNo, d.Name, i+4, f)
+				bad.add(lineNo, fmt.Appendf(nil, "%s field %d", d.Name, i+4), f)
+				d = diskStat{Major: d.Major, Minor: d.Minor, Name: d.Name, Bad: true}
+				break
 			}
 		}
 		dst = append(dst, d)
 	}
 	return dst, nil
+}
+
+// unavailableDisk marks the disk activity counters (from first on) of the
+// instance just started unavailable.
+func unavailableDisk(col Collection, first int) {
+	cs := make([]int, dkNumCounters)
+	for i := range cs {
+		cs[i] = first + i
+	}
+	col.Unavailable(cs...)
 }
 
 // mulDiv returns a*b/c without intermediate overflow (saturating when the

@@ -6,11 +6,16 @@
 //
 // Each object is an Object: a counterset.Set and a collect function that
 // writes one sample through a Writer (the engine's adapter over a
-// perfdata.Builder). A Collector holds the /proc and /sys roots as fs.FS
-// values, so every parser runs on fixture trees in tests, plus buffers and
-// state reused between samples. Parsers are pure functions over the bytes of
-// one file; a file that cannot be read is skipped and recorded in
-// Collector.Warnings rather than failing the whole sample.
+// perfdata.Builder) and reports what it could not read through a
+// Collection (the engine's per-sample context). Every /proc read goes
+// through one ProcReader: the live tree with raw syscalls on kept
+// descriptors (OpenProc), or an fs.FS fixture tree in tests (ProcFS); /sys
+// is an fs.FS. A Collector holds the readers, buffers and state reused
+// between samples. Parsers are pure functions over the bytes of one file; a
+// file that cannot be read, or a number that is malformed, is reported
+// through the Collection (Partial, with file, line and field; Unavailable
+// for the counters it feeds) rather than failing the whole sample or
+// passing a 0 off as a reading.
 //
 // Conventions shared by the objects:
 //   - Tick counts of /proc/stat are USER_HZ (100 on Linux, whatever the

@@ -1,7 +1,11 @@
 package system
 
 import (
+	"bytes"
+	"fmt"
 	"os"
+	"slices"
+	"strconv"
 	"testing"
 )
 
@@ -42,14 +46,41 @@ func FuzzParsePerCPUTable(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		ids := []int{0, 1, 3}
 		sums := make([]uint64, len(ids))
-		parsePerCPUTable(b, ids, sums, nil)
+		cols, err := parsePerCPUTable(b, ids, sums, nil)
+		if err != nil {
+			return
+		}
+		header, body := nextLine(b)
+		if n := len(bytes.Fields(header)); len(cols) != n {
+			t.Fatalf("%d columns from a header of %d fields", len(cols), n)
+		}
+		for _, k := range cols {
+			if k < -1 || k >= len(ids) {
+				t.Fatalf("column maps to %d, outside the %d ids", k, len(ids))
+			}
+		}
+		// Metamorphic: the same rows twice give twice the sums (mod 2^64,
+		// as the sums wrap).
+		if len(body) > 0 && body[len(body)-1] != '\n' {
+			body = append(slices.Clip(body), '\n')
+		}
+		twice := append(append(append(slices.Clone(header), '\n'), body...), body...)
+		sums2 := make([]uint64, len(ids))
+		if _, err := parsePerCPUTable(twice, ids, sums2, nil); err != nil {
+			t.Fatalf("rows repeated: %v", err)
+		}
+		for i := range sums {
+			if sums2[i] != 2*sums[i] {
+				t.Fatalf("cpu %d: %d once, %d twice", ids[i], sums[i], sums2[i])
+			}
+		}
 	})
 }
 
 func FuzzParseDiskStats(f *testing.F) {
 	seedFile(f, "testdata/host/proc/diskstats")
 	f.Fuzz(func(t *testing.T, b []byte) {
-		ds, err := parseDiskStats(b, nil)
+		ds, err := parseDiskStats(b, nil, &badFields{})
 		if err == nil {
 			for _, d := range ds {
 				if len(d.Name) == 0 {
@@ -62,15 +93,69 @@ func FuzzParseDiskStats(f *testing.F) {
 
 func FuzzParseNetDev(f *testing.F) {
 	seedFile(f, "testdata/host/proc/net/dev")
-	f.Fuzz(func(t *testing.T, b []byte) { parseNetDev(b, nil) })
+	f.Fuzz(func(t *testing.T, b []byte) {
+		devs, err := parseNetDev(b, nil, &badFields{})
+		if err != nil {
+			return
+		}
+		if lines := bytes.Count(b, []byte("\n")) + 1; len(devs) > max(lines-2, 0) {
+			t.Fatalf("%d interfaces from %d lines (two are headers)", len(devs), lines)
+		}
+		// Re-serialise and re-parse: the same interfaces and numbers.
+		out := []byte("Inter-|\n face |\n")
+		for _, d := range devs {
+			if bytes.IndexByte(d.Name, ':') >= 0 || !bytes.Equal(d.Name, trimSpace(d.Name)) {
+				t.Fatalf("name %q", d.Name)
+			}
+			out = append(out, d.Name...)
+			out = append(out, ':')
+			for _, v := range d.F {
+				out = strconv.AppendUint(append(out, ' '), v, 10)
+			}
+			out = append(out, '\n')
+		}
+		again, err := parseNetDev(out, nil, &badFields{})
+		if err != nil || len(again) != len(devs) {
+			t.Fatalf("re-parse of %q: %d interfaces, %v; want %d", out, len(again), err, len(devs))
+		}
+		for i := range devs {
+			if !bytes.Equal(again[i].Name, devs[i].Name) || again[i].F != devs[i].F {
+				t.Fatalf("interface %d: %q %v, re-parsed %q %v", i, devs[i].Name, devs[i].F, again[i].Name, again[i].F)
+			}
+		}
+	})
 }
 
 func FuzzParseSNMP(f *testing.F) {
 	seedFile(f, "testdata/host/proc/net/snmp")
 	f.Fuzz(func(t *testing.T, b []byte) {
-		keys := []snmpKey{{"Tcp", "InSegs"}, {"Ip", "InReceives"}}
-		parseSNMP(b, keys, make([]uint64, 2), make([]bool, 2))
+		keys := []snmpKey{{"Tcp", "InSegs"}, {"Ip", "InReceives"}, {"Tcp", "MaxConn"}}
+		vals, found := make([]uint64, len(keys)), make([]bool, len(keys))
+		var bad badFields
 		countEstablished(b)
+		if err := parseSNMP(b, keys, vals, found, &bad); err != nil {
+			return
+		}
+		if lines := bytes.Count(b, []byte("\n")) + 1; bad.n > lines || len(bad.list) > maxBadFields {
+			t.Fatalf("%d malformed values (%d kept) from %d lines", bad.n, len(bad.list), lines)
+		}
+		// Re-serialise what was found and re-parse: the same values, and
+		// nothing found that was not.
+		var out []byte
+		for k, ok := range found {
+			if ok {
+				out = fmt.Appendf(out, "%s: %s\n%s: %d\n", keys[k].proto, keys[k].field, keys[k].proto, vals[k])
+			}
+		}
+		vals2, found2 := make([]uint64, len(keys)), make([]bool, len(keys))
+		if err := parseSNMP(out, keys, vals2, found2, &bad); err != nil || bad.n != 0 {
+			t.Fatalf("re-parse of %q: %v, %d malformed", out, err, bad.n)
+		}
+		for k := range keys {
+			if found2[k] != found[k] || found[k] && vals2[k] != vals[k] {
+				t.Fatalf("%v: %v %d, re-parsed %v %d", keys[k], found[k], vals[k], found2[k], vals2[k])
+			}
+		}
 	})
 }
 

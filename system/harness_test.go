@@ -3,6 +3,7 @@ package system
 import (
 	"io/fs"
 	"os"
+	"slices"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -15,9 +16,11 @@ import (
 type recorder struct {
 	b                *perfdata.Builder
 	perfTime, perfFr int64
+	p                probe
 }
 
 func (r *recorder) Instance(name string, pt, pi uint32, id int32) perfdata.Values {
+	r.p.inst++
 	return r.b.Instance(name, pt, pi, id)
 }
 func (r *recorder) Single() perfdata.Values    { return r.b.Single() }
@@ -26,13 +29,47 @@ func (r *recorder) objectSpec(o Object) perfdata.ObjectSpec {
 	return perfdata.ObjectSpec{NameIndex: 1000, HelpIndex: 1001, DefaultCounter: -1, Single: !o.Set.Instancing.Multi()}
 }
 
+// probe is a Collection for tests: it records the partial-data reasons and
+// the unavailable marks a collect function reports. The Writer that goes
+// with it advances inst on each Instance call, as the engine's does.
+type probe struct {
+	seq     uint64
+	reasons []string
+	missing []mark
+	inst    int // position of the instance last started; -1 before any
+}
+
+// mark is one Unavailable call: the instance position and the counters.
+type mark struct {
+	inst     int
+	counters []int
+}
+
+func newProbe() probe { return probe{inst: -1} }
+
+func (p *probe) Seq() uint64           { return p.seq }
+func (p *probe) Partial(reason string) { p.reasons = append(p.reasons, reason) }
+func (p *probe) Unavailable(counters ...int) {
+	p.missing = append(p.missing, mark{inst: p.inst, counters: slices.Clone(counters)})
+}
+
+// nopCol is a Collection that discards what it is told, for benchmarks and
+// allocation tests (a zero-size value costs no allocation as an interface).
+type nopCol struct{}
+
+func (nopCol) Seq() uint64        { return 0 }
+func (nopCol) Partial(string)     {}
+func (nopCol) Unavailable(...int) {}
+
 // sample is one collected object, decoded back from its block.
 type sample struct {
-	names  []string            // instance names in block order ("" for single)
-	vals   map[string][]uint64 // per instance name (first of duplicates)
-	ptime  int64
-	pfreq  int64
-	object Object
+	reasons []string            // partial-data reasons reported while collecting
+	missing []mark              // values reported unavailable
+	names   []string            // instance names in block order ("" for single)
+	vals    map[string][]uint64 // per instance name (first of duplicates)
+	ptime   int64
+	pfreq   int64
+	object  Object
 }
 
 func (s *sample) get(t *testing.T, inst, counter string) uint64 {
@@ -69,11 +106,11 @@ func collectObject(t testing.TB, c *Collector, o Object) *sample {
 	}
 	b := perfdata.NewBuilder(nil)
 	b.Reset(perfdata.Header{Version: 1, Revision: 1, LittleEndian: 1, PerfFreq: DefaultPerfFreq, SystemName: "test"})
-	r := &recorder{b: b}
+	r := &recorder{b: b, p: newProbe()}
 	if err := b.BeginObject(r.objectSpec(o), lay, specs); err != nil {
 		t.Fatalf("%s: BeginObject: %v", o.Set.Name, err)
 	}
-	if err := o.Collect(c, r); err != nil {
+	if err := o.Collect(c, &r.p, r); err != nil {
 		t.Fatalf("%s: collect: %v", o.Set.Name, err)
 	}
 	if err := b.EndObject(); err != nil {
@@ -88,7 +125,7 @@ func collectObject(t testing.TB, c *Collector, o Object) *sample {
 		t.Fatalf("%s: no object in block", o.Set.Name)
 	}
 	ob := it.Object()
-	s := &sample{vals: map[string][]uint64{}, ptime: r.perfTime, pfreq: r.perfFr, object: o}
+	s := &sample{vals: map[string][]uint64{}, ptime: r.perfTime, pfreq: r.perfFr, object: o, reasons: r.p.reasons, missing: r.p.missing}
 	read := func(name string, cb perfdata.CounterBlock) {
 		v := make([]uint64, ob.NumCounters())
 		for i := range v {

@@ -5,6 +5,9 @@ import "fmt"
 // cpuTimes are one "cpu" line of /proc/stat, in USER_HZ ticks.
 type cpuTimes struct {
 	User, Nice, System, Idle, IOWait, IRQ, SoftIRQ, Steal uint64
+	// Bad is set when a number of the line is malformed: the times are
+	// then not a reading, and the counters made from them are unavailable.
+	Bad bool
 }
 
 // kernelStat is what the objects use from /proc/stat.
@@ -18,13 +21,36 @@ type kernelStat struct {
 	Processes    uint64     // forks since boot
 	ProcsRunning uint64
 	ProcsBlocked uint64
+	// Has says which of the single-number lines above were read; a line
+	// that is missing or malformed leaves its value 0 and its bit clear.
+	Has statLines
+	// Bad lists the malformed numbers met (file, line, field).
+	Bad badFields
 }
 
+// statLines is a set of the single-number lines of /proc/stat.
+type statLines uint8
+
+const (
+	hasIntr statLines = 1 << iota
+	hasCtxt
+	hasBtime
+	hasProcesses
+	hasProcsRunning
+	hasProcsBlocked
+)
+
 // parseKernelStat parses /proc/stat into dst, reusing dst's slices. Fields
-// missing from older kernels (steal, iowait...) read as zero.
+// missing from older kernels (steal, iowait...) read as zero. A malformed
+// number does not fail the parse: it is recorded in dst.Bad and its line
+// is marked (cpuTimes.Bad, or a clear bit in dst.Has) so that no 0 is
+// passed off as a reading. The error is for a file without the aggregate
+// cpu line, which is no /proc/stat at all.
 func parseKernelStat(b []byte, dst *kernelStat) error {
 	dst.CPUs = dst.CPUs[:0]
 	dst.IDs = dst.IDs[:0]
+	dst.Has = 0
+	dst.Bad.reset()
 	sawTotal := false
 	for lineNo := 1; len(b) > 0; lineNo++ {
 		var line []byte
@@ -42,9 +68,14 @@ func parseKernelStat(b []byte, dst *kernelStat) error {
 				}
 				v, ok := parseUint(f)
 				if !ok {
-					return fmt.Errorf("/proc/stat line %d: %s: bad number %q", lineNo, key, f)
+					dst.Bad.add(lineNo, key, f)
+					t.Bad = true
+					break
 				}
 				*p = v
+			}
+			if t.Bad {
+				t = cpuTimes{Bad: true}
 			}
 			if len(key) == 3 {
 				dst.Total, sawTotal = t, true
@@ -52,28 +83,38 @@ func parseKernelStat(b []byte, dst *kernelStat) error {
 			}
 			id, ok := parseUint(key[3:])
 			if !ok || id >= maxCPUs {
-				return fmt.Errorf("/proc/stat line %d: bad cpu name %q", lineNo, key)
+				dst.Bad.add(lineNo, []byte("cpu name"), key)
+				continue
 			}
 			dst.CPUs = append(dst.CPUs, t)
 			dst.IDs = append(dst.IDs, int(id))
-		case string(key) == "intr":
+		default:
+			var p *uint64
+			var bit statLines
+			switch string(key) {
+			case "intr":
+				p, bit = &dst.Intr, hasIntr
+			case "ctxt":
+				p, bit = &dst.Ctxt, hasCtxt
+			case "btime":
+				p, bit = &dst.BootTime, hasBtime
+			case "processes":
+				p, bit = &dst.Processes, hasProcesses
+			case "procs_running":
+				p, bit = &dst.ProcsRunning, hasProcsRunning
+			case "procs_blocked":
+				p, bit = &dst.ProcsBlocked, hasProcsBlocked
+			default:
+				continue
+			}
 			f, _ := nextField(rest)
-			dst.Intr, _ = parseUint(f)
-		case string(key) == "ctxt":
-			f, _ := nextField(rest)
-			dst.Ctxt, _ = parseUint(f)
-		case string(key) == "btime":
-			f, _ := nextField(rest)
-			dst.BootTime, _ = parseUint(f)
-		case string(key) == "processes":
-			f, _ := nextField(rest)
-			dst.Processes, _ = parseUint(f)
-		case string(key) == "procs_running":
-			f, _ := nextField(rest)
-			dst.ProcsRunning, _ = parseUint(f)
-		case string(key) == "procs_blocked":
-			f, _ := nextField(rest)
-			dst.ProcsBlocked, _ = parseUint(f)
+			if v, ok := parseUint(f); ok {
+				*p = v
+				dst.Has |= bit
+			} else {
+				*p = 0
+				dst.Bad.add(lineNo, key, f)
+			}
 		}
 	}
 	if !sawTotal {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -150,13 +151,37 @@ func TestLivePhysicalDisk(t *testing.T) {
 	}
 }
 
-// TestLiveSystemUpTime compares the boot FILETIME with btime.
+// bootTolerance is how far (in 100 ns) two estimates of the boot time may
+// be apart: /proc/uptime counts in 10 ms steps, and the collection and the
+// test read it a few milliseconds apart at most.
+const bootTolerance = 250_000
+
+// liveBootFileTime is the boot time as FILETIME, computed here as the clock
+// less the first field of /proc/uptime read in the same moment.
+func liveBootFileTime(t *testing.T) uint64 {
+	t.Helper()
+	b, err := os.ReadFile("/proc/uptime")
+	now := time.Now()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := strings.Fields(string(b))
+	sec, err := strconv.ParseFloat(f[0], 64)
+	if err != nil {
+		t.Fatalf("/proc/uptime %q: %v", b, err)
+	}
+	return uint64(now.UnixNano()/100) - uint64(sec*1e7) + 116444736000000000
+}
+
+// TestLiveSystemUpTime compares the boot FILETIME with the clock less
+// /proc/uptime read in the same moment (btime of /proc/stat is whole
+// seconds, up to a second off).
 func TestLiveSystemUpTime(t *testing.T) {
 	c := liveCollector(t)
-	btime := num(t, procLine(t, "stat", "btime")[1])
 	s := collectObject(t, c, objectByName(t, c, "System"))
-	if got, want := s.get(t, "", "System Up Time"), btime*10_000_000+116444736000000000; got != want {
-		t.Errorf("boot FILETIME %d, want %d", got, want)
+	want := liveBootFileTime(t)
+	if got := s.get(t, "", "System Up Time"); int64(got-want) < -bootTolerance || int64(got-want) > bootTolerance {
+		t.Errorf("boot FILETIME %d, want %d (now less /proc/uptime) within %d", got, want, bootTolerance)
 	}
 	if up := (s.ptime - int64(s.get(t, "", "System Up Time"))) / 10_000_000; up <= 0 {
 		t.Errorf("up time %d s", up)
@@ -259,5 +284,23 @@ func TestLiveNetworkAndTCP(t *testing.T) {
 	// Segments Received/sec is a DWORD: compare modulo 2^32.
 	if got := tcp.get(t, "", "Segments Received/sec"); uint32(got-sa) > uint32(sb-sa) {
 		t.Errorf("TCP segments received %d not within [%d, %d]", got, sa, sb)
+	}
+}
+
+// TestSinceBootMatchesUptime compares SinceBoot with /proc/uptime read in
+// the same moment.
+func TestSinceBootMatchesUptime(t *testing.T) {
+	liveCollector(t)
+	b, err := os.ReadFile("/proc/uptime")
+	got := SinceBoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec, err := strconv.ParseFloat(strings.Fields(string(b))[0], 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := got - time.Duration(sec*float64(time.Second)); d < 0 || d > 25*time.Millisecond {
+		t.Errorf("SinceBoot %v, /proc/uptime %.2f s: %v apart (want 0 to 25 ms: uptime counts in 10 ms steps)", got, sec, d)
 	}
 }

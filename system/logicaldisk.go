@@ -102,10 +102,10 @@ func (c *Collector) logicalDiskObject() Object {
 	return Object{Set: set, Collect: (*Collector).collectLogicalDisk}
 }
 
-func (c *Collector) collectLogicalDisk(w Writer) error {
-	ts := uint64(c.uptime() / 100)
+func (c *Collector) collectLogicalDisk(col Collection, w Writer) error {
+	ts := uint64(c.uptime(col) / 100)
 	l := &c.logical
-	b, err := c.readFile(c.Proc, "self/mounts")
+	b, err := c.readProc("self/mounts")
 	if err != nil {
 		return err
 	}
@@ -114,13 +114,16 @@ func (c *Collector) collectLogicalDisk(w Writer) error {
 		l.mounts = parseMounts(b, l.mounts)
 	}
 	d := &c.disk
-	if b, err := c.readFile(c.Proc, "diskstats"); err != nil {
-		c.warn("%v", err)
+	if b, err := c.readProc("diskstats"); err != nil {
+		partialf(col, "%v", err)
 		d.stats = d.stats[:0]
-	} else if d.stats, err = parseDiskStats(b, d.stats); err != nil {
-		c.warn("%v", err)
+	} else if d.stats, err = parseDiskStats(b, d.stats, &d.bad); err != nil {
+		partialf(col, "%v", err)
 		d.stats = d.stats[:0]
+	} else {
+		d.bad.report(col, "/proc/diskstats")
 	}
+	anyBad := false
 	// Disk names in d.stats point into the read buffer: no file is read
 	// below this line.
 	l.total = diskStat{}
@@ -128,7 +131,7 @@ func (c *Collector) collectLogicalDisk(w Writer) error {
 	for _, m := range l.mounts {
 		st, err := c.Statfs(m.dir)
 		if err != nil {
-			c.warn("statfs %s: %v", m.dir, err)
+			partialf(col, "statfs %s: %v", m.dir, err)
 			continue
 		}
 		if st.Blocks == 0 {
@@ -147,6 +150,10 @@ func (c *Collector) collectLogicalDisk(w Writer) error {
 			}
 		}
 		c.writeDisk(v, ldDiskFirst, &s, ts, 1)
+		if s.Bad {
+			unavailableDisk(col, ldDiskFirst)
+			anyBad = true
+		}
 		addDisk(&l.total, &s)
 		totalMB += size
 		freeMB += free
@@ -160,5 +167,8 @@ func (c *Collector) collectLogicalDisk(w Writer) error {
 		n = 1
 	}
 	c.writeDisk(v, ldDiskFirst, &l.total, ts, n)
+	if anyBad {
+		unavailableDisk(col, ldDiskFirst)
+	}
 	return nil
 }

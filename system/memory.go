@@ -32,6 +32,8 @@ type memState struct {
 	memFound [len(meminfoKeys)]bool
 	vm       [len(vmstatKeys)]uint64
 	vmFound  [len(vmstatKeys)]bool
+	memBad   badFields // malformed values of /proc/meminfo
+	vmBad    badFields // malformed values of /proc/vmstat
 }
 
 // Memory counter indexes.
@@ -82,23 +84,23 @@ func (c *Collector) memoryObject() Object {
 	return Object{Set: set, Collect: (*Collector).collectMemory}
 }
 
-func (c *Collector) collectMemory(w Writer) error {
+func (c *Collector) collectMemory(col Collection, w Writer) error {
 	m := &c.mem
-	b, err := c.readFile(c.Proc, "meminfo")
+	vmRead := true
+	b, err := c.readProc("meminfo")
 	if err != nil {
 		return err
 	}
-	parseKeyValues(b, meminfoKeys[:], m.mem[:], m.memFound[:])
-	for k, ok := range m.memFound {
-		if !ok {
-			c.warn("/proc/meminfo: no %s", meminfoKeys[k])
-		}
-	}
-	if b, err := c.readFile(c.Proc, "vmstat"); err != nil {
-		c.warn("%v", err)
+	parseKeyValues(b, meminfoKeys[:], m.mem[:], m.memFound[:], &m.memBad)
+	m.memBad.report(col, "/proc/meminfo")
+	if b, err := c.readProc("vmstat"); err != nil {
+		partialf(col, "%v", err)
 		m.vmFound = [len(vmstatKeys)]bool{}
+		m.vmBad.reset()
+		vmRead = false
 	} else {
-		parseKeyValues(b, vmstatKeys[:], m.vm[:], m.vmFound[:])
+		parseKeyValues(b, vmstatKeys[:], m.vm[:], m.vmFound[:], &m.vmBad)
+		m.vmBad.report(col, "/proc/vmstat")
 	}
 	for k := range m.vm {
 		if !m.vmFound[k] {
@@ -127,5 +129,57 @@ func (c *Collector) collectMemory(w Writer) error {
 	v.Set(memAvailableMBytes, mi[miMemAvailable]/1024)
 	v.Set(memFreeZeroBytes, mi[miMemFree]*1024)
 	v.Set(memModifiedBytes, (mi[miDirty]+mi[miWriteback])*1024)
+
+	// A value whose line is missing or malformed is not a 0: mark the
+	// counters it feeds unavailable, and say which line is missing.
+	for k, ok := range m.memFound {
+		if !ok {
+			if !m.memBad.has(meminfoKeys[k]) {
+				partialf(col, "/proc/meminfo: no %s line", meminfoKeys[k])
+			}
+			m.unavailable(col, k, -1)
+		}
+	}
+	for k, ok := range m.vmFound {
+		if !ok {
+			if vmRead && !m.vmBad.has(vmstatKeys[k]) {
+				partialf(col, "/proc/vmstat: no %s line", vmstatKeys[k])
+			}
+			m.unavailable(col, -1, k)
+		}
+	}
 	return nil
+}
+
+// unavailable marks the Memory counters computed from meminfo key mi (or
+// vmstat key vm; -1 for none) unavailable.
+func (m *memState) unavailable(col Collection, mi, vm int) {
+	var cs []int
+	switch mi {
+	case miMemAvailable:
+		cs = []int{memAvailableBytes, memAvailableKBytes, memAvailableMBytes}
+	case miCommittedAS:
+		cs = []int{memCommittedBytes, memCommittedInUse, memCommittedInUseBase}
+	case miCommitLimit:
+		cs = []int{memCommitLimit, memCommittedInUse, memCommittedInUseBase}
+	case miCached, miBuffers:
+		cs = []int{memCacheBytes}
+	case miMemFree:
+		cs = []int{memFreeZeroBytes}
+	case miDirty, miWriteback:
+		cs = []int{memModifiedBytes}
+	}
+	switch vm {
+	case vmPgfault:
+		cs = []int{memPageFaults}
+	case vmPgmajfault:
+		cs = []int{memPageReads}
+	case vmPswpin:
+		cs = []int{memPages, memPagesInput}
+	case vmPswpout:
+		cs = []int{memPages, memPagesOutput}
+	}
+	if len(cs) > 0 {
+		col.Unavailable(cs...)
+	}
 }

@@ -13,6 +13,9 @@ type netDev struct {
 	// Receive: bytes packets errs drop fifo frame compressed multicast;
 	// transmit: bytes packets errs drop fifo colls carrier compressed.
 	F [16]uint64
+	// Bad is set when a number of the line is malformed or missing: F is
+	// then zero and no reading.
+	Bad bool
 }
 
 const (
@@ -31,9 +34,13 @@ const (
 )
 
 // parseNetDev parses /proc/net/dev (two header lines, then
-// "name: 16 numbers"; old kernels glue large numbers to the colon).
-func parseNetDev(b []byte, dst []netDev) ([]netDev, error) {
+// "name: 16 numbers"; old kernels glue large numbers to the colon). A line
+// with a malformed or missing number keeps its interface with Bad set and
+// no values, and the problem is recorded in bad; the error is for nothing
+// (kept for the callers' shape) and is always nil.
+func parseNetDev(b []byte, dst []netDev, bad *badFields) ([]netDev, error) {
 	dst = dst[:0]
+	bad.reset()
 	for lineNo := 1; len(b) > 0; lineNo++ {
 		var line []byte
 		line, b = nextLine(b)
@@ -49,7 +56,9 @@ func parseNetDev(b []byte, dst []netDev) ([]netDev, error) {
 			f, rest = nextField(rest)
 			v, ok := parseUint(f)
 			if !ok {
-				return dst, fmt.Errorf("/proc/net/dev line %d: %s: field %d: bad number %q", lineNo, d.Name, i+1, f)
+				bad.add(lineNo, fmt.Appendf(nil, "%s field %d", d.Name, i+1), f)
+				d = netDev{Name: d.Name, Bad: true}
+				break
 			}
 			d.F[i] = v
 		}
@@ -59,6 +68,7 @@ func parseNetDev(b []byte, dst []netDev) ([]netDev, error) {
 }
 
 type netState struct {
+	bad   badFields // malformed values of the last /proc/net/dev
 	devs  []netDev
 	names []string // instance names, reused while the interface list is unchanged
 	speed []uint64 // bits per second, per names entry
@@ -118,15 +128,16 @@ func (c *Collector) readSpeed(name string) uint64 {
 	return 0
 }
 
-func (c *Collector) collectNetworkInterface(w Writer) error {
+func (c *Collector) collectNetworkInterface(col Collection, w Writer) error {
 	n := &c.net
-	b, err := c.readFile(c.Proc, "net/dev")
+	b, err := c.readProc("net/dev")
 	if err != nil {
 		return err
 	}
-	if n.devs, err = parseNetDev(b, n.devs); err != nil {
+	if n.devs, err = parseNetDev(b, n.devs, &n.bad); err != nil {
 		return err
 	}
+	n.bad.report(col, "/proc/net/dev")
 	same := len(n.names) == len(n.devs)
 	for i := 0; same && i < len(n.devs); i++ {
 		same = string(n.devs[i].Name) == n.names[i]
@@ -146,6 +157,11 @@ func (c *Collector) collectNetworkInterface(w Writer) error {
 	for i := range n.devs {
 		f := &n.devs[i].F
 		v := w.Instance(n.names[i], 0, 0, -1)
+		if n.devs[i].Bad {
+			col.Unavailable(niBytesTotal, niPackets, niPacketsReceived, niPacketsSent, niBytesReceived,
+				niPacketsReceivedUnicast, niPacketsReceivedNonUnicast, niPacketsReceivedDiscarded,
+				niPacketsReceivedErrors, niBytesSent, niPacketsOutboundDiscarded, niPacketsOutboundErrors)
+		}
 		v.Set(niBytesTotal, f[ndRxBytes]+f[ndTxBytes])
 		v.Set(niPackets, f[ndRxPackets]+f[ndTxPackets])
 		v.Set(niPacketsReceived, f[ndRxPackets])

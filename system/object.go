@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"strconv"
 	"syscall"
 	"time"
 
@@ -21,9 +20,33 @@ type Object struct {
 	// order (bases right after their user).
 	Set *counterset.Set
 	// Collect fills instances and values for one sample. The value index i in
-	// Values.Set(i, v) is the counter's index in Set.Counters. A nil error
-	// with entries added to Collector.Warnings means a partial object.
-	Collect func(c *Collector, w Writer) error
+	// Values.Set(i, v) is the counter's index in Set.Counters. What could not
+	// be read is reported through col (Partial, Unavailable) and the object
+	// is still delivered; an error drops the whole object.
+	Collect func(c *Collector, col Collection, w Writer) error
+}
+
+// Collection is the context of one sample in the making, as the engine
+// hands it to every object of one query (*engine.Collection satisfies it;
+// system does not import the engine).
+type Collection interface {
+	// Seq identifies the sample: the objects of one query see the same
+	// number (Process and Thread then share one scan of /proc); 0 means
+	// unknown.
+	Seq() uint64
+	// Partial reports that the object is delivered with some data missing,
+	// and why (file, line, field).
+	Partial(reason string)
+	// Unavailable marks the given counters (positions in the object's set;
+	// none means all) of the instance last started with Writer.Instance,
+	// or of the single instance, as not read: the values in the block are
+	// placeholders a consumer must not show.
+	Unavailable(counters ...int)
+}
+
+// partialf reports a partial object through col with a formatted reason.
+func partialf(col Collection, format string, args ...any) {
+	col.Partial(fmt.Sprintf(format, args...))
 }
 
 // Writer is what a collect function writes into: the engine adapts its
@@ -64,7 +87,7 @@ const maxFileSize = 64 << 20
 // serves one engine; it is not safe for concurrent use (the engine
 // serialises collections).
 type Collector struct {
-	Proc fs.FS // the /proc tree (os.DirFS("/proc") on a live host)
+	Proc fs.FS // the /proc tree given to NewCollector; read through ProcFS unless WithProcReader says otherwise
 	Sys  fs.FS // the /sys tree (os.DirFS("/sys") on a live host)
 
 	// Statfs returns file-system sizes for a mount point (absolute path).
@@ -81,20 +104,11 @@ type Collector struct {
 	// UserHZ is the unit of /proc/stat tick counts.
 	UserHZ int64
 
-	// Sample identifies the collection in progress: the engine increments
-	// it once per query, so objects collected in the same query (Process
-	// and Thread) share one process scan. 0 means unknown, and the process
-	// objects fall back to reusing a scan less than a second old.
-	Sample uint64
+	buf  []byte     // reused file buffer
+	proc ProcReader // how /proc is read: ProcFS(Proc), or WithProcReader's
 
-	// Warnings lists what could not be read (file and reason): collect
-	// functions append to it, and the engine takes and clears it after
-	// each object (c.Warnings = c.Warnings[:0]) to report the object as
-	// partial.
-	Warnings []string
-
-	buf     []byte // reused file buffer
-	dropped int    // warnings dropped past maxWarnings
+	pidBuf []int32 // process ids listed by the System and Objects objects
+	dirBuf []byte  // directory-listing buffer
 
 	cpu      cpuState
 	topo     cpuTopology
@@ -104,10 +118,16 @@ type Collector struct {
 	paging   pagingState
 	logical  logicalState
 	sysstate systemState
+	boot     bootState
 }
 
 // Option configures a Collector.
 type Option func(*Collector)
+
+// WithProcReader makes the Collector read /proc through r (normally
+// OpenProc("/proc", 0), shared with ProcessObjects) instead of through the
+// proc file system given to NewCollector. The caller closes r.
+func WithProcReader(r ProcReader) Option { return func(c *Collector) { c.proc = r } }
 
 // WithStatfs replaces the statfs function (tests fake it).
 func WithStatfs(f func(path string) (StatFS, error)) Option {
@@ -135,6 +155,9 @@ func NewCollector(proc, sys fs.FS, opts ...Option) *Collector {
 		Now:      time.Now,
 		PerfFreq: DefaultPerfFreq,
 		UserHZ:   DefaultUserHZ,
+	}
+	if proc != nil {
+		c.proc = ProcFS(proc)
 	}
 	for _, o := range opts {
 		o(c)
@@ -168,26 +191,6 @@ func fsReadDir(fsys fs.FS, name string) ([]fs.DirEntry, error) {
 	return fs.ReadDir(fsys, name)
 }
 
-// warn records something that could not be read.
-// At most maxWarnings are kept, so an engine that never clears them (or a
-// host where thousands of files are unreadable) cannot grow them without
-// bound; the last entry then says how many were dropped.
-func (c *Collector) warn(format string, args ...any) {
-	switch n := len(c.Warnings); {
-	case n < maxWarnings-1:
-		c.Warnings = append(c.Warnings, fmt.Sprintf(format, args...))
-	case n == maxWarnings-1:
-		c.Warnings = append(c.Warnings, "further warnings dropped: 1")
-		c.dropped = 1
-	default:
-		c.dropped++
-		c.Warnings[n-1] = "further warnings dropped: " + strconv.Itoa(c.dropped)
-	}
-}
-
-// maxWarnings bounds Collector.Warnings.
-const maxWarnings = 256
-
 // readFile reads name from fsys into the Collector's reusable buffer. The
 // returned slice is valid until the next readFile call. /proc files report
 // size 0, so it reads to EOF, growing the buffer up to maxFileSize.
@@ -206,6 +209,16 @@ func (c *Collector) readFile(fsys fs.FS, name string) ([]byte, error) {
 		return nil, fmt.Errorf("read %s: %w", name, err)
 	}
 	return b, nil
+}
+
+// readProc reads a host-wide /proc file (stat, meminfo, net/dev, ...)
+// through the Collector's ProcReader into the reusable buffer; the slice is
+// valid until the next read.
+func (c *Collector) readProc(name string) ([]byte, error) {
+	if c.proc == nil {
+		return nil, fmt.Errorf("read /proc/%s: no /proc file system", name)
+	}
+	return c.proc.readRoot(name, &c.buf)
 }
 
 // readAll appends r's content to b, failing past limit bytes.
@@ -252,4 +265,60 @@ func (c *Collector) Objects() []Object {
 	objs = append(objs, c.protocolObjects()...)
 	objs = append(objs, c.pagingFileObject(), c.objectsObject())
 	return objs
+}
+
+// bootState keeps the boot time between samples, so that the start times
+// derived from it (the raw Elapsed Time values, which identify a process
+// across samples together with its id) do not jitter with /proc/uptime's
+// 10 ms resolution.
+type bootState struct {
+	ft  uint64 // boot time as FILETIME
+	ok  bool
+	seq uint64 // the sample (Collection.Seq) it was last checked in
+}
+
+// bootJitter is how far a new estimate of the boot time may be from the
+// kept one and still be the same boot time: /proc/uptime counts in 10 ms
+// steps, and the clock is read a few microseconds after it. A larger
+// difference means the wall clock was stepped (or the host resumed), and
+// the new estimate is taken.
+const bootJitter = 50 * time.Millisecond
+
+// bootFileTime returns the time the host booted as FILETIME: the wall clock
+// minus the time since boot (the first field of /proc/uptime, or the
+// Uptime function), read once per sample. btime of /proc/stat is whole
+// seconds rounded down, and would put every start time up to a second late.
+// ok is false when the time since boot cannot be read; the reason is
+// reported through col.
+func (c *Collector) bootFileTime(col Collection) (ft uint64, ok bool) {
+	if c.boot.ok && col.Seq() != 0 && c.boot.seq == col.Seq() {
+		return c.boot.ft, true
+	}
+	var up time.Duration
+	if c.Uptime != nil {
+		up = c.Uptime()
+	} else {
+		b, err := c.readProc("uptime")
+		if err != nil {
+			partialf(col, "boot time: %v", err)
+			return 0, false
+		}
+		if up, ok = parseUptime(b); !ok {
+			f, _ := nextField(b)
+			partialf(col, "/proc/uptime line 1 field 1: %.40q is not a number of seconds", f)
+			return 0, false
+		}
+	}
+	ft = uint64(perfdata.FileTime(c.Now().Add(-up)))
+	if c.boot.ok {
+		d := ft - c.boot.ft
+		if ft < c.boot.ft {
+			d = c.boot.ft - ft
+		}
+		if d < uint64(bootJitter/100) {
+			ft = c.boot.ft
+		}
+	}
+	c.boot = bootState{ft: ft, ok: true, seq: col.Seq()}
+	return ft, true
 }

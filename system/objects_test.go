@@ -5,6 +5,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -253,7 +254,9 @@ func TestSystemHost(t *testing.T) {
 	if s.pfreq != 10_000_000 || s.ptime != now.Unix()*10_000_000+116444736000000000 {
 		t.Errorf("object time %d / %d", s.ptime, s.pfreq)
 	}
-	if got, want := s.get(t, "", "System Up Time"), uint64(1795381039*10_000_000+116444736000000000); got != want {
+	// The clock (2026-11-22 21:00:00 UTC, Unix 1795381200) less the uptime
+	// (3429.43 s): Unix 1795377770.57, as FILETIME.
+	if got, want := s.get(t, "", "System Up Time"), uint64(1795377770*10_000_000+5_700_000+116444736000000000); got != want {
 		t.Errorf("boot FILETIME = %d, want %d", got, want)
 	}
 	if got := s.get(t, "", "Context Switches/sec"); got != 344468 {
@@ -465,8 +468,10 @@ func TestProtocolsHost(t *testing.T) {
 			}
 		})
 	}
-	if len(c.Warnings) != 0 {
-		t.Errorf("warnings on a complete host: %q", c.Warnings)
+	for name, s := range cache {
+		if len(s.reasons) != 0 || len(s.missing) != 0 {
+			t.Errorf("%s: partial on a complete host: %q, unavailable %v", name, s.reasons, s.missing)
+		}
 	}
 }
 
@@ -510,8 +515,8 @@ func TestMissingFilesAreWarnings(t *testing.T) {
 	if got := s.get(t, "0", "Interrupts/sec"); got != 0 {
 		t.Errorf("interrupts = %d", got)
 	}
-	if len(c.Warnings) != 2 {
-		t.Errorf("warnings %q, want 2", c.Warnings)
+	if len(s.reasons) != 2 {
+		t.Errorf("reasons %q, want 2", s.reasons)
 	}
 }
 
@@ -520,16 +525,6 @@ func must[T any](v T, err error) T {
 		panic(err)
 	}
 	return v
-}
-
-func TestWarningsBounded(t *testing.T) {
-	c := NewCollector(fstest.MapFS{}, fstest.MapFS{})
-	for i := range 1000 {
-		c.warn("w%d", i)
-	}
-	if len(c.Warnings) != maxWarnings || c.Warnings[maxWarnings-1] != "further warnings dropped: 745" {
-		t.Errorf("%d warnings, last %q", len(c.Warnings), c.Warnings[len(c.Warnings)-1])
-	}
 }
 
 // TestNoFileSystems collects every object from a Collector without /proc
@@ -544,7 +539,7 @@ func TestNoFileSystems(t *testing.T) {
 				}
 			}()
 			r := &nilWriter{}
-			_ = o.Collect(c, r)
+			_ = o.Collect(c, nopCol{}, r)
 		})
 	}
 }
@@ -554,3 +549,47 @@ type nilWriter struct{}
 func (nilWriter) Instance(string, uint32, uint32, int32) perfdata.Values { return perfdata.Values{} }
 func (nilWriter) Single() perfdata.Values                                { return perfdata.Values{} }
 func (nilWriter) SetObjectTime(int64, int64)                             {}
+
+// TestMalformedValuesReported replaces one number of a host fixture file
+// with text: the object is still delivered, the reason names the file,
+// line and field, and the counters fed by the value are unavailable.
+func TestMalformedValuesReported(t *testing.T) {
+	stat := string(must(os.ReadFile("testdata/host/proc/stat")))
+	meminfo := string(must(os.ReadFile("testdata/host/proc/meminfo")))
+	tests := []struct {
+		object, file, old, new string
+		reason                 string // the file's line is found by the test
+		marks                  []mark
+	}{
+		{"Memory", "meminfo", "MemAvailable:   24425904", "MemAvailable:   24x25904", `MemAvailable: "24x25904" is not a number`,
+			[]mark{{-1, []int{memAvailableBytes, memAvailableKBytes, memAvailableMBytes}}}},
+		{"System", "stat", "ctxt 344468", "ctxt 3444z8", `ctxt: "3444z8" is not a number`,
+			[]mark{{-1, []int{sysContextSwitches}}}},
+		{"Processor", "stat", "cpu1 ", "cpu1 q", `cpu1: "q`,
+			[]mark{{1, []int{cpuProcessorTime, cpuUserTime, cpuPrivilegedTime, cpuDPCTime, cpuInterruptTime, cpuIdleTime}}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.object, func(t *testing.T) {
+			src := map[string]string{"stat": stat, "meminfo": meminfo}[tt.file]
+			if !strings.Contains(src, tt.old) {
+				t.Fatalf("fixture %s has no %q", tt.file, tt.old)
+			}
+			line := strings.Count(src[:strings.Index(src, tt.old)], "\n") + 1
+			bad := strings.Replace(src, tt.old, tt.new, 1)
+			proc := overlay{m: fstest.MapFS{tt.file: {Data: []byte(bad)}}, base: os.DirFS("testdata/host/proc")}
+			c := NewCollector(proc, os.DirFS("testdata/host/sys"), WithClock(time.Now), WithUptime(func() time.Duration { return time.Hour }))
+			s := collectObject(t, c, objectByName(t, c, tt.object))
+			want := fmt.Sprintf("/proc/%s line %d: %s", tt.file, line, tt.reason)
+			found := false
+			for _, r := range s.reasons {
+				found = found || strings.HasPrefix(r, want)
+			}
+			if !found {
+				t.Errorf("reasons %q, want one starting %q", s.reasons, want)
+			}
+			if fmt.Sprint(s.missing) != fmt.Sprint(tt.marks) {
+				t.Errorf("unavailable %v, want %v", s.missing, tt.marks)
+			}
+		})
+	}
+}

@@ -52,9 +52,9 @@ func (c *Collector) pagingFileObject() Object {
 	return Object{Set: set, Collect: (*Collector).collectPagingFile}
 }
 
-func (c *Collector) collectPagingFile(w Writer) error {
+func (c *Collector) collectPagingFile(col Collection, w Writer) error {
 	p := &c.paging
-	b, err := c.readFile(c.Proc, "swaps")
+	b, err := c.readProc("swaps")
 	if err != nil {
 		return err
 	}

@@ -128,12 +128,14 @@ func userHZTo100ns(t uint64, hz int64) uint64 {
 // parseKeyValues parses "Key: value [kB]" (/proc/meminfo) or "key value"
 // (/proc/vmstat, /proc/net/snmp6) lines. For each line whose key equals
 // keys[k], dst[k] receives the value and found[k] is set. Keys not present
-// leave dst untouched and found false.
-func parseKeyValues(b []byte, keys []string, dst []uint64, found []bool) {
+// leave dst untouched and found false; so does a value that is not a
+// number, which is recorded in bad.
+func parseKeyValues(b []byte, keys []string, dst []uint64, found []bool, bad *badFields) {
 	for k := range found {
 		found[k] = false
 	}
-	for len(b) > 0 {
+	bad.reset()
+	for lineNo := 1; len(b) > 0; lineNo++ {
 		var line []byte
 		line, b = nextLine(b)
 		key, rest := nextField(line)
@@ -145,9 +147,67 @@ func parseKeyValues(b []byte, keys []string, dst []uint64, found []bool) {
 				f, _ := nextField(rest)
 				if v, ok := parseUint(f); ok {
 					dst[k], found[k] = v, true
+				} else {
+					bad.add(lineNo, key, f)
 				}
 				break
 			}
 		}
 	}
+}
+
+// badField is one malformed value a parser met: the line (1-based), the
+// field's name as the file spells it (or its position), and the text found.
+type badField struct {
+	line  int
+	field string
+	text  string
+}
+
+// badFields collects the malformed values of one file. Parsers skip the
+// value (it is not written, so no 0 is passed off as a reading) and record
+// it here; the collect function reports them through its Collection and
+// marks the counters they feed unavailable. It is reused between samples.
+type badFields struct {
+	list []badField
+	n    int // all malformed values met, kept or not
+}
+
+// maxBadFields bounds the entries kept per file: a file that is garbage
+// throughout costs one reason per kept entry, not one per line.
+const maxBadFields = 8
+
+func (b *badFields) reset() { b.list, b.n = b.list[:0], 0 }
+
+// add records a malformed value; field is formatted only here, on the
+// error path.
+func (b *badFields) add(line int, field, text []byte) {
+	b.n++
+	if len(b.list) < maxBadFields {
+		if len(text) > 40 {
+			text = text[:40]
+		}
+		b.list = append(b.list, badField{line: line, field: string(field), text: string(text)})
+	}
+}
+
+// report gives one partial-data reason per kept entry, naming the file,
+// the line and the field, and one more for those not kept.
+func (b *badFields) report(col Collection, file string) {
+	for _, f := range b.list {
+		partialf(col, "%s line %d: %s: %q is not a number", file, f.line, f.field, f.text)
+	}
+	if b.n > len(b.list) {
+		partialf(col, "%s: %d further malformed values", file, b.n-len(b.list))
+	}
+}
+
+// has reports whether a malformed value of the named field was kept.
+func (b *badFields) has(field string) bool {
+	for _, f := range b.list {
+		if f.field == field {
+			return true
+		}
+	}
+	return false
 }

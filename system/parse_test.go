@@ -99,18 +99,58 @@ func TestParseKernelStatHost(t *testing.T) {
 }
 
 func TestParseKernelStatErrors(t *testing.T) {
-	tests := []struct{ name, in string }{
-		{"no aggregate", "cpu0 1 2 3 4\n"},
-		{"bad number", "cpu  1 2 x 4\n"},
-		{"bad cpu name", "cpu  1 2 3 4\ncpuX 1 2 3 4\n"},
-		{"huge cpu id", "cpu  1 2 3 4\ncpu99999999 1 2 3 4\n"},
-		{"empty", ""},
+	for _, in := range []string{"cpu0 1 2 3 4\n", ""} {
+		var st kernelStat
+		if err := parseKernelStat([]byte(in), &st); err == nil {
+			t.Errorf("no error for %q (no aggregate cpu line)", in)
+		}
+	}
+}
+
+// TestParseKernelStatMalformed checks that a malformed number is reported
+// (line, field, text) and its line marked, never read as 0.
+func TestParseKernelStatMalformed(t *testing.T) {
+	tests := []struct {
+		name     string
+		in       string
+		bad      []badField
+		totalBad bool
+		cpus     int       // cpuN lines kept
+		cpuBad   []bool    // per kept line
+		has      statLines // single-number lines read
+	}{
+		{"bad total", "cpu  1 2 x 4\nctxt 5\n", []badField{{1, "cpu", "x"}}, true, 0, nil, hasCtxt},
+		{"bad cpu line", "cpu  1 2 3 4\ncpu0 1 -2 3 4\ncpu1 1 2 3 4\n", []badField{{2, "cpu0", "-2"}}, false, 2, []bool{true, false}, 0},
+		{"bad cpu name", "cpu  1 2 3 4\ncpuX 1 2 3 4\n", []badField{{2, "cpu name", "cpuX"}}, false, 0, nil, 0},
+		{"huge cpu id", "cpu  1 2 3 4\ncpu99999999 1 2 3 4\n", []badField{{2, "cpu name", "cpu99999999"}}, false, 0, nil, 0},
+		{"bad ctxt", "cpu  1 2 3 4\nintr 7 1 2\nctxt 12a\nprocs_running\n", []badField{{3, "ctxt", "12a"}, {4, "procs_running", ""}}, false, 0, nil, hasIntr},
+		{"overflow", "cpu  1 2 3 4\nprocesses 18446744073709551616\n", []badField{{2, "processes", "18446744073709551616"}}, false, 0, nil, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var st kernelStat
-			if err := parseKernelStat([]byte(tt.in), &st); err == nil {
-				t.Errorf("no error for %q", tt.in)
+			if err := parseKernelStat([]byte(tt.in), &st); err != nil {
+				t.Fatalf("error %v: want the object delivered with its malformed values reported", err)
+			}
+			if !slices.Equal(st.Bad.list, tt.bad) || st.Bad.n != len(tt.bad) {
+				t.Errorf("bad %+v (%d), want %+v", st.Bad.list, st.Bad.n, tt.bad)
+			}
+			if st.Total.Bad != tt.totalBad {
+				t.Errorf("total bad %v, want %v", st.Total.Bad, tt.totalBad)
+			}
+			if len(st.CPUs) != tt.cpus {
+				t.Fatalf("%d cpu lines, want %d", len(st.CPUs), tt.cpus)
+			}
+			for i, b := range tt.cpuBad {
+				if st.CPUs[i].Bad != b {
+					t.Errorf("cpu line %d bad %v, want %v", i, st.CPUs[i].Bad, b)
+				}
+				if b && st.CPUs[i] != (cpuTimes{Bad: true}) {
+					t.Errorf("cpu line %d keeps values %+v of a malformed line", i, st.CPUs[i])
+				}
+			}
+			if st.Has != tt.has {
+				t.Errorf("has %06b, want %06b", st.Has, tt.has)
 			}
 		})
 	}
@@ -156,7 +196,7 @@ func TestParseKeyValues(t *testing.T) {
 	keys := []string{"MemAvailable", "Committed_AS", "NoSuchKey"}
 	dst := make([]uint64, 3)
 	found := make([]bool, 3)
-	parseKeyValues(b, keys, dst, found)
+	parseKeyValues(b, keys, dst, found, &badFields{})
 	// From the fixture text.
 	if dst[0] != 24425904 || dst[1] != 67976 || !found[0] || !found[1] || found[2] {
 		t.Errorf("dst %v found %v", dst, found)
@@ -168,7 +208,7 @@ func TestParseDiskStats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ds, err := parseDiskStats(b, nil)
+	ds, err := parseDiskStats(b, nil, &badFields{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,9 +221,27 @@ func TestParseDiskStats(t *testing.T) {
 	if d.F != want || d.Major != 254 {
 		t.Errorf("vda = %v (major %d)", d.F, d.Major)
 	}
-	for _, bad := range []string{"8 0 sda 1 2 3\n", "x 0 sda 1 2 3 4 5 6 7 8 9 10 11\n", "8 0\n"} {
-		if _, err := parseDiskStats([]byte(bad), nil); err == nil {
-			t.Errorf("no error for %q", bad)
+	malformed := []struct {
+		in    string
+		disks int // lines kept (as Bad)
+		bad   badField
+	}{
+		{"8 0 sda 1 2 3\n", 1, badField{1, "sda field 7", ""}},
+		{"8 0 sda 1 2 3 4 5 6 7 8 9 1o 11\n", 1, badField{1, "sda field 13", "1o"}},
+		{"x 0 sda 1 2 3 4 5 6 7 8 9 10 11\n", 0, badField{1, "major", "x"}},
+		{"8 0\n", 0, badField{1, "device name", ""}},
+	}
+	for _, tc := range malformed {
+		var bad badFields
+		ds, err := parseDiskStats([]byte(tc.in), nil, &bad)
+		if err != nil || len(ds) != tc.disks || len(bad.list) != 1 || bad.list[0] != tc.bad {
+			t.Errorf("%q: %d disks, bad %+v, %v; want %d disks, bad %+v", tc.in, len(ds), bad.list, err, tc.disks, tc.bad)
+			continue
+		}
+		for _, d := range ds {
+			if !d.Bad || d.F != [11]uint64{} {
+				t.Errorf("%q: %+v kept values of a malformed line", tc.in, d)
+			}
 		}
 	}
 }
@@ -192,7 +250,7 @@ func TestParseNetDev(t *testing.T) {
 	in := "Inter-|   Receive\n face |bytes\n" +
 		"  eth0: 11200157     572    1    2    0     0          0         7    55915     615    3    4    0     0       0          0\n" +
 		"  ppp0:4294967296 1 0 0 0 0 0 0 5 6 0 0 0 0 0 0\n"
-	ds, err := parseNetDev([]byte(in), nil)
+	ds, err := parseNetDev([]byte(in), nil, &badFields{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,8 +264,11 @@ func TestParseNetDev(t *testing.T) {
 	if ds[1].F[ndRxBytes] != 4294967296 || ds[1].F[ndTxPackets] != 6 {
 		t.Errorf("glued line = %v", ds[1].F)
 	}
-	if _, err := parseNetDev([]byte("a\nb\n  x: 1 2\n"), nil); err == nil {
-		t.Error("short line accepted")
+	var bad badFields
+	ds, err = parseNetDev([]byte("a\nb\n  x: 1 2\n  y: 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 1z\n"), nil, &bad)
+	want := []badField{{3, "x field 3", ""}, {4, "y field 16", "1z"}}
+	if err != nil || len(ds) != 2 || !ds[0].Bad || !ds[1].Bad || ds[1].F != [16]uint64{} || !slices.Equal(bad.list, want) {
+		t.Errorf("malformed lines: %+v %v, bad %+v; want both interfaces kept as Bad with no values, bad %+v", ds, err, bad.list, want)
 	}
 }
 
@@ -219,14 +280,14 @@ func TestParseSNMP(t *testing.T) {
 	keys := []snmpKey{{"Tcp", "InSegs"}, {"Tcp", "MaxConn"}, {"Udp", "OutDatagrams"}, {"Ip", "InReceives"}, {"Tcp", "Nope"}}
 	dst := make([]uint64, len(keys))
 	found := make([]bool, len(keys))
-	if err := parseSNMP(b, keys, dst, found); err != nil {
+	if err := parseSNMP(b, keys, dst, found, &badFields{}); err != nil {
 		t.Fatal(err)
 	}
 	// Tcp InSegs 578, MaxConn -1 (not a counter: not found), Udp OutDatagrams 20, Ip InReceives 598.
 	if dst[0] != 578 || found[1] || dst[2] != 20 || dst[3] != 598 || found[4] {
 		t.Errorf("dst %v found %v", dst, found)
 	}
-	if err := parseSNMP([]byte("Tcp: A B\nUdp: 1 2\n"), keys, dst, found); err == nil {
+	if err := parseSNMP([]byte("Tcp: A B\nUdp: 1 2\n"), keys, dst, found, &badFields{}); err == nil {
 		t.Error("mismatched pair accepted")
 	}
 }

@@ -92,6 +92,7 @@ func diskCounters() []counterset.Counter {
 
 // diskState is kept between samples by PhysicalDisk and LogicalDisk.
 type diskState struct {
+	bad    badFields // malformed values of the last /proc/diskstats
 	stats  []diskStat
 	disks  []diskName // whole disks, in /sys/block order
 	prev   []diskName // the previous sample's list, reused
@@ -109,20 +110,20 @@ type diskName struct {
 // Uptime function, or /proc/uptime read once and advanced with Go's
 // monotonic clock (so that deltas have nanosecond resolution, not the 10 ms
 // of /proc/uptime).
-func (c *Collector) uptime() time.Duration {
+func (c *Collector) uptime(col Collection) time.Duration {
 	if c.Uptime != nil {
 		return c.Uptime()
 	}
 	d := &c.disk
 	if !d.upSet {
-		b, err := c.readFile(c.Proc, "uptime")
+		b, err := c.readProc("uptime")
 		if err != nil {
-			c.warn("%v", err)
+			partialf(col, "%v", err)
 			return 0
 		}
 		up, ok := parseUptime(b)
 		if !ok {
-			c.warn("/proc/uptime: bad format")
+			partialf(col, "/proc/uptime: bad format")
 			return 0
 		}
 		d.upBase, d.upAt, d.upSet = up, time.Now(), true
@@ -215,7 +216,7 @@ func (c *Collector) physicalDiskObject() Object {
 }
 
 // readWholeDisks lists /sys/block, keeping devices with a non-zero size.
-func (c *Collector) readWholeDisks() error {
+func (c *Collector) readWholeDisks(col Collection) error {
 	ents, err := fsReadDir(c.Sys, "block")
 	if err != nil {
 		return err
@@ -227,7 +228,7 @@ func (c *Collector) readWholeDisks() error {
 		name := e.Name()
 		b, err := c.readFile(c.Sys, "block/"+name+"/size")
 		if err != nil {
-			c.warn("%v", err)
+			partialf(col, "%v", err)
 			continue
 		}
 		if sz, ok := parseUint(trimSpace(b)); !ok || sz == 0 {
@@ -245,29 +246,35 @@ func (c *Collector) readWholeDisks() error {
 	return nil
 }
 
-func (c *Collector) collectPhysicalDisk(w Writer) error {
-	ts := uint64(c.uptime() / 100) // before diskstats: it may read /proc/uptime
-	if err := c.readWholeDisks(); err != nil {
+func (c *Collector) collectPhysicalDisk(col Collection, w Writer) error {
+	ts := uint64(c.uptime(col) / 100) // before diskstats: it may read /proc/uptime
+	if err := c.readWholeDisks(col); err != nil {
 		return err
 	}
-	b, err := c.readFile(c.Proc, "diskstats")
+	b, err := c.readProc("diskstats")
 	if err != nil {
 		return err
 	}
 	d := &c.disk
-	if d.stats, err = parseDiskStats(b, d.stats); err != nil {
+	if d.stats, err = parseDiskStats(b, d.stats, &d.bad); err != nil {
 		return err
 	}
+	d.bad.report(col, "/proc/diskstats")
+	anyBad := false
 	d.total = diskStat{}
 	var n uint64
 	for _, dn := range d.disks {
 		s := findDisk(d.stats, dn.dev)
 		if s == nil {
-			c.warn("/proc/diskstats: no line for %s", dn.dev)
+			partialf(col, "/proc/diskstats: no line for %s", dn.dev)
 			continue
 		}
 		v := w.Instance(dn.inst, 0, 0, -1)
 		c.writeDisk(v, 0, s, ts, 1)
+		if s.Bad {
+			unavailableDisk(col, 0)
+			anyBad = true
+		}
 		addDisk(&d.total, s)
 		n++
 	}
@@ -276,6 +283,9 @@ func (c *Collector) collectPhysicalDisk(w Writer) error {
 		n = 1
 	}
 	c.writeDisk(v, 0, &d.total, ts, n)
+	if anyBad {
+		unavailableDisk(col, 0)
+	}
 	return nil
 }
 

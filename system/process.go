@@ -13,18 +13,29 @@ import (
 // Collector; like it, it is not safe for concurrent use.
 type ProcessObjects struct {
 	scan procScanner
+	// The Process counters read from /proc/PID/status and /proc/PID/io,
+	// reported unavailable together when the file is not readable.
+	statusCounters [6]int
+	ioCounters     [6]int
+	handleCounter  [1]int
+	cswCounter     [1]int // Thread's Context Switches/sec
 }
 
-// NewProcessObjects returns the process objects. root is the path of the
-// real /proc tree that Collector.Proc also reads (normally "/proc"): with
-// it, files are read with pread on descriptors kept across samples, at most
-// maxKept of them (0 = half of RLIMIT_NOFILE). With root "" every file is
-// read through Collector.Proc (fixture trees in tests).
-func NewProcessObjects(root string, maxKept int) *ProcessObjects {
-	return &ProcessObjects{scan: procScanner{root: root, maxKept: maxKept}}
+// NewProcessObjects returns the process objects reading through src
+// (normally OpenProc("/proc", 0), the reader the Collector uses too): on a
+// live tree, files are read with pread on descriptors kept across samples.
+// The caller closes src after ProcessObjects.Close.
+func NewProcessObjects(src ProcReader) *ProcessObjects {
+	return &ProcessObjects{
+		scan:           procScanner{src: src},
+		statusCounters: [...]int{procVirtualBytesPeak, procVirtualBytes, procWorkingSetPeak, procWorkingSet, procPrivateBytes, procWorkingSetPrivate},
+		ioCounters:     [...]int{procIOReadOps, procIOWriteOps, procIODataOps, procIOReadBytes, procIOWriteBytes, procIODataBytes},
+		handleCounter:  [...]int{procHandleCount},
+		cswCounter:     [...]int{thrContextSwitches},
+	}
 }
 
-// Close releases the kept descriptors.
+// Close releases the descriptors kept for processes and threads.
 func (p *ProcessObjects) Close() { p.scan.Close() }
 
 // Process counter indexes (positions in the Set's Counters). The order is
@@ -97,19 +108,19 @@ func processCounters() []counterset.Counter {
 		procCreatingProcessID: {NameIndex: 1410, Name: "Creating Process ID", Type: countertype.PERF_COUNTER_RAWCOUNT, DefaultScale: -1, DetailLevel: novice,
 			Help: "Creating Process ID is the process id of the parent of this process (ppid of /proc/PID/stat). After the parent ends, Linux reparents the process, usually to init or a subreaper."},
 		procHandleCount: {NameIndex: 952, Name: "Handle Count", Type: countertype.PERF_COUNTER_RAWCOUNT, DetailLevel: advanced,
-			Help: "Handle Count is the number of file descriptors this process has open (the entries of /proc/PID/fd)."},
+			Help: "Handle Count is the number of file descriptors this process has open (the entries of /proc/PID/fd); reported unavailable when that directory cannot be read."},
 		procIOReadOps: {NameIndex: 1412, Name: "IO Read Operations/sec", Type: countertype.PERF_COUNTER_BULK_COUNT, DetailLevel: advanced,
-			Help: "IO Read Operations/sec is the rate at which this process issues read system calls, to files, pipes, sockets and devices alike (syscr of /proc/PID/io). Zero when /proc/PID/io is not readable."},
+			Help: "IO Read Operations/sec is the rate at which this process issues read system calls, to files, pipes, sockets and devices alike (syscr of /proc/PID/io). Reported unavailable, never 0, when /proc/PID/io is not readable (another user's process, for an unprivileged reader)."},
 		procIOWriteOps: {NameIndex: 1414, Name: "IO Write Operations/sec", Type: countertype.PERF_COUNTER_BULK_COUNT, DetailLevel: advanced,
-			Help: "IO Write Operations/sec is the rate at which this process issues write system calls (syscw of /proc/PID/io). Zero when /proc/PID/io is not readable."},
+			Help: "IO Write Operations/sec is the rate at which this process issues write system calls (syscw of /proc/PID/io). Reported unavailable, never 0, when /proc/PID/io is not readable (another user's process, for an unprivileged reader)."},
 		procIODataOps: {NameIndex: 1416, Name: "IO Data Operations/sec", Type: countertype.PERF_COUNTER_BULK_COUNT, DetailLevel: advanced,
-			Help: "IO Data Operations/sec is the rate at which this process issues read and write system calls (syscr + syscw of /proc/PID/io). Zero when /proc/PID/io is not readable."},
+			Help: "IO Data Operations/sec is the rate at which this process issues read and write system calls (syscr + syscw of /proc/PID/io). Reported unavailable, never 0, when /proc/PID/io is not readable (another user's process, for an unprivileged reader)."},
 		procIOReadBytes: {NameIndex: 1420, Name: "IO Read Bytes/sec", Type: countertype.PERF_COUNTER_BULK_COUNT, DetailLevel: advanced,
-			Help: "IO Read Bytes/sec is the rate at which this process reads bytes through read system calls, whether or not they come from storage (rchar of /proc/PID/io). Zero when /proc/PID/io is not readable."},
+			Help: "IO Read Bytes/sec is the rate at which this process reads bytes through read system calls, whether or not they come from storage (rchar of /proc/PID/io). Reported unavailable, never 0, when /proc/PID/io is not readable (another user's process, for an unprivileged reader)."},
 		procIOWriteBytes: {NameIndex: 1422, Name: "IO Write Bytes/sec", Type: countertype.PERF_COUNTER_BULK_COUNT, DetailLevel: advanced,
-			Help: "IO Write Bytes/sec is the rate at which this process writes bytes through write system calls (wchar of /proc/PID/io). Zero when /proc/PID/io is not readable."},
+			Help: "IO Write Bytes/sec is the rate at which this process writes bytes through write system calls (wchar of /proc/PID/io). Reported unavailable, never 0, when /proc/PID/io is not readable (another user's process, for an unprivileged reader)."},
 		procIODataBytes: {NameIndex: 1424, Name: "IO Data Bytes/sec", Type: countertype.PERF_COUNTER_BULK_COUNT, DetailLevel: advanced,
-			Help: "IO Data Bytes/sec is the rate at which this process reads and writes bytes (rchar + wchar of /proc/PID/io). Zero when /proc/PID/io is not readable."},
+			Help: "IO Data Bytes/sec is the rate at which this process reads and writes bytes (rchar + wchar of /proc/PID/io). Reported unavailable, never 0, when /proc/PID/io is not readable (another user's process, for an unprivileged reader)."},
 		procWorkingSetPrivate: {NameIndex: 1478, Name: "Working Set - Private", Type: countertype.PERF_COUNTER_LARGE_RAWCOUNT, DefaultScale: -5, DetailLevel: novice,
 			Help: "Working Set - Private is the resident memory, in bytes, of this process that is not backed by a file or shared memory: its resident anonymous pages (RssAnon of /proc/PID/status)."},
 	}
@@ -135,20 +146,20 @@ func processSet() *counterset.Set {
 
 // Process returns the Process object.
 func (p *ProcessObjects) Process() Object {
-	return Object{Set: processSet(), Collect: func(c *Collector, w Writer) error {
-		return p.collectProcess(c, w, userProcess)
+	return Object{Set: processSet(), Collect: func(c *Collector, col Collection, w Writer) error {
+		return p.collectProcess(c, col, w, userProcess)
 	}}
 }
 
 // collectProcess writes the Process or Process V2 instances: Idle first,
 // then the processes in scan order, then _Total. The positions are those
 // Thread uses as ParentObjectInstance.
-func (p *ProcessObjects) collectProcess(c *Collector, w Writer, user int) error {
+func (p *ProcessObjects) collectProcess(c *Collector, col Collection, w Writer, user int) error {
 	s := &p.scan
-	if err := s.acquire(c, user); err != nil {
+	if err := s.acquire(c, col, user); err != nil {
 		return err
 	}
-	s.readDetails(c)
+	s.readDetails()
 	now := perfdata.FileTime(c.Now())
 	w.SetObjectTime(now, 10_000_000)
 	var total [numProcCounters]uint64
@@ -157,35 +168,91 @@ func (p *ProcessObjects) collectProcess(c *Collector, w Writer, user int) error 
 	if user == userProcessV2 {
 		idleName, totalName = "Idle:0", "_Total:0"
 	}
+	boot, bootOK := c.bootFileTime(col)
 	v := w.Instance(idleName, 0, 0, -1)
+	if !bootOK {
+		col.Unavailable(procElapsedTime)
+	}
 	if s.idleOK {
 		t := ticksTo100ns(s.idle.total, c.UserHZ)
 		v.Set(procProcessorTime, t)
 		v.Set(procPrivilegedTime, t)
 		v.Set(procThreadCount, uint64(len(s.idle.perCPU)))
-		v.Set(procElapsedTime, s.bootFileTime())
+		v.Set(procElapsedTime, boot)
 		total[procProcessorTime] += t
 		total[procPrivilegedTime] += t
 		total[procThreadCount] += uint64(len(s.idle.perCPU))
 	}
 	var vals [numProcCounters]uint64
+	var miss struct{ status, io, handles failCount }
 	for _, e := range s.order {
 		name := e.name
 		if user == userProcessV2 {
 			name = e.nameV2
 		}
-		p.processValues(c, e, &vals)
+		p.processValues(c, e, boot, &vals)
 		v := w.Instance(name, 0, 0, -1)
+		if !bootOK {
+			col.Unavailable(procElapsedTime)
+		}
 		for i, x := range vals {
 			v.Set(i, x)
 			total[i] += x
 		}
+		// Values of files that could not be read are placeholders, never a
+		// valid 0: another user's /proc/PID/io and /proc/PID/fd are denied
+		// to an unprivileged reader.
+		if e.statusFail != readOK {
+			col.Unavailable(p.statusCounters[:]...)
+			miss.status.add(e.statusFail)
+		}
+		if e.ioFail != readOK {
+			col.Unavailable(p.ioCounters[:]...)
+			miss.io.add(e.ioFail)
+		}
+		if e.handlesFail != readOK {
+			col.Unavailable(p.handleCounter[:]...)
+			miss.handles.add(e.handlesFail)
+		}
 	}
+	miss.status.report(col, "memory counters", "status")
+	miss.io.report(col, "IO counters", "io")
+	miss.handles.report(col, "Handle Count", "fd")
 	total[procElapsedTime] = uint64(now)
 	total[procIDProcess], total[procCreatingProcessID], total[procPriorityBase] = 0, 0, 0
 	v = w.Instance(totalName, 0, 0, -1)
 	setAll(v, total[:])
 	return nil
+}
+
+// failCount counts the processes whose file could not be read, by cause.
+type failCount struct {
+	n     int
+	first readFail // the cause of the first failure, for the reason
+	mixed bool     // causes differ
+}
+
+func (f *failCount) add(r readFail) {
+	if f.n == 0 {
+		f.first = r
+	} else if r != f.first {
+		f.mixed = true
+	}
+	f.n++
+}
+
+// report gives one partial-data reason for every process of the sample
+// whose file could not be read: "IO counters of 3 processes not readable:
+// /proc/PID/io permission denied".
+func (f *failCount) report(col Collection, what, file string) {
+	if f.n == 0 {
+		return
+	}
+	more := ""
+	if f.mixed {
+		more = " (and other causes)"
+	}
+	partialf(col, "%s of %d processes not readable: /proc/PID/%s %v%s", what, f.n, file, f.first, more)
 }
 
 func setAll(v perfdata.Values, vals []uint64) {
@@ -195,7 +262,7 @@ func setAll(v perfdata.Values, vals []uint64) {
 }
 
 // processValues computes one process's counter values.
-func (p *ProcessObjects) processValues(c *Collector, e *procEntry, out *[numProcCounters]uint64) {
+func (p *ProcessObjects) processValues(c *Collector, e *procEntry, boot uint64, out *[numProcCounters]uint64) {
 	st, m := &e.st, &e.mem
 	user := ticksTo100ns(st.utime, c.UserHZ)
 	sys := ticksTo100ns(st.stime, c.UserHZ)
@@ -211,7 +278,7 @@ func (p *ProcessObjects) processValues(c *Collector, e *procEntry, out *[numProc
 		procPrivateBytes:      m.vmData + m.vmStk,
 		procThreadCount:       nonNegative(st.numThreads),
 		procPriorityBase:      uint64(basePriority(st.priority, st.nice)),
-		procElapsedTime:       p.scan.startFileTime(c, st.starttime),
+		procElapsedTime:       startFileTime(boot, st.starttime, c.UserHZ),
 		procIDProcess:         uint64(e.pid),
 		procCreatingProcessID: nonNegative(st.ppid),
 		procHandleCount:       uint64(e.handles),

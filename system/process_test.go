@@ -1,6 +1,7 @@
 package system
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"strings"
@@ -32,6 +33,7 @@ type recWriter struct {
 	insts   []recInstance
 	cur     perfdata.Values
 	open    bool
+	p       probe // the Collection that goes with this writer
 }
 
 func specsOf(set *counterset.Set) []perfdata.CounterSpec {
@@ -58,7 +60,7 @@ func newRecWriter(t *testing.T, set *counterset.Set) *recWriter {
 	if err := b.BeginObject(perfdata.ObjectSpec{NameIndex: set.NameIndex, DefaultCounter: -1}, l, specs); err != nil {
 		t.Fatal(err)
 	}
-	return &recWriter{t: t, b: b, l: l}
+	return &recWriter{t: t, b: b, l: l, p: newProbe()}
 }
 
 func (w *recWriter) flush() {
@@ -80,6 +82,7 @@ func (w *recWriter) flush() {
 
 func (w *recWriter) Instance(name string, pt, pi uint32, uid int32) perfdata.Values {
 	w.flush()
+	w.p.inst++
 	w.insts = append(w.insts, recInstance{name: name, parentTitle: pt, parentInstance: pi, uniqueID: uid})
 	w.cur = w.b.Instance(name, pt, pi, uid)
 	w.open = true
@@ -117,8 +120,11 @@ func (d denyFS) Open(name string) (fs.File, error) {
 
 // Values computed by hand from the files of testdata/proc-pids/basic.
 const (
-	fixtureBootFT = 1795381039*10_000_000 + 116444736000000000 // btime as FILETIME
-	fixtureNowFT  = 134400000000000000                         // the fixed clock below
+	// The fixed clock below (Unix 1795526400) less the uptime file
+	// (145360.60 s): boot at Unix 1795381039.4, as FILETIME. btime says
+	// 1795381039, whole seconds rounded down.
+	fixtureBootFT = 1795381039*10_000_000 + 4_000_000 + 116444736000000000
+	fixtureNowFT  = 134400000000000000 // the fixed clock below
 	kib           = 1024
 )
 
@@ -134,11 +140,11 @@ func basicCollector(t *testing.T) *Collector {
 
 func TestProcessFixture(t *testing.T) {
 	c := basicCollector(t)
-	p := NewProcessObjects("", 0)
+	p := NewProcessObjects(ProcFS(c.Proc))
 	defer p.Close()
 	obj := p.Process()
 	w := newRecWriter(t, obj.Set)
-	if err := obj.Collect(c, w); err != nil {
+	if err := obj.Collect(c, &w.p, w); err != nil {
 		t.Fatal(err)
 	}
 	got := w.done()
@@ -202,9 +208,22 @@ func TestProcessFixture(t *testing.T) {
 			}
 		})
 	}
-	joined := strings.Join(c.Warnings, "\n")
-	if !strings.Contains(joined, "IO counters of 2 processes are zero") {
-		t.Errorf("warnings %q do not report the unreadable io files (1: missing, 104: denied)", c.Warnings)
+	joined := strings.Join(w.p.reasons, "\n")
+	if !strings.Contains(joined, "IO counters of 2 processes not readable") {
+		t.Errorf("reasons %q do not report the unreadable io files (1: missing, 104: denied)", w.p.reasons)
+	}
+	// Unavailable values, by instance position (Idle is 0): pid 1 has no
+	// io; pids 9, 102 and 104 no fd directory; 104 no status and a denied io.
+	wantMarks := []mark{
+		{1, []int{procIOReadOps, procIOWriteOps, procIODataOps, procIOReadBytes, procIOWriteBytes, procIODataBytes}},
+		{2, []int{procHandleCount}},
+		{5, []int{procHandleCount}},
+		{6, []int{procVirtualBytesPeak, procVirtualBytes, procWorkingSetPeak, procWorkingSet, procPrivateBytes, procWorkingSetPrivate}},
+		{6, []int{procIOReadOps, procIOWriteOps, procIODataOps, procIOReadBytes, procIOWriteBytes, procIODataBytes}},
+		{6, []int{procHandleCount}},
+	}
+	if fmt.Sprint(w.p.missing) != fmt.Sprint(wantMarks) {
+		t.Errorf("unavailable %v, want %v", w.p.missing, wantMarks)
 	}
 	if p.scan.vanished != 1 {
 		t.Errorf("vanished = %d, want 1 (pid 103 has no stat)", p.scan.vanished)
@@ -213,14 +232,14 @@ func TestProcessFixture(t *testing.T) {
 
 func TestProcessV2Fixture(t *testing.T) {
 	c := basicCollector(t)
-	p := NewProcessObjects("", 0)
+	p := NewProcessObjects(ProcFS(c.Proc))
 	defer p.Close()
 	obj := p.ProcessV2()
 	if obj.Set.NameIndex != 0 || obj.Set.Name != "Process V2" {
 		t.Errorf("set %q index %d, want Process V2 with an assigned index", obj.Set.Name, obj.Set.NameIndex)
 	}
 	w := newRecWriter(t, obj.Set)
-	if err := obj.Collect(c, w); err != nil {
+	if err := obj.Collect(c, &w.p, w); err != nil {
 		t.Fatal(err)
 	}
 	var names []string
@@ -235,19 +254,19 @@ func TestProcessV2Fixture(t *testing.T) {
 
 func TestThreadFixture(t *testing.T) {
 	c := basicCollector(t)
-	p := NewProcessObjects("", 0)
+	p := NewProcessObjects(ProcFS(c.Proc))
 	defer p.Close()
 	// Thread alone: it scans; its parent positions must be those of a
 	// Process object collected from the same scan.
 	thr := p.Thread()
 	w := newRecWriter(t, thr.Set)
-	if err := thr.Collect(c, w); err != nil {
+	if err := thr.Collect(c, &w.p, w); err != nil {
 		t.Fatal(err)
 	}
 	got := w.done()
 	proc := p.Process()
 	pw := newRecWriter(t, proc.Set)
-	if err := proc.Collect(c, pw); err != nil {
+	if err := proc.Collect(c, &pw.p, pw); err != nil {
 		t.Fatal(err)
 	}
 	procs := pw.done()
@@ -349,10 +368,10 @@ func TestProcessVanishing(t *testing.T) {
 			m := mapFS(tc.files)
 			m["stat"] = &fstest.MapFile{Data: stat}
 			c := NewCollector(m, nil, WithClock(fixtureClock))
-			p := NewProcessObjects("", 0)
+			p := NewProcessObjects(ProcFS(c.Proc))
 			defer p.Close()
 			w := newRecWriter(t, p.Process().Set)
-			if err := p.Process().Collect(c, w); err != nil {
+			if err := p.Process().Collect(c, &w.p, w); err != nil {
 				t.Fatal(err)
 			}
 			var names []string
@@ -363,7 +382,7 @@ func TestProcessVanishing(t *testing.T) {
 				t.Errorf("instances %q, want %q", names, tc.wantNames)
 			}
 			tw := newRecWriter(t, p.Thread().Set)
-			if err := p.Thread().Collect(c, tw); err != nil {
+			if err := p.Thread().Collect(c, &tw.p, tw); err != nil {
 				t.Fatal(err)
 			}
 			if n := len(tw.done()) - 2 - 1; n != tc.threads {
@@ -384,12 +403,12 @@ func mapFS(files map[string]string) fstest.MapFS {
 
 func TestProcessScanReuse(t *testing.T) {
 	c := basicCollector(t)
-	p := NewProcessObjects("", 0)
+	p := NewProcessObjects(ProcFS(c.Proc))
 	defer p.Close()
 	proc, thr := p.Process(), p.Thread()
 	collect := func(o Object) {
 		w := newRecWriter(t, o.Set)
-		if err := o.Collect(c, w); err != nil {
+		if err := o.Collect(c, &w.p, w); err != nil {
 			t.Fatal(err)
 		}
 		w.done()

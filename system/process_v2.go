@@ -17,7 +17,7 @@ func processV2Set() *counterset.Set {
 
 // ProcessV2 returns the Process V2 object.
 func (p *ProcessObjects) ProcessV2() Object {
-	return Object{Set: processV2Set(), Collect: func(c *Collector, w Writer) error {
-		return p.collectProcess(c, w, userProcessV2)
+	return Object{Set: processV2Set(), Collect: func(c *Collector, col Collection, w Writer) error {
+		return p.collectProcess(c, col, w, userProcessV2)
 	}}
 }

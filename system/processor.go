@@ -67,8 +67,8 @@ func (c *Collector) processorObject() Object {
 // readCPU reads /proc/stat, /proc/interrupts and /proc/softirqs into
 // c.cpu. Only /proc/stat is required; the per-CPU interrupt tables are
 // recorded as warnings when missing and their counters read zero.
-func (c *Collector) readCPU() error {
-	b, err := c.readFile(c.Proc, "stat")
+func (c *Collector) readCPU(col Collection) error {
+	b, err := c.readProc("stat")
 	if err != nil {
 		return err
 	}
@@ -76,11 +76,12 @@ func (c *Collector) readCPU() error {
 	if err := parseKernelStat(b, &st.stat); err != nil {
 		return err
 	}
+	st.stat.Bad.report(col, "/proc/stat")
 	n := len(st.stat.IDs)
 	st.intr = resize(st.intr, n)
 	st.softirq = resize(st.softirq, n)
-	st.intrOK = c.readPerCPU("interrupts", st.intr)
-	st.softOK = c.readPerCPU("softirqs", st.softirq)
+	st.intrOK = c.readPerCPU(col, "interrupts", st.intr)
+	st.softOK = c.readPerCPU(col, "softirqs", st.softirq)
 	for len(st.names) < n {
 		st.names = append(st.names, "")
 		st.nameIDs = append(st.nameIDs, -1)
@@ -93,15 +94,15 @@ func (c *Collector) readCPU() error {
 	return nil
 }
 
-func (c *Collector) readPerCPU(name string, sums []uint64) bool {
-	b, err := c.readFile(c.Proc, name)
+func (c *Collector) readPerCPU(col Collection, name string, sums []uint64) bool {
+	b, err := c.readProc(name)
 	if err != nil {
-		c.warn("%v", err)
+		partialf(col, "%v", err)
 		return false
 	}
 	c.cpu.cols, err = parsePerCPUTable(b, c.cpu.stat.IDs, sums, c.cpu.cols)
 	if err != nil {
-		c.warn("/proc/%s: %v", name, err)
+		partialf(col, "/proc/%s: %v", name, err)
 		return false
 	}
 	return true
@@ -135,8 +136,8 @@ func (c *Collector) writeCPU(v perfdata.Values, first int, t *cpuTimes, div uint
 // divided by the CPU count), so that the PERF_100NSEC_TIMER formulas give
 // the average utilisation as on Windows, and the sum of the interrupt and
 // soft-interrupt counts.
-func (c *Collector) collectProcessor(w Writer) error {
-	if err := c.readCPU(); err != nil {
+func (c *Collector) collectProcessor(col Collection, w Writer) error {
+	if err := c.readCPU(col); err != nil {
 		return err
 	}
 	st := &c.cpu
@@ -144,6 +145,7 @@ func (c *Collector) collectProcessor(w Writer) error {
 	for i := range st.stat.CPUs {
 		v := w.Instance(st.names[i], 0, 0, -1)
 		c.writeCPU(v, 0, &st.stat.CPUs[i], 1, st.intr[i], st.softirq[i])
+		st.unavailable(col, &st.stat.CPUs[i])
 		intrTotal += st.intr[i]
 		softTotal += st.softirq[i]
 	}
@@ -153,5 +155,21 @@ func (c *Collector) collectProcessor(w Writer) error {
 	}
 	v := w.Instance("_Total", 0, 0, -1)
 	c.writeCPU(v, 0, &st.stat.Total, n, intrTotal, softTotal)
+	st.unavailable(col, &st.stat.Total)
 	return nil
+}
+
+// unavailable marks the counters of the instance just started that come
+// from a malformed cpu line of /proc/stat (its times), or from an
+// unreadable interrupt table.
+func (st *cpuState) unavailable(col Collection, t *cpuTimes) {
+	if t.Bad {
+		col.Unavailable(cpuProcessorTime, cpuUserTime, cpuPrivilegedTime, cpuDPCTime, cpuInterruptTime, cpuIdleTime)
+	}
+	if !st.intrOK {
+		col.Unavailable(cpuInterrupts)
+	}
+	if !st.softOK {
+		col.Unavailable(cpuDPCsQueued)
+	}
 }

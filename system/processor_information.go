@@ -25,7 +25,10 @@ type cpuTopology struct {
 	soft   []uint64
 	freq   []uint64
 	maxf   []uint64
-	labels map[[2]int]string // (node, cpu) -> "node,cpu"; node totals use cpu -1
+	// freqBad is set per node (and, last, for all) when a frequency of one
+	// of its CPUs could not be read.
+	freqBad []bool
+	labels  map[[2]int]string // (node, cpu) -> "node,cpu"; node totals use cpu -1
 }
 
 // hasCPUFreq reports whether the host exposes cpufreq, so that the
@@ -54,11 +57,11 @@ func (c *Collector) processorInformationObject() Object {
 	set := newSet("Processor Information", 0, counterset.MultipleAggregate, detNovice, cpuProcessorTime,
 		"The Processor Information object measures each online logical processor, named \"node,cpu\" after its NUMA node and Linux CPU number, with a \"node,_Total\" average per NUMA node and a _Total average over all processors. NUMA nodes come from /sys/devices/system/node; without them every CPU is in node 0.",
 		cs)
-	return Object{Set: set, Collect: func(c *Collector, w Writer) error { return c.collectProcessorInformation(w, freq) }}
+	return Object{Set: set, Collect: func(c *Collector, col Collection, w Writer) error { return c.collectProcessorInformation(col, w, freq) }}
 }
 
 // readTopology fills c.topo.node for the CPUs of the last /proc/stat read.
-func (c *Collector) readTopology() {
+func (c *Collector) readTopology(col Collection) {
 	t := &c.topo
 	ids := c.cpu.stat.IDs
 	if cap(t.node) < len(ids) {
@@ -88,13 +91,13 @@ func (c *Collector) readTopology() {
 		}
 		b, err := c.readFile(c.Sys, "devices/system/node/"+name+"/cpulist")
 		if err != nil {
-			c.warn("%v", err)
+			partialf(col, "%v", err)
 			continue
 		}
 		var ok2 bool
 		t.list, ok2 = parseCPUList(b, t.list[:0])
 		if !ok2 {
-			c.warn("/sys/devices/system/node/%s/cpulist: bad cpu list", name)
+			partialf(col, "/sys/devices/system/node/%s/cpulist: bad cpu list", name)
 			continue
 		}
 		t.nodes = insertSorted(t.nodes, int(n))
@@ -141,20 +144,29 @@ func (c *Collector) label(node, cpu int) string {
 	return s
 }
 
-// readFreq reads the current and maximum frequency (kHz) of CPU id.
-func (c *Collector) readFreq(id int) (cur, max uint64) {
+// readFreq reads the current and maximum frequency (kHz) of CPU id; ok is
+// false when either file is unreadable or malformed (reported through col).
+func (c *Collector) readFreq(col Collection, id int) (cur, max uint64, ok bool) {
 	dir := "devices/system/cpu/cpu" + strconv.Itoa(id) + "/cpufreq/"
-	if b, err := c.readFile(c.Sys, dir+"scaling_cur_freq"); err == nil {
-		cur, _ = parseUint(trimSpace(b))
-	} else {
-		c.warn("%v", err)
+	read := func(name string) (uint64, bool) {
+		b, err := c.readFile(c.Sys, dir+name)
+		if err != nil {
+			partialf(col, "%v", err)
+			return 0, false
+		}
+		f := trimSpace(b)
+		v, ok := parseUint(f)
+		if !ok {
+			if len(f) > 40 {
+				f = f[:40]
+			}
+			partialf(col, "/sys/%s%s line 1: %q is not a number of kHz", dir, name, f)
+		}
+		return v, ok
 	}
-	if b, err := c.readFile(c.Sys, dir+"cpuinfo_max_freq"); err == nil {
-		max, _ = parseUint(trimSpace(b))
-	} else {
-		c.warn("%v", err)
-	}
-	return cur, max
+	cur, ok1 := read("scaling_cur_freq")
+	max, ok2 := read("cpuinfo_max_freq")
+	return cur, max, ok1 && ok2
 }
 
 func writeFreq(v perfdata.Values, cur, max, n uint64) {
@@ -167,11 +179,11 @@ func writeFreq(v perfdata.Values, cur, max, n uint64) {
 	}
 }
 
-func (c *Collector) collectProcessorInformation(w Writer, freq bool) error {
-	if err := c.readCPU(); err != nil {
+func (c *Collector) collectProcessorInformation(col Collection, w Writer, freq bool) error {
+	if err := c.readCPU(col); err != nil {
 		return err
 	}
-	c.readTopology()
+	c.readTopology(col)
 	st, t := &c.cpu, &c.topo
 	nn := len(t.nodes)
 	if cap(t.totals) < nn {
@@ -185,15 +197,28 @@ func (c *Collector) collectProcessorInformation(w Writer, freq bool) error {
 		t.counts[k], t.intr[k], t.soft[k], t.freq[k], t.maxf[k] = 0, 0, 0, 0, 0
 	}
 	t.freq[nn], t.maxf[nn] = 0, 0
+	if cap(t.freqBad) < nn+1 {
+		t.freqBad = make([]bool, nn+1)
+	}
+	t.freqBad = t.freqBad[:nn+1]
+	clear(t.freqBad)
 	for i, id := range st.stat.IDs {
 		node := t.node[i]
 		k := indexOf(t.nodes, node)
 		v := w.Instance(c.label(node, id), 0, 0, -1)
 		ct := &st.stat.CPUs[i]
 		c.writeCPU(v, 0, ct, 1, st.intr[i], st.softirq[i])
+		st.unavailable(col, ct)
 		if freq {
-			cur, max := c.readFreq(id)
+			cur, max, ok := c.readFreq(col, id)
 			writeFreq(v, cur, max, 1)
+			if !ok {
+				col.Unavailable(piFrequency, piPercentMax)
+				if k >= 0 {
+					t.freqBad[k] = true
+				}
+				t.freqBad[nn] = true
+			}
 			t.freq[k] += cur
 			t.maxf[k] += max
 			t.freq[nn] += cur
@@ -213,8 +238,12 @@ func (c *Collector) collectProcessorInformation(w Writer, freq bool) error {
 		}
 		v := w.Instance(c.label(node, -1), 0, 0, -1)
 		c.writeCPU(v, 0, &t.totals[k], t.counts[k], t.intr[k], t.soft[k])
+		st.unavailable(col, &t.totals[k])
 		if freq {
 			writeFreq(v, t.freq[k], t.maxf[k], t.counts[k])
+			if t.freqBad[k] {
+				col.Unavailable(piFrequency, piPercentMax)
+			}
 		}
 		intrAll += t.intr[k]
 		softAll += t.soft[k]
@@ -225,8 +254,12 @@ func (c *Collector) collectProcessorInformation(w Writer, freq bool) error {
 	}
 	v := w.Instance("_Total", 0, 0, -1)
 	c.writeCPU(v, 0, &st.stat.Total, n, intrAll, softAll)
+	st.unavailable(col, &st.stat.Total)
 	if freq {
 		writeFreq(v, t.freq[nn], t.maxf[nn], n)
+		if t.freqBad[nn] {
+			col.Unavailable(piFrequency, piPercentMax)
+		}
 	}
 	return nil
 }
@@ -240,4 +273,5 @@ func addTimes(dst, t *cpuTimes) {
 	dst.IRQ += t.IRQ
 	dst.SoftIRQ += t.SoftIRQ
 	dst.Steal += t.Steal
+	dst.Bad = dst.Bad || t.Bad
 }

@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"syscall"
 	"time"
-
-	"github.com/perfcounters/perfcounters/perfdata"
 )
 
 // The process scanner is shared by the Process, Process V2 and Thread
@@ -19,14 +17,15 @@ import (
 // Thread's ParentObjectInstance is the position of the parent in the
 // Process object of the same block, both objects walk the same list.
 //
-// On a live host (ProcessObjects.Root set) every file is read with pread at
-// offset 0 on a descriptor kept open across samples: a /proc/PID file
-// descriptor stays bound to its task, so when the process exits the read
-// fails with ESRCH and a recycled pid can never be read through an old
-// descriptor. The number of kept descriptors is bounded (half the soft
-// RLIMIT_NOFILE by default); past the bound files are opened, read and
-// closed each time. Without Root the scanner reads Collector.Proc (an fs.FS,
-// used by the fixture tests); the parsers are the same.
+// Every file is read through the ProcReader given to NewProcessObjects. On
+// a live host (OpenProc) every file is read with pread at offset 0 on a
+// descriptor kept open across samples: a /proc/PID file descriptor stays
+// bound to its task, so when the process exits the read fails with ESRCH
+// and a recycled pid can never be read through an old descriptor. The
+// number of kept descriptors is bounded (RLIMIT_NOFILE less a reserve, see
+// OpenProc); past the bound files are opened, read and closed each time.
+// With ProcFS (fixture trees in tests) every read opens, reads and closes;
+// the parsers are the same.
 
 // fileKind names a per-process or per-thread file.
 type fileKind uint8
@@ -56,8 +55,19 @@ func (k fileKind) String() string {
 	return "file" + strconv.Itoa(int(k))
 }
 
-// procSource reads the /proc tree, either through kept descriptors or an fs.FS.
-type procSource interface {
+// ProcReader is the one way the built-in objects read /proc: the live tree
+// through raw syscalls on descriptors kept across samples (OpenProc), or
+// any fs.FS, such as a fixture tree in tests (ProcFS). The parsers see the
+// same bytes either way. A Collector reads the host-wide files (stat,
+// meminfo, net/dev, ...) through it, and ProcessObjects the per-process
+// ones; one ProcReader may serve both. Its methods are not exported: the
+// two implementations are the package's own. It is not safe for
+// concurrent use.
+type ProcReader interface {
+	// Close releases the descriptors the reader keeps for itself (the
+	// root, host-wide files); ProcessObjects.Close releases those kept
+	// for processes.
+	Close() error
 	// pids appends the numeric entries of the root to dst.
 	pids(dst []int32, buf *[]byte) ([]int32, error)
 	// tasks appends the thread ids of process e to dst.
@@ -66,7 +76,7 @@ type procSource interface {
 	// tid when tid != 0, in *buf (grown as needed). *fd is a kept descriptor
 	// or -1; the source may store a new one there.
 	read(fd *int, pid, tid int32, kind fileKind, buf *[]byte) ([]byte, error)
-	// readRoot reads a file at the root, such as "stat".
+	// readRoot reads a file at the root, such as "stat" or "net/dev".
 	readRoot(name string, buf *[]byte) ([]byte, error)
 	// handles returns the number of open descriptors of process e.
 	handles(e *procEntry, buf *[]byte) (uint32, error)
@@ -85,6 +95,7 @@ type procEntry struct {
 	taskFD    int               // kept /proc/PID/task directory
 	fdDirFD   int               // kept descriptor of /proc/PID/fd
 	fdDirPath bool              // fdDirFD was opened O_PATH (fstat only)
+	fdDirSeen bool              // the fd directory was counted once (fstatat) for this identity
 
 	comm      [64]byte
 	commLen   int
@@ -97,14 +108,13 @@ type procEntry struct {
 
 	detailGen uint64 // scan whose status/io/handles are in mem, io, handles
 	mem       procMem
-	memOK     bool
 	io        procIO
-	ioOK      bool
 	handles   uint32
+	// Why status, io and the fd directory were not read (readOK: read).
 	// Files that failed with "permission denied" or "does not exist" for
 	// this identity are not retried every sample (pid 1's io in a
 	// container, for example); a process's credentials rarely change.
-	noStatus, noIO, noHandles bool
+	statusFail, ioFail, handlesFail readFail
 
 	threadGen uint64 // scan whose threads are in threads
 	threads   []threadEntry
@@ -119,6 +129,7 @@ type threadEntry struct {
 	fdSched int
 	st      procStat
 	csw     uint64
+	cswOK   bool // csw was read from schedstat
 }
 
 // Consumers of a scan (index into procScanner.used).
@@ -135,10 +146,7 @@ const maxScanReuse = time.Second
 
 // procScanner holds the state of the process objects between samples.
 type procScanner struct {
-	root    string // real /proc path for the kept-descriptor path; "" = Collector.Proc
-	maxKept int    // bound on kept descriptors; 0 = half of RLIMIT_NOFILE
-
-	src     procSource
+	src     ProcReader
 	entries map[int32]*procEntry
 	free    []*procEntry
 	order   []*procEntry // processes of the current scan, in instance order
@@ -157,44 +165,38 @@ type procScanner struct {
 	threadName []string // "0", "1", ... reused as Thread instance names
 
 	schedstatMissing bool // the kernel has no schedstat (CONFIG_SCHED_INFO off)
-	handlesByCount   bool // st_size of /proc/PID/fd is not the count (kernels before 6.2)
+	// Threads of the last scan whose schedstat was malformed (the first
+	// one's ids and text kept for the reason) or not readable.
+	schedBad, schedUnread    int
+	schedBadPID, schedBadTID int32
+	schedBadText             []byte
+	threadErrs               int   // threads of the last scan not read for another reason than their end
+	threadErr                error // the first such error
 
-	// Per-scan counts for the Warnings of the Collector.
+	// Per-scan counts of processes skipped (reported through the Collection).
 	denied   int
 	vanished int
 }
 
-// source returns the scanner's source, creating it on first use.
-func (s *procScanner) source(c *Collector) (procSource, error) {
-	if s.src != nil {
-		return s.src, nil
+// source returns the scanner's reader.
+func (s *procScanner) source() (ProcReader, error) {
+	if s.src == nil {
+		return nil, errors.New("process scan: no /proc reader")
 	}
-	if s.root != "" {
-		src, err := newOSSource(s.root, s.maxKept)
-		if err != nil {
-			return nil, err
-		}
-		s.src = src
-	} else {
-		if c.Proc == nil {
-			return nil, errors.New("process scan: no /proc file system")
-		}
-		s.src = &fsSource{fsys: c.Proc}
+	if s.entries == nil {
+		s.entries = make(map[int32]*procEntry)
 	}
-	s.entries = make(map[int32]*procEntry)
 	return s.src, nil
 }
 
-// Close releases every kept descriptor. The scanner can be used again.
+// Close releases every descriptor kept for processes and threads; the
+// reader itself stays open (its owner closes it). The scanner can be used
+// again.
 func (s *procScanner) Close() {
 	for pid, e := range s.entries {
 		s.release(e)
 		delete(s.entries, pid)
 	}
-	if c, ok := s.src.(interface{ closeRoot() }); ok {
-		c.closeRoot()
-	}
-	s.src = nil
 	s.order = s.order[:0]
 	s.gen++
 }
@@ -202,30 +204,24 @@ func (s *procScanner) Close() {
 // acquire makes sure a scan current for user exists: it reuses the last
 // scan when another object took it for this sample and it is recent,
 // otherwise it scans.
-func (s *procScanner) acquire(c *Collector, user int) error {
-	if c.Sample != 0 {
-		if s.src == nil || s.gen == 0 || s.scanSample != c.Sample {
-			if err := s.scan(c); err != nil {
+func (s *procScanner) acquire(c *Collector, col Collection, user int) error {
+	if col.Seq() != 0 {
+		if s.src == nil || s.gen == 0 || s.scanSample != col.Seq() {
+			if err := s.scan(c, col); err != nil {
 				return err
 			}
-			s.scanSample = c.Sample
+			s.scanSample = col.Seq()
 		}
 		s.used[user] = s.gen
 		return nil
 	}
 	if s.src == nil || s.used[user] >= s.gen || c.Now().Sub(s.scanTime) > maxScanReuse || s.gen == 0 {
-		if err := s.scan(c); err != nil {
+		if err := s.scan(c, col); err != nil {
 			return err
 		}
 	}
 	s.used[user] = s.gen
 	return nil
-}
-
-// isDeniedOrMissing reports an error that will not go away by retrying
-// while the process lives.
-func isDeniedOrMissing(err error) bool {
-	return errors.Is(err, fs.ErrPermission) || errors.Is(err, fs.ErrNotExist)
 }
 
 // isGone reports an error meaning the process or thread no longer exists.
@@ -234,8 +230,8 @@ func isGone(err error) bool {
 }
 
 // scan lists the processes and reads each one's stat.
-func (s *procScanner) scan(c *Collector) error {
-	src, err := s.source(c)
+func (s *procScanner) scan(c *Collector, col Collection) error {
+	src, err := s.source()
 	if err != nil {
 		return err
 	}
@@ -272,14 +268,14 @@ func (s *procScanner) scan(c *Collector) error {
 			} else if isGone(err) {
 				s.vanished++
 			} else {
-				c.warn("Process: /proc/%d/stat: %v", pid, err)
+				partialf(col, "Process: /proc/%d/stat: %v", pid, err)
 			}
 			s.drop(e, known)
 			continue
 		}
 		comm, err := parseStat(b, &e.st)
 		if err != nil {
-			c.warn("Process: /proc/%d/stat: %v", pid, err)
+			partialf(col, "Process: /proc/%d/stat: %v", pid, err)
 			s.drop(e, known)
 			continue
 		}
@@ -314,10 +310,10 @@ func (s *procScanner) scan(c *Collector) error {
 	}
 	s.idleOK = err == nil
 	if err != nil {
-		c.warn("Process: Idle: %v", err)
+		partialf(col, "Process: Idle: %v", err)
 	}
 	if s.denied > 0 {
-		c.warn("Process: %d processes skipped: /proc/PID/stat permission denied", s.denied)
+		partialf(col, "Process: %d processes skipped: /proc/PID/stat permission denied", s.denied)
 	}
 	return nil
 }
@@ -382,7 +378,7 @@ const commTruncated = 15
 // has exactly 15 bytes the basename of argv[0] is used instead if it
 // starts with comm, so long executable names are complete. Nothing is
 // stripped: Linux executables have no ".exe" to remove.
-func (s *procScanner) nameEntry(e *procEntry, src procSource) {
+func (s *procScanner) nameEntry(e *procEntry, src ProcReader) {
 	comm := e.comm[:e.commLen]
 	name := comm
 	e.longNamed = false
@@ -418,56 +414,85 @@ func argv0Base(b []byte) []byte {
 	return b
 }
 
+// readFail says why a per-process file was not read.
+type readFail uint8
+
+const (
+	readOK        readFail = iota
+	readDenied             // permission denied (another user's process)
+	readMissing            // the file does not exist (the process is gone, or the kernel lacks it)
+	readFailed             // any other error
+	readMalformed          // read, but a wanted value is not a number
+)
+
+func (f readFail) String() string {
+	switch f {
+	case readDenied:
+		return "permission denied"
+	case readMissing:
+		return "does not exist"
+	case readFailed:
+		return "read error"
+	case readMalformed:
+		return "malformed"
+	}
+	return "ok"
+}
+
+// retry reports whether a file that failed so is read again next scan:
+// "permission denied" and "does not exist" last while the process does.
+func (f readFail) retry() bool { return f != readDenied && f != readMissing }
+
+// failOf classifies a read error.
+func failOf(err error) readFail {
+	switch {
+	case err == nil:
+		return readOK
+	case errors.Is(err, fs.ErrPermission):
+		return readDenied
+	case isGone(err):
+		return readMissing
+	}
+	return readFailed
+}
+
 // readDetails reads status, io and the descriptor count of every process
-// in the scan, once per scan (Process and Process V2 share them).
-func (s *procScanner) readDetails(c *Collector) {
-	ioDenied := 0
+// in the scan, once per scan (Process and Process V2 share them). A file
+// that failed with "permission denied" or "does not exist" for this
+// process identity is not retried (its failure is kept); the collect
+// functions report what is missing.
+func (s *procScanner) readDetails() {
 	for _, e := range s.order {
 		if e.detailGen == s.gen {
 			continue
 		}
 		e.detailGen = s.gen
-		e.mem, e.memOK = procMem{}, false
-		if !e.noStatus {
+		if e.statusFail.retry() {
+			e.mem = procMem{}
 			b, err := s.src.read(&e.fds[fileStatus], e.pid, 0, fileStatus, &s.buf)
-			if err == nil {
-				parseStatus(b, &e.mem)
-				e.memOK = true
-			} else {
-				e.noStatus = isDeniedOrMissing(err)
+			if e.statusFail = failOf(err); err == nil && !parseStatus(b, &e.mem) {
+				e.statusFail = readMalformed
 			}
 		}
-		e.io, e.ioOK = procIO{}, false
-		if !e.noIO {
+		if e.ioFail.retry() {
+			e.io = procIO{}
 			b, err := s.src.read(&e.fds[fileIO], e.pid, 0, fileIO, &s.buf)
-			if err == nil {
-				parseIO(b, &e.io)
-				e.ioOK = true
-			} else {
-				e.noIO = isDeniedOrMissing(err)
+			if e.ioFail = failOf(err); err == nil && !parseIO(b, &e.io) {
+				e.ioFail = readMalformed
 			}
 		}
-		if !e.ioOK {
-			ioDenied++
-		}
-		e.handles = 0
-		if !e.noHandles {
+		if e.handlesFail.retry() {
 			n, err := s.src.handles(e, &s.dirBuf)
-			if err == nil {
-				e.handles = n
-			} else {
-				e.noHandles = isDeniedOrMissing(err)
-			}
+			e.handles = n
+			e.handlesFail = failOf(err)
 		}
-	}
-	if ioDenied > 0 {
-		c.warn("Process: IO counters of %d processes are zero: /proc/PID/io not readable", ioDenied)
 	}
 }
 
 // readThreads lists and reads the threads of every process in the scan,
 // once per scan.
-func (s *procScanner) readThreads(c *Collector) {
+func (s *procScanner) readThreads(col Collection) {
+	s.schedBad, s.schedUnread, s.threadErrs, s.threadErr = 0, 0, 0, nil
 	for _, e := range s.order {
 		if e.threadGen == s.gen {
 			continue
@@ -486,14 +511,27 @@ func (s *procScanner) readThreads(c *Collector) {
 			continue
 		}
 		orderTIDs(e.pid, s.tidBuf)
-		s.mergeThreads(c, e)
+		s.mergeThreads(col, e)
+	}
+	if s.schedBad > 0 {
+		partialf(col, "Thread: Context Switches/sec of %d threads unavailable: /proc/%d/task/%d/schedstat line 1 field 3: %q is not a number",
+			s.schedBad, s.schedBadPID, s.schedBadTID, s.schedBadText)
+	}
+	if s.threadErrs > 0 {
+		partialf(col, "Thread: %d threads left out: %v", s.threadErrs, s.threadErr)
+	}
+	if sh, ok := s.src.(shrinker); ok && sh.overKept() > 0 {
+		s.shed(sh)
+	}
+	if s.schedUnread > 0 {
+		partialf(col, "Thread: Context Switches/sec of %d threads unavailable: /proc/PID/task/TID/schedstat not readable", s.schedUnread)
 	}
 }
 
 // mergeThreads matches the tids just listed with the threads kept from the
 // last scan (moving their descriptors along), reads each, and closes the
 // descriptors of threads that ended.
-func (s *procScanner) mergeThreads(c *Collector, e *procEntry) {
+func (s *procScanner) mergeThreads(col Collection, e *procEntry) {
 	old := e.threads
 	next := e.spare[:0]
 	j := 0
@@ -521,7 +559,7 @@ func (s *procScanner) mergeThreads(c *Collector, e *procEntry) {
 		// source interface and cost an allocation per thread.
 		next = append(next, t)
 		nt := &next[len(next)-1]
-		if !s.readThread(c, e, nt) {
+		if !s.readThread(col, e, nt) {
 			s.src.close(&nt.fdStat)
 			s.src.close(&nt.fdSched)
 			next = next[:len(next)-1]
@@ -535,29 +573,66 @@ func (s *procScanner) mergeThreads(c *Collector, e *procEntry) {
 	e.threads = next
 }
 
+// shrinker is a reader whose bound on kept descriptors may drop below
+// what is kept (it ran out of descriptors: EMFILE).
+type shrinker interface {
+	overKept() int // how many kept descriptors are over the bound
+}
+
+// shed closes thread descriptors, from the last process backwards, until
+// the reader is within its bound again; those threads are then read with
+// open/read/close, and process files stay kept.
+func (s *procScanner) shed(sh shrinker) {
+	for i := len(s.order) - 1; i >= 0 && sh.overKept() > 0; i-- {
+		e := s.order[i]
+		for k := range e.threads {
+			s.src.close(&e.threads[k].fdStat)
+			s.src.close(&e.threads[k].fdSched)
+		}
+	}
+}
+
 // readThread reads one thread's stat and schedstat; false means it is gone
-// or unreadable.
-func (s *procScanner) readThread(c *Collector, e *procEntry, t *threadEntry) bool {
+// or unreadable. A schedstat that cannot be read or parsed leaves
+// t.cswOK false (its Context Switches/sec is then unavailable).
+func (s *procScanner) readThread(col Collection, e *procEntry, t *threadEntry) bool {
 	b, err := s.src.read(&t.fdStat, e.pid, t.tid, fileStat, &s.buf)
 	if err != nil {
+		if !isGone(err) {
+			// Out of descriptors, say: the thread exists but is not
+			// shown, and the sample must say so.
+			if s.threadErrs == 0 {
+				s.threadErr = err
+			}
+			s.threadErrs++
+		}
 		return false
 	}
 	if _, err := parseStat(b, &t.st); err != nil {
-		c.warn("Thread: /proc/%d/task/%d/stat: %v", e.pid, t.tid, err)
+		partialf(col, "Thread: /proc/%d/task/%d/stat: %v", e.pid, t.tid, err)
 		return false
 	}
 	t.start = t.st.starttime
+	t.cswOK = false
 	if s.schedstatMissing {
 		return true
 	}
 	b, err = s.src.read(&t.fdSched, e.pid, t.tid, fileSchedstat, &s.buf)
-	if err == nil {
-		t.csw, _ = parseSchedstat(b)
-	} else if errors.Is(err, fs.ErrNotExist) && e.pid == t.tid {
+	switch {
+	case err == nil:
+		if t.csw, t.cswOK = parseSchedstat(b); !t.cswOK {
+			if s.schedBad == 0 {
+				s.schedBadPID, s.schedBadTID = e.pid, t.tid
+				s.schedBadText = append(s.schedBadText[:0], b[:min(len(b), 40)]...)
+			}
+			s.schedBad++
+		}
+	case errors.Is(err, fs.ErrNotExist) && e.pid == t.tid:
 		// The main thread exists (its stat was just read), so a missing
 		// schedstat means the kernel has none.
 		s.schedstatMissing = true
-		c.warn("Thread: schedstat is not available; Context Switches/sec is zero")
+	default:
+		s.schedUnread++
 	}
 	return true
 }
@@ -582,14 +657,10 @@ func ticksTo100ns(ticks uint64, hz int64) uint64 {
 	return ticks * 10_000_000 / uint64(hz)
 }
 
-// bootFileTime returns the boot time from /proc/stat's btime as FILETIME.
-func (s *procScanner) bootFileTime() uint64 {
-	return s.idle.btime*perfdata.FileTimeFreq + perfdata.FileTimeUnixEpoch
-}
-
-// startFileTime is the FILETIME at which a task with this starttime began.
-func (s *procScanner) startFileTime(c *Collector, starttime uint64) uint64 {
-	return s.bootFileTime() + ticksTo100ns(starttime, c.UserHZ)
+// startFileTime is the FILETIME at which a task with this starttime
+// (USER_HZ ticks after boot) began, given the boot time as FILETIME.
+func startFileTime(boot, starttime uint64, hz int64) uint64 {
+	return boot + ticksTo100ns(starttime, hz)
 }
 
 // basePriority maps a Linux scheduling priority to the Windows base

@@ -5,12 +5,20 @@ import (
 	"strconv"
 )
 
-// fsSource reads /proc through an fs.FS (fixture trees in tests, or any
-// Collector.Proc without a real path). It keeps no descriptors: fs.FS has
-// no pread, so every read opens, reads and closes.
+// fsSource reads /proc through an fs.FS (fixture trees in tests). It keeps
+// no descriptors: fs.FS has no pread, so every read opens, reads and
+// closes.
 type fsSource struct {
 	fsys fs.FS
 }
+
+// ProcFS returns a ProcReader over fsys, a tree laid out as /proc (a
+// fixture directory in tests, os.DirFS of a copied tree): every read
+// opens, reads and closes, and descriptor counts are the entries of PID/fd.
+func ProcFS(fsys fs.FS) ProcReader { return &fsSource{fsys: fsys} }
+
+// Close does nothing: an fs.FS keeps nothing open.
+func (s *fsSource) Close() error { return nil }
 
 func (s *fsSource) dirPIDs(dir string, dst []int32) ([]int32, error) {
 	ents, err := fs.ReadDir(s.fsys, dir)

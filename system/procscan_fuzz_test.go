@@ -2,6 +2,7 @@ package system
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -39,12 +40,37 @@ func FuzzProcscanParseStat(f *testing.F) {
 func FuzzProcscanParseStatus(f *testing.F) {
 	addFixtureSeeds(f, "status")
 	addFixtureSeeds(f, "io")
+	addFixtureSeeds(f, "schedstat")
+	f.Add([]byte("VmRSS:\t12x kB\nrchar: -1\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
+		// Each parser's result, written back in the kernel's format and
+		// parsed again, gives the same values; a rejected input yields no
+		// value for the malformed field.
 		var m procMem
-		parseStatus(b, &m)
+		if parseStatus(b, &m) {
+			out := fmt.Appendf(nil, "VmPeak:\t%d kB\nVmSize:\t%d kB\nVmHWM:\t%d kB\nVmRSS:\t%d kB\nRssAnon:\t%d kB\nVmData:\t%d kB\nVmStk:\t%d kB\nVmSwap:\t%d kB\n",
+				m.vmPeak/1024, m.vmSize/1024, m.vmHWM/1024, m.vmRSS/1024, m.rssAnon/1024, m.vmData/1024, m.vmStk/1024, m.vmSwap/1024)
+			var m2 procMem
+			if !parseStatus(out, &m2) || m2 != m {
+				t.Fatalf("status %+v, re-parsed from %q: %+v", m, out, m2)
+			}
+		}
 		var io procIO
-		parseIO(b, &io)
-		parseSchedstat(b)
+		if parseIO(b, &io) {
+			out := fmt.Appendf(nil, "rchar: %d\nwchar: %d\nsyscr: %d\nsyscw: %d\n", io.rchar, io.wchar, io.syscr, io.syscw)
+			var io2 procIO
+			if !parseIO(out, &io2) || io2 != io {
+				t.Fatalf("io %+v, re-parsed from %q: %+v", io, out, io2)
+			}
+		}
+		if n, ok := parseSchedstat(b); ok {
+			out := fmt.Appendf(nil, "1 2 %d\n", n)
+			if n2, ok2 := parseSchedstat(out); !ok2 || n2 != n {
+				t.Fatalf("schedstat %d, re-parsed from %q: %d %v", n, out, n2, ok2)
+			}
+		} else if n != 0 {
+			t.Fatalf("rejected schedstat %q gave %d", b, n)
+		}
 	})
 }
 

@@ -6,6 +6,9 @@ import (
 	"io/fs"
 	"strconv"
 	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // oPath is O_PATH (open without read access, enough for fstat); Go's
@@ -19,47 +22,112 @@ const defaultMaxKept = 512
 // osSource reads a real /proc with openat/pread/getdents, keeping
 // descriptors open across samples up to a bound.
 type osSource struct {
-	root    string
-	rootFD  int
-	kept    int
-	maxKept int
-	path    []byte
-	statFD  int  // kept root "stat" (the Idle process's source)
-	procfs  bool // root is a procfs mount, whose fd directories report their count as st_size
+	root     string
+	rootFD   int
+	kept     int
+	maxKept  int
+	elastic  bool   // maxKept follows RLIMIT_NOFILE (not fixed by the caller)
+	raised   bool   // a raise of the limit was tried
+	path     []byte // NUL-terminated path of the last open, reused
+	rootKept map[string]int
+	procfs   bool // root is a procfs mount, whose fd directories report their count as st_size
 }
 
 // procSuperMagic is PROC_SUPER_MAGIC, statfs(2)'s f_type of procfs.
 const procSuperMagic = 0x9fa0
 
-// newOSSource opens root. maxKept <= 0 means half of the soft
-// RLIMIT_NOFILE (Go raises the soft limit to the hard one at start).
+// OpenProc opens the /proc tree at root for reading with raw syscalls:
+// every file is opened relative to the root descriptor and read with pread
+// at offset 0 on a descriptor kept across samples, up to maxKept of them
+// (past that, files are opened, read and closed each time). A kept
+// /proc/PID descriptor stays bound to its task, so a recycled pid is never
+// read through an old one.
+//
+// maxKept <= 0 sizes the bound from RLIMIT_NOFILE: the soft limit (Go
+// raises it to the hard limit at start) less a reserve for the rest of the
+// program (an eighth of the limit, at least 256). When a scan needs more,
+// the limit is raised once, soft and hard, up to fs.nr_open — which the
+// kernel allows only a privileged process (CAP_SYS_RESOURCE); elsewhere
+// the bound stays and the files past it are opened per sample, process
+// files first (they are read before the threads').
+func OpenProc(root string, maxKept int) (ProcReader, error) {
+	s, err := newOSSource(root, maxKept)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
 func newOSSource(root string, maxKept int) (*osSource, error) {
 	fd, err := syscall.Open(root, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: root, Err: err}
 	}
+	s := &osSource{root: root, rootFD: fd, maxKept: maxKept, rootKept: make(map[string]int)}
 	if maxKept <= 0 {
-		maxKept = defaultMaxKept
-		var rl syscall.Rlimit
-		if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl) == nil && rl.Cur > 2*defaultMaxKept {
-			maxKept = int(min(rl.Cur/2, 1<<20))
-		}
+		s.elastic = true
+		s.maxKept = keptBudget()
 	}
 	var sfs syscall.Statfs_t
-	isProc := syscall.Fstatfs(fd, &sfs) == nil && sfs.Type == procSuperMagic
-	return &osSource{root: root, rootFD: fd, statFD: -1, maxKept: maxKept, procfs: isProc}, nil
+	s.procfs = syscall.Fstatfs(fd, &sfs) == nil && sfs.Type == procSuperMagic
+	return s, nil
 }
 
-func (s *osSource) closeRoot() {
-	s.close(&s.statFD)
+// keptBudget is the soft RLIMIT_NOFILE less the reserve.
+func keptBudget() int {
+	var rl syscall.Rlimit
+	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl) != nil || rl.Cur < 2*defaultMaxKept {
+		return defaultMaxKept
+	}
+	cur := min(rl.Cur, 1<<24)
+	return int(cur - max(cur/8, keptReserveMin))
+}
+
+// keptReserveMin is the least number of descriptors left to the rest of
+// the program under RLIMIT_NOFILE.
+const keptReserveMin = 256
+
+// overKept reports how many kept descriptors exceed the bound.
+func (s *osSource) overKept() int { return s.kept - s.maxKept }
+
+// raiseLimit tries once to raise RLIMIT_NOFILE to fs.nr_open (soft and
+// hard), and widens the bound when the kernel allows it.
+func (s *osSource) raiseLimit() {
+	s.raised = true
+	var rl syscall.Rlimit
+	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl) != nil {
+		return
+	}
+	want := uint64(1 << 20)
+	if b, err := s.readRootOnce("sys/fs/nr_open"); err == nil {
+		if n, ok := parseUint(trimSpace(b)); ok {
+			want = n
+		}
+	}
+	if want <= rl.Cur {
+		return
+	}
+	if syscall.Setrlimit(syscall.RLIMIT_NOFILE, &syscall.Rlimit{Cur: want, Max: max(want, rl.Max)}) == nil {
+		s.maxKept = keptBudget()
+	}
+}
+
+// Close releases the root and the host-wide files kept open.
+func (s *osSource) Close() error {
+	for name, fd := range s.rootKept {
+		s.close(&fd)
+		delete(s.rootKept, name)
+	}
 	if s.rootFD >= 0 {
 		syscall.Close(s.rootFD)
 		s.rootFD = -1
 	}
+	return nil
 }
 
-// relPath builds "PID/task/TID/name" (or "PID/name") relative to the root.
-func (s *osSource) relPath(pid, tid int32, name string) string {
+// relPath builds "PID/task/TID/name" (or "PID/name") relative to the root,
+// NUL-terminated for openat, in s.path.
+func (s *osSource) relPath(pid, tid int32, name string) []byte {
 	p := strconv.AppendInt(s.path[:0], int64(pid), 10)
 	if tid != 0 {
 		p = append(p, "/task/"...)
@@ -69,12 +137,21 @@ func (s *osSource) relPath(pid, tid int32, name string) string {
 		p = append(p, '/')
 		p = append(p, name...)
 	}
-	s.path = p
-	return string(p)
+	s.path = append(p, 0)
+	return s.path
+}
+
+// rootPath makes name NUL-terminated in s.path.
+func (s *osSource) rootPath(name string) []byte {
+	s.path = append(append(s.path[:0], name...), 0)
+	return s.path
 }
 
 // keep decides whether a newly opened descriptor may stay open.
 func (s *osSource) keep(fd int, dst *int) bool {
+	if s.kept >= s.maxKept && s.elastic && !s.raised {
+		s.raiseLimit()
+	}
 	if s.kept >= s.maxKept {
 		return false
 	}
@@ -135,16 +212,24 @@ func (s *osSource) tasks(e *procEntry, dst []int32, buf *[]byte) ([]int32, error
 	return readDirPIDs(e.taskFD, dst, buf)
 }
 
-func (s *osSource) openat(rel string, flags int) (int, error) {
+// openat opens the NUL-terminated path rel (s.path) relative to the root
+// without allocating: syscall.Openat would copy the path each time.
+func (s *osSource) openat(rel []byte, flags int) (int, error) {
 	for {
-		fd, err := syscall.Openat(s.rootFD, rel, flags|syscall.O_CLOEXEC, 0)
-		if err == syscall.EINTR {
+		fd, _, errno := syscall.Syscall6(syscall.SYS_OPENAT, uintptr(s.rootFD), uintptr(unsafe.Pointer(&rel[0])),
+			uintptr(flags|syscall.O_CLOEXEC), 0, 0, 0)
+		if errno == syscall.EINTR {
 			continue
 		}
-		if err != nil {
-			return -1, &fs.PathError{Op: "open", Path: s.root + "/" + rel, Err: err}
+		if errno == syscall.EMFILE || errno == syscall.ENFILE {
+			// The rest of the program needs descriptors too: keep fewer
+			// from now on (the scanner sheds the excess).
+			s.maxKept = max(s.kept-keptReserveMin, 0)
 		}
-		return fd, nil
+		if errno != 0 {
+			return -1, &fs.PathError{Op: "open", Path: s.root + "/" + string(rel[:len(rel)-1]), Err: errno}
+		}
+		return int(fd), nil
 	}
 }
 
@@ -185,24 +270,51 @@ func (s *osSource) read(fd *int, pid, tid int32, kind fileKind, buf *[]byte) ([]
 		syscall.Close(nfd)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read %s/%s: %w", s.root, s.relPath(pid, tid, kind.String()), err)
+		p := s.relPath(pid, tid, kind.String())
+		return nil, fmt.Errorf("read %s/%s: %w", s.root, p[:len(p)-1], err)
 	}
 	return b, nil
 }
 
+// readRoot reads a host-wide file (stat, meminfo, net/dev, ...) with pread
+// on a descriptor kept for it. The names are the package's constants, a
+// handful, so the map stays small and its lookups allocate nothing.
 func (s *osSource) readRoot(name string, buf *[]byte) ([]byte, error) {
-	if name == "stat" && s.statFD >= 0 {
-		return pread(s.statFD, buf)
+	if fd, ok := s.rootKept[name]; ok {
+		b, err := pread(fd, buf)
+		if err == nil {
+			return b, nil
+		}
+		s.close(&fd)
+		delete(s.rootKept, name)
 	}
-	fd, err := s.openat(name, syscall.O_RDONLY)
+	fd, err := s.openat(s.rootPath(name), syscall.O_RDONLY)
 	if err != nil {
 		return nil, err
 	}
-	if name == "stat" && s.keep(fd, &s.statFD) {
-		return pread(fd, buf)
+	b, err := pread(fd, buf)
+	if err != nil {
+		syscall.Close(fd)
+		return nil, fmt.Errorf("read %s/%s: %w", s.root, name, err)
+	}
+	var kept int
+	if s.keep(fd, &kept) {
+		s.rootKept[name] = kept
+	} else {
+		syscall.Close(fd)
+	}
+	return b, nil
+}
+
+// readRootOnce reads a file of the root without keeping it.
+func (s *osSource) readRootOnce(name string) ([]byte, error) {
+	fd, err := s.openat(s.rootPath(name), syscall.O_RDONLY)
+	if err != nil {
+		return nil, err
 	}
 	defer syscall.Close(fd)
-	return pread(fd, buf)
+	var buf []byte
+	return pread(fd, &buf)
 }
 
 // handles counts open descriptors. Since Linux 6.2, stat(2) of /proc/PID/fd
@@ -212,6 +324,21 @@ func (s *osSource) readRoot(name string, buf *[]byte) ([]byte, error) {
 func (s *osSource) handles(e *procEntry, buf *[]byte) (uint32, error) {
 	if e.fdDirFD >= 0 && e.fdDirPath && !s.procfs {
 		s.close(&e.fdDirFD) // an O_PATH descriptor cannot be listed
+	}
+	if e.fdDirFD < 0 && s.procfs && !e.fdDirSeen {
+		// First sight of this process: one fstatat instead of open, fstat
+		// (and close at the end), so that a one-shot query costs no more
+		// than the files it reads. From the next scan on, the descriptor
+		// is kept.
+		e.fdDirSeen = true
+		p := s.relPath(e.pid, 0, "fd")
+		var st unix.Stat_t
+		if err := unix.Fstatat(s.rootFD, string(p[:len(p)-1]), &st, 0); err != nil {
+			return 0, &fs.PathError{Op: "stat", Path: s.root + "/" + string(p[:len(p)-1]), Err: err}
+		}
+		if st.Size > 0 {
+			return uint32(st.Size), nil
+		}
 	}
 	if e.fdDirFD < 0 {
 		e.fdDirPath = s.procfs

@@ -1,6 +1,7 @@
 package system
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"slices"
@@ -8,8 +9,9 @@ import (
 
 // This file holds the pure parsers of the per-process /proc files read by
 // the Process, Process V2 and Thread objects. They work on the bytes of one
-// read, never allocate, and never panic on malformed input; both the kept-
-// descriptor path and the fs.FS path feed them.
+// read with the line and field toolkit of parse.go, never allocate, and
+// never panic on malformed input; both the kept-descriptor path and the
+// fs.FS path feed them.
 
 // procStat is what /proc/PID/stat and /proc/PID/task/TID/stat give us.
 type procStat struct {
@@ -33,49 +35,41 @@ var errStatFormat = errors.New("malformed stat")
 // parseStat parses a stat line and returns the comm bytes (a sub-slice of b).
 // comm may itself contain ") ", so the comm ends at the last ')'.
 func parseStat(b []byte, st *procStat) (comm []byte, err error) {
-	open := -1
-	for i, c := range b {
-		if c == '(' {
-			open = i
-			break
-		}
-	}
-	closeIdx := -1
-	for i := len(b) - 1; i > open; i-- {
-		if b[i] == ')' {
-			closeIdx = i
-			break
-		}
-	}
-	if open < 0 || closeIdx < 0 {
+	open := bytes.IndexByte(b, '(')
+	closeIdx := bytes.LastIndexByte(b, ')')
+	if open < 0 || closeIdx <= open {
 		return nil, fmt.Errorf("%w: no (comm) in %d bytes", errStatFormat, len(b))
 	}
 	comm = b[open+1 : closeIdx]
-	p := closeIdx + 1
 	// Field 3 is the state letter.
-	for p < len(b) && b[p] == ' ' {
-		p++
+	state, rest := nextField(b[closeIdx+1:])
+	if len(state) == 0 {
+		return nil, fmt.Errorf("%w: no state after comm", errStatFormat)
 	}
-	if p >= len(b) {
-		return nil, fmt.Errorf("%w: no state after comm at offset %d", errStatFormat, p)
-	}
-	*st = procStat{state: b[p]}
-	p++
+	*st = procStat{state: state[0]}
 	// Fields 4.. are decimal numbers; field numbers are 1-based as in proc(5).
 	for field := 4; field <= 24; field++ {
-		v, neg, next, ok := parseDec(b, p)
-		if !ok {
+		var f []byte
+		f, rest = nextField(rest)
+		if len(f) == 0 {
 			if field <= 22 {
-				return nil, fmt.Errorf("%w: field %d at offset %d is not a number", errStatFormat, field, p)
+				return nil, fmt.Errorf("%w: no field %d", errStatFormat, field)
 			}
 			break
 		}
-		p = next
-		u := v
-		s := int64(v)
-		if neg {
-			s = -s
-			u = 0
+		// Signed fields (tpgid, priority, nice) may be negative; the
+		// unsigned ones never are.
+		var u uint64
+		var s int64
+		var ok bool
+		if f[0] == '-' {
+			s, ok = parseInt(f)
+		} else {
+			u, ok = parseUint(f)
+			s = int64(u)
+		}
+		if !ok {
+			return nil, fmt.Errorf("%w: field %d %.24q is not a number", errStatFormat, field, f)
 		}
 		switch field {
 		case 4:
@@ -105,81 +99,56 @@ func parseStat(b []byte, st *procStat) (comm []byte, err error) {
 	return comm, nil
 }
 
-// parseDec skips spaces from p and parses an optionally negative decimal
-// number. ok is false when no digit follows; values past 2^64 saturate.
-func parseDec(b []byte, p int) (v uint64, neg bool, next int, ok bool) {
-	for p < len(b) && (b[p] == ' ' || b[p] == '\t') {
-		p++
-	}
-	if p < len(b) && b[p] == '-' {
-		neg = true
-		p++
-	}
-	start := p
-	for p < len(b) && b[p] >= '0' && b[p] <= '9' {
-		d := uint64(b[p] - '0')
-		if v > (^uint64(0)-d)/10 {
-			v = ^uint64(0)
-		} else {
-			v = v*10 + d
-		}
-		p++
-	}
-	return v, neg, p, p > start
-}
-
 // procMem is what /proc/PID/status tells about memory, in bytes. Kernel
 // threads have none of these lines and keep zeros.
 type procMem struct {
 	vmPeak, vmSize, vmHWM, vmRSS, rssAnon, vmData, vmStk, vmSwap uint64
 }
 
+// maxKiB is the largest KiB count whose byte count fits 64 bits.
+const maxKiB = (1<<64 - 1) / 1024
+
 // parseStatus picks the memory lines of /proc/PID/status ("VmPeak:\t  123 kB").
-func parseStatus(b []byte, m *procMem) {
+// ok is false when a wanted line's value is not a number.
+func parseStatus(b []byte, m *procMem) (ok bool) {
 	*m = procMem{}
-	for p := 0; p < len(b); {
-		end := p
-		for end < len(b) && b[end] != '\n' {
-			end++
-		}
-		line := b[p:end]
-		p = end + 1
-		colon := -1
-		for i, c := range line {
-			if c == ':' {
-				colon = i
-				break
-			}
-		}
-		if colon < 2 || line[0] != 'V' && line[0] != 'R' {
+	ok = true
+	for len(b) > 0 {
+		var line []byte
+		line, b = nextLine(b)
+		if len(line) < 3 || line[0] != 'V' && line[0] != 'R' {
 			continue
 		}
+		key, rest := nextField(line)
 		var dst *uint64
-		switch string(line[:colon]) {
-		case "VmPeak":
+		switch string(key) {
+		case "VmPeak:":
 			dst = &m.vmPeak
-		case "VmSize":
+		case "VmSize:":
 			dst = &m.vmSize
-		case "VmHWM":
+		case "VmHWM:":
 			dst = &m.vmHWM
-		case "VmRSS":
+		case "VmRSS:":
 			dst = &m.vmRSS
-		case "RssAnon":
+		case "RssAnon:":
 			dst = &m.rssAnon
-		case "VmData":
+		case "VmData:":
 			dst = &m.vmData
-		case "VmStk":
+		case "VmStk:":
 			dst = &m.vmStk
-		case "VmSwap":
+		case "VmSwap:":
 			dst = &m.vmSwap
 		default:
 			continue
 		}
-		v, _, _, ok := parseDec(line, colon+1)
-		if ok {
+		f, _ := nextField(rest)
+		if v, isNum := parseUint(f); isNum && v <= maxKiB {
 			*dst = v * 1024 // the kernel prints these in kB (KiB)
+		} else {
+			ok = false
 		}
 	}
+	return ok
 }
 
 // procIO is /proc/PID/io.
@@ -187,108 +156,95 @@ type procIO struct {
 	rchar, wchar, syscr, syscw uint64
 }
 
-// parseIO parses /proc/PID/io ("rchar: 123").
-func parseIO(b []byte, io *procIO) {
+// parseIO parses /proc/PID/io ("rchar: 123"). ok is false when a wanted
+// line's value is not a number, or a wanted line is missing.
+func parseIO(b []byte, io *procIO) (ok bool) {
 	*io = procIO{}
-	for p := 0; p < len(b); {
-		end := p
-		for end < len(b) && b[end] != '\n' {
-			end++
-		}
-		line := b[p:end]
-		p = end + 1
-		colon := -1
-		for i, c := range line {
-			if c == ':' {
-				colon = i
-				break
-			}
-		}
-		if colon < 0 {
-			continue
-		}
+	var seen uint8
+	for len(b) > 0 {
+		var line []byte
+		line, b = nextLine(b)
+		key, rest := nextField(line)
 		var dst *uint64
-		switch string(line[:colon]) {
-		case "rchar":
-			dst = &io.rchar
-		case "wchar":
-			dst = &io.wchar
-		case "syscr":
-			dst = &io.syscr
-		case "syscw":
-			dst = &io.syscw
+		var bit uint8
+		switch string(key) {
+		case "rchar:":
+			dst, bit = &io.rchar, 1
+		case "wchar:":
+			dst, bit = &io.wchar, 2
+		case "syscr:":
+			dst, bit = &io.syscr, 4
+		case "syscw:":
+			dst, bit = &io.syscw, 8
 		default:
 			continue
 		}
-		if v, _, _, ok := parseDec(line, colon+1); ok {
+		f, _ := nextField(rest)
+		if v, isNum := parseUint(f); isNum {
 			*dst = v
+			seen |= bit
 		}
 	}
+	return seen == 15
 }
 
 // parseSchedstat returns the third field of /proc/PID/task/TID/schedstat:
 // how many times the thread was switched onto a CPU.
 func parseSchedstat(b []byte) (pcount uint64, ok bool) {
-	p := 0
-	for i := 0; i < 3; i++ {
-		var v uint64
-		v, _, p, ok = parseDec(b, p)
-		if !ok {
+	var f []byte
+	for range 3 {
+		f, b = nextField(b)
+		if pcount, ok = parseUint(f); !ok {
 			return 0, false
 		}
-		pcount = v
 	}
 	return pcount, true
 }
 
 // cpuIdle is what the Idle process needs from /proc/stat: per-CPU idle
-// time (idle + iowait, USER_HZ ticks) and the boot time.
+// time (idle + iowait, USER_HZ ticks).
 type cpuIdle struct {
 	perCPU []uint64 // reused across samples
 	total  uint64
-	btime  uint64 // seconds since the Unix epoch
 }
 
 // parseProcStatIdle parses /proc/stat into ci, reusing ci.perCPU.
 func parseProcStatIdle(b []byte, ci *cpuIdle) error {
 	ci.perCPU = ci.perCPU[:0]
-	ci.total, ci.btime = 0, 0
-	seenBtime := false
-	for p := 0; p < len(b); {
-		end := p
-		for end < len(b) && b[end] != '\n' {
-			end++
+	ci.total = 0
+	for lineNo := 1; len(b) > 0; lineNo++ {
+		var line []byte
+		line, b = nextLine(b)
+		key, rest := nextField(line)
+		if len(key) < 4 || string(key[:3]) != "cpu" {
+			continue
 		}
-		line := b[p:end]
-		p = end + 1
-		switch {
-		case len(line) > 3 && line[0] == 'c' && line[1] == 'p' && line[2] == 'u' && line[3] >= '0' && line[3] <= '9':
-			_, _, q, _ := parseDec(line, 3)
-			var f [5]uint64 // user nice system idle iowait
-			n := 0
-			for ; n < 5; n++ {
-				v, _, next, ok := parseDec(line, q)
-				if !ok {
-					break
-				}
-				f[n], q = v, next
-			}
-			if n < 4 {
-				return fmt.Errorf("/proc/stat: %.20q: %d fields, want at least 4", line, n)
-			}
-			idle := f[3] + f[4]
-			ci.perCPU = append(ci.perCPU, idle)
-			ci.total += idle
-		case len(line) > 6 && string(line[:6]) == "btime ":
-			v, _, _, ok := parseDec(line, 6)
+		if _, ok := parseUint(key[3:]); !ok {
+			return fmt.Errorf("/proc/stat line %d: %.24q is not a cpu name", lineNo, key)
+		}
+		var f [5]uint64 // user nice system idle iowait
+		n := 0
+		for ; n < 5; n++ {
+			var fld []byte
+			fld, rest = nextField(rest)
+			v, ok := parseUint(fld)
 			if !ok {
-				return fmt.Errorf("/proc/stat: btime line %.40q has no number", line)
+				if len(fld) > 0 {
+					return fmt.Errorf("/proc/stat line %d: %s field %d: %.24q is not a number", lineNo, key, n+1, fld)
+				}
+				break
 			}
-			ci.btime, seenBtime = v, true
+			f[n] = v
 		}
+		if n < 4 {
+			return fmt.Errorf("/proc/stat line %d: %s: %d fields, want at least 4", lineNo, key, n)
+		}
+		idle := f[3] + f[4]
+		ci.perCPU = append(ci.perCPU, idle)
+		ci.total += idle
 	}
-	if !seenBtime {
-		return errors.New("/proc/stat: no btime line")
+	if len(ci.perCPU) == 0 {
+		return errors.New("/proc/stat: no cpuN line")
 	}
 	return nil
 }

@@ -4,8 +4,10 @@ import (
 	"encoding/binary"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/perfcounters/perfcounters/perfdata"
@@ -75,11 +77,11 @@ func TestProcscanParseStatusIO(t *testing.T) {
 func TestProcscanParseProcStat(t *testing.T) {
 	var ci cpuIdle
 	err := parseProcStatIdle([]byte("cpu  1 2 3 4 5\ncpu0 1 1 1 10 1 0\ncpu1 0 0 0 20\nintr 1\nbtime 42\n"), &ci)
-	if err != nil || ci.total != 11+20 || len(ci.perCPU) != 2 || ci.perCPU[0] != 11 || ci.btime != 42 {
+	if err != nil || ci.total != 11+20 || len(ci.perCPU) != 2 || ci.perCPU[0] != 11 {
 		t.Errorf("got %+v %v", ci, err)
 	}
-	if err := parseProcStatIdle([]byte("cpu0 1 2 3 4\n"), &ci); err == nil {
-		t.Error("no btime: want error")
+	if err := parseProcStatIdle([]byte("cpu  1 2 3 4\nbtime 42\n"), &ci); err == nil {
+		t.Error("no cpuN line: want error")
 	}
 	if err := parseProcStatIdle([]byte("cpu0 1 2\nbtime 1\n"), &ci); err == nil {
 		t.Error("short cpu line: want error")
@@ -165,14 +167,19 @@ func TestProcscanKeptFixture(t *testing.T) {
 					o = p.Thread()
 				}
 				w := newRecWriter(t, o.Set)
-				if err := o.Collect(c, w); err != nil {
+				if err := o.Collect(c, &w.p, w); err != nil {
 					t.Fatal(err)
 				}
 				return w.done()
 			}
-			kept := NewProcessObjects(root, 0)
+			r, err := OpenProc(root, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			kept := NewProcessObjects(r)
 			defer kept.Close()
-			plain := NewProcessObjects("", 0)
+			plain := NewProcessObjects(ProcFS(os.DirFS(root)))
 			defer plain.Close()
 			a, b := collect(kept), collect(plain)
 			a2 := collect(kept) // second sample through the kept descriptors
@@ -227,8 +234,18 @@ func TestProcscanSteadyStateAllocs(t *testing.T) {
 	if err := os.WriteFile(root+"/104/status", []byte("Name:\trtprio\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c := NewCollector(os.DirFS(root), nil, WithClock(fixtureClock))
-	p := NewProcessObjects(root, 0)
+	for _, pid := range []string{"9", "102", "104"} {
+		if err := os.Mkdir(root+"/"+pid+"/fd", 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := OpenProc(root, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	c := NewCollector(nil, nil, WithProcReader(r), WithClock(fixtureClock), WithUptime(SinceBoot))
+	p := NewProcessObjects(r)
 	defer p.Close()
 	objs := []Object{p.Process(), p.Thread()}
 	type built struct {
@@ -251,7 +268,7 @@ func TestProcscanSteadyStateAllocs(t *testing.T) {
 			if err := b.BeginObject(perfdata.ObjectSpec{NameIndex: o.Set.NameIndex, DefaultCounter: -1}, bs[i].l, bs[i].specs); err != nil {
 				t.Fatal(err)
 			}
-			if err := o.Collect(c, discardWriter{b}); err != nil {
+			if err := o.Collect(c, nopCol{}, discardWriter{b}); err != nil {
 				t.Fatal(err)
 			}
 			if err := b.EndObject(); err != nil {
@@ -259,7 +276,6 @@ func TestProcscanSteadyStateAllocs(t *testing.T) {
 			}
 		}
 		b.Bytes()
-		c.Warnings = c.Warnings[:0]
 	}
 	sample()
 	sample()
@@ -305,12 +321,17 @@ func TestProcessLive(t *testing.T) {
 	childPid := child.Process.Pid
 	defer func() { child.Process.Kill(); child.Wait() }()
 
-	c := NewCollector(os.DirFS("/proc"), nil)
-	p := NewProcessObjects("/proc", 0)
+	r, err := OpenProc("/proc", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	c := NewCollector(nil, nil, WithProcReader(r))
+	p := NewProcessObjects(r)
 	defer p.Close()
 	collect := func(o Object) []recInstance {
 		w := newRecWriter(t, o.Set)
-		if err := o.Collect(c, w); err != nil {
+		if err := o.Collect(c, &w.p, w); err != nil {
 			t.Fatal(err)
 		}
 		return w.done()
@@ -346,9 +367,9 @@ func TestProcessLive(t *testing.T) {
 	if got, want := int(self.vals[procCreatingProcessID]), os.Getppid(); got != want {
 		t.Errorf("own Creating Process ID %d, want %d", got, want)
 	}
-	wantStart := uint64(statField(t, os.Getpid(), 22))*100_000 + p.scan.bootFileTime()
-	if self.vals[procElapsedTime] != wantStart {
-		t.Errorf("own Elapsed Time raw %d, want %d", self.vals[procElapsedTime], wantStart)
+	wantStart := uint64(statField(t, os.Getpid(), 22))*100_000 + liveBootFileTime(t)
+	if d := int64(self.vals[procElapsedTime] - wantStart); d < -bootTolerance || d > bootTolerance {
+		t.Errorf("own Elapsed Time raw %d, want %d (now less /proc/uptime, plus starttime) within %d", self.vals[procElapsedTime], wantStart, bootTolerance)
 	}
 	// Own threads in the Thread object: same parent position, each with
 	// a tid listed in /proc/self/task.
@@ -413,11 +434,68 @@ func TestProcessLive(t *testing.T) {
 			}
 		}
 	}
-	if p.scan.src.(*osSource).statFD >= 0 {
-		open++ // /proc/stat
-	}
+	open += len(p.scan.src.(*osSource).rootKept) // /proc/stat and the other host-wide files
 	if k := p.scan.src.(*osSource).kept; k != open {
 		t.Errorf("kept count %d, open descriptors in entries %d", k, open)
 	}
 	t.Logf("kept descriptors: %d with the child, %d after", keptWith, open)
+}
+
+// TestProcscanOutOfDescriptors lowers RLIMIT_NOFILE so that the kept
+// descriptors of the fixture's processes fit and its threads' do not: a
+// sample that loses threads to EMFILE must say so, and the next sample,
+// after the reader shed its thread descriptors, must be complete.
+func TestProcscanOutOfDescriptors(t *testing.T) {
+	root := "testdata/proc-pids/basic"
+	want := func() int {
+		c := NewCollector(os.DirFS(root), nil, WithClock(fixtureClock))
+		p := NewProcessObjects(ProcFS(c.Proc))
+		w := newRecWriter(t, p.Thread().Set)
+		if err := p.Thread().Collect(c, &w.p, w); err != nil {
+			t.Fatal(err)
+		}
+		return len(w.done())
+	}()
+	r, err := OpenProc(root, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	c := NewCollector(nil, nil, WithProcReader(r), WithClock(fixtureClock))
+	p := NewProcessObjects(r)
+	defer p.Close()
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skip("no /proc/self/fd")
+	}
+	var old syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &old); err != nil {
+		t.Fatal(err)
+	}
+	// About 30 process-level files (stat, status, io, fd, task of 6
+	// processes) fit; the 20 thread files do not all fit.
+	low := syscall.Rlimit{Cur: uint64(len(fds) + 40), Max: old.Max}
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &low); err != nil {
+		t.Skip("cannot lower RLIMIT_NOFILE:", err)
+	}
+	defer syscall.Setrlimit(syscall.RLIMIT_NOFILE, &old)
+	for sample := 1; sample <= 3; sample++ {
+		for _, o := range []Object{p.Process(), p.Thread()} {
+			w := newRecWriter(t, o.Set)
+			if err := o.Collect(c, &w.p, w); err != nil {
+				t.Fatal(err)
+			}
+			got := w.done()
+			if o.Set.Name != "Thread" {
+				continue
+			}
+			leftOut := slices.ContainsFunc(w.p.reasons, func(r string) bool { return strings.Contains(r, "threads left out") })
+			switch {
+			case len(got) < want && !leftOut:
+				t.Errorf("sample %d: %d Thread instances of %d, and no reason says why (%q)", sample, len(got), want, w.p.reasons)
+			case sample > 1 && len(got) != want:
+				t.Errorf("sample %d: %d Thread instances, want %d after shedding descriptors (%q)", sample, len(got), want, w.p.reasons)
+			}
+		}
+	}
 }

@@ -202,6 +202,8 @@ type protoCollector struct {
 	refs  [][]int // per counter, indexes into keys
 	vals  []uint64
 	found []bool
+	bad   badFields // malformed values of the file last parsed
+	miss  []int     // counters to report unavailable, reused
 }
 
 // snmpKey is a "Proto.Field" key split once.
@@ -255,24 +257,26 @@ func (c *Collector) protocolObjects() []Object {
 	return objs
 }
 
-func (p *protoCollector) collect(c *Collector, w Writer) error {
+func (p *protoCollector) collect(c *Collector, col Collection, w Writer) error {
 	switch p.obj.src {
 	case srcSNMP:
-		b, err := c.readFile(c.Proc, "net/snmp")
+		b, err := c.readProc("net/snmp")
 		if err != nil {
 			return err
 		}
-		if err := parseSNMP(b, p.split, p.vals, p.found); err != nil {
+		if err := parseSNMP(b, p.split, p.vals, p.found, &p.bad); err != nil {
 			return err
 		}
+		p.bad.report(col, "/proc/net/snmp")
 	case srcSNMP6:
-		b, err := c.readFile(c.Proc, "net/snmp6")
+		b, err := c.readProc("net/snmp6")
 		if err != nil {
 			return err
 		}
-		parseKeyValues(b, p.keys, p.vals, p.found)
+		parseKeyValues(b, p.keys, p.vals, p.found, &p.bad)
+		p.bad.report(col, "/proc/net/snmp6")
 	case srcTCP6:
-		b, err := c.readFile(c.Proc, "net/tcp6")
+		b, err := c.readProc("net/tcp6")
 		if err != nil {
 			return err
 		}
@@ -283,19 +287,29 @@ func (p *protoCollector) collect(c *Collector, w Writer) error {
 		p.vals[0], p.found[0] = n, true
 	}
 	v := w.Single()
+	p.miss = p.miss[:0]
 	for i, refs := range p.refs {
 		var sum uint64
+		missing := false
 		for _, k := range refs {
 			if p.found[k] {
 				sum += p.vals[k]
+			} else if !optionalKey(p.keys[k]) {
+				missing = true
 			}
 		}
 		v.Set(i, sum)
+		if missing {
+			p.miss = append(p.miss, i)
+		}
 	}
 	for k, ok := range p.found {
-		if !ok && !optionalKey(p.keys[k]) {
-			c.warn("%s: no %s", p.obj.name, p.keys[k])
+		if !ok && !optionalKey(p.keys[k]) && !p.bad.has(p.split[k].field) && !p.bad.has(p.keys[k]) {
+			partialf(col, "%s: no %s", p.obj.name, p.keys[k])
 		}
+	}
+	if len(p.miss) > 0 {
+		col.Unavailable(p.miss...)
 	}
 	return nil
 }
@@ -306,11 +320,13 @@ func optionalKey(k string) bool { return k == "Icmp6InMLDv2Reports" || k == "Icm
 
 // parseSNMP parses /proc/net/snmp: pairs of lines "Proto: names..." and
 // "Proto: values..." (values may be negative, e.g. Tcp MaxConn -1; those
-// are not counters and are skipped).
-func parseSNMP(b []byte, keys []snmpKey, dst []uint64, found []bool) error {
+// are not counters and are skipped). A wanted value that is not a number
+// is left unfound and recorded in bad.
+func parseSNMP(b []byte, keys []snmpKey, dst []uint64, found []bool, bad *badFields) error {
 	for k := range found {
 		found[k] = false
 	}
+	bad.reset()
 	for lineNo := 1; len(b) > 0; lineNo += 2 {
 		var hdr, val []byte
 		hdr, b = nextLine(b)
@@ -336,6 +352,8 @@ func parseSNMP(b []byte, keys []snmpKey, dst []uint64, found []bool) error {
 				if keys[k].field == string(name) && keys[k].proto == string(proto) {
 					if v, ok := parseUint(num); ok {
 						dst[k], found[k] = v, true
+					} else if _, ok := parseInt(num); !ok {
+						bad.add(lineNo+1, name, num)
 					}
 				}
 			}

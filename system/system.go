@@ -1,7 +1,8 @@
 package system
 
 import (
-	"io/fs"
+	"errors"
+	"fmt"
 
 	"github.com/perfcounters/perfcounters/counterset"
 	"github.com/perfcounters/perfcounters/perfdata"
@@ -38,21 +39,16 @@ func parseLoadAvg(b []byte, dst *loadAvg) bool {
 
 // countProcesses counts the numeric entries of /proc (one per process;
 // threads appear only under /proc/PID/task).
-func countProcesses(proc fs.FS) (uint64, error) {
-	ents, err := fsReadDir(proc, ".")
+func (c *Collector) countProcesses() (uint64, error) {
+	if c.proc == nil {
+		return 0, errors.New("list /proc: no /proc file system")
+	}
+	var err error
+	c.pidBuf, err = c.proc.pids(c.pidBuf[:0], &c.dirBuf)
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("list /proc: %w", err)
 	}
-	var n uint64
-	for _, e := range ents {
-		name := e.Name()
-		if len(name) > 0 && name[0] >= '1' && name[0] <= '9' {
-			if _, ok := parseUint([]byte(name)); ok {
-				n++
-			}
-		}
-	}
-	return n, nil
+	return uint64(len(c.pidBuf)), nil
 }
 
 // System counter indexes.
@@ -71,7 +67,7 @@ const (
 func (c *Collector) systemObject() Object {
 	cs := []counterset.Counter{
 		ctr("Context Switches/sec", tCounter, -2, detAdvanced, "Context Switches/sec is the rate at which processors switched from one thread to another (ctxt in /proc/stat)."),
-		ctr("System Up Time", tElapsed, -5, detNovice, "System Up Time is the time in seconds since the host booted (btime in /proc/stat), measured against the object's FILETIME clock."),
+		ctr("System Up Time", tElapsed, -5, detNovice, "System Up Time is the time in seconds since the host booted (the raw value is the boot time: the clock less the first field of /proc/uptime), measured against the object's FILETIME clock."),
 		ctr("Processor Queue Length", tRaw, 1, detWizard, "Processor Queue Length is the number of runnable threads waiting for a processor: procs_running in /proc/stat less one per online processor, never below zero. It is exact when every processor is busy, which is when a queue forms."),
 		ctr("Processes", tRaw, 1, detWizard, "Processes is the number of processes on the host (numeric entries of /proc)."),
 		ctr("Threads", tRaw, 1, detWizard, "Threads is the number of threads on the host (the total in the fourth field of /proc/loadavg)."),
@@ -82,8 +78,8 @@ func (c *Collector) systemObject() Object {
 	return Object{Set: set, Collect: (*Collector).collectSystem}
 }
 
-func (c *Collector) collectSystem(w Writer) error {
-	b, err := c.readFile(c.Proc, "stat")
+func (c *Collector) collectSystem(col Collection, w Writer) error {
+	b, err := c.readProc("stat")
 	if err != nil {
 		return err
 	}
@@ -91,25 +87,42 @@ func (c *Collector) collectSystem(w Writer) error {
 	if err := parseKernelStat(b, st); err != nil {
 		return err
 	}
+	st.Bad.report(col, "/proc/stat")
 	now := c.Now()
 	w.SetObjectTime(perfdata.FileTime(now), perfdata.FileTimeFreq)
 	v := w.Single()
 	v.Set(sysContextSwitches, st.Ctxt)
-	v.Set(sysUpTime, st.BootTime*perfdata.FileTimeFreq+perfdata.FileTimeUnixEpoch)
+	if st.Has&hasCtxt == 0 {
+		col.Unavailable(sysContextSwitches)
+		if !st.Bad.has("ctxt") {
+			partialf(col, "/proc/stat: no ctxt line")
+		}
+	}
+	if st.Has&hasProcsRunning == 0 {
+		col.Unavailable(sysQueueLength)
+		if !st.Bad.has("procs_running") {
+			partialf(col, "/proc/stat: no procs_running line")
+		}
+	}
+	if boot, ok := c.bootFileTime(col); ok {
+		v.Set(sysUpTime, boot)
+	} else {
+		col.Unavailable(sysUpTime)
+	}
 	if q, n := st.ProcsRunning, uint64(len(st.IDs)); q > n {
 		v.Set(sysQueueLength, q-n)
 	}
-	if n, err := countProcesses(c.Proc); err != nil {
-		c.warn("/proc: %v", err)
+	if n, err := c.countProcesses(); err != nil {
+		partialf(col, "/proc: %v", err)
 	} else {
 		v.Set(sysProcesses, n)
 	}
-	if b, err := c.readFile(c.Proc, "loadavg"); err != nil {
-		c.warn("%v", err)
+	if b, err := c.readProc("loadavg"); err != nil {
+		partialf(col, "%v", err)
 	} else if parseLoadAvg(b, &c.sysstate.loadavg) {
 		v.Set(sysThreads, c.sysstate.loadavg.Threads)
 	} else {
-		c.warn("/proc/loadavg: no thread count")
+		partialf(col, "/proc/loadavg: no thread count")
 	}
 	return nil
 }
@@ -128,19 +141,19 @@ func (c *Collector) objectsObject() Object {
 	return Object{Set: set, Collect: (*Collector).collectObjects}
 }
 
-func (c *Collector) collectObjects(w Writer) error {
+func (c *Collector) collectObjects(col Collection, w Writer) error {
 	v := w.Single()
-	n, err := countProcesses(c.Proc)
+	n, err := c.countProcesses()
 	if err != nil {
 		return err
 	}
 	v.Set(0, n)
-	if b, err := c.readFile(c.Proc, "loadavg"); err != nil {
-		c.warn("%v", err)
+	if b, err := c.readProc("loadavg"); err != nil {
+		partialf(col, "%v", err)
 	} else if parseLoadAvg(b, &c.sysstate.loadavg) {
 		v.Set(1, c.sysstate.loadavg.Threads)
 	} else {
-		c.warn("/proc/loadavg: no thread count")
+		partialf(col, "/proc/loadavg: no thread count")
 	}
 	return nil
 }

@@ -78,20 +78,26 @@ func (p *ProcessObjects) Thread() Object {
 // collectThread writes one instance per thread: Idle's threads (one per
 // processor, parent position 0), each process's threads in scan order,
 // and _Total with the _Total process as parent.
-func (p *ProcessObjects) collectThread(c *Collector, w Writer) error {
+func (p *ProcessObjects) collectThread(c *Collector, col Collection, w Writer) error {
 	s := &p.scan
-	if err := s.acquire(c, userThread); err != nil {
+	if err := s.acquire(c, col, userThread); err != nil {
 		return err
 	}
-	s.readThreads(c)
+	s.readThreads(col)
+	if s.schedstatMissing {
+		partialf(col, "Thread: Context Switches/sec unavailable: the kernel has no /proc/PID/task/TID/schedstat (CONFIG_SCHED_INFO is off)")
+	}
 	now := perfdata.FileTime(c.Now())
 	w.SetObjectTime(now, 10_000_000)
 	var total [numThreadCounters]uint64
+	boot, bootOK := c.bootFileTime(col)
 	if s.idleOK {
-		boot := s.bootFileTime()
 		for i, idle := range s.idle.perCPU {
 			t := ticksTo100ns(idle, c.UserHZ)
 			v := w.Instance(s.threadInstanceName(i), processTitleIndex, 0, -1)
+			if !bootOK {
+				col.Unavailable(thrElapsedTime)
+			}
 			v.Set(thrProcessorTime, t)
 			v.Set(thrPrivilegedTime, t)
 			v.Set(thrElapsedTime, boot)
@@ -112,7 +118,7 @@ func (p *ProcessObjects) collectThread(c *Collector, w Writer) error {
 				thrUserTime:        user,
 				thrPrivilegedTime:  sys,
 				thrContextSwitches: t.csw,
-				thrElapsedTime:     s.startFileTime(c, t.start),
+				thrElapsedTime:     startFileTime(boot, t.start, c.UserHZ),
 				thrPriorityCurrent: prio,
 				thrPriorityBase:    prio,
 				thrThreadState:     uint64(threadState(t.st.state)),
@@ -120,6 +126,12 @@ func (p *ProcessObjects) collectThread(c *Collector, w Writer) error {
 				thrIDThread:        uint64(t.tid),
 			}
 			v := w.Instance(s.threadInstanceName(i), processTitleIndex, uint32(pos+1), -1)
+			if !bootOK {
+				col.Unavailable(thrElapsedTime)
+			}
+			if !t.cswOK {
+				col.Unavailable(p.cswCounter[:]...)
+			}
 			for k, x := range vals {
 				v.Set(k, x)
 				total[k] += x

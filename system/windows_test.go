@@ -11,10 +11,11 @@ import (
 	"github.com/perfcounters/perfcounters/countertype"
 )
 
-// The real Windows material gathered for the project (read-only, outside
-// the module): blocks decoded from a perfmon log of a Vista machine, and its
-// English title database.
-const conformanceDir = "../../shared/conformance/perfdata/pal-SampleLog-ZACH-PC/"
+// The real Windows material the tests compare with, copied from the
+// project's conformance material (testdata/windows/PROVENANCE.md): the
+// counter definitions of a Vista machine's blocks, and its English title
+// database.
+const conformanceDir = "testdata/windows/"
 
 type winCounter struct {
 	Name string `json:"CounterName"`
@@ -25,9 +26,9 @@ type winCounter struct {
 // windowsObjects returns the counter definitions of each object in
 // decoded.json, by object name.
 func windowsObjects(t *testing.T) map[string][]winCounter {
-	b, err := os.ReadFile(conformanceDir + "decoded.json")
+	b, err := os.ReadFile(conformanceDir + "zach-pc-counters.json")
 	if err != nil {
-		t.Skipf("conformance material not present: %v", err)
+		t.Fatal(err)
 	}
 	var blocks []struct {
 		Objects []struct {
@@ -92,7 +93,7 @@ func typeHex(t countertype.Type) string {
 func TestWindowsTitles(t *testing.T) {
 	f, err := os.Open(conformanceDir + "counter-names-009.tsv")
 	if err != nil {
-		t.Skipf("conformance material not present: %v", err)
+		t.Fatal(err)
 	}
 	defer f.Close()
 	byIndex := map[uint32]string{}
