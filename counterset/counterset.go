@@ -95,7 +95,10 @@ const (
 )
 
 // NoID marks an unused companion-counter reference (BaseID, MultiID, ...),
-// as 0xFFFFFFFF does in MS-PCQ registration records.
+// as 0xFFFFFFFF does in MS-PCQ registration records. A reference only
+// counts where the counter's type uses it (Base, MultiCount, ObjectTimer),
+// so a Counter's zero value needs no marker: BaseID 0 on a counter that
+// takes no base means nothing, not "counter 0".
 const NoID = ^uint32(0)
 
 // Counter is one counter (one column) of a set.
@@ -114,6 +117,51 @@ type Counter struct {
 	PerfTimeID   uint32           // V2: id of the counter holding the object time, or NoID
 	PerfFreqID   uint32           // V2: id of the counter holding the object frequency, or NoID
 	NameIndex    uint32           // title index of the name; 0 = to be assigned by the title database
+}
+
+// Base returns the id of the counter's base counter, for a type that takes
+// one (fractions, averages, sample counters); ok is false for every other
+// type, whatever BaseID holds.
+func (c *Counter) Base() (id uint32, ok bool) {
+	if !c.Type.NeedsBase() || c.BaseID == NoID {
+		return 0, false
+	}
+	return c.BaseID, true
+}
+
+// MultiCount returns the id of the counter holding the item count of a
+// PERF_MULTI_COUNTER type that names one; ok is false otherwise.
+func (c *Counter) MultiCount() (id uint32, ok bool) {
+	if !c.Type.Multi() || c.Type.IsBase() || c.MultiID == NoID {
+		return 0, false
+	}
+	return c.MultiID, true
+}
+
+// ObjectTimer returns the ids of the counters holding the object time and
+// frequency of a type measured against the object's own timer
+// (PERF_OBJECT_TIMER); ok is false for every other type.
+func (c *Counter) ObjectTimer() (timeID, freqID uint32, ok bool) {
+	if !c.Type.UsesObjectTimer() || c.PerfTimeID == NoID || c.PerfFreqID == NoID {
+		return 0, 0, false
+	}
+	return c.PerfTimeID, c.PerfFreqID, true
+}
+
+// WireRefs returns the four references as a registration record or a
+// segment stores them: NoID for each the counter's type does not use.
+func (c *Counter) WireRefs() (base, multi, perfTime, perfFreq uint32) {
+	base, multi, perfTime, perfFreq = NoID, NoID, NoID, NoID
+	if id, ok := c.Base(); ok {
+		base = id
+	}
+	if id, ok := c.MultiCount(); ok {
+		multi = id
+	}
+	if t, f, ok := c.ObjectTimer(); ok {
+		perfTime, perfFreq = t, f
+	}
+	return base, multi, perfTime, perfFreq
 }
 
 // ValueSize returns the width in bytes of the counter's value: Size when

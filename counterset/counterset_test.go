@@ -66,3 +66,34 @@ func TestInstancing(t *testing.T) {
 		}
 	}
 }
+
+// TestReferencesCountOnlyWhereTheTypeUsesThem: a zero BaseID (or any
+// other reference) on a type that does not use it means nothing, so a
+// Counter's zero value needs no "no id" marker; where the type uses the
+// reference, 0 names counter 0.
+func TestReferencesCountOnlyWhereTheTypeUsesThem(t *testing.T) {
+	raw := ct.PERF_COUNTER_RAWCOUNT
+	frac := ct.PERF_RAW_FRACTION
+	multi := ct.PERF_COUNTER_MULTI_TIMER
+	obj := ct.PERF_ELAPSED_TIME
+	const none = NoID
+	for _, tc := range []struct {
+		name               string
+		c                  Counter
+		base, mult, pt, pf uint32 // as WireRefs gives them
+	}{
+		{"rawcount, zero value", Counter{Type: raw}, none, none, none, none},
+		{"rawcount, stray ids", Counter{Type: raw, BaseID: 4, MultiID: 5, PerfTimeID: 6, PerfFreqID: 7}, none, none, none, none},
+		{"fraction, base 0", Counter{Type: frac, BaseID: 0}, 0, none, none, none},
+		{"fraction, base 3", Counter{Type: frac, BaseID: 3}, 3, none, none, none},
+		{"fraction, no base named", Counter{Type: frac, BaseID: NoID}, none, none, none, none},
+		{"multi timer", Counter{Type: multi, MultiID: 2}, none, 2, none, none},
+		{"elapsed time, object timer", Counter{Type: obj, PerfTimeID: 8, PerfFreqID: 9}, none, none, 8, 9},
+		{"elapsed time, frequency missing", Counter{Type: obj, PerfTimeID: 8, PerfFreqID: NoID}, none, none, none, none},
+	} {
+		b, m, pt, pf := tc.c.WireRefs()
+		if b != tc.base || m != tc.mult || pt != tc.pt || pf != tc.pf {
+			t.Errorf("%s: WireRefs = %d %d %d %d, want %d %d %d %d", tc.name, b, m, pt, pf, tc.base, tc.mult, tc.pt, tc.pf)
+		}
+	}
+}

@@ -108,14 +108,15 @@ func newV2Set(v *v2Source, set *counterset.Set, guid string, publishers []uint32
 	}
 	s := &v2Set{v: v, set: set, guid: guid, publishers: publishers, timeAt: -1, freqAt: -1}
 	for _, c := range set.Counters {
-		if !c.Type.UsesObjectTimer() {
+		tid, fid, ok := c.ObjectTimer()
+		if !ok {
 			continue
 		}
 		for i, d := range set.Counters {
-			if d.ID == c.PerfTimeID && c.PerfTimeID != counterset.NoID {
+			if d.ID == tid {
 				s.timeAt = i
 			}
-			if d.ID == c.PerfFreqID && c.PerfFreqID != counterset.NoID {
+			if d.ID == fid {
 				s.freqAt = i
 			}
 		}

@@ -204,11 +204,13 @@ func validate(def *counterset.Set) error {
 		ids[c.ID] = true
 	}
 	for _, c := range def.Counters {
+		// Only the references the counter's type uses count.
+		base, multi, ptime, pfreq := c.WireRefs()
 		for _, r := range []struct {
 			what string
 			id   uint32
-		}{{"baseID", c.BaseID}, {"multiCounterID", c.MultiID}, {"perfTimeID", c.PerfTimeID}, {"perfFreqID", c.PerfFreqID}} {
-			if r.id == counterset.NoID || r.id == 0 && !ids[0] {
+		}{{"baseID", base}, {"multiCounterID", multi}, {"perfTimeID", ptime}, {"perfFreqID", pfreq}} {
+			if r.id == counterset.NoID {
 				continue
 			}
 			if !ids[r.id] {

@@ -126,7 +126,6 @@ func processCounters() []counterset.Counter {
 	}
 	for i := range c {
 		c[i].ID = uint32(i)
-		c[i].BaseID, c[i].MultiID, c[i].PerfTimeID, c[i].PerfFreqID = counterset.NoID, counterset.NoID, counterset.NoID, counterset.NoID
 		c[i].Aggregate = counterset.AggregateTotal
 	}
 	return c

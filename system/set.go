@@ -33,8 +33,6 @@ const (
 func ctr(name string, t countertype.Type, scale int32, detail uint32, help string) counterset.Counter {
 	return counterset.Counter{
 		Name: name, Help: help, Type: t, DefaultScale: scale, DetailLevel: detail,
-		BaseID: counterset.NoID, MultiID: counterset.NoID,
-		PerfTimeID: counterset.NoID, PerfFreqID: counterset.NoID,
 	}
 }
 

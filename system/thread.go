@@ -53,7 +53,6 @@ func threadSet() *counterset.Set {
 	}
 	for i := range c {
 		c[i].ID = uint32(i)
-		c[i].BaseID, c[i].MultiID, c[i].PerfTimeID, c[i].PerfFreqID = counterset.NoID, counterset.NoID, counterset.NoID, counterset.NoID
 		c[i].Aggregate = counterset.AggregateTotal
 	}
 	return &counterset.Set{

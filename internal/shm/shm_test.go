@@ -115,7 +115,12 @@ func TestWriteScan(t *testing.T) {
 	}
 	for i, c := range set.Set.Counters {
 		w := want.Counters[i]
-		if c.ID != w.ID || c.Name != w.Name || c.Type != w.Type || c.Aggregate != w.Aggregate || c.BaseID != w.BaseID || c.ValueSize() != w.ValueSize() {
+		// References compare as the segment stores them: only those the
+		// counter's type uses (counterset.Counter.WireRefs).
+		cb, cm, ct, cf := c.WireRefs()
+		wb, wm, wt, wf := w.WireRefs()
+		if c.ID != w.ID || c.Name != w.Name || c.Type != w.Type || c.Aggregate != w.Aggregate ||
+			cb != wb || cm != wm || ct != wt || cf != wf || c.ValueSize() != w.ValueSize() {
 			t.Errorf("counter %d = %+v, want %+v", i, c, w)
 		}
 	}
