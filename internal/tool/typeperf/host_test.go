@@ -76,3 +76,83 @@ func TestV1FailureReachesTypeperf(t *testing.T) {
 		t.Errorf("the host's own counter did not arrive:\n%s", out.String())
 	}
 }
+
+// copyTree copies the fixture tree src to dst.
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		out := filepath.Join(dst, rel)
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(out, 0o755)
+		case d.Type()&os.ModeSymlink != 0:
+			target, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(target, out)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(out, b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestPartialProcReachesTypeperf runs typeperf on a host whose /proc (a
+// fixture tree) has a malformed MemAvailable: the Memory object still
+// arrives, the values fed by that line are blank cells (never a made-up
+// 0), the others are there, and the user is told which file and line.
+func TestPartialProcReachesTypeperf(t *testing.T) {
+	root := t.TempDir()
+	copyTree(t, filepath.Join("..", "..", "..", "system", "testdata", "host"), root)
+	mi := filepath.Join(root, "proc", "meminfo")
+	b, err := os.ReadFile(mi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := strings.Replace(string(b), "MemAvailable:   24425904 kB", "MemAvailable:   24x25904 kB", 1)
+	if bad == string(b) {
+		t.Fatal("fixture meminfo changed; fix the test")
+	}
+	if err := os.WriteFile(mi, []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h, err := host.New(host.Options{ProcRoot: filepath.Join(root, "proc"), SysRoot: filepath.Join(root, "sys"), SegmentDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	var out bytes.Buffer
+	var warned []string
+	opts := typeperf.Options{Counters: []string{`\Memory\Available MBytes`, `\Memory\Committed Bytes`},
+		Samples: 2, Interval: time.Millisecond, Format: pdhcsv.CSV, Log: true, Location: time.UTC,
+		Warn: func(cause, msg string) { warned = append(warned, msg) }}
+	if err := typeperf.Run(context.Background(), h.Source(), opts, &out, io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if len(warned) == 0 || !strings.Contains(warned[0], "/proc/meminfo") || !strings.Contains(warned[0], "MemAvailable") {
+		t.Errorf("the malformed line is not reported: %q", warned)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("want a header and 2 rows:\n%s", out.String())
+	}
+	for _, row := range lines[1:] {
+		cells := strings.Split(row, ",")
+		if cells[1] != `" "` {
+			t.Errorf("row %s: Available MBytes must be blank (its line is malformed), got %s", row, cells[1])
+		}
+		if cells[2] == `" "` {
+			t.Errorf("row %s: Committed Bytes must have its value (its lines are fine)", row)
+		}
+	}
+}
