@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfcounters/perfcounters/internal/shmtest"
+
 	"github.com/perfcounters/perfcounters/internal/shm"
 	"github.com/perfcounters/perfcounters/internal/tool/typeperf"
 	"github.com/perfcounters/perfcounters/perflog/pdhcsv"
@@ -54,7 +56,7 @@ func until(t *testing.T, what string, cond func() bool) {
 // and its segment go at the next collection.
 func TestCrossProcess(t *testing.T) {
 	bin := buildExample(t)
-	seg := shmTestDir(t)
+	seg := shmtest.Dir(t)
 	state := t.TempDir()
 	reg := register(t, state, "../examples/httpserver/httpserver.man")[0].Registration
 	set := reg.Sets[0]

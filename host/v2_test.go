@@ -16,30 +16,17 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/perfcounters/perfcounters/internal/shmtest"
+
 	"github.com/perfcounters/perfcounters/counterset"
 	"github.com/perfcounters/perfcounters/countertype"
 	"github.com/perfcounters/perfcounters/engine"
 	"github.com/perfcounters/perfcounters/internal/asuser"
-	"github.com/perfcounters/perfcounters/internal/shm"
 	"github.com/perfcounters/perfcounters/manifest"
 	"github.com/perfcounters/perfcounters/perfdata"
 	"github.com/perfcounters/perfcounters/provider"
 	statedir "github.com/perfcounters/perfcounters/state"
 )
-
-// shmTestDir returns a fresh directory on tmpfs, where segments may live.
-func shmTestDir(t *testing.T) string {
-	t.Helper()
-	if err := shm.CheckDir("/dev/shm"); err != nil {
-		t.Skipf("no tmpfs at /dev/shm: %v", err)
-	}
-	d, err := os.MkdirTemp("/dev/shm", "perfc-host-test-")
-	if err != nil {
-		t.Skipf("cannot use /dev/shm: %v", err)
-	}
-	t.Cleanup(func() { os.RemoveAll(d) })
-	return d
-}
 
 // sample is one object of a block: rows by instance name ("" for a
 // single-instance object), values by counter definition index.
@@ -126,7 +113,7 @@ func (l *logBuffer) String() string {
 // below), counters matched by id whatever order a provider publishes
 // them in, and a provider whose set contradicts its registration left out.
 func TestV2Collection(t *testing.T) {
-	seg := shmTestDir(t)
+	seg := shmtest.Dir(t)
 	state := t.TempDir()
 	reg := register(t, state, "testdata/v2test.man")[0].Registration
 	idx := map[string]uint32{}
@@ -348,7 +335,7 @@ func TestAttackSpoofedSet(t *testing.T) {
 		return
 	}
 	r := asuser.New(t)
-	base := shmTestDir(t)
+	base := shmtest.Dir(t)
 	if err := os.Chmod(base, os.ModeSticky|0o777); err != nil {
 		t.Fatal(err)
 	}
@@ -459,7 +446,7 @@ func TestAttackSpoofedSet(t *testing.T) {
 // reading segments, the registered sets fail with that reason: never shown
 // as absent providers or as valid zeros.
 func TestV2OutOfDescriptors(t *testing.T) {
-	seg := shmTestDir(t)
+	seg := shmtest.Dir(t)
 	state := t.TempDir()
 	reg := register(t, state, "testdata/v2test.man")[0].Registration
 	idx := map[string]uint32{}

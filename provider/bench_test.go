@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfcounters/perfcounters/internal/shmtest"
+
 	"golang.org/x/sys/unix"
 
 	"github.com/perfcounters/perfcounters/counterset"
@@ -14,7 +16,7 @@ import (
 
 func benchInstance(b *testing.B) *Instance {
 	b.Helper()
-	p, err := Start("{bench}", opts(shmDir(b)))
+	p, err := Start("{bench}", opts(shmtest.Dir(b)))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -131,7 +133,7 @@ func BenchmarkAddContended(b *testing.B) {
 // 20-counter set and reports the scanner's CPU time (user+system, from
 // getrusage) per scan as cpu-ns/op.
 func BenchmarkCollect1000x20(b *testing.B) {
-	dir := shmDir(b)
+	dir := shmtest.Dir(b)
 	p, err := Start("{collect}", Options{Dir: dir, MaxInstances: 2048})
 	if err != nil {
 		b.Fatal(err)

@@ -12,23 +12,12 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/perfcounters/perfcounters/internal/shmtest"
+
 	"github.com/perfcounters/perfcounters/counterset"
 	"github.com/perfcounters/perfcounters/countertype"
 	"github.com/perfcounters/perfcounters/internal/shm"
 )
-
-func shmDir(t testing.TB) string {
-	t.Helper()
-	if err := shm.CheckDir("/dev/shm"); err != nil {
-		t.Skipf("no tmpfs at /dev/shm: %v", err)
-	}
-	d, err := os.MkdirTemp("/dev/shm", "perfc-provider-test-")
-	if err != nil {
-		t.Skipf("cannot use /dev/shm: %v", err)
-	}
-	t.Cleanup(func() { os.RemoveAll(d) })
-	return d
-}
 
 func opts(dir string) Options {
 	return Options{Dir: dir, MaxInstances: 2048, HeapSize: 4 << 20}
@@ -69,7 +58,7 @@ func values(t *testing.T, dir, set string) map[string][]uint64 {
 }
 
 func TestPublish(t *testing.T) {
-	dir := shmDir(t)
+	dir := shmtest.Dir(t)
 	p, err := Start("{prov-publish}", opts(dir))
 	if err != nil {
 		t.Fatal(err)
@@ -155,7 +144,7 @@ func TestPublish(t *testing.T) {
 }
 
 func TestSingleInstance(t *testing.T) {
-	dir := shmDir(t)
+	dir := shmtest.Dir(t)
 	p, err := Start("{prov-single}", opts(dir))
 	if err != nil {
 		t.Fatal(err)
@@ -183,7 +172,7 @@ func TestSingleInstance(t *testing.T) {
 }
 
 func TestErrors(t *testing.T) {
-	dir := shmDir(t)
+	dir := shmtest.Dir(t)
 	p, err := Start("{prov-errors}", opts(dir))
 	if err != nil {
 		t.Fatal(err)
@@ -274,7 +263,7 @@ func TestErrors(t *testing.T) {
 // TestConcurrent runs writers of every kind, instance churn and a reader
 // at once; run it with -race. Final values are exact.
 func TestConcurrent(t *testing.T) {
-	dir := shmDir(t)
+	dir := shmtest.Dir(t)
 	p, err := Start("{prov-race}", opts(dir))
 	if err != nil {
 		t.Fatal(err)
@@ -373,7 +362,7 @@ func TestCrossProcess(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a program")
 	}
-	dir := shmDir(t)
+	dir := shmtest.Dir(t)
 	bin := filepath.Join(t.TempDir(), "provprog")
 	build := exec.Command("go", "build", "-o", bin, "./testdata/provprog")
 	if out, err := build.CombinedOutput(); err != nil {
@@ -435,7 +424,7 @@ func TestCrossProcess(t *testing.T) {
 }
 
 func TestAggregateTotal(t *testing.T) {
-	dir := shmDir(t)
+	dir := shmtest.Dir(t)
 	p, err := Start("{prov-agg}", opts(dir))
 	if err != nil {
 		t.Fatal(err)

@@ -52,16 +52,17 @@ var table = map[string]rule{
 	"titles":     {1, []string{"internal/filecap", "internal/utf16le"}},
 	"perfdata":   {1, []string{"countertype", "internal/filecap", "internal/utf16le"}},
 	// L2: providers, engine, consumers.
-	"manifest":       {2, []string{"counterset", "countertype"}},
-	"internal/shm":   {2, []string{"counterset", "countertype"}},
-	"provider":       {2, []string{"counterset", "internal/shm"}},
-	"collect":        {2, []string{"perfdata"}},
-	"system":         {2, []string{"counterset", "countertype", "perfdata"}},
-	"engine":         {2, []string{"collect", "counterset", "perfdata", "titles"}},
-	"pdh":            {2, []string{"calc", "counterpath", "countertype", "internal/utf16le", "perfdata", "titles"}},
-	"perflog/pdhcsv": {2, nil},
-	"state":          {2, []string{"counterset", "manifest", "titles"}},
-	"perflog/blg":    {2, []string{"countertype", "internal/utf16le", "pdh", "perfdata", "titles"}},
+	"manifest":         {2, []string{"counterset", "countertype"}},
+	"internal/shm":     {2, []string{"counterset", "countertype"}},
+	"internal/shmtest": {2, []string{"internal/shm"}}, // test support: a tmpfs base directory
+	"provider":         {2, []string{"counterset", "internal/shm"}},
+	"collect":          {2, []string{"perfdata"}},
+	"system":           {2, []string{"counterset", "countertype", "perfdata"}},
+	"engine":           {2, []string{"collect", "counterset", "perfdata", "titles"}},
+	"pdh":              {2, []string{"calc", "counterpath", "countertype", "internal/utf16le", "perfdata", "titles"}},
+	"perflog/pdhcsv":   {2, nil},
+	"state":            {2, []string{"counterset", "manifest", "titles"}},
+	"perflog/blg":      {2, []string{"countertype", "internal/utf16le", "pdh", "perfdata", "titles"}},
 	// L3: the local machine assembled.
 	"host": {3, []string{"collect", "counterset", "engine", "internal/shm", "pdh", "perfdata", "state", "system", "titles"}},
 	// L4: tools.
