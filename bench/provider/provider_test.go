@@ -84,7 +84,7 @@ func BenchmarkInc_ProviderAdd(b *testing.B) {
 }
 
 func BenchmarkInc_ProviderCounter(b *testing.B) {
-	c := instance(b).Counter(1)
+	c := instance(b).MustCounter(1)
 	b.ReportAllocs()
 	for b.Loop() {
 		c.Inc()
@@ -102,7 +102,7 @@ func BenchmarkSet_ProviderSet(b *testing.B) {
 }
 
 func BenchmarkSet_ProviderRef(b *testing.B) {
-	r := instance(b).Ref(2)
+	r := instance(b).MustRef(2)
 	b.ReportAllocs()
 	var i uint64
 	for b.Loop() {
@@ -112,7 +112,7 @@ func BenchmarkSet_ProviderRef(b *testing.B) {
 }
 
 func BenchmarkInc_ProviderRef(b *testing.B) {
-	r := instance(b).Ref(1)
+	r := instance(b).MustRef(1)
 	b.ReportAllocs()
 	for b.Loop() {
 		r.Add(1)
@@ -162,7 +162,7 @@ func BenchmarkParallel_ProviderAdd(b *testing.B) {
 }
 
 func BenchmarkParallel_ProviderCounter(b *testing.B) {
-	c := instance(b).Counter(1)
+	c := instance(b).MustCounter(1)
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
@@ -172,7 +172,7 @@ func BenchmarkParallel_ProviderCounter(b *testing.B) {
 }
 
 func BenchmarkParallel_ProviderSharded(b *testing.B) {
-	s := instance(b).Sharded(1)
+	s := instance(b).MustSharded(1)
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
@@ -182,7 +182,7 @@ func BenchmarkParallel_ProviderSharded(b *testing.B) {
 }
 
 func BenchmarkParallel_ProviderShardWriter(b *testing.B) {
-	s := instance(b).Sharded(1)
+	s := instance(b).MustSharded(1)
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
 		w := s.Writer()
