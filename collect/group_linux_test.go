@@ -12,33 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/perfcounters/perfcounters/internal/proctest"
 )
-
-// exited reports whether process pid has exited within limit (a zombie
-// counts as exited: it runs no more code and holds no pipe). It waits on a
-// pidfd, not by polling.
-func exited(t *testing.T, pid int, limit time.Duration) bool {
-	t.Helper()
-	fd, err := unix.PidfdOpen(pid, 0)
-	if errors.Is(err, unix.ESRCH) {
-		return true
-	}
-	if err != nil {
-		t.Fatalf("pidfd_open(%d): %v", pid, err)
-	}
-	defer unix.Close(fd)
-	for {
-		n, err := unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}, int(limit.Milliseconds()))
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		if err != nil {
-			t.Fatalf("poll pidfd of %d: %v", pid, err)
-		}
-		return n > 0
-	}
-}
 
 // reaped reports whether pid no longer exists, not even as a zombie.
 func reaped(pid int) bool {
@@ -116,7 +91,7 @@ func TestExecTimeoutKillsGroup(t *testing.T) {
 	if !reaped(leader) {
 		t.Errorf("provider %d not reaped (a zombie is left)", leader)
 	}
-	if !exited(t, grandchild, 2*time.Second) {
+	if !proctest.Exited(t, grandchild, 2*time.Second) {
 		t.Errorf("grandchild %d outlived the provider's timeout", grandchild)
 	}
 }
@@ -140,7 +115,7 @@ func TestExecCloseKillsGroup(t *testing.T) {
 	if !reaped(leader) {
 		t.Errorf("provider %d not reaped", leader)
 	}
-	if !exited(t, grandchild, 2*time.Second) {
+	if !proctest.Exited(t, grandchild, 2*time.Second) {
 		t.Errorf("grandchild %d outlived Close", grandchild)
 	}
 }
@@ -168,7 +143,7 @@ func TestExecReapsProviderThatDies(t *testing.T) {
 	if !reaped(leader) {
 		t.Errorf("provider %d left as a zombie", leader)
 	}
-	if !exited(t, grandchild, 2*time.Second) {
+	if !proctest.Exited(t, grandchild, 2*time.Second) {
 		t.Errorf("grandchild %d outlived the provider", grandchild)
 	}
 	// The next Collect notices, and the provider is started again later.

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/perfcounters/perfcounters/internal/proctest"
 
 	"github.com/perfcounters/perfcounters/engine"
 	"github.com/perfcounters/perfcounters/perfdata"
@@ -247,7 +247,7 @@ func TestV1HungProviderGroup(t *testing.T) {
 		!strings.HasPrefix(p.Error(), fmt.Sprintf("V1 provider hung: object Hung Widgets (%d): ", obj)) {
 		t.Errorf("problem %q (provider %q, index %d), want the provider's timeout on object %d", p, p.Provider, p.NameIndex, obj)
 	}
-	if !exitedWithin(t, grandchild, 2*time.Second) {
+	if !proctest.Exited(t, grandchild, 2*time.Second) {
 		t.Errorf("the process the provider started (%d) outlived its timeout", grandchild)
 	}
 	start = time.Now()
@@ -255,30 +255,6 @@ func TestV1HungProviderGroup(t *testing.T) {
 	closed = true
 	if d := time.Since(start); d > 2*time.Second {
 		t.Errorf("closing the host took %v", d)
-	}
-}
-
-// exitedWithin reports whether process pid has exited within limit (a
-// zombie counts: it runs nothing and holds no pipe), waiting on a pidfd.
-func exitedWithin(t *testing.T, pid int, limit time.Duration) bool {
-	t.Helper()
-	fd, err := unix.PidfdOpen(pid, 0)
-	if errors.Is(err, unix.ESRCH) {
-		return true
-	}
-	if err != nil {
-		t.Fatalf("pidfd_open(%d): %v", pid, err)
-	}
-	defer unix.Close(fd)
-	for {
-		n, err := unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}, int(limit.Milliseconds()))
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		if err != nil {
-			t.Fatalf("poll pidfd of %d: %v", pid, err)
-		}
-		return n > 0
 	}
 }
 

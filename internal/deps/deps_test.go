@@ -40,12 +40,13 @@ type rule struct {
 // never above.
 var table = map[string]rule{
 	// L0: the core vocabulary.
-	"internal/utf16le": {0, nil},
-	"countertype":      {0, nil},
-	"counterpath":      {0, nil},
-	"internal/asuser":  {0, nil}, // test support: runs a test binary as other users
-	"internal/golden":  {0, nil}, // test support: golden files with -update
-	"internal/filecap": {0, nil},
+	"internal/utf16le":  {0, nil},
+	"countertype":       {0, nil},
+	"counterpath":       {0, nil},
+	"internal/asuser":   {0, nil}, // test support: runs a test binary as other users
+	"internal/golden":   {0, nil}, // test support: golden files with -update
+	"internal/filecap":  {0, nil},
+	"internal/proctest": {0, nil}, // test support: wait for a process to end
 	// L1: core codecs and calculations.
 	"calc":       {1, []string{"countertype"}},
 	"counterset": {1, []string{"countertype"}},
