@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -283,7 +284,9 @@ func TestV2OneScanPerSample(t *testing.T) {
 func TestAttackSpoofedSet(t *testing.T) {
 	if _, ok := asuser.Step(); ok {
 		base := os.Getenv("BASE")
-		if err := os.Chdir(os.Getenv("PKGDIR")); err != nil { // for testdata/
+		// testdata/ as the parent copied it where bob may read it: the
+		// checkout itself may be closed to other users (a 0700 home).
+		if err := os.Chdir(os.Getenv("PKGDIR")); err != nil {
 			t.Fatal(err)
 		}
 		sets := testSets(t)
@@ -366,8 +369,17 @@ func TestAttackSpoofedSet(t *testing.T) {
 	}
 	single.Single().Set(1, 42)
 
-	pkgDir, err := os.Getwd()
+	// Bob reads the test manifest from a copy in the shared directory: the
+	// checkout may be closed to other users.
+	pkgDir := filepath.Join(r.SharedDir(), "host")
+	if err := os.MkdirAll(filepath.Join(pkgDir, "testdata"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	man, err := os.ReadFile("testdata/v2test.man")
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(pkgDir, "testdata", "v2test.man"), man, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	cmd := r.Command(asuser.Bob, "TestAttackSpoofedSet", "spoof", "BASE="+base, "PKGDIR="+pkgDir)
@@ -419,10 +431,6 @@ func TestAttackSpoofedSet(t *testing.T) {
 	h.Close()
 
 	// Registered as a publisher (lodctr /u:), bob's data is taken.
-	man, err := os.ReadFile("testdata/v2test.man")
-	if err != nil {
-		t.Fatal(err)
-	}
 	parsed, err := manifest.Parse("testdata/v2test.man", bytes.NewReader(man))
 	if err != nil {
 		t.Fatal(err)
