@@ -38,8 +38,9 @@ type dupKey struct{ parent, name string }
 // instances of the last sample in which it was present, matched with the
 // sample before.
 type objState struct {
-	index uint32
-	name  string
+	index   uint32
+	name    string
+	machine string // as the counter paths name it; "" for the sample's own
 
 	defRaw []byte // the definitions as last seen, to detect a change
 	defs   []perfdata.CounterDef
@@ -202,7 +203,7 @@ func (s *objState) update(q *Query, o perfdata.Object, clocks calc.Clocks, syste
 		}
 		parent := ""
 		if pti := in.ParentObjectTitleIndex(); pti != 0 {
-			parent = q.parentName(pti, in.ParentObjectInstance())
+			parent = q.parentName(s.machine, pti, in.ParentObjectInstance())
 		}
 		dk := dupKey{parent, name}
 		idx := s.dups[dk]
@@ -286,18 +287,19 @@ func (q *Query) intern(b []byte) string {
 	return s
 }
 
-// parentName returns the name of instance pos of object pti in the
-// current sample ("" when that object is not in it).
-func (q *Query) parentName(pti, pos uint32) string {
-	pn := q.parents[pti]
+// parentName returns the name of instance pos of object pti of machine
+// in the current sample ("" when that object is not in it).
+func (q *Query) parentName(machine string, pti, pos uint32) string {
+	key := q.keyOf(machine, pti)
+	pn := q.parents[key]
 	if pn == nil {
 		pn = &parentNames{}
-		q.parents[pti] = pn
+		q.parents[key] = pn
 	}
 	if pn.stamp != q.stamp {
 		pn.stamp = q.stamp
 		pn.names = pn.names[:0]
-		if f, ok := q.found[pti]; ok {
+		if f, ok := q.found[key]; ok {
 			for it := f.obj.Instances(); it.Next(); {
 				in := it.Instance()
 				if f.obj.CodePage() != 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/perfcounters/perfcounters/calc"
@@ -30,17 +31,26 @@ type Query struct {
 	// the current sample
 	stamp    int
 	blocks   []perfdata.Block
-	found    map[uint32]foundObj
+	found    map[objKey]foundObj
 	time     time.Time
 	system   string
 	names    map[string]string // interned instance names by their UTF-16 bytes
-	parents  map[uint32]*parentNames
+	parents  map[objKey]*parentNames
 	problems []Problem // the current sample's
 
 	// catalog is the sample the last path check took (resolve.go), reused
 	// by the next AddCounter; Collect drops it, so paths added later are
 	// checked against fresh data.
 	catalog *Sample
+}
+
+// objKey identifies an object in a sample: its machine (the block's system
+// name, folded to lower case) and its title index. Samples of several
+// machines (a BLG of remote counters, merged logs) hold the same object
+// once per machine.
+type objKey struct {
+	system string
+	index  uint32
 }
 
 type foundObj struct {
@@ -55,9 +65,9 @@ func OpenQuery(src Source) *Query {
 		src:     src,
 		db:      src.Titles(),
 		history: DefaultHistory,
-		found:   make(map[uint32]foundObj),
+		found:   make(map[objKey]foundObj),
 		names:   make(map[string]string),
-		parents: make(map[uint32]*parentNames),
+		parents: make(map[objKey]*parentNames),
 	}
 }
 
@@ -102,24 +112,32 @@ func (q *Query) Collect(ctx context.Context) error {
 	q.stamp++
 	clear(q.found)
 	q.time = smp.Time
+	q.system = ""
 	for i, blk := range q.blocks {
 		h := blk.Header()
 		if i == 0 {
 			q.system = h.SystemName
 		}
+		sys := foldMachine(h.SystemName)
 		for it := blk.Objects(); it.Next(); {
 			o := it.Object()
-			if _, dup := q.found[o.NameIndex()]; dup {
+			k := objKey{sys, o.NameIndex()}
+			if _, dup := q.found[k]; dup {
 				continue
 			}
-			q.found[o.NameIndex()] = foundObj{obj: o, system: h.SystemName, clocks: calc.Clocks{
+			q.found[k] = foundObj{obj: o, system: h.SystemName, clocks: calc.Clocks{
 				PerfTime: h.PerfTime, PerfFreq: h.PerfFreq, PerfTime100nSec: h.PerfTime100nSec,
 				ObjectTime: o.PerfTime(), ObjectFreq: o.PerfFreq(),
 			}}
 		}
 	}
+	if smp.Gap {
+		for _, c := range q.counters {
+			c.collected = false // nothing to pair with across a gap
+		}
+	}
 	for _, s := range q.objs {
-		f, ok := q.found[s.index]
+		f, ok := q.found[q.keyOf(s.machine, s.index)]
 		if !ok {
 			s.present = false
 			continue
@@ -133,14 +151,31 @@ func (q *Query) Collect(ctx context.Context) error {
 	return nil
 }
 
-// objState returns the state of object index, creating it.
-func (q *Query) objState(index uint32, name string) *objState {
+// foldMachine is a machine name as objects are keyed: without leading
+// backslashes, in lower case.
+func foldMachine(m string) string {
+	return strings.ToLower(strings.TrimLeft(m, `\`))
+}
+
+// keyOf is the key of object index of machine in the current sample;
+// machine "" is the sample's own machine (its first block's).
+func (q *Query) keyOf(machine string, index uint32) objKey {
+	if machine == "" {
+		machine = q.system
+	}
+	return objKey{foldMachine(machine), index}
+}
+
+// objState returns the state of object index of machine ("" for the
+// sample's own), creating it.
+func (q *Query) objState(machine string, index uint32, name string) *objState {
 	for _, s := range q.objs {
-		if s.index == index {
+		if s.index == index && foldMachine(s.machine) == foldMachine(machine) {
 			return s
 		}
 	}
 	s := newObjState(index, name)
+	s.machine = machine
 	q.objs = append(q.objs, s)
 	if !q.wants(index) {
 		q.want = append(q.want, index)

@@ -206,7 +206,7 @@ func locate(ctx context.Context, src Source, db *titles.DB, p counterpath.Path, 
 		idx, ok = db.Index(p.Object)
 	}
 	if ok && catalog != nil && *catalog != nil {
-		if l, ok := find(*catalog, db, p.Object, idx, true); ok {
+		if l, ok := find(*catalog, db, p.Machine, p.Object, idx, true); ok {
 			return l, nil
 		}
 	}
@@ -215,7 +215,7 @@ func locate(ctx context.Context, src Source, db *titles.DB, p counterpath.Path, 
 		if err != nil {
 			return located{}, err
 		}
-		if l, ok := find(smp, db, p.Object, idx, true); ok {
+		if l, ok := find(smp, db, p.Machine, p.Object, idx, true); ok {
 			if catalog != nil {
 				*catalog = smp
 			}
@@ -229,8 +229,11 @@ func locate(ctx context.Context, src Source, db *titles.DB, p counterpath.Path, 
 	if err != nil {
 		return located{}, err
 	}
-	if l, ok := find(smp, db, p.Object, idx, ok); ok {
+	if l, ok := find(smp, db, p.Machine, p.Object, idx, ok); ok {
 		return l, nil
+	}
+	if e := noMachine(smp, path, p.Machine); e != nil {
+		return located{}, e
 	}
 	if e := failedObject(smp, path, p.Object, idx); ok && e != nil {
 		return located{}, e
@@ -256,10 +259,32 @@ func failedObject(smp *Sample, path, name string, idx uint32) *PathError {
 	return nil
 }
 
-// find looks for the object named name (or with index idx when byIndex)
-// in blocks.
-func find(smp *Sample, db *titles.DB, name string, idx uint32, byIndex bool) (located, bool) {
+// noMachine is the error for a path whose machine has no block in the
+// sample, naming the machines that have; nil when machine is "" or has.
+func noMachine(smp *Sample, path, machine string) *PathError {
+	if machine == "" {
+		return nil
+	}
+	var have []string
 	for _, blk := range smp.Blocks {
+		sys := blk.Header().SystemName
+		if foldMachine(sys) == foldMachine(machine) {
+			return nil
+		}
+		if !slices.ContainsFunc(have, func(h string) bool { return strings.EqualFold(h, sys) }) {
+			have = append(have, sys)
+		}
+	}
+	return newPathError(path, "machine", machine, "", calc.NoMachine, have)
+}
+
+// find looks for the object named name (or with index idx when byIndex)
+// in the blocks of machine ("" for any machine).
+func find(smp *Sample, db *titles.DB, machine, name string, idx uint32, byIndex bool) (located, bool) {
+	for _, blk := range smp.Blocks {
+		if machine != "" && foldMachine(blk.Header().SystemName) != foldMachine(machine) {
+			continue
+		}
 		for it := blk.Objects(); it.Next(); {
 			o := it.Object()
 			if (byIndex && o.NameIndex() == idx) || nameMatches(name, db.Name(o.NameIndex()), o.NameIndex()) {
@@ -306,9 +331,6 @@ func (q *Query) AddCounterContext(ctx context.Context, path string) (*Counter, e
 	}
 	idx := l.obj.NameIndex()
 	objName := titleName(q.db, idx)
-	if p.Machine != "" && !strings.EqualFold(p.Machine, l.system) {
-		return nil, newPathError(path, "machine", p.Machine, "", calc.NoMachine, []string{l.system})
-	}
 	wildCtr := strings.IndexByte(p.Counter, '*') >= 0
 	if !wildCtr {
 		var have []string
@@ -370,7 +392,7 @@ func (q *Query) AddCounterContext(ctx context.Context, path string) (*Counter, e
 
 // newCounter adds a counter for a checked path.
 func (q *Query) newCounter(p counterpath.Path, idx uint32, objName string) *Counter {
-	c := &Counter{q: q, path: p, obj: q.objState(idx, objName)}
+	c := &Counter{q: q, path: p, obj: q.objState(p.Machine, idx, objName)}
 	c.wildCtr = strings.IndexByte(p.Counter, '*') >= 0
 	c.wild = p.HasWildcard()
 	c.ipat = counterpath.Path{Object: "o", Counter: "c", Parent: p.Parent, Instance: p.Instance, Index: p.Index, HasIndex: p.HasIndex}

@@ -49,6 +49,10 @@ type Recorded interface {
 	Seek(i int) error
 	// Time is the time of sample i without reading the sample.
 	Time(i int) time.Time
+	// Counters are the counter paths the recording was made of (a log
+	// written for a list of counters), which a tool shows when it is
+	// asked for none; nil when the recording holds whole objects.
+	Counters() []string
 }
 
 // Sample is one sample of a source.
@@ -63,6 +67,11 @@ type Sample struct {
 	// Problems are the objects the source could not deliver, or
 	// delivered with data missing, with the reasons.
 	Problems []Problem
+	// Gap says the source did not collect between the previous sample
+	// and this one (collection stopped and started again: a gap mark in
+	// a log). Counters that need two samples start over after a gap
+	// instead of computing across it.
+	Gap bool
 }
 
 // Problem is something a source could not deliver in a sample: an object
@@ -266,6 +275,9 @@ func (bf *BlockFiles) Seek(i int) error {
 
 // Time is the time of sample i, from its header.
 func (bf *BlockFiles) Time(i int) time.Time { return bf.groups[i].time }
+
+// Counters returns nil: block files hold whole objects.
+func (bf *BlockFiles) Counters() []string { return nil }
 
 // Files returns the files of sample i (0-based).
 func (bf *BlockFiles) Files(i int) []string { return bf.groups[i].files }

@@ -39,6 +39,7 @@ func (m *memSource) Sample(_ context.Context, objects []uint32) (*Sample, error)
 
 func (m *memSource) Titles() *titles.DB { return m.db }
 func (m *memSource) Recorded() Recorded { return m }
+func (m *memSource) Counters() []string { return nil }
 func (m *memSource) Len() int           { return len(m.samples) }
 func (m *memSource) Pos() int           { return m.next }
 func (m *memSource) Seek(i int) error   { m.next = i; return nil }

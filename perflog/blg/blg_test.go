@@ -221,7 +221,7 @@ func TestBadCounterSamples(t *testing.T) {
 		227: {6, 23, 25},
 	}
 	l := open(t, "BadCounterSamples.blg")
-	list := l.Counters()
+	list := l.List()
 	if len(list) != 26 {
 		t.Fatalf("%d counters, want 26", len(list))
 	}
@@ -394,7 +394,7 @@ func TestCounterList(t *testing.T) {
 		{`\\charlieparker\physicaldisk(_total)\% disk time`, 0x20570500, 10000000, 0},
 		{`\\charlieparker\physicaldisk(_total)\current disk queue length`, 0x00010000, 2630633, 1},
 	}
-	got := l.Counters()
+	got := l.List()
 	if len(got) != len(want) {
 		t.Fatalf("%d entries, want %d", len(got), len(want))
 	}

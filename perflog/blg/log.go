@@ -309,8 +309,8 @@ func (l *Log) buildTitles(table *titles.DB) error {
 // Header returns what the log-file header says.
 func (l *Log) Header() Header { return l.hdr }
 
-// Counters returns the log's counter list.
-func (l *Log) Counters() []Counter { return l.list }
+// List returns the log's counter list (event 0x20).
+func (l *Log) List() []Counter { return l.list }
 
 // Location is the time zone of the machine that wrote the log, with its
 // Windows names; text logs written from this log use it.
@@ -330,6 +330,11 @@ func (l *Log) Close() error {
 
 // Titles is the title database that names the indexes of the samples.
 func (l *Log) Titles() *titles.DB { return l.db }
+
+// Counters returns nil: the samples hold only what the counter list
+// names (explicitly listed counters become blocks of just those
+// counters), so every counter the blocks hold is the recording's.
+func (l *Log) Counters() []string { return nil }
 
 // Recorded returns the Log itself.
 func (l *Log) Recorded() pdh.Recorded { return l }

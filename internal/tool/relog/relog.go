@@ -97,6 +97,7 @@ func (e *everyNth) Len() int               { return (e.rec.Len() + e.n - 1) / e.
 func (e *everyNth) Pos() int               { return (e.rec.Pos() + e.n - 1) / e.n }
 func (e *everyNth) Seek(i int) error       { return e.rec.Seek(min(i*e.n, e.rec.Len())) }
 func (e *everyNth) Time(i int) time.Time   { return e.rec.Time(i * e.n) }
+func (e *everyNth) Counters() []string     { return e.rec.Counters() }
 
 // column is one output column.
 type column struct {
@@ -187,7 +188,7 @@ func Run(ctx context.Context, src pdh.Source, opts Options, out io.Writer) (in, 
 		for _, c := range q.Counters() {
 			items = c.AppendFormattedArray(items[:0], fmtOpts)
 			for _, it := range items {
-				i, ok := byKey[itemKey(it.Path)]
+				i, ok := byKey[itemKey(it.Path, q.Machine())]
 				if ok && it.Status == calc.ValidData {
 					vals[i] = pdhcsv.Value{Number: it.Computed, OK: true}
 				}
@@ -309,12 +310,21 @@ func query(src pdh.Source, opts Options) (*pdh.Query, error) {
 	return q, nil
 }
 
-// allCounters returns `\Object(*)\*` (or `\Object\*` for single-instance
-// objects) for every object in the input, in order of first appearance.
+// allCounters returns `\\machine\Object(*)\*` (or `\\machine\Object\*`
+// for single-instance objects) for every object of every machine in the
+// input, in order of first appearance; the recording's own counter list
+// when it has one.
 func allCounters(src pdh.Source) ([]string, error) {
+	if list := src.Recorded().Counters(); len(list) > 0 {
+		return list, nil
+	}
 	ctx := context.Background()
 	db := src.Titles()
-	seen := map[uint32]bool{}
+	type key struct {
+		machine string
+		index   uint32
+	}
+	seen := map[key]bool{}
 	var paths []string
 	for {
 		smp, err := src.Sample(ctx, nil)
@@ -325,17 +335,19 @@ func allCounters(src pdh.Source) ([]string, error) {
 			return nil, err
 		}
 		for _, blk := range smp.Blocks {
+			machine := blk.Header().SystemName
 			for it := blk.Objects(); it.Next(); {
 				o := it.Object()
-				if seen[o.NameIndex()] {
+				k := key{strings.ToLower(machine), o.NameIndex()}
+				if seen[k] {
 					continue
 				}
-				seen[o.NameIndex()] = true
+				seen[k] = true
 				name := db.Name(o.NameIndex())
 				if name == "" {
 					name = fmt.Sprint(o.NameIndex()) // pdh accepts title indexes for names
 				}
-				p := counterpath.Path{Object: name, Counter: "*"}
+				p := counterpath.Path{Machine: machine, Object: name, Counter: "*"}
 				if o.NumInstances() != perfdata.NoInstances {
 					p.Instance = "*"
 				}
@@ -371,7 +383,7 @@ func scan(ctx context.Context, src pdh.Source, opts Options) (*plan, error) {
 		for ci, c := range q.Counters() {
 			items = c.AppendFormattedArray(items[:0], fmtOpts)
 			for _, it := range items {
-				k := itemKey(it.Path)
+				k := itemKey(it.Path, q.Machine())
 				if seen[k] {
 					continue
 				}
@@ -390,8 +402,12 @@ func scan(ctx context.Context, src pdh.Source, opts Options) (*plan, error) {
 	return p, nil
 }
 
-func itemKey(p counterpath.Path) string {
-	p.Machine = ""
+// itemKey identifies a column: its path with the machine (the sample's
+// own when the path names none), case-insensitively.
+func itemKey(p counterpath.Path, machine string) string {
+	if p.Machine == "" {
+		p.Machine = machine
+	}
 	return strings.ToLower(p.String())
 }
 
