@@ -43,15 +43,39 @@ type Options struct {
 	// Windows' relog does ("Binary" for a BLG); empty means
 	// "PERF_DATA_BLOCK".
 	InputKind string
+	// Kinds, when set, names each input file's format (parallel to
+	// Files: "Binary", "CSV", ...); InputKind applies where it is empty.
+	Kinds []string
 	// Warn, when set, is told each distinct problem the input reports
 	// (an object missing from a sample, inputs that overlap), once.
 	Warn func(msg string)
+	// Sink, when set, receives the selected samples instead of a text
+	// log written to Run's io.Writer: a binary log or SQL, which store
+	// the raw values of every sample (Format is then not used).
+	Sink Sink
+}
+
+// Sink is a destination that records whole samples: after each Collect
+// of the query, WriteQuery stores what the query collected (its counters'
+// raw values, or the objects they read). perflog's binary and SQL
+// writers are Sinks.
+type Sink interface {
+	WriteQuery(ctx context.Context, q *pdh.Query) error
 }
 
 // Stats describe the samples a run read or wrote.
 type Stats struct {
 	Begin, End time.Time
 	Samples    int
+}
+
+// add counts a sample taken at t.
+func (s *Stats) add(t time.Time) {
+	if s.Samples == 0 {
+		s.Begin = t
+	}
+	s.End = t
+	s.Samples++
 }
 
 // TimeLayouts are the -b/-e forms relog accepts: M/d/yyyy H:mm:ss, with
@@ -136,7 +160,10 @@ func Run(ctx context.Context, src pdh.Source, opts Options, out io.Writer) (in, 
 	if err != nil {
 		return p.in, Stats{}, err
 	}
-	w := pdhcsv.NewWriter(out, pdhcsv.WriterOptions{Format: opts.Format, Location: opts.Location, CRLF: opts.CRLF})
+	var w *pdhcsv.Writer
+	if opts.Sink == nil {
+		w = pdhcsv.NewWriter(out, pdhcsv.WriterOptions{Format: opts.Format, Location: opts.Location, CRLF: opts.CRLF})
+	}
 	names := make([]string, len(p.cols))
 	for i, c := range p.cols {
 		names[i] = c.name
@@ -156,7 +183,7 @@ func Run(ctx context.Context, src pdh.Source, opts Options, out io.Writer) (in, 
 	if opts.Console != nil {
 		var b strings.Builder
 		b.WriteString(eol)
-		writeStats(&b, "Input", opts.Files, opts.InputKind, "", p.in, opts.Location, eol)
+		writeStats(&b, "Input", labelFiles(opts.Files, opts), "", p.in, opts.Location, eol)
 		if _, err := io.WriteString(opts.Console, b.String()); err != nil {
 			return p.in, written, err
 		}
@@ -178,6 +205,14 @@ func Run(ctx context.Context, src pdh.Source, opts Options, out io.Writer) (in, 
 		if !opts.End.IsZero() && t.After(opts.End) {
 			break
 		}
+		if opts.Sink != nil {
+			if err := opts.Sink.WriteQuery(ctx, q); err != nil {
+				return p.in, written, err
+			}
+			header = true
+			written.add(t)
+			continue
+		}
 		if !header {
 			if err := w.WriteHeader(pdhcsv.ZoneOf(t.In(opts.Location)), names); err != nil {
 				return p.in, written, err
@@ -197,11 +232,7 @@ func Run(ctx context.Context, src pdh.Source, opts Options, out io.Writer) (in, 
 		if err := w.WriteRow(t, vals); err != nil {
 			return p.in, written, err
 		}
-		if written.Samples == 0 {
-			written.Begin = t
-		}
-		written.End = t
-		written.Samples++
+		written.add(t)
 	}
 	if !header {
 		return p.in, written, errors.New("no sample in the time range")
@@ -209,7 +240,7 @@ func Run(ctx context.Context, src pdh.Source, opts Options, out io.Writer) (in, 
 	if opts.Console != nil {
 		var b strings.Builder
 		b.WriteString(prog.done())
-		writeStats(&b, "Output", nil, "", opts.OutFile, written, opts.Location, eol)
+		writeStats(&b, "Output", nil, opts.OutFile, written, opts.Location, eol)
 		b.WriteString("The command completed successfully." + eol)
 		if _, err := io.WriteString(opts.Console, b.String()); err != nil {
 			return p.in, written, err
@@ -429,7 +460,7 @@ func Summary(ctx context.Context, src pdh.Source, files []string, opts Options, 
 	}
 	var b strings.Builder
 	b.WriteString(eol)
-	writeStats(&b, "Input", files, opts.InputKind, "", p.in, opts.Location, eol)
+	writeStats(&b, "Input", labelFiles(files, opts), "", p.in, opts.Location, eol)
 	names := make([]string, len(p.cols))
 	for i, c := range p.cols {
 		names[i] = c.name
@@ -485,22 +516,35 @@ func Report(w io.Writer, files []string, in Stats, outFile string, out Stats, lo
 	}
 	var b strings.Builder
 	b.WriteString(eol)
-	writeStats(&b, "Input", files, "", "", in, loc, eol)
-	writeStats(&b, "Output", nil, "", outFile, out, loc, eol)
+	writeStats(&b, "Input", labelFiles(files, Options{}), "", in, loc, eol)
+	writeStats(&b, "Output", nil, outFile, out, loc, eol)
 	b.WriteString("The command completed successfully." + eol)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-func writeStats(b *strings.Builder, title string, files []string, kind, file string, s Stats, loc *time.Location, eol string) {
-	b.WriteString(title + eol + "----------------" + eol)
-	if kind == "" {
-		kind = "PERF_DATA_BLOCK"
+// labelFiles writes each input file as relog lists it: "name (Kind)".
+func labelFiles(files []string, opts Options) []string {
+	out := make([]string, len(files))
+	for i, f := range files {
+		kind := opts.InputKind
+		if i < len(opts.Kinds) && opts.Kinds[i] != "" {
+			kind = opts.Kinds[i]
+		}
+		if kind == "" {
+			kind = "PERF_DATA_BLOCK"
+		}
+		out[i] = f + " (" + kind + ")"
 	}
+	return out
+}
+
+func writeStats(b *strings.Builder, title string, files []string, file string, s Stats, loc *time.Location, eol string) {
+	b.WriteString(title + eol + "----------------" + eol)
 	if len(files) > 0 {
 		b.WriteString("File(s):" + eol)
 		for _, f := range files {
-			b.WriteString("     " + f + " (" + kind + ")" + eol)
+			b.WriteString("     " + f + eol)
 		}
 		b.WriteString(eol)
 	}
