@@ -558,6 +558,14 @@ func CalculateFromRawValue(t countertype.Type, scale int32, cur, prev *calc.Raw,
 	return calc.Format(t, scale, cur, prev, opts)
 }
 
+// Recorder stores what a query collects, sample by sample: a binary log
+// or an SQL log set. A tool calls WriteQuery after each Collect; the
+// recorder reads the counters' raw values (Counter.Raw) or the objects
+// they read (Query.Sample).
+type Recorder interface {
+	WriteQuery(ctx context.Context, q *Query) error
+}
+
 // Sample returns the last collected sample reduced to what this query
 // reads: the objects of its counters (of their machines) and the parent
 // objects their instance names need, each block keeping its header. A

@@ -52,15 +52,7 @@ type Options struct {
 	// Sink, when set, receives the selected samples instead of a text
 	// log written to Run's io.Writer: a binary log or SQL, which store
 	// the raw values of every sample (Format is then not used).
-	Sink Sink
-}
-
-// Sink is a destination that records whole samples: after each Collect
-// of the query, WriteQuery stores what the query collected (its counters'
-// raw values, or the objects they read). perflog's binary and SQL
-// writers are Sinks.
-type Sink interface {
-	WriteQuery(ctx context.Context, q *pdh.Query) error
+	Sink pdh.Recorder
 }
 
 // Stats describe the samples a run read or wrote.
