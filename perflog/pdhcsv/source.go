@@ -7,12 +7,14 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/perfcounters/perfcounters/counterpath"
 	"github.com/perfcounters/perfcounters/countertype"
 	"github.com/perfcounters/perfcounters/pdh"
+	"github.com/perfcounters/perfcounters/perfdata"
 	"github.com/perfcounters/perfcounters/perflog/rawlog"
 	"github.com/perfcounters/perfcounters/titles"
 )
@@ -29,30 +31,48 @@ const NoValue = "blank cells: the log holds no value for them"
 // values of text logs, so that every counter computes to the number in
 // its cell.
 type source struct {
-	name   string
-	loc    *time.Location
-	list   []rawlog.Counter
-	paths  []string
-	db     *titles.DB
-	plan   *rawlog.Plan
-	cells  []cellPos // per column: where its value lands in the blocks
-	groups []groupInfo
-	pos    int
-	notes  []string
+	name     string
+	list     []rawlog.Counter
+	db       *titles.DB
+	machines []*machinePlan
+	objs     []*objPlan
+	cells    []cellPos // per column
+	b        *perfdata.Builder
+	pos      int
+	notes    []string
 }
 
-// cellPos is a column's place in the blocks a row becomes.
-type cellPos struct {
-	group    int
-	instance int    // position of the instance in its object; -1 single-instance
-	counter  uint32 // title index of the counter
-	name     string // the instance as the block names it
+// machinePlan is one block of every sample: the objects of a machine.
+type machinePlan struct {
+	name string // without the leading backslashes
+	objs []int  // positions in source.objs, in order of first column
 }
 
-type groupInfo struct {
+// objPlan is one object of a machine's block.
+type objPlan struct {
 	machine string
-	object  string
+	name    string
 	index   uint32
+	single  bool
+	defs    []perfdata.CounterSpec
+	layout  *perfdata.Layout
+	byName  map[string]int // counter (lower case) -> definition
+	insts   []instPlan     // block order
+	parents int            // position in source.objs of the object naming the parents; -1 none
+	// placeholders are the instances no column names (the lower
+	// duplicates of a name#n column): every value missing.
+	placeholders []int
+}
+
+// instPlan is one instance of an object, as the block names it.
+type instPlan struct {
+	name   string
+	parent int // position of the parent instance in the parents object; -1 none
+}
+
+// cellPos is where a column's value lands in a sample's blocks.
+type cellPos struct {
+	obj, inst, def int // inst -1: single instance
 }
 
 // Open reads the PDH-CSV or PDH-TSV log at path as a recorded pdh.Source.
@@ -115,79 +135,165 @@ func (l *limitReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// newSource plans the blocks of the log's columns.
+// newSource plans the blocks of the log's columns: per machine one block,
+// per object one PERF_OBJECT_TYPE whose counters are the object's
+// columns, per instance (parent, name and #index) one instance. A name
+// whose column has #n gets its lower duplicates too (placeholders with no
+// value), since pdh numbers equal names by their order in the block.
+// Parent instances (Thread(svchost/0)) live in an object of their own
+// without counters, "Parents of <object>", which the instances point to.
 func newSource(lg *Log, name string) (*source, error) {
-	s := &source{name: name, loc: zoneLocation(lg.Zone), paths: lg.Columns}
+	s := &source{name: name, b: perfdata.NewBuilder(nil)}
+	paths := make([]counterpath.Path, len(lg.Columns))
 	s.list = make([]rawlog.Counter, len(lg.Columns))
 	for i, col := range lg.Columns {
 		p, err := counterpath.Parse(col)
-		if err != nil || strings.ContainsAny(p.Instance+p.Parent+p.Counter, "*") {
-			msg := "not a counter path"
-			if err == nil {
-				msg = "a counter path with a wildcard cannot be a column"
-			}
-			return nil, &ReadError{File: name, Line: 1, Cell: i + 2, Msg: fmt.Sprintf("column %q: %s", col, msg)}
+		if err == nil && (strings.ContainsAny(p.Instance+p.Parent+p.Counter, "*") || p.Index < 0) {
+			err = fmt.Errorf("a counter path with a wildcard cannot be a column")
 		}
-		c := rawlog.Counter{Machine: p.Machine, Object: p.Object, Instance: p.Instance, Parent: p.Parent, Name: p.Counter, Type: countertype.PERF_DOUBLE_RAW}
-		if p.HasIndex && p.Index > 0 {
-			c.Index = uint32(p.Index)
+		if err != nil {
+			return nil, &ReadError{File: name, Line: 1, Cell: i + 2, Msg: fmt.Sprintf("column %q: %v", col, err)}
 		}
-		s.list[i] = c
+		paths[i] = p
+		s.list[i] = rawlog.Counter{Machine: p.Machine, Object: p.Object, Instance: p.Instance, Parent: p.Parent, Name: p.Counter, Type: countertype.PERF_DOUBLE_RAW}
 	}
 	var err error
 	if s.db, err = rawlog.Titles(s.list, nil); err != nil {
 		return nil, fmt.Errorf("%s: %w", orText(name), err)
 	}
-	if s.plan, err = rawlog.NewPlan(s.list, s.db); err != nil {
-		return nil, fmt.Errorf("%s: %w", orText(name), err)
-	}
-	// Where each column lands: rawlog groups counters by machine and
-	// object and numbers a group's instances in the order they are set;
-	// every row sets every column in column order, so the numbering is
-	// the same in every sample.
-	byGroup := map[string]int{}
+	next := s.db.LastCounter() + 2
+	next += next % 2
+	byMachine := map[string]*machinePlan{}
+	byObj := map[string]int{}
 	type ikey struct {
-		group int
-		name  string
+		parent, name string
 	}
-	instPos := map[ikey]int{}
-	instCount := map[int]int{}
-	s.cells = make([]cellPos, len(s.list))
-	for i, c := range s.list {
-		gk := strings.ToLower(strings.TrimPrefix(c.Machine, `\\`) + `\` + c.Object)
-		g, ok := byGroup[gk]
-		if !ok {
-			g = len(s.groups)
-			byGroup[gk] = g
-			idx, _ := s.db.Index(c.Object)
-			s.groups = append(s.groups, groupInfo{machine: c.Machine, object: c.Object, index: idx})
-		}
-		inst := c.Instance
-		if c.Index > 0 {
-			inst = fmt.Sprintf("%s#%d", inst, c.Index)
-		}
-		pos := -1
-		if c.Instance != "" {
-			k := ikey{g, inst}
-			p, ok := instPos[k]
-			if !ok {
-				p = instCount[g]
-				instPos[k] = p
-				instCount[g]++
-			}
-			pos = p
-		}
-		idx, _ := s.db.Index(c.Name)
-		s.cells[i] = cellPos{group: g, instance: pos, counter: idx, name: inst}
+	type igroup struct {
+		max   int
+		first int // column of first appearance
 	}
+	groups := map[int]map[ikey]*igroup{}
+	var gorder = map[int][]ikey{}
 	first := map[string]int{}
-	for i, col := range lg.Columns {
-		k := strings.ToLower(col)
-		if j, ok := first[k]; ok {
-			s.notes = append(s.notes, fmt.Sprintf("column %d repeats column %d (%s): one counter; the later value of a row is read", i+2, j+2, col))
+	for i, p := range paths {
+		if j, dup := first[strings.ToLower(lg.Columns[i])]; dup {
+			s.notes = append(s.notes, fmt.Sprintf("column %d repeats column %d (%s): one counter, whose value is the later column's", i+2, j+2, lg.Columns[i]))
+		} else {
+			first[strings.ToLower(lg.Columns[i])] = i
+		}
+		m := byMachine[strings.ToLower(p.Machine)]
+		if m == nil {
+			m = &machinePlan{name: p.Machine}
+			byMachine[strings.ToLower(p.Machine)] = m
+			s.machines = append(s.machines, m)
+		}
+		ok := strings.ToLower(p.Machine + `\` + p.Object)
+		oi, seen := byObj[ok]
+		if !seen {
+			idx, _ := s.db.Index(p.Object)
+			oi = len(s.objs)
+			byObj[ok] = oi
+			s.objs = append(s.objs, &objPlan{machine: p.Machine, name: p.Object, index: idx, single: p.Instance == "", byName: map[string]int{}, parents: -1})
+			m.objs = append(m.objs, oi)
+			groups[oi] = map[ikey]*igroup{}
+		}
+		o := s.objs[oi]
+		if o.single != (p.Instance == "") {
+			return nil, &ReadError{File: name, Line: 1, Cell: i + 2, Msg: fmt.Sprintf("column %q: object %s has columns with and without instances", lg.Columns[i], p.Object)}
+		}
+		ck := strings.ToLower(p.Counter)
+		if _, ok := o.byName[ck]; !ok {
+			idx, _ := s.db.Index(p.Counter)
+			o.byName[ck] = len(o.defs)
+			o.defs = append(o.defs, perfdata.CounterSpec{NameIndex: idx, HelpIndex: idx + 1, DetailLevel: 100, Type: countertype.PERF_DOUBLE_RAW, Size: 8})
+		}
+		if p.Parent != "" && o.parents < 0 {
+			pn := "Parents of " + p.Object
+			pidx, ok := s.db.Index(pn)
+			if !ok {
+				if err := s.db.SetAt(next, pn, "The parent instances named by the columns of "+p.Object+" in a text log."); err != nil {
+					return nil, fmt.Errorf("%s: %w", orText(name), err)
+				}
+				pidx, next = next, next+2
+			}
+			o.parents = len(s.objs)
+			s.objs = append(s.objs, &objPlan{machine: p.Machine, name: pn, index: pidx, byName: map[string]int{}, parents: -1})
+			m.objs = append(m.objs, o.parents)
+		}
+		if !o.single {
+			k := ikey{p.Parent, p.Instance}
+			g := groups[oi][k]
+			if g == nil {
+				g = &igroup{first: i}
+				groups[oi][k] = g
+				gorder[oi] = append(gorder[oi], k)
+			}
+			if p.HasIndex {
+				g.max = max(g.max, p.Index)
+			}
+		}
+	}
+	// Instances: each (parent, name) at its first column, with every
+	// index up to the highest a column names.
+	total := 0
+	instAt := map[int]map[ikey]int{} // object -> first instance position of a group
+	for oi, o := range s.objs {
+		if o.single {
 			continue
 		}
-		first[k] = i
+		instAt[oi] = map[ikey]int{}
+		parentPos := map[string]int{}
+		for _, k := range gorder[oi] {
+			g := groups[oi][k]
+			total += g.max + 1
+			if total > 2*len(paths)+1024 {
+				return nil, &ReadError{File: name, Line: 1, Cell: g.first + 2, Msg: fmt.Sprintf("column %q: instance index #%d: more instances than the log could hold", lg.Columns[g.first], g.max)}
+			}
+			pp := -1
+			if k.parent != "" {
+				par := s.objs[o.parents]
+				var ok bool
+				if pp, ok = parentPos[k.parent]; !ok {
+					pp = len(par.insts)
+					parentPos[k.parent] = pp
+					par.insts = append(par.insts, instPlan{name: k.parent, parent: -1})
+				}
+			}
+			instAt[oi][k] = len(o.insts)
+			for range g.max + 1 {
+				o.insts = append(o.insts, instPlan{name: k.name, parent: pp})
+			}
+		}
+	}
+	s.cells = make([]cellPos, len(paths))
+	named := map[[2]int]bool{}
+	for i, p := range paths {
+		oi := byObj[strings.ToLower(p.Machine+`\`+p.Object)]
+		o := s.objs[oi]
+		c := cellPos{obj: oi, inst: -1, def: o.byName[strings.ToLower(p.Counter)]}
+		if !o.single {
+			c.inst = instAt[oi][ikey{p.Parent, p.Instance}]
+			if p.HasIndex {
+				c.inst += p.Index
+			}
+			named[[2]int{oi, c.inst}] = true
+		}
+		s.cells[i] = c
+	}
+	for oi, o := range s.objs {
+		if len(o.defs) == 0 {
+			continue // a parents object has no values
+		}
+		for ii := range o.insts {
+			if !named[[2]int{oi, ii}] {
+				o.placeholders = append(o.placeholders, ii)
+			}
+		}
+	}
+	for _, o := range s.objs {
+		if o.layout, err = perfdata.NewLayout(o.defs); err != nil {
+			return nil, fmt.Errorf("%s: object %s: %w", orText(name), o.name, err)
+		}
 	}
 	return s, nil
 }
@@ -222,44 +328,89 @@ func tzif(abbr string, off int) []byte {
 // sample builds row i's blocks.
 func (s *source) sample(lg *Log, i int) (*pdh.Sample, error) {
 	r := &lg.Rows[i]
-	rows := s.plan.Rows()
-	missing := map[int]map[int][]uint32{} // group -> instance -> counters
-	for k, v := range r.Values {
-		bits := uint64(0)
-		if v.OK {
-			bits = math.Float64bits(v.Number)
-		} else {
-			c := s.cells[k]
-			m := missing[c.group]
-			if m == nil {
-				m = map[int][]uint32{}
-				missing[c.group] = m
-			}
-			m[c.instance] = append(m[c.instance], c.counter)
-		}
-		if err := rows.Set(k, s.cells[k].name, rawlog.Value{First: int64(bits)}); err != nil {
-			return nil, err
-		}
-	}
 	t := r.Time.UTC()
-	smp, err := rows.Build(t, 10_000_000)
-	if err != nil {
-		return nil, fmt.Errorf("%s: line %d: %w", orText(s.name), i+2, err)
-	}
-	smp.Time = t
-	for g := range s.groups {
-		m := missing[g]
-		if m == nil {
+	ft := perfdata.FileTime(t)
+	smp := &pdh.Sample{Time: t}
+	// missing[obj][inst] are the counters without a value.
+	missing := map[int]map[int][]uint32{}
+	for k, v := range r.Values {
+		if v.OK {
 			continue
 		}
-		gi := s.groups[g]
-		p := pdh.Problem{Object: gi.index, ObjectName: gi.object, Partial: true, Reason: strings.TrimPrefix(gi.machine, `\\`) + ": " + NoValue}
-		for inst := -1; inst < len(r.Values); inst++ {
-			if ctrs, ok := m[inst]; ok {
-				p.Missing = append(p.Missing, pdh.MissingValues{Instance: inst, Counters: ctrs})
+		c := s.cells[k]
+		m := missing[c.obj]
+		if m == nil {
+			m = map[int][]uint32{}
+			missing[c.obj] = m
+		}
+		m[c.inst] = append(m[c.inst], s.objs[c.obj].defs[c.def].NameIndex)
+	}
+	// The values by object and instance, written as the blocks are built.
+	vals := make(map[[2]int][]int, len(s.objs)) // (obj, inst) -> columns
+	for k, c := range s.cells {
+		key := [2]int{c.obj, c.inst}
+		vals[key] = append(vals[key], k)
+	}
+	for _, m := range s.machines {
+		h := perfdata.Header{SystemTime: perfdata.SystemTimeOf(t), PerfTime: ft, PerfFreq: 10_000_000, PerfTime100nSec: ft, SystemName: m.name}
+		if len(m.objs) > 0 {
+			h.DefaultObject = int32(s.objs[m.objs[0]].index)
+		}
+		b := s.b
+		b.Reset(h)
+		for _, oi := range m.objs {
+			o := s.objs[oi]
+			if err := b.BeginObject(perfdata.ObjectSpec{NameIndex: o.index, HelpIndex: o.index + 1, DetailLevel: 100, DefaultCounter: -1, Single: o.single}, o.layout, o.defs); err != nil {
+				return nil, fmt.Errorf("%s: line %d: object %s: %w", orText(s.name), i+2, o.name, err)
+			}
+			n := len(o.insts)
+			if o.single {
+				n = 1
+			}
+			for ii := range n {
+				var v perfdata.Values
+				inst := ii
+				if o.single {
+					v = b.Single()
+					inst = -1
+				} else {
+					in := o.insts[ii]
+					if in.parent >= 0 {
+						v = b.Instance(in.name, s.objs[o.parents].index, uint32(in.parent), perfdata.NoUniqueID)
+					} else {
+						v = b.Instance(in.name, 0, 0, perfdata.NoUniqueID)
+					}
+				}
+				for _, k := range vals[[2]int{oi, inst}] {
+					if x := r.Values[k]; x.OK {
+						v.Set(s.cells[k].def, math.Float64bits(x.Number))
+					}
+				}
+			}
+			if err := b.EndObject(); err != nil {
+				return nil, fmt.Errorf("%s: line %d: object %s: %w", orText(s.name), i+2, o.name, err)
+			}
+			var mv []pdh.MissingValues
+			for _, ii := range o.placeholders {
+				mv = append(mv, pdh.MissingValues{Instance: ii})
+			}
+			if m := missing[oi]; m != nil {
+				for inst := -1; inst < len(o.insts); inst++ {
+					if ctrs, ok := m[inst]; ok {
+						mv = append(mv, pdh.MissingValues{Instance: inst, Counters: ctrs})
+					}
+				}
+			}
+			if len(mv) > 0 {
+				smp.Problems = append(smp.Problems, pdh.Problem{Object: o.index, ObjectName: o.name, Partial: true, Missing: mv,
+					Reason: strings.TrimPrefix(o.machine, `\\`) + ": " + NoValue})
 			}
 		}
-		smp.Problems = append(smp.Problems, p)
+		blk, err := perfdata.Parse(slices.Clone(b.Bytes()))
+		if err != nil {
+			return nil, fmt.Errorf("%s: line %d: the sample built from it: %w", orText(s.name), i+2, err)
+		}
+		smp.Blocks = append(smp.Blocks, blk)
 	}
 	return smp, nil
 }
