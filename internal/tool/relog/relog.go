@@ -274,15 +274,65 @@ func query(src pdh.Source, opts Options) (*pdh.Query, error) {
 		}
 	}
 	var bad []string
+	// A path whose machine, object, counter or instance is missing from
+	// the first sample may name one of a later sample (inputs merged,
+	// machines that answer later): it is checked against each sample in
+	// turn until it is found.
+	later := map[string]error{}
+	var order []string
 	for _, p := range paths {
 		if _, err := q.AddCounter(p); err != nil {
+			if notYet(err) {
+				if _, dup := later[p]; !dup {
+					order = append(order, p)
+				}
+				later[p] = err
+				continue
+			}
 			bad = append(bad, fmt.Sprintf("%s: %v", p, err))
+		}
+	}
+	if len(order) > 0 {
+		rec := src.Recorded()
+		for i := 1; i < rec.Len() && len(later) > 0; i++ {
+			if err := rec.Seek(i); err != nil {
+				return nil, err
+			}
+			for _, p := range order {
+				if _, ok := later[p]; !ok {
+					continue
+				}
+				if _, err := q.AddCounter(p); err == nil {
+					delete(later, p)
+				}
+			}
+		}
+		if err := rec.Seek(0); err != nil {
+			return nil, err
+		}
+		for _, p := range order {
+			if err, ok := later[p]; ok {
+				bad = append(bad, fmt.Sprintf("%s: %v", p, err))
+			}
 		}
 	}
 	if len(q.Counters()) == 0 {
 		return nil, fmt.Errorf("no valid counter:\n%s", strings.Join(bad, "\n"))
 	}
 	return q, nil
+}
+
+// notYet reports an error for a path that a later sample may satisfy.
+func notYet(err error) bool {
+	var pe *pdh.PathError
+	if !errors.As(err, &pe) {
+		return false
+	}
+	switch pe.Status {
+	case calc.NoMachine, calc.NoObject, calc.NoCounter, calc.NoInstance:
+		return true
+	}
+	return false
 }
 
 // allCounters returns `\\machine\Object(*)\*` (or `\\machine\Object\*`
