@@ -197,3 +197,57 @@ func TestReadSource(t *testing.T) {
 		t.Errorf("value %v, %v", v, err)
 	}
 }
+
+// FuzzReadLog: any bytes read as a log either fail with an error or give
+// a source whose every sample builds, with one block per machine and
+// blank values only where the row has blanks.
+func FuzzReadLog(f *testing.F) {
+	for _, rel := range []string{"powershell/CounterSamples.csv", "powershell/CounterSamples.tsv", "powershell/CorruptBlg.blg"} {
+		b, err := os.ReadFile(filepath.Join(logsDir, rel))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		l, err := ReadLog(bytes.NewReader(in), "fuzz.csv", 1<<20)
+		if err != nil {
+			return
+		}
+		machines := map[string]bool{}
+		for _, c := range l.Counters() {
+			m, _, _ := strings.Cut(strings.TrimPrefix(c, `\\`), `\`)
+			if !strings.HasPrefix(c, `\\`) {
+				m = ""
+			}
+			machines[strings.ToLower(m)] = true
+		}
+		for i := range l.Len() {
+			s, err := l.Sample(t.Context(), nil)
+			if err != nil {
+				t.Fatalf("row %d: %v", i, err)
+			}
+			if len(s.Blocks) != len(machines) || !s.Time.Equal(l.Time(i)) {
+				t.Fatalf("row %d: %d blocks for %d machines, time %v vs %v", i, len(s.Blocks), len(machines), s.Time, l.Time(i))
+			}
+			blanks := 0
+			for _, v := range l.Rows[i].Values {
+				if !v.OK {
+					blanks++
+				}
+			}
+			if blanks == 0 {
+				for _, p := range s.Problems {
+					for _, m := range p.Missing {
+						if len(m.Counters) > 0 {
+							t.Fatalf("row %d: no blank cell, but missing %v", i, p)
+						}
+					}
+				}
+			}
+		}
+		if _, err := l.Sample(t.Context(), nil); !errors.Is(err, io.EOF) {
+			t.Fatalf("after the last row: %v", err)
+		}
+	})
+}
