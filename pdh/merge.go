@@ -86,11 +86,10 @@ func Merge(inputs ...Input) (*Merged, error) {
 		return nil, err
 	}
 	type entry struct {
-		ft       int64
-		t        time.Time
-		input    int
-		pos      int
-		unsorted bool
+		ft    int64
+		t     time.Time
+		input int
+		pos   int
 	}
 	var all []entry
 	for k, in := range m.inputs {
