@@ -61,7 +61,7 @@ var table = map[string]rule{
 	"system":           {2, []string{"counterset", "countertype", "perfdata"}},
 	"engine":           {2, []string{"collect", "counterset", "perfdata", "titles"}},
 	"pdh":              {2, []string{"calc", "counterpath", "countertype", "internal/utf16le", "perfdata", "titles"}},
-	"perflog/pdhcsv":   {2, nil},
+	"perflog/pdhcsv":   {2, []string{"counterpath", "countertype", "pdh", "perfdata", "perflog/rawlog", "titles"}},
 	"state":            {2, []string{"counterset", "manifest", "titles"}},
 	"perflog/rawlog":   {2, []string{"countertype", "pdh", "perfdata", "titles"}},
 	"perflog/blg":      {2, []string{"countertype", "internal/utf16le", "pdh", "perfdata", "perflog/rawlog", "titles"}},
@@ -72,7 +72,7 @@ var table = map[string]rule{
 	"internal/tool/query":    {4, []string{"engine"}},
 	"internal/tool/ctrpp":    {4, []string{"counterset", "countertype", "manifest"}},
 	"internal/tool/typeperf": {4, []string{"calc", "counterpath", "pdh", "perflog/pdhcsv"}},
-	"internal/tool/relog":    {4, []string{"calc", "counterpath", "pdh", "perfdata", "perflog/pdhcsv", "titles"}},
+	"internal/tool/relog":    {4, []string{"calc", "counterpath", "countertype", "pdh", "perfdata", "perflog/pdhcsv", "titles"}},
 	"internal/tool/lodctr":   {4, []string{"manifest", "state", "titles"}},
 	// L5: the binary.
 	"cmd/perfc": {5, []string{"host", "internal/tool/ctrpp", "internal/tool/dump", "internal/tool/lodctr", "internal/tool/query",

@@ -18,7 +18,6 @@ import (
 	"github.com/perfcounters/perfcounters/pdh"
 	"github.com/perfcounters/perfcounters/perfdata"
 	"github.com/perfcounters/perfcounters/perflog/pdhcsv"
-	"github.com/perfcounters/perfcounters/titles"
 )
 
 // Options configure Run and Summary.
@@ -87,33 +86,6 @@ func ParseTime(s string, loc *time.Location) (time.Time, error) {
 	}
 	return time.Time{}, fmt.Errorf("time %q: want M/d/yyyy h:mm:ss[AM|PM] or M/d/yyyy H:mm:ss", s)
 }
-
-// everyNth is its source's samples 0, n, 2n, ...: a recorded source of its
-// own (positions count the samples it keeps), so nothing that asks it what
-// it can do gets the wrong answer.
-type everyNth struct {
-	src pdh.Source
-	rec pdh.Recorded
-	n   int
-}
-
-func (e *everyNth) Sample(ctx context.Context, objects []uint32) (*pdh.Sample, error) {
-	s, err := e.src.Sample(ctx, objects)
-	if err != nil {
-		return nil, err
-	}
-	// Skip to the next kept sample; past the end, Pos stays at Len.
-	next := min(e.rec.Pos()+e.n-1, e.rec.Len())
-	return s, e.rec.Seek(next)
-}
-
-func (e *everyNth) Titles() *titles.DB     { return e.src.Titles() }
-func (e *everyNth) Recorded() pdh.Recorded { return e }
-func (e *everyNth) Len() int               { return (e.rec.Len() + e.n - 1) / e.n }
-func (e *everyNth) Pos() int               { return (e.rec.Pos() + e.n - 1) / e.n }
-func (e *everyNth) Seek(i int) error       { return e.rec.Seek(min(i*e.n, e.rec.Len())) }
-func (e *everyNth) Time(i int) time.Time   { return e.rec.Time(i * e.n) }
-func (e *everyNth) Counters() []string     { return e.rec.Counters() }
 
 // column is one output column.
 type column struct {
@@ -247,6 +219,9 @@ func warnProblems(warn func(string), problems []pdh.Problem, seen map[string]boo
 		return
 	}
 	for _, p := range problems {
+		if p.Partial && strings.HasSuffix(p.Reason, pdhcsv.NoValue) {
+			continue // blank cells of a text log: values it does not hold, reported as blanks
+		}
 		msg := p.String()
 		if !seen[msg] {
 			seen[msg] = true
@@ -302,7 +277,7 @@ func prepare(src pdh.Source, opts Options) (pdh.Source, Options, error) {
 		return nil, opts, errors.New("relog reads recorded samples (logs, captured blocks), not a live source")
 	}
 	if opts.Every > 1 {
-		src = &everyNth{src: src, rec: rec, n: opts.Every}
+		src = &everyNth{src: src, rec: rec, n: opts.Every, warn: opts.Warn}
 	}
 	return src, opts, src.Recorded().Seek(0)
 }
@@ -322,15 +297,65 @@ func query(src pdh.Source, opts Options) (*pdh.Query, error) {
 		}
 	}
 	var bad []string
+	// A path whose machine, object, counter or instance is missing from
+	// the first sample may name one of a later sample (inputs merged,
+	// machines that answer later): it is checked against each sample in
+	// turn until it is found.
+	later := map[string]error{}
+	var order []string
 	for _, p := range paths {
 		if _, err := q.AddCounter(p); err != nil {
+			if notYet(err) {
+				if _, dup := later[p]; !dup {
+					order = append(order, p)
+				}
+				later[p] = err
+				continue
+			}
 			bad = append(bad, fmt.Sprintf("%s: %v", p, err))
+		}
+	}
+	if len(order) > 0 {
+		rec := src.Recorded()
+		for i := 1; i < rec.Len() && len(later) > 0; i++ {
+			if err := rec.Seek(i); err != nil {
+				return nil, err
+			}
+			for _, p := range order {
+				if _, ok := later[p]; !ok {
+					continue
+				}
+				if _, err := q.AddCounter(p); err == nil {
+					delete(later, p)
+				}
+			}
+		}
+		if err := rec.Seek(0); err != nil {
+			return nil, err
+		}
+		for _, p := range order {
+			if err, ok := later[p]; ok {
+				bad = append(bad, fmt.Sprintf("%s: %v", p, err))
+			}
 		}
 	}
 	if len(q.Counters()) == 0 {
 		return nil, fmt.Errorf("no valid counter:\n%s", strings.Join(bad, "\n"))
 	}
 	return q, nil
+}
+
+// notYet reports an error for a path that a later sample may satisfy.
+func notYet(err error) bool {
+	var pe *pdh.PathError
+	if !errors.As(err, &pe) {
+		return false
+	}
+	switch pe.Status {
+	case calc.NoMachine, calc.NoObject, calc.NoCounter, calc.NoInstance:
+		return true
+	}
+	return false
 }
 
 // allCounters returns `\\machine\Object(*)\*` (or `\\machine\Object\*`
