@@ -65,6 +65,7 @@ var table = map[string]rule{
 	"state":            {2, []string{"counterset", "manifest", "titles"}},
 	"perflog/rawlog":   {2, []string{"countertype", "pdh", "perfdata", "titles"}},
 	"perflog/blg":      {2, []string{"countertype", "internal/utf16le", "pdh", "perfdata", "perflog/rawlog", "titles"}},
+	"perflog/sqllog":   {2, []string{"calc", "countertype", "pdh", "perflog/pdhcsv", "perflog/rawlog", "titles"}},
 	// L3: the local machine assembled.
 	"host": {3, []string{"collect", "counterset", "engine", "internal/shm", "pdh", "perfdata", "state", "system", "titles"}},
 	// L4: tools.
