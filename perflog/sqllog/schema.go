@@ -247,7 +247,7 @@ func checkSchema(ctx context.Context, db *sql.DB, d dialect, where string) error
 				wc.class == clsGUID && cls == clsText ||
 				wc.class == clsFloat && cls == clsInt
 			if !ok {
-				return fmt.Errorf("%s: table %s, column %s: type %s, relog's schema has a %s column", where, wt.table, c.Name, c.Type, wc.class)
+				return fmt.Errorf("%s: table %s, column %s: type %s, relog's schema has a %s column", where, wt.table, wc.name, c.Type, wc.class)
 			}
 		}
 	}
