@@ -317,7 +317,11 @@ func connect(ctx context.Context, src Source, create bool) (*sql.DB, dialect, er
 		}
 		dsn := "file:" + p + "?_txlock=immediate&_pragma=busy_timeout(30000)"
 		if create {
-			dsn += "&_pragma=journal_mode(WAL)"
+			// WAL: readers read while a writer writes. synchronous
+			// NORMAL: in WAL mode a power cut may lose the last samples
+			// but never corrupts the file, and a commit does not wait
+			// for the disk.
+			dsn += "&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)"
 		} else {
 			dsn += "&_pragma=query_only(1)"
 		}

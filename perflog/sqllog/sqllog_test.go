@@ -60,10 +60,10 @@ func openWindows(t testing.TB) *pdh.BlockFiles {
 // data source name "perf" resolve to it.
 type backend struct {
 	name string
-	opts func(t *testing.T) Options
+	opts func(t testing.TB) Options
 }
 
-func backends(t *testing.T) []backend {
+func backends(t testing.TB) []backend {
 	out := []backend{{"sqlite", sqliteOpts}}
 	if os.Getenv("PERFC_TEST_POSTGRES") != "" {
 		out = append(out, backend{"postgres", postgresOpts})
@@ -84,14 +84,14 @@ func env(kv ...string) func(string) string {
 	return func(k string) string { return m[k] }
 }
 
-func sqliteOpts(t *testing.T) Options {
+func sqliteOpts(t testing.TB) Options {
 	p := filepath.Join(t.TempDir(), "perf.db")
 	return Options{Getenv: env(EnvName("perf"), "sqlite:"+p), ConfigFile: filepath.Join(t.TempDir(), "none.conf"), Location: time.UTC}
 }
 
 // postgresOpts gives the test a schema of its own in the test database,
 // dropped at the end.
-func postgresOpts(t *testing.T) Options {
+func postgresOpts(t testing.TB) Options {
 	base := os.Getenv("PERFC_TEST_POSTGRES")
 	db, err := sql.Open("pgx", base)
 	if err != nil {

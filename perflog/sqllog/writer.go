@@ -233,6 +233,8 @@ func (w *Writer) write(ctx context.Context, stamp string) error {
 	defer tx.Rollback()
 	added := map[detailKey]int64{}
 	locked := false
+	var st stmts
+	defer st.close()
 	clear(w.seen)
 	out := w.rows[:0]
 	for _, r := range w.rows {
@@ -247,7 +249,7 @@ func (w *Writer) write(ctx context.Context, stamp string) error {
 				}
 				locked = true
 			}
-			if id, err = w.detail(ctx, tx, r.key); err != nil {
+			if id, err = w.detail(ctx, tx, &st, r.key); err != nil {
 				return err
 			}
 			added[r.key] = id
@@ -280,7 +282,7 @@ func (w *Writer) write(ctx context.Context, stamp string) error {
 	}
 	for len(out) > 0 {
 		k := min(len(out), batchRows)
-		if err := w.insertRows(ctx, tx, out[:k], rec, stamp); err != nil {
+		if err := w.insertRows(ctx, tx, &st, out[:k], rec, stamp); err != nil {
 			return err
 		}
 		out = out[k:]
@@ -300,15 +302,31 @@ LogStartTime = COALESCE(LogStartTime, ?), LogStopTime = ? WHERE GUID = ?`), stam
 
 // detail finds or adds the CounterDetails row of k. Rows are shared by
 // every log set of the database, as relog shares them.
-func (w *Writer) detail(ctx context.Context, tx *sql.Tx, k detailKey) (int64, error) {
+// stmts are the statements of one transaction, prepared once there.
+type stmts struct{ find, add, batch *sql.Stmt }
+
+func (st *stmts) close() {
+	for _, s := range []*sql.Stmt{st.find, st.add, st.batch} {
+		if s != nil {
+			s.Close()
+		}
+	}
+}
+
+func (w *Writer) detail(ctx context.Context, tx *sql.Tx, st *stmts, k detailKey) (int64, error) {
 	eq := w.d.nullEq()
 	inst, index, parent := nullStr(k.instance, k.hasInstance), sql.NullInt64{Int64: int64(k.index), Valid: k.hasInstance}, nullStr(k.parent, k.parent != "")
 	tbA, tbB := split(uint64(k.timeBase))
 	var id int64
-	err := tx.QueryRowContext(ctx, w.d.q(`SELECT CounterID FROM CounterDetails WHERE MachineName = ? AND ObjectName = ? AND CounterName = ?
+	var err error
+	if st.find == nil {
+		if st.find, err = tx.PrepareContext(ctx, w.d.q(`SELECT CounterID FROM CounterDetails WHERE MachineName = ? AND ObjectName = ? AND CounterName = ?
 AND CounterType = ? AND DefaultScale = ? AND InstanceName `+eq+` ? AND InstanceIndex `+eq+` ? AND ParentName `+eq+` ?
-AND TimeBaseA `+eq+` ? AND TimeBaseB `+eq+` ? ORDER BY CounterID LIMIT 1`),
-		k.machine, k.object, k.counter, int32(uint32(k.typ)), k.scale, inst, index, parent, tbA, tbB).Scan(&id)
+AND TimeBaseA `+eq+` ? AND TimeBaseB `+eq+` ? ORDER BY CounterID LIMIT 1`)); err != nil {
+			return 0, err
+		}
+	}
+	err = st.find.QueryRowContext(ctx, k.machine, k.object, k.counter, int32(uint32(k.typ)), k.scale, inst, index, parent, tbA, tbB).Scan(&id)
 	if err == nil {
 		return id, nil
 	}
@@ -320,9 +338,13 @@ AND TimeBaseA `+eq+` ? AND TimeBaseB `+eq+` ? ORDER BY CounterID LIMIT 1`),
 			return 0, fmt.Errorf("counter %s\\%s\\%s: a name of %d bytes, CounterDetails holds 1024", k.machine, k.object, k.counter, len(s))
 		}
 	}
-	err = tx.QueryRowContext(ctx, w.d.q(`INSERT INTO CounterDetails (MachineName, ObjectName, CounterName, CounterType, DefaultScale,
-InstanceName, InstanceIndex, ParentName, ParentObjectID, TimeBaseA, TimeBaseB) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?) RETURNING CounterID`),
-		k.machine, k.object, k.counter, int32(uint32(k.typ)), k.scale, inst, index, parent, tbA, tbB).Scan(&id)
+	if st.add == nil {
+		if st.add, err = tx.PrepareContext(ctx, w.d.q(`INSERT INTO CounterDetails (MachineName, ObjectName, CounterName, CounterType, DefaultScale,
+InstanceName, InstanceIndex, ParentName, ParentObjectID, TimeBaseA, TimeBaseB) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?) RETURNING CounterID`)); err != nil {
+			return 0, err
+		}
+	}
+	err = st.add.QueryRowContext(ctx, k.machine, k.object, k.counter, int32(uint32(k.typ)), k.scale, inst, index, parent, tbA, tbB).Scan(&id)
 	return id, err
 }
 
@@ -335,7 +357,7 @@ func split(v uint64) (a, b int32) { return int32(uint32(v)), int32(uint32(v >> 3
 // join is split undone.
 func join(a, b int64) uint64 { return uint64(uint32(a)) | uint64(uint32(b))<<32 }
 
-func (w *Writer) insertRows(ctx context.Context, tx *sql.Tx, rows []dataRow, rec int64, stamp string) error {
+func (w *Writer) insertRows(ctx context.Context, tx *sql.Tx, st *stmts, rows []dataRow, rec int64, stamp string) error {
 	query := w.insert
 	if len(rows) != batchRows || query == "" {
 		var b strings.Builder
@@ -357,7 +379,17 @@ func (w *Writer) insertRows(ctx context.Context, tx *sql.Tx, rows []dataRow, rec
 		sa, sb := split(r.second)
 		args = append(args, w.guid, r.id, rec, stamp, r.value, fa, fb, sa, sb, int32(uint32(r.multi)))
 	}
-	_, err := tx.ExecContext(ctx, query, args...)
+	if len(rows) != batchRows {
+		_, err := tx.ExecContext(ctx, query, args...)
+		return err
+	}
+	if st.batch == nil {
+		var err error
+		if st.batch, err = tx.PrepareContext(ctx, query); err != nil {
+			return err
+		}
+	}
+	_, err := st.batch.ExecContext(ctx, args...)
 	return err
 }
 
