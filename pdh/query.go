@@ -201,6 +201,7 @@ type RawItem struct {
 	Path     counterpath.Path
 	Raw      calc.Raw
 	Type     countertype.Type
+	Scale    int32 // the counter definition's DefaultScale (SQL logs store it per counter)
 }
 
 // CounterInfo describes a counter (PDH_COUNTER_INFO).
@@ -522,7 +523,7 @@ func (c *Counter) Raw() []RawItem {
 		in := &c.obj.cur[p]
 		for k := range c.cols {
 			out = append(out, RawItem{Instance: in.display, Path: c.itemPath(in, k),
-				Raw: c.curRaw[r*len(c.cols)+k], Type: c.cols[k].def.Type})
+				Raw: c.curRaw[r*len(c.cols)+k], Type: c.cols[k].def.Type, Scale: c.cols[k].def.DefaultScale})
 		}
 	}
 	return out

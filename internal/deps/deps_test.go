@@ -63,8 +63,10 @@ var table = map[string]rule{
 	"pdh":              {2, []string{"calc", "counterpath", "countertype", "internal/utf16le", "perfdata", "titles"}},
 	"perflog/pdhcsv":   {2, []string{"counterpath", "countertype", "pdh", "perfdata", "perflog/rawlog", "titles"}},
 	"state":            {2, []string{"counterset", "manifest", "titles"}},
+	"perflog/binlog":   {2, []string{"pdh", "perfdata", "titles"}},
 	"perflog/rawlog":   {2, []string{"countertype", "pdh", "perfdata", "titles"}},
 	"perflog/blg":      {2, []string{"countertype", "internal/utf16le", "pdh", "perfdata", "perflog/rawlog", "titles"}},
+	"perflog/sqllog":   {2, []string{"calc", "countertype", "pdh", "perflog/pdhcsv", "perflog/rawlog", "titles"}},
 	// L3: the local machine assembled.
 	"host": {3, []string{"collect", "counterset", "engine", "internal/shm", "pdh", "perfdata", "state", "system", "titles"}},
 	// L4: tools.

@@ -344,16 +344,19 @@ func (g *group) build(gs *grows, t time.Time, perfFreq int64) ([]byte, []pdh.Pro
 		return nil, nil, err
 	}
 	var missing []pdh.MissingValues
-	n := len(gs.instances)
+	var insts []blockInstance
 	if g.single {
-		n = 1
+		insts = []blockInstance{{src: 0}}
+	} else {
+		insts = arrange(gs.instances)
 	}
-	for i := range n {
+	for pos, bi := range insts {
+		i := bi.src
 		var v perfdata.Values
 		if g.single {
 			v = b.Single()
 		} else {
-			v = b.Instance(gs.instances[i], 0, 0, -1)
+			v = b.Instance(bi.name, 0, 0, -1)
 		}
 		var miss []uint32
 		for ci, gc := range g.counters {
@@ -375,7 +378,7 @@ func (g *group) build(gs *grows, t time.Time, perfFreq int64) ([]byte, []pdh.Pro
 			}
 		}
 		if len(miss) > 0 {
-			inst := i
+			inst := pos
 			if g.single {
 				inst = -1
 			}
@@ -397,6 +400,85 @@ func (g *group) build(gs *grows, t time.Time, perfFreq int64) ([]byte, []pdh.Pro
 		probs = append(probs, pdh.Problem{Object: g.objIndex, ObjectName: g.object, Partial: true, Missing: missing, Reason: g.machine + ": " + reason})
 	}
 	return b.Bytes(), probs, nil
+}
+
+// blockInstance is one instance of a rebuilt block: its name there and
+// the position of its values in the sample (-1: a placeholder).
+type blockInstance struct {
+	src  int
+	name string
+}
+
+// arrange orders a sample's instances for a block. Logs name duplicate
+// instances as PDH shows them, "svchost", "svchost#1", "svchost#2"; a
+// block holds them all as "svchost", and PDH numbers them in the order
+// they appear. So each "#n" suffix is taken off, the instances of one
+// name are placed in the order of n, and a gap in the numbers (an
+// instance the sample has no value for) is held by a placeholder, so
+// that the instances after it keep their numbers. Placeholders are at
+// most as many as the instances; past that, gaps close up.
+func arrange(instances []string) []blockInstance {
+	type dup struct {
+		name  string
+		byIdx map[int]int
+		last  int
+	}
+	var order []*dup
+	byName := map[string]*dup{}
+	for i, s := range instances {
+		name, idx := splitIndex(s)
+		d := byName[name]
+		if d == nil {
+			d = &dup{name: name, byIdx: map[int]int{}}
+			byName[name] = d
+			order = append(order, d)
+		}
+		if _, ok := d.byIdx[idx]; ok {
+			// "x#1" given twice cannot happen (Rows keeps one per name),
+			// but "x#01" and "x#1" can: the later one keeps its suffix.
+			name, idx = s, 0
+			d = &dup{name: name, byIdx: map[int]int{}}
+			order = append(order, d)
+		}
+		d.byIdx[idx] = i
+		d.last = max(d.last, idx)
+	}
+	holes := 0
+	for _, d := range order {
+		holes += d.last + 1 - len(d.byIdx)
+	}
+	fill := holes <= len(instances)
+	out := make([]blockInstance, 0, len(instances))
+	for _, d := range order {
+		for idx := 0; idx <= d.last; idx++ {
+			src, ok := d.byIdx[idx]
+			if !ok && !fill {
+				continue
+			}
+			if !ok {
+				src = -1
+			}
+			out = append(out, blockInstance{src: src, name: d.name})
+		}
+	}
+	return out
+}
+
+// splitIndex splits "name#n" (n decimal, name not empty) into name and n;
+// other names have index 0.
+func splitIndex(s string) (string, int) {
+	i := strings.LastIndexByte(s, '#')
+	if i <= 0 || i == len(s)-1 || len(s)-i > 8 {
+		return s, 0
+	}
+	n := 0
+	for _, c := range s[i+1:] {
+		if c < '0' || c > '9' {
+			return s, 0
+		}
+		n = n*10 + int(c-'0')
+	}
+	return s[:i], n
 }
 
 // secondIsTime reports a type whose PDH_RAW_COUNTER.SecondValue is the
