@@ -179,6 +179,9 @@ func (p *parser) parse(text []byte) error {
 		if err != nil {
 			var se *xml.SyntaxError
 			if errors.As(err, &se) {
+				if se.Msg == "unexpected EOF" {
+					se.Msg = "the file ends inside the element"
+				}
 				return &XMLError{File: p.file, Line: se.Line, Element: path(stack), Err: errors.New(se.Msg)}
 			}
 			return &XMLError{File: p.file, Line: line, Element: path(stack), Err: err}
@@ -607,7 +610,9 @@ func formatDate(t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}
-	return t.Format(dateLayout)
+	// Not t.Format(dateLayout): a year before 1000 must keep four digits
+	// to be read again.
+	return fmt.Sprintf("%d/%d/%04d", int(t.Month()), t.Day(), t.Year())
 }
 
 type xmlWriter struct{ b strings.Builder }
