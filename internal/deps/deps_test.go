@@ -62,7 +62,8 @@ var table = map[string]rule{
 	"engine":           {2, []string{"collect", "counterset", "perfdata", "titles"}},
 	"pdh":              {2, []string{"calc", "counterpath", "countertype", "internal/utf16le", "perfdata", "titles"}},
 	"perflog/pdhcsv":   {2, nil},
-	"state":            {2, []string{"counterset", "manifest", "titles"}},
+	"state":            {2, []string{"collectorset", "counterset", "manifest", "titles"}},
+	"collectorset":     {2, []string{"counterpath"}},
 	"perflog/rawlog":   {2, []string{"countertype", "pdh", "perfdata", "titles"}},
 	"perflog/blg":      {2, []string{"countertype", "internal/utf16le", "pdh", "perfdata", "perflog/rawlog", "titles"}},
 	// L3: the local machine assembled.
