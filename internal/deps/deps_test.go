@@ -77,8 +77,8 @@ var table = map[string]rule{
 	"internal/tool/lodctr":   {4, []string{"manifest", "state", "titles"}},
 	"internal/tool/logman":   {4, []string{"collectorset", "state"}},
 	// L5: the binary.
-	"cmd/perfc": {5, []string{"host", "internal/tool/ctrpp", "internal/tool/dump", "internal/tool/lodctr", "internal/tool/query",
-		"internal/tool/relog", "internal/tool/typeperf", "counterpath", "manifest", "pdh", "perfdata", "perflog/blg", "perflog/pdhcsv", "state", "titles"}},
+	"cmd/perfc": {5, []string{"host", "internal/tool/ctrpp", "internal/tool/dump", "internal/tool/lodctr", "internal/tool/logman", "internal/tool/query",
+		"internal/tool/relog", "internal/tool/typeperf", "collectorset", "counterpath", "manifest", "pdh", "perfdata", "perflog/blg", "perflog/pdhcsv", "state", "titles"}},
 }
 
 type pkg struct {

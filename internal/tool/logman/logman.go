@@ -376,3 +376,21 @@ func Import(o Options, name, file string) error {
 	_, err = io.WriteString(o.Stdout, completed)
 	return err
 }
+
+// DefaultLogRoot is the directory of a new set's logs when -o does not
+// give one (Windows: %systemdrive%\PerfLogs\Admin\NAME): for root (the
+// system sets) /var/log/perfc/NAME; for other users
+// $XDG_DATA_HOME/perfc/logs/NAME, where an unset or relative
+// XDG_DATA_HOME means $HOME/.local/share as the XDG base-directory
+// specification says; with neither, the state directory's logs/NAME.
+func DefaultLogRoot(getenv func(string) string, euid int, stateDir, name string) string {
+	switch {
+	case euid == 0:
+		return filepath.Join("/var/log/perfc", name)
+	case filepath.IsAbs(getenv("XDG_DATA_HOME")):
+		return filepath.Join(getenv("XDG_DATA_HOME"), "perfc", "logs", name)
+	case filepath.IsAbs(getenv("HOME")):
+		return filepath.Join(getenv("HOME"), ".local", "share", "perfc", "logs", name)
+	}
+	return filepath.Join(stateDir, "logs", name)
+}
