@@ -62,7 +62,8 @@ var table = map[string]rule{
 	"engine":           {2, []string{"collect", "counterset", "perfdata", "titles"}},
 	"pdh":              {2, []string{"calc", "counterpath", "countertype", "internal/utf16le", "perfdata", "titles"}},
 	"perflog/pdhcsv":   {2, []string{"counterpath", "countertype", "pdh", "perfdata", "perflog/rawlog", "titles"}},
-	"state":            {2, []string{"counterset", "manifest", "titles"}},
+	"state":            {2, []string{"collectorset", "counterset", "manifest", "titles"}},
+	"collectorset":     {2, []string{"counterpath"}},
 	"perflog/binlog":   {2, []string{"pdh", "perfdata", "titles"}},
 	"perflog/rawlog":   {2, []string{"countertype", "pdh", "perfdata", "titles"}},
 	"perflog/blg":      {2, []string{"countertype", "internal/utf16le", "pdh", "perfdata", "perflog/rawlog", "titles"}},
@@ -76,9 +77,10 @@ var table = map[string]rule{
 	"internal/tool/typeperf": {4, []string{"calc", "counterpath", "pdh", "perflog/pdhcsv"}},
 	"internal/tool/relog":    {4, []string{"calc", "counterpath", "countertype", "pdh", "perfdata", "perflog/pdhcsv", "titles"}},
 	"internal/tool/lodctr":   {4, []string{"manifest", "state", "titles"}},
+	"internal/tool/logman":   {4, []string{"collectorset", "state"}},
 	// L5: the binary.
-	"cmd/perfc": {5, []string{"host", "internal/tool/ctrpp", "internal/tool/dump", "internal/tool/lodctr", "internal/tool/query",
-		"internal/tool/relog", "internal/tool/typeperf", "counterpath", "manifest", "pdh", "perfdata", "perflog/blg", "perflog/pdhcsv", "state", "titles"}},
+	"cmd/perfc": {5, []string{"host", "internal/tool/ctrpp", "internal/tool/dump", "internal/tool/lodctr", "internal/tool/logman", "internal/tool/query",
+		"internal/tool/relog", "internal/tool/typeperf", "collectorset", "counterpath", "manifest", "pdh", "perfdata", "perflog/blg", "perflog/pdhcsv", "state", "titles"}},
 }
 
 type pkg struct {
