@@ -42,7 +42,8 @@ type Query struct {
 	// catalog is the sample the last path check took (resolve.go), reused
 	// by the next AddCounter; Collect drops it, so paths added later are
 	// checked against fresh data.
-	catalog *Sample
+	catalog    *Sample
+	catalogPos int // the recorded source's position when catalog was taken
 }
 
 // objKey identifies an object in a sample: its machine (the block's system

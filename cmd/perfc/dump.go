@@ -6,6 +6,7 @@ import (
 
 	"github.com/perfcounters/perfcounters/internal/tool/dump"
 	"github.com/perfcounters/perfcounters/perfdata"
+	"github.com/perfcounters/perfcounters/perflog"
 	"github.com/perfcounters/perfcounters/titles"
 )
 
@@ -13,7 +14,7 @@ func dumpCommand() command {
 	return command{
 		name:  "dump",
 		usage: "[--json] [--titles FILE] FILE...",
-		short: "print raw PERF_DATA_BLOCK files (ours or captured on Windows) for a person or, with --json, a program",
+		short: "print raw PERF_DATA_BLOCK files (ours or captured on Windows) for a person or, with --json, a program; list a binary log's records",
 		run:   runDump,
 	}
 }
@@ -40,6 +41,15 @@ func runDump(ctx context.Context, e *env, args []string) error {
 	for _, f := range files {
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if kind, err := perflog.Detect(f); err == nil && kind == perflog.BIN {
+			if *asJSON {
+				return usagef("%s: a binary log is listed as text (--json is for PERF_DATA_BLOCK files)", f)
+			}
+			if err := perflog.DumpBinary(e.stdout, f); err != nil {
+				return err
+			}
+			continue
 		}
 		data, err := perfdata.ReadFile(f)
 		if err != nil {

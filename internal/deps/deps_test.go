@@ -46,6 +46,7 @@ var table = map[string]rule{
 	"internal/asuser":   {0, nil}, // test support: runs a test binary as other users
 	"internal/golden":   {0, nil}, // test support: golden files with -update
 	"internal/filecap":  {0, nil},
+	"internal/pgtest":   {0, nil},
 	"internal/proctest": {0, nil}, // test support: wait for a process to end
 	// L1: core codecs and calculations.
 	"calc":       {1, []string{"countertype"}},
@@ -69,7 +70,8 @@ var table = map[string]rule{
 	"perflog/blg":      {2, []string{"countertype", "internal/utf16le", "pdh", "perfdata", "perflog/rawlog", "titles"}},
 	"perflog/sqllog":   {2, []string{"calc", "countertype", "pdh", "perflog/pdhcsv", "perflog/rawlog", "titles"}},
 	// L3: the local machine assembled.
-	"host": {3, []string{"collect", "counterset", "engine", "internal/shm", "pdh", "perfdata", "state", "system", "titles"}},
+	"perflog": {3, []string{"pdh", "perflog/binlog", "perflog/blg", "perflog/pdhcsv", "perflog/sqllog", "titles"}},
+	"host":    {3, []string{"collect", "counterset", "engine", "internal/shm", "pdh", "perfdata", "state", "system", "titles"}},
 	// L4: tools.
 	"internal/tool/dump":     {4, []string{"countertype", "perfdata", "titles"}},
 	"internal/tool/query":    {4, []string{"engine"}},
@@ -80,7 +82,7 @@ var table = map[string]rule{
 	"internal/tool/logman":   {4, []string{"collectorset", "state"}},
 	// L5: the binary.
 	"cmd/perfc": {5, []string{"host", "internal/tool/ctrpp", "internal/tool/dump", "internal/tool/lodctr", "internal/tool/logman", "internal/tool/query",
-		"internal/tool/relog", "internal/tool/typeperf", "collectorset", "counterpath", "manifest", "pdh", "perfdata", "perflog/blg", "perflog/pdhcsv", "state", "titles"}},
+		"internal/tool/relog", "internal/tool/typeperf", "collectorset", "counterpath", "manifest", "pdh", "perfdata", "perflog", "state", "titles"}},
 }
 
 type pkg struct {
