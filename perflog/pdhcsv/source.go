@@ -36,7 +36,8 @@ type source struct {
 	db       *titles.DB
 	machines []*machinePlan
 	objs     []*objPlan
-	cells    []cellPos // per column
+	cells    []cellPos        // per column
+	vals     map[[2]int][]int // (object, instance) -> its columns
 	b        *perfdata.Builder
 	pos      int
 	notes    []string
@@ -280,6 +281,11 @@ func newSource(lg *Log, name string) (*source, error) {
 		}
 		s.cells[i] = c
 	}
+	s.vals = make(map[[2]int][]int, len(s.objs))
+	for k, c := range s.cells {
+		key := [2]int{c.obj, c.inst}
+		s.vals[key] = append(s.vals[key], k)
+	}
 	for oi, o := range s.objs {
 		if len(o.defs) == 0 {
 			continue // a parents object has no values
@@ -345,12 +351,6 @@ func (s *source) sample(lg *Log, i int) (*pdh.Sample, error) {
 		}
 		m[c.inst] = append(m[c.inst], s.objs[c.obj].defs[c.def].NameIndex)
 	}
-	// The values by object and instance, written as the blocks are built.
-	vals := make(map[[2]int][]int, len(s.objs)) // (obj, inst) -> columns
-	for k, c := range s.cells {
-		key := [2]int{c.obj, c.inst}
-		vals[key] = append(vals[key], k)
-	}
 	for _, m := range s.machines {
 		h := perfdata.Header{SystemTime: perfdata.SystemTimeOf(t), PerfTime: ft, PerfFreq: 10_000_000, PerfTime100nSec: ft, SystemName: m.name}
 		if len(m.objs) > 0 {
@@ -381,7 +381,7 @@ func (s *source) sample(lg *Log, i int) (*pdh.Sample, error) {
 						v = b.Instance(in.name, 0, 0, perfdata.NoUniqueID)
 					}
 				}
-				for _, k := range vals[[2]int{oi, inst}] {
+				for _, k := range s.vals[[2]int{oi, inst}] {
 					if x := r.Values[k]; x.OK {
 						v.Set(s.cells[k].def, math.Float64bits(x.Number))
 					}
