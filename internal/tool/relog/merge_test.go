@@ -185,3 +185,40 @@ func TestEveryMixed(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeInterleaved: inputs whose samples alternate in time: each
+// input's rates are computed between its own samples, as from it alone,
+// and its columns are blank in the other input's samples.
+func TestMergeInterleaved(t *testing.T) {
+	csv := `"(PDH-CSV 4.0) (Coordinated Universal Time)(0)","\\OTHER\Memory\Available MBytes"` + "\n" +
+		`"03/05/2024 12:00:00.500","10"` + "\n" +
+		`"03/05/2024 12:00:01.500","20"` + "\n" +
+		`"03/05/2024 12:00:02.500"," "` + "\n"
+	paths := []string{`\\TESTHOST\Processor(_Total)\Interrupts/sec`, `\\TESTHOST\Processor(*)\% Processor Time`}
+	raw, _ := fixtures(t)
+	alone, _ := run(t, raw, Options{Counters: paths, Location: time.UTC})
+	text, err := pdhcsv.ReadLog(strings.NewReader(csv), "other.csv", -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks, _ := fixtures(t)
+	m := merge(t, pdh.Input{Name: "blocks", Source: blocks}, pdh.Input{Name: "other.csv", Source: text})
+	got, _ := run(t, m, Options{Counters: append(slices.Clone(paths), `\\OTHER\Memory\*`), Location: time.UTC})
+	a, c := cells(alone, ","), cells(csv, ",")
+	want := [][]string{append(slices.Clone(a[0]), c[0][1])}
+	for r := 1; r < len(a); r++ {
+		want = append(want, append(slices.Clone(a[r]), `" "`))
+		if r < len(c) {
+			want = append(want, append(append([]string{c[r][0]}, slices.Repeat([]string{`" "`}, len(a[r])-1)...), c[r][1]))
+		}
+	}
+	g := cells(got, ",")
+	if len(g) != len(want) {
+		t.Fatalf("got\n%s", got)
+	}
+	for i := range want {
+		if !slices.Equal(g[i], want[i]) {
+			t.Errorf("line %d: %q, want %q", i+1, g[i], want[i])
+		}
+	}
+}
