@@ -402,7 +402,7 @@ func (s *source) sample(lg *Log, i int) (*pdh.Sample, error) {
 				}
 			}
 			if len(mv) > 0 {
-				smp.Problems = append(smp.Problems, pdh.Problem{Object: o.index, ObjectName: o.name, Partial: true, Missing: mv,
+				smp.Problems = append(smp.Problems, pdh.Problem{Object: o.index, ObjectName: o.name, Machine: o.machine, Partial: true, Missing: mv,
 					Reason: strings.TrimPrefix(o.machine, `\\`) + ": " + NoValue})
 			}
 		}
