@@ -86,9 +86,9 @@ type Problem struct {
 	// name) in a sample of several machines; "" is every machine's.
 	// Missing applies to that machine's object only.
 	Machine string
-	Reason     string
-	Partial    bool
-	Missing    []MissingValues
+	Reason  string
+	Partial bool
+	Missing []MissingValues
 }
 
 func (p Problem) String() string {
