@@ -3,6 +3,7 @@ package pdhcsv
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -95,10 +96,13 @@ func Open(path string) (*Log, error) {
 // names no time zone, so its times cannot be placed.
 func ReadLog(r io.Reader, name string, limit int64) (*Log, error) {
 	if limit >= 0 {
-		r = &limitReader{r: r, n: limit, name: name}
+		r = &limitReader{r: r, n: limit}
 	}
 	var notes []string
 	lg, err := read(r, nil, config{file: name, tornTail: true, notes: &notes})
+	if errors.Is(err, errTooLarge) {
+		return nil, fmt.Errorf("%s: larger than %d bytes, the limit on a text log", orText(name), limit)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -114,24 +118,22 @@ func ReadLog(r io.Reader, name string, limit int64) (*Log, error) {
 	return lg, nil
 }
 
-// limitReader fails once more than n bytes were read.
+var errTooLarge = errors.New("input over its size limit")
+
+// limitReader fails with errTooLarge once more than n bytes were read.
 type limitReader struct {
-	r    io.Reader
-	n    int64
-	name string
+	r io.Reader
+	n int64
 }
 
 func (l *limitReader) Read(p []byte) (int, error) {
-	if l.n < 0 {
-		return 0, fmt.Errorf("%s: larger than the limit on a text log", orText(l.name))
-	}
 	if int64(len(p)) > l.n+1 {
 		p = p[:l.n+1]
 	}
 	n, err := l.r.Read(p)
 	l.n -= int64(n)
 	if l.n < 0 {
-		return 0, fmt.Errorf("%s: larger than the limit on a text log", orText(l.name))
+		return 0, errTooLarge
 	}
 	return n, err
 }
