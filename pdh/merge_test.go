@@ -273,3 +273,30 @@ func TestMergeOrder(t *testing.T) {
 		t.Errorf("machines in order %q, want %q", got, want)
 	}
 }
+
+// TestMissingByMachine: a problem naming a machine marks values of that
+// machine's object only, in a sample of several machines.
+func TestMissingByMachine(t *testing.T) {
+	db := dbOf(t, map[uint32]string{10000: "Alpha", 10002: "Count"})
+	miss := []MissingValues{{Instance: 0, Counters: []uint32{10002}}}
+	for _, tc := range []struct {
+		machine string
+		want    string
+	}{
+		{"hosta", ` \\HOSTB\Alpha(a)\Count=2`},
+		{"", ` `}, // every machine's
+		{`\\HOSTB`, ` \\HOSTA\Alpha(a)\Count=1`},
+	} {
+		a := &memSource{db: db, samples: [][]byte{block(t, "HOSTA", t0, obj{10000, 10002, 1})},
+			problems: map[int][]Problem{0: {{Object: 10000, Machine: tc.machine, Partial: true, Reason: "test", Missing: miss}}}}
+		b := &memSource{db: db, samples: [][]byte{block(t, "HOSTB", t0, obj{10000, 10002, 2})}}
+		m, err := Merge(Input{"a", a}, Input{"b", b})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := values(t, m, []string{`\\HOSTA\Alpha(*)\Count`, `\\HOSTB\Alpha(*)\Count`})
+		if want := perfdata.FileTimeToTime(t0).Format(time.RFC3339Nano) + tc.want; len(got) != 1 || got[0] != want {
+			t.Errorf("machine %q: %q, want %q", tc.machine, got, want)
+		}
+	}
+}

@@ -146,7 +146,7 @@ func (q *Query) Collect(ctx context.Context) error {
 			continue
 		}
 		s.update(q, f.obj, f.clocks, f.system)
-		s.setMissing(q.problems)
+		s.setMissing(q.problems, f.system)
 	}
 	for _, c := range q.counters {
 		c.collect()

@@ -3,6 +3,7 @@ package pdhcsv
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -36,7 +37,8 @@ type source struct {
 	db       *titles.DB
 	machines []*machinePlan
 	objs     []*objPlan
-	cells    []cellPos // per column
+	cells    []cellPos        // per column
+	vals     map[[2]int][]int // (object, instance) -> its columns
 	b        *perfdata.Builder
 	pos      int
 	notes    []string
@@ -94,10 +96,13 @@ func Open(path string) (*Log, error) {
 // names no time zone, so its times cannot be placed.
 func ReadLog(r io.Reader, name string, limit int64) (*Log, error) {
 	if limit >= 0 {
-		r = &limitReader{r: r, n: limit, name: name}
+		r = &limitReader{r: r, n: limit}
 	}
 	var notes []string
 	lg, err := read(r, nil, config{file: name, tornTail: true, notes: &notes})
+	if errors.Is(err, errTooLarge) {
+		return nil, fmt.Errorf("%s: larger than %d bytes, the limit on a text log", orText(name), limit)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -113,24 +118,22 @@ func ReadLog(r io.Reader, name string, limit int64) (*Log, error) {
 	return lg, nil
 }
 
-// limitReader fails once more than n bytes were read.
+var errTooLarge = errors.New("input over its size limit")
+
+// limitReader fails with errTooLarge once more than n bytes were read.
 type limitReader struct {
-	r    io.Reader
-	n    int64
-	name string
+	r io.Reader
+	n int64
 }
 
 func (l *limitReader) Read(p []byte) (int, error) {
-	if l.n < 0 {
-		return 0, fmt.Errorf("%s: larger than the limit on a text log", orText(l.name))
-	}
 	if int64(len(p)) > l.n+1 {
 		p = p[:l.n+1]
 	}
 	n, err := l.r.Read(p)
 	l.n -= int64(n)
 	if l.n < 0 {
-		return 0, fmt.Errorf("%s: larger than the limit on a text log", orText(l.name))
+		return 0, errTooLarge
 	}
 	return n, err
 }
@@ -280,6 +283,11 @@ func newSource(lg *Log, name string) (*source, error) {
 		}
 		s.cells[i] = c
 	}
+	s.vals = make(map[[2]int][]int, len(s.objs))
+	for k, c := range s.cells {
+		key := [2]int{c.obj, c.inst}
+		s.vals[key] = append(s.vals[key], k)
+	}
 	for oi, o := range s.objs {
 		if len(o.defs) == 0 {
 			continue // a parents object has no values
@@ -345,12 +353,6 @@ func (s *source) sample(lg *Log, i int) (*pdh.Sample, error) {
 		}
 		m[c.inst] = append(m[c.inst], s.objs[c.obj].defs[c.def].NameIndex)
 	}
-	// The values by object and instance, written as the blocks are built.
-	vals := make(map[[2]int][]int, len(s.objs)) // (obj, inst) -> columns
-	for k, c := range s.cells {
-		key := [2]int{c.obj, c.inst}
-		vals[key] = append(vals[key], k)
-	}
 	for _, m := range s.machines {
 		h := perfdata.Header{SystemTime: perfdata.SystemTimeOf(t), PerfTime: ft, PerfFreq: 10_000_000, PerfTime100nSec: ft, SystemName: m.name}
 		if len(m.objs) > 0 {
@@ -381,7 +383,7 @@ func (s *source) sample(lg *Log, i int) (*pdh.Sample, error) {
 						v = b.Instance(in.name, 0, 0, perfdata.NoUniqueID)
 					}
 				}
-				for _, k := range vals[[2]int{oi, inst}] {
+				for _, k := range s.vals[[2]int{oi, inst}] {
 					if x := r.Values[k]; x.OK {
 						v.Set(s.cells[k].def, math.Float64bits(x.Number))
 					}
@@ -402,7 +404,7 @@ func (s *source) sample(lg *Log, i int) (*pdh.Sample, error) {
 				}
 			}
 			if len(mv) > 0 {
-				smp.Problems = append(smp.Problems, pdh.Problem{Object: o.index, ObjectName: o.name, Partial: true, Missing: mv,
+				smp.Problems = append(smp.Problems, pdh.Problem{Object: o.index, ObjectName: o.name, Machine: o.machine, Partial: true, Missing: mv,
 					Reason: strings.TrimPrefix(o.machine, `\\`) + ": " + NoValue})
 			}
 		}

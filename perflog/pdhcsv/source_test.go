@@ -128,7 +128,7 @@ func TestReadLogErrors(t *testing.T) {
 			}
 		})
 	}
-	if _, err := ReadLog(bytes.NewReader(bytes.Repeat([]byte("x"), 100)), "big.csv", 10); err == nil || !strings.Contains(err.Error(), "big.csv: ") {
+	if _, err := ReadLog(bytes.NewReader(bytes.Repeat([]byte("x"), 100)), "big.csv", 10); err == nil || err.Error() != "big.csv: larger than 10 bytes, the limit on a text log" {
 		t.Errorf("over the limit: %v", err)
 	}
 	if _, err := Open(filepath.Join(logsDir, "powershell", "CorruptBlg.blg")); err == nil {

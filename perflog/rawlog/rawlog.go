@@ -336,7 +336,7 @@ func (g *group) build(gs *grows, t time.Time, perfFreq int64) ([]byte, []pdh.Pro
 		if len(reasons) > 0 {
 			reason = strings.Join(reasons, "; ")
 		}
-		return nil, []pdh.Problem{{Object: g.objIndex, ObjectName: g.object, Reason: g.machine + ": " + reason}}, nil
+		return nil, []pdh.Problem{{Object: g.objIndex, ObjectName: g.object, Machine: g.machine, Reason: g.machine + ": " + reason}}, nil
 	}
 	b := g.b
 	b.Reset(h)
@@ -397,7 +397,7 @@ func (g *group) build(gs *grows, t time.Time, perfFreq int64) ([]byte, []pdh.Pro
 		if len(reasons) > 0 {
 			reason = strings.Join(reasons, "; ")
 		}
-		probs = append(probs, pdh.Problem{Object: g.objIndex, ObjectName: g.object, Partial: true, Missing: missing, Reason: g.machine + ": " + reason})
+		probs = append(probs, pdh.Problem{Object: g.objIndex, ObjectName: g.object, Machine: g.machine, Partial: true, Missing: missing, Reason: g.machine + ": " + reason})
 	}
 	return b.Bytes(), probs, nil
 }

@@ -185,3 +185,87 @@ func TestEveryMixed(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeInterleaved: inputs whose samples alternate in time: each
+// input's rates are computed between its own samples, as from it alone,
+// and its columns are blank in the other input's samples.
+func TestMergeInterleaved(t *testing.T) {
+	csv := `"(PDH-CSV 4.0) (Coordinated Universal Time)(0)","\\OTHER\Memory\Available MBytes"` + "\n" +
+		`"03/05/2024 12:00:00.500","10"` + "\n" +
+		`"03/05/2024 12:00:01.500","20"` + "\n" +
+		`"03/05/2024 12:00:02.500"," "` + "\n"
+	paths := []string{`\\TESTHOST\Processor(_Total)\Interrupts/sec`, `\\TESTHOST\Processor(*)\% Processor Time`}
+	raw, _ := fixtures(t)
+	alone, _ := run(t, raw, Options{Counters: paths, Location: time.UTC})
+	text, err := pdhcsv.ReadLog(strings.NewReader(csv), "other.csv", -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks, _ := fixtures(t)
+	m := merge(t, pdh.Input{Name: "blocks", Source: blocks}, pdh.Input{Name: "other.csv", Source: text})
+	got, _ := run(t, m, Options{Counters: append(slices.Clone(paths), `\\OTHER\Memory\*`), Location: time.UTC})
+	a, c := cells(alone, ","), cells(csv, ",")
+	want := [][]string{append(slices.Clone(a[0]), c[0][1])}
+	for r := 1; r < len(a); r++ {
+		want = append(want, append(slices.Clone(a[r]), `" "`))
+		if r < len(c) {
+			want = append(want, append(append([]string{c[r][0]}, slices.Repeat([]string{`" "`}, len(a[r])-1)...), c[r][1]))
+		}
+	}
+	g := cells(got, ",")
+	if len(g) != len(want) {
+		t.Fatalf("got\n%s", got)
+	}
+	for i := range want {
+		if !slices.Equal(g[i], want[i]) {
+			t.Errorf("line %d: %q, want %q", i+1, g[i], want[i])
+		}
+	}
+}
+
+// TestMergeMachinesSameTime: two machines' text logs at the same times
+// become one sample each; a blank of one machine blanks none of the
+// other's values of the same object.
+func TestMergeMachinesSameTime(t *testing.T) {
+	a := `"(PDH-CSV 4.0) (Coordinated Universal Time)(0)","\\A\Memory\Available MBytes","\\A\Processor(_Total)\% Processor Time"` + "\n" +
+		`"03/05/2024 12:00:00.000"," "," "` + "\n" +
+		`"03/05/2024 12:00:01.000","2","3"` + "\n"
+	b := `"(PDH-CSV 4.0) (Coordinated Universal Time)(0)","\\B\Memory\Available MBytes","\\B\Processor(_Total)\% Processor Time"` + "\n" +
+		`"03/05/2024 12:00:00.000","5","6"` + "\n" +
+		`"03/05/2024 12:00:01.000"," "," "` + "\n"
+	la, err := pdhcsv.ReadLog(strings.NewReader(a), "a.csv", -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lb, err := pdhcsv.ReadLog(strings.NewReader(b), "b.csv", -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := merge(t, pdh.Input{Name: "a.csv", Source: la}, pdh.Input{Name: "b.csv", Source: lb})
+	if m.Len() != 2 {
+		t.Fatalf("%d samples, want 2", m.Len())
+	}
+	got, warns := run(t, m, Options{Location: time.UTC})
+	want := `"(PDH-CSV 4.0) (Coordinated Universal Time)(0)","\\A\Memory\Available MBytes","\\A\Processor(_Total)\% Processor Time","\\B\Memory\Available MBytes","\\B\Processor(_Total)\% Processor Time"` + "\n" +
+		`"03/05/2024 12:00:00.000"," "," ","5","6"` + "\n" +
+		`"03/05/2024 12:00:01.000","2","3"," "," "` + "\n"
+	if got != want || len(warns) > 0 {
+		t.Errorf("got\n%s\nwant\n%s\nwarnings %q", got, want, warns)
+	}
+
+	// -t 2 with a third row: the kept sample 2 averages rows 1 and 2 of
+	// each machine on its own.
+	a += `"03/05/2024 12:00:02.000","4"," "` + "\n"
+	b += `"03/05/2024 12:00:02.000","7","8"` + "\n"
+	if la, err = pdhcsv.ReadLog(strings.NewReader(a), "a.csv", -1); err != nil {
+		t.Fatal(err)
+	}
+	if lb, err = pdhcsv.ReadLog(strings.NewReader(b), "b.csv", -1); err != nil {
+		t.Fatal(err)
+	}
+	got, _ = run(t, merge(t, pdh.Input{Name: "a.csv", Source: la}, pdh.Input{Name: "b.csv", Source: lb}), Options{Location: time.UTC, Every: 2})
+	want = want[:strings.LastIndex(want[:len(want)-1], "\n")+1] + `"03/05/2024 12:00:02.000","3","3","7","8"` + "\n"
+	if got != want {
+		t.Errorf("-t 2: got\n%s\nwant\n%s", got, want)
+	}
+}

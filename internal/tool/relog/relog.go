@@ -1,8 +1,11 @@
-// Package relog is `perfc relog` over raw PERF_DATA_BLOCK files: it
+// Package relog is `perfc relog` over a recorded pdh.Source (raw block
+// files, BLG and text logs, several of them merged by pdh.Merge): it
 // filters counters (-c/-cf), resamples (-t), cuts by time (-b/-e) and
 // writes PDH text logs (CSV/TSV) the way PDH writes them, or summarises the
 // input (-q). Values are what PDH writes into text logs: unscaled,
-// uncapped (calc.Compute), %.17g, " " where there is none.
+// uncapped (calc.Compute), %.17g, " " where there is none. -t recomputes
+// counters of raw values over the kept samples and averages formatted
+// values (text logs), saying so once through Options.Warn.
 package relog
 
 import (

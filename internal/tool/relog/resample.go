@@ -120,13 +120,13 @@ type cellKey struct {
 
 // cell is one formatted value of the kept sample being averaged.
 type cell struct {
-	sum  float64
-	n    int
-	blk  []byte // the kept sample's counter block (a copy), written in place
-	off  uint32
-	pos  int // instance position; -1 single-instance
-	obj  uint32
-	name string // the object's machine, for a problem's reason
+	sum     float64
+	n       int
+	blk     []byte // the kept sample's counter block (a copy), written in place
+	off     uint32
+	pos     int // instance position; -1 single-instance
+	obj     uint32
+	machine string // the block's system name
 }
 
 // average replaces the formatted values of kept sample s (at p) with
@@ -143,7 +143,7 @@ func (e *everyNth) average(ctx context.Context, objects []uint32, s *pdh.Sample,
 	cells := map[cellKey]*cell{}
 	var order []cellKey
 	visit(keep, func(k cellKey, pos int, cb perfdata.CounterBlock, d perfdata.CounterDef, missing bool, machine string) {
-		c := &cell{blk: cb.Bytes(), off: d.Offset, pos: pos, obj: k.object, name: machine}
+		c := &cell{blk: cb.Bytes(), off: d.Offset, pos: pos, obj: k.object, machine: machine}
 		if v := math.Float64frombits(cb.Value(d)); !missing && !math.IsNaN(v) && !math.IsInf(v, 0) {
 			c.sum, c.n = v, 1
 		}
@@ -174,15 +174,16 @@ func (e *everyNth) average(ctx context.Context, objects []uint32, s *pdh.Sample,
 	}
 	// Write the averages; the cells with none are the sample's missing
 	// values, the others are not.
-	miss := map[uint32]*objMiss{}
-	var objs []uint32
+	miss := map[objKey]*objMiss{}
+	var objs []objKey
 	for _, k := range order {
 		c := cells[k]
-		m := miss[c.obj]
+		ok := objKey{k.machine, c.obj}
+		m := miss[ok]
 		if m == nil {
-			m = &objMiss{machine: c.name, byPos: map[int]map[uint32]bool{}}
-			miss[c.obj] = m
-			objs = append(objs, c.obj)
+			m = &objMiss{machine: c.machine, byPos: map[int]map[uint32]bool{}}
+			miss[ok] = m
+			objs = append(objs, ok)
 		}
 		if m.byPos[c.pos] == nil {
 			m.byPos[c.pos] = map[uint32]bool{}
@@ -196,6 +197,12 @@ func (e *everyNth) average(ctx context.Context, objects []uint32, s *pdh.Sample,
 	return keep, nil
 }
 
+// objKey is an object of a machine (folded).
+type objKey struct {
+	machine string
+	index   uint32
+}
+
 // objMiss is which formatted values of an object's instances are
 // missing after averaging (true) or present (false).
 type objMiss struct {
@@ -206,15 +213,16 @@ type objMiss struct {
 // reproblem rewrites the Missing lists of the objects whose formatted
 // values were averaged: those values are missing where no sample had
 // one; the object's other counters keep what the kept sample said.
-func reproblem(keep *pdh.Sample, objs []uint32, miss map[uint32]*objMiss) {
-	for _, oi := range objs {
-		m := miss[oi]
-		all := counterIndexes(keep, oi)
+func reproblem(keep *pdh.Sample, objs []objKey, miss map[objKey]*objMiss) {
+	for _, ok := range objs {
+		oi := ok.index
+		m := miss[ok]
+		all := counterIndexes(keep, ok)
 		now := map[int]map[uint32]bool{}
 		var name, reason string
 		kept := keep.Problems[:0:0]
 		for _, pr := range keep.Problems {
-			if pr.Object != oi || !pr.Partial || len(pr.Missing) == 0 {
+			if pr.Object != oi || !pr.Partial || len(pr.Missing) == 0 || foldMachine(pr.Machine) != ok.machine {
 				kept = append(kept, pr)
 				continue
 			}
@@ -247,7 +255,7 @@ func reproblem(keep *pdh.Sample, objs []uint32, miss map[uint32]*objMiss) {
 				}
 			}
 		}
-		p := pdh.Problem{Object: oi, ObjectName: name, Partial: true, Reason: reason}
+		p := pdh.Problem{Object: oi, ObjectName: name, Machine: m.machine, Partial: true, Reason: reason}
 		if reason == "" {
 			p.Reason = strings.TrimPrefix(m.machine, `\\`) + ": " + pdhcsv.NoValue
 		}
@@ -264,11 +272,14 @@ func reproblem(keep *pdh.Sample, objs []uint32, miss map[uint32]*objMiss) {
 	}
 }
 
-// counterIndexes are the title indexes of object oi's counters (bases
-// left out) in the sample's first block holding it.
-func counterIndexes(s *pdh.Sample, oi uint32) []uint32 {
+// counterIndexes are the title indexes of an object's counters (bases
+// left out) in the sample's first block of its machine holding it.
+func counterIndexes(s *pdh.Sample, k objKey) []uint32 {
 	for _, b := range s.Blocks {
-		if o, ok := b.Object(oi); ok {
+		if foldMachine(b.Header().SystemName) != k.machine {
+			continue
+		}
+		if o, ok := b.Object(k.index); ok {
 			var out []uint32
 			for i := range o.NumCounters() {
 				if d := o.Counter(i); !d.Type.IsBase() {
@@ -290,7 +301,7 @@ func visit(s *pdh.Sample, f func(k cellKey, pos int, cb perfdata.CounterBlock, d
 	var defs []perfdata.CounterDef
 	for _, b := range s.Blocks {
 		machine := b.Header().SystemName
-		fold := strings.ToLower(strings.TrimLeft(machine, `\`))
+		fold := foldMachine(machine)
 		for it := b.Objects(); it.Next(); {
 			o := it.Object()
 			ok := cellKey{machine: fold, object: o.NameIndex()}
@@ -308,7 +319,7 @@ func visit(s *pdh.Sample, f func(k cellKey, pos int, cb perfdata.CounterBlock, d
 						continue
 					}
 					k := cellKey{machine: fold, object: o.NameIndex(), instance: name, occ: occ, counter: d.NameIndex}
-					f(k, pos, cb, d, isMissing(o.NameIndex(), pos, d.NameIndex), machine)
+					f(k, pos, cb, d, isMissing(fold, o.NameIndex(), pos, d.NameIndex), machine)
 				}
 			}
 			if o.SingleInstance() {
@@ -328,26 +339,38 @@ func visit(s *pdh.Sample, f func(k cellKey, pos int, cb perfdata.CounterBlock, d
 }
 
 // missingOf answers whether a value is a placeholder by a sample's
-// problems, as pdh does (by object index and instance position; -1 and
-// 0 are the single instance).
-func missingOf(problems []pdh.Problem) func(obj uint32, pos int, ctr uint32) bool {
+// problems, as pdh does (by machine, "" every one, object index and
+// instance position; -1 and 0 are the single instance).
+func missingOf(problems []pdh.Problem) func(machine string, obj uint32, pos int, ctr uint32) bool {
 	type key struct {
-		obj uint32
-		pos int
+		machine string
+		obj     uint32
+		pos     int
 	}
 	m := map[key][]uint32{}
 	all := map[key]bool{}
 	for _, pr := range problems {
 		for _, mv := range pr.Missing {
-			k := key{pr.Object, max(mv.Instance, 0)}
+			k := key{foldMachine(pr.Machine), pr.Object, max(mv.Instance, 0)}
 			if len(mv.Counters) == 0 {
 				all[k] = true
 			}
 			m[k] = append(m[k], mv.Counters...)
 		}
 	}
-	return func(obj uint32, pos int, ctr uint32) bool {
-		k := key{obj, max(pos, 0)}
-		return all[k] || slices.Contains(m[k], ctr)
+	return func(machine string, obj uint32, pos int, ctr uint32) bool {
+		for _, mk := range []string{machine, ""} {
+			k := key{mk, obj, max(pos, 0)}
+			if all[k] || slices.Contains(m[k], ctr) {
+				return true
+			}
+		}
+		return false
 	}
+}
+
+// foldMachine is a machine name as pdh keys objects: without leading
+// backslashes, in lower case.
+func foldMachine(m string) string {
+	return strings.ToLower(strings.TrimLeft(m, `\`))
 }
