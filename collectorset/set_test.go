@@ -94,7 +94,9 @@ func TestValidate(t *testing.T) {
 		{"defaults", func(s *Set) {}, ""},
 		{"interval 0", func(s *Set) { s.Collector.SampleInterval = 0 }, "sample interval 0"},
 		{"sql without dsn", func(s *Set) { s.Collector.LogFileFormat = Sql }, "SQL:DSN!logset"},
-		{"circular csv", func(s *Set) { s.Collector.LogFileFormat, s.Collector.LogCircular, s.SegmentMaxSize = CommaSeparated, true, 5 }, "must be binary"},
+		{"circular csv", func(s *Set) {
+			s.Collector.LogFileFormat, s.Collector.LogCircular, s.SegmentMaxSize = CommaSeparated, true, 5
+		}, "must be binary"},
 		{"circular without max", func(s *Set) { s.Collector.LogCircular = true }, "maximum size"},
 		{"circular with cnf", func(s *Set) { s.Collector.LogCircular, s.SegmentMaxSize, s.Segment = true, 5, true }, "cannot also start new files"},
 		{"append and overwrite", func(s *Set) { s.Collector.LogAppend, s.Collector.LogOverwrite = true, true }, "exclude each other"},
@@ -124,9 +126,15 @@ func TestOutputLocation(t *testing.T) {
 	}{
 		{func(s *Set) {}, "/logs/dc2.plog"},
 		{func(s *Set) { s.Collector.FileNameFormat, s.SerialNumber = FileNameSerialNumber, 1 }, "/logs/dc2_000001.plog"},
-		{func(s *Set) { s.Collector.FileNameFormat, s.Collector.LogFileFormat = FileNameMonthDayHourMinute, CommaSeparated }, "/logs/dc2_05120633.csv"},
-		{func(s *Set) { s.Collector.FileNameFormat, s.Collector.LogFileFormat = FileNameMonthDayHour, TabSeparated }, "/logs/dc2_051206.tsv"},
-		{func(s *Set) { s.Collector.LogFileFormat, s.Collector.DataSourceName, s.Collector.FileName = Sql, "db", "set1" }, "SQL:db!set1"},
+		{func(s *Set) {
+			s.Collector.FileNameFormat, s.Collector.LogFileFormat = FileNameMonthDayHourMinute, CommaSeparated
+		}, "/logs/dc2_05120633.csv"},
+		{func(s *Set) {
+			s.Collector.FileNameFormat, s.Collector.LogFileFormat = FileNameMonthDayHour, TabSeparated
+		}, "/logs/dc2_051206.tsv"},
+		{func(s *Set) {
+			s.Collector.LogFileFormat, s.Collector.DataSourceName, s.Collector.FileName = Sql, "db", "set1"
+		}, "SQL:db!set1"},
 	} {
 		s := New("dc2", "/logs/")
 		tc.edit(s)
