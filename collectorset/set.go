@@ -230,22 +230,22 @@ const (
 func CheckName(name string) error {
 	switch {
 	case name == "":
-		return errors.New("the Data Collector Set name is empty")
+		return errors.New("the name of the Data Collector Set is empty")
 	case len(name) > MaxNameLen:
-		return fmt.Errorf("Data Collector Set name %.40q... is longer than %d bytes", name, MaxNameLen)
+		return fmt.Errorf("set name %.40q... is longer than %d bytes", name, MaxNameLen)
 	case !utf8.ValidString(name):
-		return fmt.Errorf("Data Collector Set name %q is not valid UTF-8", name)
+		return fmt.Errorf("set name %q is not valid UTF-8", name)
 	case strings.HasPrefix(name, "."):
-		return fmt.Errorf("Data Collector Set name %q starts with '.'", name)
+		return fmt.Errorf("set name %q starts with '.'", name)
 	case strings.TrimSpace(name) != name:
-		return fmt.Errorf("Data Collector Set name %q starts or ends with a blank", name)
+		return fmt.Errorf("set name %q starts or ends with a blank", name)
 	}
 	for _, r := range name {
 		if r < 0x20 || r == 0x7f {
-			return fmt.Errorf("Data Collector Set name %q holds a control character", name)
+			return fmt.Errorf("set name %q holds a control character", name)
 		}
 		if strings.ContainsRune(`\/:*?"<>|`, r) {
-			return fmt.Errorf("Data Collector Set name %q holds %q, which a set's name may not hold", name, r)
+			return fmt.Errorf("set name %q holds %q, which a set's name may not hold", name, r)
 		}
 	}
 	return nil

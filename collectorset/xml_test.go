@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf16"
+
+	"github.com/perfcounters/perfcounters/internal/golden"
 )
 
 // windowsSet is testdata/windows-perf_log.xml as a person reads it from the
@@ -111,6 +113,7 @@ func TestExportHoldsEveryElementWindowsReads(t *testing.T) {
 	s := windowsSet()
 	s.RootPath = "/var/log/perfc/perf_log"
 	b := s.XML()
+	golden.Check(t, "testdata/export-perf_log.xml.golden", string(b))
 	seen := elementPaths(t, b)
 	for _, e := range elementsWindowsReads {
 		if !seen[e] {

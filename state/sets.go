@@ -223,17 +223,19 @@ func CreateCollectorSet(path string, s *collectorset.Set, replace bool) error {
 		return err
 	}
 	defer h.close()
-	if _, file, ok := h.find(s.Name); ok {
-		if !replace {
-			return fmt.Errorf("%q: %w", s.Name, ErrCollectorSetExists)
-		}
-		if file != s.Name+setExt {
-			if err := h.remove(file); err != nil {
-				return err
-			}
-		}
+	_, old, exists := h.find(s.Name)
+	if exists && !replace {
+		return fmt.Errorf("%q: %w", s.Name, ErrCollectorSetExists)
 	}
-	return h.d.writeAt(h.fd, h.path, s.Name+setExt, data)
+	if err := h.d.writeAt(h.fd, h.path, s.Name+setExt, data); err != nil {
+		return err
+	}
+	// The old file (its name in another case) goes after the new one is
+	// in place, so that a crash leaves one of them.
+	if exists && old != s.Name+setExt {
+		return h.remove(old)
+	}
+	return nil
 }
 
 // UpdateCollectorSet replaces the definition of an existing set (found

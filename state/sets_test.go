@@ -126,6 +126,15 @@ func TestDamagedDefinitionCostsOnlyItself(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// A huge (sparse) file is refused by its size, not read.
+	huge := filepath.Join(dir, setsDir, "huge.xml")
+	if err := os.WriteFile(huge, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(huge, collectorset.MaxXMLSize+1); err != nil {
+		t.Fatal(err)
+	}
+	damaged["huge"] = "larger than"
 	cs, err := ReadCollectorSets(dir)
 	if err != nil {
 		t.Fatal(err)

@@ -96,8 +96,14 @@ func runLogman(ctx context.Context, e *env, args []string) error {
 	fs.Bool("as", false, "Start or stop without waiting (accepted; start and stop return at once).")
 	fs.String("config", "", "Settings file containing command options: [option] lines, each followed by its values.")
 	nowarn := fs.Bool("nowarn", false, "Do not print warnings (also: environment PERFC_WARNINGS=off).")
+	// A settings file's options come first (the command line wins), and
+	// its negations (--v) count as the command line's do.
+	args, err := withConfig(args)
+	if err != nil {
+		return err
+	}
 	rest, negated := logmanArgs(args)
-	pos, err := parseWithConfig(fs, rest, "config")
+	pos, err := parseFlags(fs, rest)
 	if err == errHelp {
 		return nil
 	}
@@ -298,6 +304,26 @@ func runLogman(ctx context.Context, e *env, args []string) error {
 		return logman.Create(o, spec)
 	}
 	return logman.Update(o, spec)
+}
+
+// withConfig puts the options of the settings file that -config names
+// before args, as parseWithConfig does.
+func withConfig(args []string) ([]string, error) {
+	for i, a := range args {
+		name, _, hasVal, ok := winOption(a)
+		if ok && !hasVal && strings.EqualFold(name, "config") && i+1 < len(args) {
+			data, err := readCapped(args[i+1], maxConfigSize)
+			if err != nil {
+				return nil, err
+			}
+			cfg, err := parseConfigFile(data)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", args[i+1], err)
+			}
+			return append(cfg, args...), nil
+		}
+	}
+	return args, nil
 }
 
 // logmanOptions are the tool's options from the environment: the

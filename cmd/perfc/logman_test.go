@@ -144,3 +144,29 @@ func TestLogmanArgs(t *testing.T) {
 		}
 	}
 }
+
+// TestLogmanConfig: a settings file's options apply, and the command
+// line's win over them.
+func TestLogmanConfig(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	cfg := filepath.Join(t.TempDir(), "set.cfg")
+	if err := os.WriteFile(cfg, []byte("[si]\n5\n[c]\n\\Memory\\Available MBytes\n\\Memory\\Cache Bytes\n[max]\n20\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	getenv := func(k string) string {
+		if k == "PERFC_STATE_DIR" {
+			return dir
+		}
+		return ""
+	}
+	if _, errs, code := runPerfcEnv(t, getenv, "logman", "create", "counter", "cfg", "-config", cfg, "-si", "7"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	s, err := state.ReadCollectorSet(dir, "cfg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Collector.SampleInterval != 7 || s.SegmentMaxSize != 20 || !reflect.DeepEqual(s.Collector.Counters, []string{`\Memory\Available MBytes`, `\Memory\Cache Bytes`}) {
+		t.Errorf("stored %+v", s)
+	}
+}

@@ -8,6 +8,27 @@
 // whether it runs) belongs to the collector service: this package reaches
 // it only through the Runner interface, whose default (NotBuilt) says
 // every set is stopped and that starting one is not built yet.
+//
+// Decisions where Windows' behaviour could not be checked here:
+//
+//   - Success prints "The command completed successfully." on standard
+//     output (exit status 0). A failure is an *Error: Windows' message
+//     (e.g. "Data Collector Set was not found."), perfc's detail (cause and
+//     fix) when there is one, and "The command failed, code: 0x80300002"
+//     with the HRESULT; perfc prints it on standard error and exits 1
+//     (exit codes are 8 bits on Linux: the HRESULT is in the text).
+//   - The caller's sets and the system sets share one namespace, as the
+//     sets of one Windows computer do: create and import refuse a name
+//     either holds ("Data Collector Set already exists."); a name is
+//     looked up in the caller's sets first. -ow is the log's overwrite
+//     flag (LogOverwrite), not a licence to replace a set.
+//   - Changing a set in a state directory the caller may not write is
+//     "Access is denied." (0x80070005), naming the directory.
+//   - A set without -o logs into DefaultLogRoot. An imported set whose
+//     RootPath is not a directory here (a Windows path) gets it too, with
+//     a warning.
+//   - -e needs a begin time (-b, or the set's schedule): MS-PLA keeps a
+//     duration, not an end time (Spec.schedule).
 package logman
 
 import (

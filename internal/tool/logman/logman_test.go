@@ -399,3 +399,22 @@ func usersStep(t *testing.T, step string) {
 		}
 	}
 }
+
+// TestUntrustedSystemSets: a system state directory that fails the trust
+// checks costs only the system sets in the list, with a warning.
+func TestUntrustedSystemSets(t *testing.T) {
+	base := t.TempDir()
+	sys := filepath.Join(base, "sys")
+	mustOK(t, os.Mkdir(sys, 0o755))
+	mustOK(t, os.Chmod(sys, 0o777))
+	e := newEnv(t, filepath.Join(base, "u"), sys)
+	mustOK(t, Create(e.o, Spec{Name: "mine"}))
+	e.out.Reset()
+	mustOK(t, Query(e.o))
+	if !strings.Contains(e.out.String(), "\nmine ") {
+		t.Errorf("list:\n%s", e.out.String())
+	}
+	if len(e.warns) != 1 || !strings.Contains(e.warns[0], "system Data Collector Sets are left out") || !strings.Contains(e.warns[0], sys) {
+		t.Errorf("warnings %v", e.warns)
+	}
+}

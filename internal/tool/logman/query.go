@@ -21,8 +21,14 @@ func Query(o Options) error {
 	b.WriteString("\n")
 	row(&b, "Data Collector Set", "Type", "Status")
 	b.WriteString(strings.Repeat("-", 79) + "\n")
-	for _, d := range o.dirs() {
+	for i, d := range o.dirs() {
 		cs, err := state.ReadCollectorSets(d)
+		if err != nil && i > 0 {
+			// The system sets cannot be read: the caller's own are still
+			// listed.
+			o.warn(fmt.Sprintf("the system Data Collector Sets are left out: %v", err))
+			continue
+		}
 		if err != nil {
 			return &Error{Code: CodeFailed, Message: "The Data Collector Sets could not be read.", Detail: err.Error(), Err: err}
 		}
