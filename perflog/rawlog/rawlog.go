@@ -412,54 +412,57 @@ type blockInstance struct {
 // arrange orders a sample's instances for a block. Logs name duplicate
 // instances as PDH shows them, "svchost", "svchost#1", "svchost#2"; a
 // block holds them all as "svchost", and PDH numbers them in the order
-// they appear. So each "#n" suffix is taken off, the instances of one
-// name are placed in the order of n, and a gap in the numbers (an
-// instance the sample has no value for) is held by a placeholder, so
-// that the instances after it keep their numbers. Placeholders are at
-// most as many as the instances; past that, gaps close up.
+// they appear. So each "#n" suffix is taken off and the instances keep
+// the order they were given in, except that the instances of one name
+// take their places in the order of n; a gap in the numbers (an instance
+// the sample has no value for) is held by a placeholder, so that the
+// instances after it keep their numbers. Placeholders are at most as many
+// as the instances; past that, gaps close up.
 func arrange(instances []string) []blockInstance {
+	type entry struct{ idx, src int }
 	type dup struct {
-		name  string
-		byIdx map[int]int
-		last  int
+		name    string
+		entries []entry
+		byIdx   map[int]bool
+		next    int // entries handed out
+		prev    int // index of the last one handed out, -1 none
 	}
-	var order []*dup
+	seq := make([]*dup, len(instances)) // the name of each position
 	byName := map[string]*dup{}
+	var dups []*dup
 	for i, s := range instances {
 		name, idx := splitIndex(s)
 		d := byName[name]
 		if d == nil {
-			d = &dup{name: name, byIdx: map[int]int{}}
+			d = &dup{name: name, byIdx: map[int]bool{}, prev: -1}
 			byName[name] = d
-			order = append(order, d)
+			dups = append(dups, d)
 		}
-		if _, ok := d.byIdx[idx]; ok {
-			// "x#1" given twice cannot happen (Rows keeps one per name),
-			// but "x#01" and "x#1" can: the later one keeps its suffix.
-			name, idx = s, 0
-			d = &dup{name: name, byIdx: map[int]int{}}
-			order = append(order, d)
+		if d.byIdx[idx] {
+			// "x#01" after "x#1": the later one keeps its suffix.
+			d = &dup{name: s, byIdx: map[int]bool{}, prev: -1}
+			dups = append(dups, d)
+			idx = 0
 		}
-		d.byIdx[idx] = i
-		d.last = max(d.last, idx)
+		d.byIdx[idx] = true
+		d.entries = append(d.entries, entry{idx, i})
+		seq[i] = d
 	}
 	holes := 0
-	for _, d := range order {
-		holes += d.last + 1 - len(d.byIdx)
+	for _, d := range dups {
+		slices.SortFunc(d.entries, func(a, b entry) int { return a.idx - b.idx })
+		holes += d.entries[len(d.entries)-1].idx + 1 - len(d.entries)
 	}
 	fill := holes <= len(instances)
 	out := make([]blockInstance, 0, len(instances))
-	for _, d := range order {
-		for idx := 0; idx <= d.last; idx++ {
-			src, ok := d.byIdx[idx]
-			if !ok && !fill {
-				continue
-			}
-			if !ok {
-				src = -1
-			}
-			out = append(out, blockInstance{src: src, name: d.name})
+	for _, d := range seq {
+		e := d.entries[d.next]
+		d.next++
+		for idx := d.prev + 1; fill && idx < e.idx; idx++ {
+			out = append(out, blockInstance{src: -1, name: d.name})
 		}
+		d.prev = e.idx
+		out = append(out, blockInstance{src: e.src, name: d.name})
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -353,5 +354,31 @@ func TestTitles(t *testing.T) {
 	}
 	if _, ok := db2.Index("% Processor Time"); !ok {
 		t.Error("% Processor Time not added to the log's table")
+	}
+}
+
+// TestArrange: instances keep the order given, those of one name take
+// their places in the order of their #n, and gaps get placeholders (-1).
+func TestArrange(t *testing.T) {
+	cases := []struct {
+		in   []string
+		want string // name:src ...
+	}{
+		{[]string{"Idle", "csrss", "wininit", "csrss#1"}, "Idle:0 csrss:1 wininit:2 csrss:3"},
+		{[]string{"svchost#2", "a", "svchost", "svchost#1"}, "svchost:2 a:1 svchost:3 svchost:0"},
+		{[]string{"x", "x#3"}, "x:0 x:-1 x:-1 x:1"},
+		{[]string{"x#1000"}, "x:0"}, // more holes than instances: the gap closes
+		{[]string{"x#1", "x#01"}, "x:-1 x:0 x#01:1"},
+		{[]string{"#5", "a#", "a#b", "a#99999999"}, "#5:0 a#:1 a#b:2 a#99999999:3"},
+		{nil, ""},
+	}
+	for _, c := range cases {
+		var got []string
+		for _, bi := range arrange(c.in) {
+			got = append(got, bi.name+":"+strconv.Itoa(bi.src))
+		}
+		if g := strings.Join(got, " "); g != c.want {
+			t.Errorf("arrange(%q) = %s, want %s", c.in, g, c.want)
+		}
 	}
 }

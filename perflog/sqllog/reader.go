@@ -312,9 +312,16 @@ func (l *Log) Titles() *titles.DB { return l.titles }
 // Recorded returns the Log itself.
 func (l *Log) Recorded() pdh.Recorded { return l }
 
-// Counters are the counter paths of the log set's CounterDetails rows, in
-// the order they were added.
-func (l *Log) Counters() []string { return l.paths }
+// Counters returns nil: the rebuilt blocks hold only the counters the log
+// set has values for, so every counter of every object they hold is the
+// recording's (a tool asked for none shows them all, every instance of
+// every sample included). Paths lists them one by one.
+func (l *Log) Counters() []string { return nil }
+
+// Paths are the counter paths of the log set's CounterDetails rows (one
+// per counter instance, machine included), in the order of their
+// CounterIDs.
+func (l *Log) Paths() []string { return l.paths }
 
 // Len is the number of samples.
 func (l *Log) Len() int { return len(l.records) }
@@ -349,7 +356,11 @@ FROM CounterData WHERE GUID = ? AND RecordIndex = ?`), l.guid, r.index)
 		return nil, fmt.Errorf("%s: RecordIndex %d: %w", l.where, r.index, scrub(err, l.src))
 	}
 	defer rows.Close()
-	set := l.plan.Rows()
+	type cell struct {
+		k int
+		v rawlog.Value
+	}
+	var cells []cell
 	for rows.Next() {
 		var id int64
 		var v [5]sql.NullInt64
@@ -368,12 +379,19 @@ FROM CounterData WHERE GUID = ? AND RecordIndex = ?`), l.guid, r.index)
 		}
 		val := rawlog.Value{Status: rawlog.CStatusValid, First: int64(join(v[0].Int64, v[1].Int64)),
 			Second: int64(join(v[2].Int64, v[3].Int64)), Multi: uint32(v[4].Int64)}
-		if err := set.Set(k, l.inst[k], val); err != nil {
-			return nil, fmt.Errorf("%s: RecordIndex %d: %w", l.where, r.index, err)
-		}
+		cells = append(cells, cell{k, val})
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("%s: RecordIndex %d: %w", l.where, r.index, scrub(err, l.src))
+	}
+	// Instances appear in the order of their CounterDetails rows, which
+	// writers add in the order the instances were seen.
+	slices.SortFunc(cells, func(a, b cell) int { return a.k - b.k })
+	set := l.plan.Rows()
+	for _, c := range cells {
+		if err := set.Set(c.k, l.inst[c.k], c.v); err != nil {
+			return nil, fmt.Errorf("%s: RecordIndex %d: %w", l.where, r.index, err)
+		}
 	}
 	s, err := set.Build(r.time, l.freq)
 	if err != nil {

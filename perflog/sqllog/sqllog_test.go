@@ -255,8 +255,8 @@ func TestRoundTrip(t *testing.T) {
 					all[p] = true
 				}
 			}
-			if len(l.Counters()) != len(all) {
-				t.Errorf("Counters() has %d paths, the samples %d different ones", len(l.Counters()), len(all))
+			if len(l.Paths()) != len(all) {
+				t.Errorf("Paths() has %d paths, the samples %d different ones", len(l.Paths()), len(all))
 			}
 		})
 	}
