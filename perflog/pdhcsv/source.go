@@ -211,7 +211,7 @@ func newSource(lg *Log, name string) (*source, error) {
 			o.defs = append(o.defs, perfdata.CounterSpec{NameIndex: idx, HelpIndex: idx + 1, DetailLevel: 100, Type: countertype.PERF_DOUBLE_RAW, Size: 8})
 		}
 		if p.Parent != "" && o.parents < 0 {
-			pn := "Parents of " + p.Object
+			pn := rawlog.ParentsObject(p.Object)
 			pidx, ok := s.db.Index(pn)
 			if !ok {
 				if err := s.db.SetAt(next, pn, "The parent instances named by the columns of "+p.Object+" in a text log."); err != nil {

@@ -109,6 +109,8 @@ type group struct {
 	object   string
 	objIndex uint32
 	single   bool
+	parents  uint32           // title index of ParentsObject(object); 0: no instance has a parent
+	plain    *perfdata.Layout // of an object without counters (the parents')
 	defs     []perfdata.CounterSpec
 	layout   *perfdata.Layout
 	counters []gcounter
@@ -149,6 +151,9 @@ func NewPlan(list []Counter, db *titles.DB) (*Plan, error) {
 		if c.Instance != "" {
 			g.single = false
 		}
+		if c.Parent != "" && g.parents == 0 {
+			g.parents, _ = db.Index(ParentsObject(c.Object))
+		}
 		ckey := gkey{name: strings.ToLower(c.Name), typ: c.Type}
 		ci, ok := g.byKey[ckey]
 		if !ok {
@@ -174,6 +179,11 @@ func NewPlan(list []Counter, db *titles.DB) (*Plan, error) {
 			return nil, fmt.Errorf("object %s\\%s: %w", g.machine, g.object, err)
 		}
 		g.layout = l
+		if g.parents != 0 {
+			if g.plain, err = perfdata.NewLayout(nil); err != nil {
+				return nil, err
+			}
+		}
 		g.b = perfdata.NewBuilder(nil)
 	}
 	return p, nil
@@ -232,6 +242,27 @@ func (r *Rows) Set(k int, instance string, v Value) error {
 	gs.cells[[2]int{gs.instance(instance), s.counter}] = v
 	return nil
 }
+
+// SetParent is Set for an instance with a parent instance
+// (Thread(svchost/0)): the rebuilt block holds the parents in an object of
+// their own, ParentsObject(object), which the instances point to.
+func (r *Rows) SetParent(k int, parent, instance string, v Value) error {
+	if parent == "" {
+		return r.Set(k, instance, v)
+	}
+	if k >= 0 && k < len(r.p.slots) && r.p.groups[r.p.slots[k].group].parents == 0 {
+		return fmt.Errorf("counter %d: a parent instance %q, but the list names no parent for the object", k, parent)
+	}
+	return r.Set(k, parent+parentSep+instance, v)
+}
+
+// parentSep joins a parent and an instance in a sample's instance keys.
+const parentSep = "\x00"
+
+// ParentsObject names the object that holds the parent instances of
+// object's instances in blocks rebuilt from a log: logs name the parent
+// instance, not the parent's object, so perfc gives them one of their own.
+func ParentsObject(object string) string { return "Parents of " + object }
 
 // Len is the number of values set.
 func (r *Rows) Len() int {
@@ -350,12 +381,23 @@ func (g *group) build(gs *grows, t time.Time, perfFreq int64) ([]byte, []pdh.Pro
 	} else {
 		insts = arrange(gs.instances)
 	}
+	var parents []string // the parents object's instances
+	parentPos := map[string]uint32{}
 	for pos, bi := range insts {
 		i := bi.src
 		var v perfdata.Values
-		if g.single {
+		switch parent, name, ok := strings.Cut(bi.name, parentSep); {
+		case g.single:
 			v = b.Single()
-		} else {
+		case ok && g.parents != 0:
+			pp, seen := parentPos[parent]
+			if !seen {
+				pp = uint32(len(parents))
+				parentPos[parent] = pp
+				parents = append(parents, parent)
+			}
+			v = b.Instance(name, g.parents, pp, -1)
+		default:
 			v = b.Instance(bi.name, 0, 0, -1)
 		}
 		var miss []uint32
@@ -390,6 +432,17 @@ func (g *group) build(gs *grows, t time.Time, perfFreq int64) ([]byte, []pdh.Pro
 	}
 	if err := b.EndObject(); err != nil {
 		return nil, nil, err
+	}
+	if len(parents) > 0 {
+		if err := b.BeginObject(perfdata.ObjectSpec{NameIndex: g.parents, HelpIndex: g.parents + 1, DetailLevel: 100}, g.plain, nil); err != nil {
+			return nil, nil, err
+		}
+		for _, p := range parents {
+			b.Instance(p, 0, 0, -1)
+		}
+		if err := b.EndObject(); err != nil {
+			return nil, nil, err
+		}
 	}
 	var probs []pdh.Problem
 	if len(missing) > 0 {
@@ -523,6 +576,11 @@ func Titles(list []Counter, table *titles.DB) (*titles.DB, error) {
 	for _, c := range list {
 		if err := add(c.Object); err != nil {
 			return nil, fmt.Errorf("counter %s: %w", c.Path(), err)
+		}
+		if c.Parent != "" {
+			if err := add(ParentsObject(c.Object)); err != nil {
+				return nil, fmt.Errorf("counter %s: %w", c.Path(), err)
+			}
 		}
 		if err := add(c.Name); err != nil {
 			return nil, fmt.Errorf("counter %s: %w", c.Path(), err)

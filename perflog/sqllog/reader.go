@@ -270,9 +270,6 @@ WHERE CounterID IN (SELECT DISTINCT CounterID FROM CounterData WHERE GUID = ?) O
 		if c.Index > 0 {
 			in = fmt.Sprintf("%s#%d", in, c.Index)
 		}
-		if c.Parent != "" {
-			in = c.Parent + "/" + in
-		}
 		l.byID[id] = len(l.list)
 		l.list = append(l.list, c)
 		l.inst = append(l.inst, in)
@@ -389,7 +386,7 @@ FROM CounterData WHERE GUID = ? AND RecordIndex = ?`), l.guid, r.index)
 	slices.SortFunc(cells, func(a, b cell) int { return a.k - b.k })
 	set := l.plan.Rows()
 	for _, c := range cells {
-		if err := set.Set(c.k, l.inst[c.k], c.v); err != nil {
+		if err := set.SetParent(c.k, l.list[c.k].Parent, l.inst[c.k], c.v); err != nil {
 			return nil, fmt.Errorf("%s: RecordIndex %d: %w", l.where, r.index, err)
 		}
 	}
