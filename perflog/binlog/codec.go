@@ -161,6 +161,7 @@ type encoder struct {
 	newDefs []uint64 // ids defined by the sample being coded
 	words   wordEnc
 	index   map[string]int
+	last    int // bytes of the previous sample's blocks (sampleBudget)
 }
 
 func newEncoder() *encoder {
@@ -196,12 +197,22 @@ func (e *encoder) encodeSample(dst []byte, s *pdh.Sample) ([]byte, error) {
 	dst = binary.AppendUvarint(dst, flags)
 	dst = appendProblems(dst, s.Problems)
 	dst = binary.AppendUvarint(dst, uint64(len(s.Blocks)))
+	start := len(dst)
+	size := 0
 	for bi, blk := range s.Blocks {
 		var err error
 		if dst, err = e.encodeBlock(dst, bi, blk.Bytes()); err != nil {
 			return nil, fmt.Errorf("block %d: %w", bi, err)
 		}
+		size += len(blk.Bytes())
 	}
+	// Pad the payload (readers ignore bytes after its fields) when the
+	// sample rebuilds more than a reader allows for its length.
+	for sampleBudget(e.last, len(dst)-start) < size {
+		need := (size - sampleBudget(e.last, 0) + 255) / 256
+		dst = append(dst, make([]byte, max(need-(len(dst)-start), 1))...)
+	}
+	e.last = size
 	return dst, nil
 }
 
