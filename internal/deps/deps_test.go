@@ -64,10 +64,11 @@ var table = map[string]rule{
 	"perflog/pdhcsv":   {2, nil},
 	"state":            {2, []string{"counterset", "manifest", "titles"}},
 	"perflog/blg":      {2, []string{"countertype", "internal/utf16le", "pdh", "perfdata", "titles"}},
+	"perflog/binlog":   {2, []string{"pdh", "perfdata", "titles"}},
 	// L3: the local machine assembled.
 	"host": {3, []string{"collect", "counterset", "engine", "internal/shm", "pdh", "perfdata", "state", "system", "titles"}},
 	// L4: tools.
-	"internal/tool/dump":     {4, []string{"countertype", "perfdata", "titles"}},
+	"internal/tool/dump":     {4, []string{"countertype", "perfdata", "perflog/binlog", "titles"}},
 	"internal/tool/query":    {4, []string{"engine"}},
 	"internal/tool/ctrpp":    {4, []string{"counterset", "countertype", "manifest"}},
 	"internal/tool/typeperf": {4, []string{"calc", "counterpath", "pdh", "perflog/pdhcsv"}},

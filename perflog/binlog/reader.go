@@ -192,8 +192,8 @@ type Log struct {
 	// decoded: the samples after it cannot be either (their state is
 	// lost), and are refused at once instead of decoding the epoch again.
 	failed map[int]int
-	body     []byte
-	raw      []byte
+	body   []byte
+	raw    []byte
 }
 
 var (
