@@ -1,8 +1,11 @@
 package binlog
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
+	"hash/maphash"
+	"slices"
 
 	"github.com/perfcounters/perfcounters/pdh"
 	"github.com/perfcounters/perfcounters/perfdata"
@@ -160,12 +163,14 @@ type encoder struct {
 	defList [][]byte // definitions by id-1
 	newDefs []uint64 // ids defined by the sample being coded
 	words   wordEnc
-	index   map[string]int
+	index   map[uint64]int // instance definitions of the previous list by hash
+	seed    maphash.Seed
+	bases   []int
 	last    int // bytes of the previous sample's blocks (sampleBudget)
 }
 
 func newEncoder() *encoder {
-	return &encoder{st: newState(), defs: make(map[string]uint64)}
+	return &encoder{st: newState(), defs: make(map[string]uint64), seed: maphash.MakeSeed()}
 }
 
 // defID returns the id of obj's definition, defining it when new.
@@ -370,7 +375,8 @@ func (e *encoder) encodeInstances(dst []byte, ks *keyState) []byte {
 		}
 	}
 	// bases[i] is the previous counter block index of instance i, -1 none.
-	bases := make([]int, n)
+	bases := slices.Grow(e.bases[:0], n)[:n]
+	e.bases = bases
 	if same {
 		dst = append(dst, 0)
 		for i := range bases {
@@ -380,15 +386,16 @@ func (e *encoder) encodeInstances(dst []byte, ks *keyState) []byte {
 		dst = append(dst, 1)
 		dst = binary.AppendUvarint(dst, uint64(n))
 		if e.index == nil {
-			e.index = make(map[string]int)
+			e.index = make(map[uint64]int)
 		}
 		clear(e.index)
 		for j := prev.n() - 1; j >= 0; j-- {
-			e.index[string(prev.get(j))] = j
+			e.index[maphash.Bytes(e.seed, prev.get(j))] = j
 		}
 		for i := range n {
-			j, ok := e.index[string(cur.get(i))]
-			if !ok {
+			b := cur.get(i)
+			j, ok := e.index[maphash.Bytes(e.seed, b)]
+			if !ok || !bytes.Equal(prev.get(j), b) {
 				j = -1
 			}
 			bases[i] = j

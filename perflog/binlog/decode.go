@@ -17,6 +17,7 @@ type decoder struct {
 	// see sampleBudget.
 	lastSize int
 	budget   int
+	sizes    []int // size of each block of the previous sample (a capacity hint)
 }
 
 func newDecoder() *decoder { return &decoder{st: newState()} }
@@ -79,6 +80,11 @@ func (d *decoder) sample(b []byte) (*pdh.Sample, error) {
 		}
 		raw = append(raw, blk)
 		size += len(blk)
+		if bi < len(d.sizes) {
+			d.sizes[bi] = len(blk)
+		} else {
+			d.sizes = append(d.sizes, len(blk))
+		}
 	}
 	if p.err != nil {
 		return nil, p.err
@@ -146,7 +152,11 @@ func (d *decoder) block(p *payload, bi int) []byte {
 	if !d.spend(p, "header length", hl) {
 		return nil
 	}
-	out := make([]byte, hl, hl+1024)
+	hint := 0
+	if bi < len(d.sizes) {
+		hint = d.sizes[bi]
+	}
+	out := make([]byte, hl, max(uint64(hint), hl))
 	base := st.headers[bi]
 	if uint64(len(base)) != hl {
 		base = nil

@@ -234,7 +234,7 @@ func Read(r io.ReaderAt, size int64, name string) (*Log, error) {
 	l := &Log{r: r, sc: sc, notes: sc.notes, db: titles.New(), decEpoch: -1}
 	if sc.hdr.zstd {
 		l.zdec, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecodeAllCapLimit(true),
-			zstd.WithDecoderMaxMemory(maxPayload), zstd.WithDecoderLowmem(true))
+			zstd.WithDecoderMaxMemory(maxPayload))
 		if err != nil {
 			return nil, err
 		}

@@ -160,7 +160,7 @@ func Create(path string, opts Options) (*Writer, error) {
 	w := &Writer{opts: opts, base: path, titled: make(map[uint32]bool), names: make(map[string]bool)}
 	w.zoneName, w.iana = zoneNames(opts.Location)
 	if opts.Compress {
-		z, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithEncoderCRC(false), zstd.WithLowerEncoderMem(true))
+		z, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithEncoderCRC(false))
 		if err != nil {
 			return nil, err
 		}
