@@ -54,6 +54,7 @@ type key struct {
 // keyState is what the next sample's object of a key is coded against.
 type keyState struct {
 	perfTime    int64
+	defID       uint64 // the writer's last definition id for the key
 	insts, data strs
 	// spare buffers, swapped with insts and data each sample.
 	nextInsts, nextData strs
@@ -293,12 +294,19 @@ func (e *encoder) encodeBlock(dst []byte, bi int, b []byte) ([]byte, error) {
 }
 
 func (e *encoder) encodeObject(dst []byte, bi int, obj []byte) ([]byte, error) {
-	id, err := e.defID(obj)
-	if err != nil {
-		return nil, err
+	if len(obj) < objHdr {
+		return nil, fmt.Errorf("object of %d bytes: shorter than PERF_OBJECT_TYPE", len(obj))
+	}
+	ks := e.st.key(bi, le.Uint32(obj[oNameTitleIndex:]))
+	id := ks.defID
+	if id == 0 || !sameDef(obj, e.defList[id-1]) {
+		var err error
+		if id, err = e.defID(obj); err != nil {
+			return nil, err
+		}
+		ks.defID = id
 	}
 	def := e.defList[id-1]
-	ks := e.st.key(bi, le.Uint32(def[oNameTitleIndex:]))
 	ni := int32(le.Uint32(obj[oNumInstances:]))
 	pt := int64(le.Uint64(obj[oPerfTime:]))
 	dl := uint64(len(def))

@@ -72,15 +72,14 @@ func (k Kind) String() string {
 
 // fileHeader is the decoded file header.
 type fileHeader struct {
-	version   uint16
-	length    uint16
-	incompat  uint32
-	compat    uint32
-	maxSize   uint64
-	created   int64
-	circular  bool
-	zstd      bool
-	knownHere bool
+	version  uint16
+	length   uint16
+	incompat uint32
+	compat   uint32
+	maxSize  uint64
+	created  int64
+	circular bool
+	zstd     bool
 }
 
 func encodeHeader(h fileHeader) []byte {
