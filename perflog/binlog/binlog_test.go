@@ -324,3 +324,21 @@ func TestRolloverNameTaken(t *testing.T) {
 		t.Errorf("files %q, want %q", names, want)
 	}
 }
+
+// TestAppendRefusesOtherFiles: appending to a file that is not a log fails
+// and leaves the file as it was.
+func TestAppendRefusesOtherFiles(t *testing.T) {
+	for _, content := range []string{"x", "\"(PDH-CSV 4.0)\",\"\\\\\\\\host\\\\Memory\\\\Available Bytes\"\n", strings.Repeat("not a log\n", 20)} {
+		p := filepath.Join(t.TempDir(), "x.csv")
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Create(p, Options{Mode: Append})
+		if err == nil || !strings.Contains(err.Error(), "not a perfcounters binary log") || !strings.Contains(err.Error(), p) {
+			t.Errorf("append to %q: %v", content, err)
+		}
+		if b, _ := os.ReadFile(p); string(b) != content {
+			t.Errorf("the file was changed to %q", b)
+		}
+	}
+}

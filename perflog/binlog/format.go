@@ -52,6 +52,7 @@ const (
 	KindWrap   Kind = 6 // end of a lap of a circular log
 )
 
+// String names the kind as the listing of Dump shows it.
 func (k Kind) String() string {
 	switch k {
 	case KindInfo:

@@ -47,6 +47,24 @@ func TestTruncatedEverywhere(t *testing.T) {
 						l.Close()
 						t.Fatalf("cut at %d: opened a log without its whole header", x)
 					}
+					// A crash while the header was written: appending
+					// starts the log anew.
+					if err := os.WriteFile(cut, data[:x], 0o644); err != nil {
+						t.Fatal(err)
+					}
+					w, err := Create(cut, Options{Mode: Append, Compress: compress, Location: time.UTC})
+					if err != nil {
+						t.Fatalf("cut at %d: append: %v", x, err)
+					}
+					if err := w.WriteSample(live[0]); err != nil {
+						t.Fatal(err)
+					}
+					if err := w.Close(); err != nil {
+						t.Fatal(err)
+					}
+					if _, got := readAll(t, cut); len(got) != 1 {
+						t.Fatalf("cut at %d, appended one: %d samples", x, len(got))
+					}
 					continue
 				}
 				if err != nil {
