@@ -15,11 +15,9 @@ package perflog
 
 import (
 	"fmt"
-	"io"
 	"path/filepath"
 	"strings"
 
-	"github.com/perfcounters/perfcounters/perflog/binlog"
 	"github.com/perfcounters/perfcounters/perflog/pdhcsv"
 )
 
@@ -126,6 +124,3 @@ func OutputName(name string, f Format) string {
 func IsSQL(name string) bool {
 	return len(name) >= 4 && strings.EqualFold(name[:4], "SQL:")
 }
-
-// DumpBinary lists the records of a binary log (perfc dump).
-func DumpBinary(w io.Writer, path string) error { return binlog.Dump(w, path) }

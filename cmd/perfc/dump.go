@@ -6,7 +6,6 @@ import (
 
 	"github.com/perfcounters/perfcounters/internal/tool/dump"
 	"github.com/perfcounters/perfcounters/perfdata"
-	"github.com/perfcounters/perfcounters/perflog"
 	"github.com/perfcounters/perfcounters/titles"
 )
 
@@ -14,7 +13,7 @@ func dumpCommand() command {
 	return command{
 		name:  "dump",
 		usage: "[--json] [--titles FILE] FILE...",
-		short: "print raw PERF_DATA_BLOCK files (ours or captured on Windows) for a person or, with --json, a program; list a binary log's records",
+		short: "print raw PERF_DATA_BLOCK files (ours or captured on Windows) for a person or, with --json, a program",
 		run:   runDump,
 	}
 }
@@ -42,11 +41,9 @@ func runDump(ctx context.Context, e *env, args []string) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if kind, err := perflog.Detect(f); err == nil && kind == perflog.BIN {
-			if *asJSON {
-				return usagef("%s: a binary log is listed as text (--json is for PERF_DATA_BLOCK files)", f)
-			}
-			if err := perflog.DumpBinary(e.stdout, f); err != nil {
+		if dump.IsLog(f) {
+			// A binary log (.plog): its records, whatever --json says.
+			if err := dump.Log(e.stdout, f); err != nil {
 				return err
 			}
 			continue

@@ -52,6 +52,7 @@ const (
 	KindWrap   Kind = 6 // end of a lap of a circular log
 )
 
+// String names the kind as the listing of Dump shows it.
 func (k Kind) String() string {
 	switch k {
 	case KindInfo:
@@ -72,15 +73,14 @@ func (k Kind) String() string {
 
 // fileHeader is the decoded file header.
 type fileHeader struct {
-	version   uint16
-	length    uint16
-	incompat  uint32
-	compat    uint32
-	maxSize   uint64
-	created   int64
-	circular  bool
-	zstd      bool
-	knownHere bool
+	version  uint16
+	length   uint16
+	incompat uint32
+	compat   uint32
+	maxSize  uint64
+	created  int64
+	circular bool
+	zstd     bool
 }
 
 func encodeHeader(h fileHeader) []byte {

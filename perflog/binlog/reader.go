@@ -188,8 +188,12 @@ type Log struct {
 	dec      *decoder
 	decEpoch int
 	decNext  int // next record index the decoder has not seen
-	body     []byte
-	raw      []byte
+	// failed maps an epoch to the first record of it that could not be
+	// decoded: the samples after it cannot be either (their state is
+	// lost), and are refused at once instead of decoding the epoch again.
+	failed map[int]int
+	body   []byte
+	raw    []byte
 }
 
 var (
@@ -230,7 +234,7 @@ func Read(r io.ReaderAt, size int64, name string) (*Log, error) {
 	l := &Log{r: r, sc: sc, notes: sc.notes, db: titles.New(), decEpoch: -1}
 	if sc.hdr.zstd {
 		l.zdec, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecodeAllCapLimit(true),
-			zstd.WithDecoderMaxMemory(maxPayload), zstd.WithDecoderLowmem(true))
+			zstd.WithDecoderMaxMemory(maxPayload))
 		if err != nil {
 			return nil, err
 		}
@@ -521,6 +525,25 @@ func (l *Log) Sample(ctx context.Context, objects []uint32) (*pdh.Sample, error)
 // decodeAt decodes the sample at ref, following its epoch from the INFO
 // record (or from where the decoder stands in it).
 func (l *Log) decodeAt(ref sampleRef) (*pdh.Sample, error) {
+	if r, ok := l.failed[ref.epoch]; ok && ref.rec > r {
+		f := &l.sc.records[ref.rec]
+		return nil, l.recordErr(ref.rec, f, fmt.Errorf("not decodable: it depends on record %d, which is damaged", r))
+	}
+	s, err := l.follow(ref)
+	if err != nil {
+		if l.failed == nil {
+			l.failed = make(map[int]int)
+		}
+		if r, ok := l.failed[ref.epoch]; !ok || l.decNext-1 < r {
+			l.failed[ref.epoch] = l.decNext - 1
+		}
+		l.dec = nil
+	}
+	return s, err
+}
+
+// follow decodes the records of ref's epoch up to ref.
+func (l *Log) follow(ref sampleRef) (*pdh.Sample, error) {
 	if l.dec == nil || l.decEpoch != ref.epoch || l.decNext > ref.rec {
 		l.dec, l.decEpoch, l.decNext = newDecoder(), ref.epoch, ref.epoch+1
 	}
@@ -536,18 +559,15 @@ func (l *Log) decodeAt(ref sampleRef) (*pdh.Sample, error) {
 				err = l.dec.addDefs(b)
 			}
 			if err != nil {
-				l.dec = nil
 				return nil, l.recordErr(i, f, err)
 			}
 		case KindSample:
 			b, err := l.payload(f)
 			if err != nil {
-				l.dec = nil
 				return nil, err
 			}
 			s, err := l.dec.sample(b)
 			if err != nil {
-				l.dec = nil
 				return nil, l.recordErr(i, f, err)
 			}
 			if i == ref.rec {

@@ -1,6 +1,7 @@
 package binlog
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -34,6 +35,7 @@ const (
 	Circular
 )
 
+// String names the mode.
 func (m Mode) String() string {
 	switch m {
 	case Linear:
@@ -160,7 +162,7 @@ func Create(path string, opts Options) (*Writer, error) {
 	w := &Writer{opts: opts, base: path, titled: make(map[uint32]bool), names: make(map[string]bool)}
 	w.zoneName, w.iana = zoneNames(opts.Location)
 	if opts.Compress {
-		z, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithEncoderCRC(false), zstd.WithLowerEncoderMem(true))
+		z, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithEncoderCRC(false))
 		if err != nil {
 			return nil, err
 		}
@@ -244,8 +246,19 @@ func (w *Writer) openAppend(path string) error {
 		f.Close()
 		return err
 	}
-	if fi.Size() == 0 {
+	if fi.Size() < headerLen {
+		// Empty, or cut inside the header by a crash while it was
+		// created: nothing to keep, start the log anew. Anything else
+		// short is not a log and is left alone.
+		b := make([]byte, fi.Size())
+		_, err := io.ReadFull(f, b)
 		f.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		if !bytes.HasPrefix(magic[:], b[:min(len(b), len(magic))]) {
+			return fmt.Errorf("%s: %w", path, errNotLog)
+		}
 		return w.createFile(path, causeCreated)
 	}
 	sc, err := scan(f, fi.Size(), path)
