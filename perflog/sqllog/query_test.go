@@ -135,3 +135,39 @@ func TestZone(t *testing.T) {
 		t.Errorf("Location: %s %+d s, want Pacific ... Time %+d s", name, off, laOff)
 	}
 }
+
+// TestWithoutIndex reads a log set from tables as relog makes them,
+// without the index on (GUID, RecordIndex) that perfc adds.
+func TestWithoutIndex(t *testing.T) {
+	ctx := context.Background()
+	for _, be := range backends(t) {
+		t.Run(be.name, func(t *testing.T) {
+			opts := be.opts(t)
+			w, err := Create(ctx, "SQL:perf!plain", opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			exp := observe(t, ctx, openWindows(t), []string{`\Processor(*)\*`, `\System\*`}, w, 0, 11)
+			w.Close()
+			db, d, err := connect(ctx, mustResolve(t, opts), true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range []bool{true, false} {
+				if has, err := hasRecordIndex(ctx, db, d); err != nil || has != want {
+					t.Fatalf("index present: %v, %v; want %v", has, err, want)
+				}
+				if _, err := db.Exec(`DROP INDEX IF EXISTS CounterData_Record`); err != nil {
+					t.Fatal(err)
+				}
+			}
+			db.Close()
+			l, err := OpenWith(ctx, "SQL:perf!plain", opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			compare(t, observe(t, ctx, l, []string{`\Processor(*)\*`, `\System\*`}, nil, 0, 11), exp)
+		})
+	}
+}

@@ -183,7 +183,23 @@ func (l *Log) open(ctx context.Context) error {
 
 // readRecords reads each sample's RecordIndex and time.
 func (l *Log) readRecords(ctx context.Context) error {
-	rows, err := l.db.QueryContext(ctx, l.d.q(`SELECT RecordIndex, MIN(CounterDateTime) FROM CounterData WHERE GUID = ? GROUP BY RecordIndex ORDER BY RecordIndex`), l.guid)
+	indexed, err := hasRecordIndex(ctx, l.db, l.d)
+	if err != nil {
+		return fmt.Errorf("%s: CounterData's indexes: %w", l.where, scrub(err, l.src))
+	}
+	// With the index on (GUID, RecordIndex), a loose index scan: one
+	// lookup per sample, not a pass over every row. Without it (tables
+	// made by relog), one pass.
+	query, args := `SELECT RecordIndex, MIN(CounterDateTime) FROM CounterData WHERE GUID = ? GROUP BY RecordIndex ORDER BY RecordIndex`, []any{l.guid}
+	if indexed {
+		query = `WITH RECURSIVE r(i) AS (
+	SELECT MIN(RecordIndex) FROM CounterData WHERE GUID = ?
+	UNION ALL
+	SELECT (SELECT MIN(RecordIndex) FROM CounterData WHERE GUID = ? AND RecordIndex > r.i) FROM r WHERE r.i IS NOT NULL)
+SELECT i, (SELECT CounterDateTime FROM CounterData WHERE GUID = ? AND RecordIndex = r.i LIMIT 1) FROM r WHERE i IS NOT NULL`
+		args = []any{l.guid, l.guid, l.guid}
+	}
+	rows, err := l.db.QueryContext(ctx, l.d.q(query), args...)
 	if err != nil {
 		return fmt.Errorf("%s: CounterData: %w", l.where, scrub(err, l.src))
 	}
@@ -213,6 +229,18 @@ func (l *Log) readRecords(ctx context.Context) error {
 	return nil
 }
 
+// hasRecordIndex reports whether CounterData has the index on (GUID,
+// RecordIndex) that writers add (SQL.md).
+func hasRecordIndex(ctx context.Context, db *sql.DB, d dialect) (bool, error) {
+	query := `SELECT COUNT(*) FROM pragma_index_list('CounterData') WHERE name = 'CounterData_Record'`
+	if d.pg {
+		query = `SELECT COUNT(*) FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'counterdata' AND indexname = 'counterdata_record'`
+	}
+	var n int
+	err := db.QueryRowContext(ctx, query).Scan(&n)
+	return n > 0, err
+}
+
 // parseTime reads a CounterDateTime: "yyyy-mm-dd hh:mm:ss.fff" in UTC,
 // with or without relog's closing NUL (and the blanks a char(24) column
 // pads with).
@@ -230,9 +258,15 @@ func parseTime(s string) (time.Time, error) {
 
 // readDetails reads the CounterDetails rows the log set's data refer to.
 func (l *Log) readDetails(ctx context.Context) error {
-	rows, err := l.db.QueryContext(ctx, l.d.q(`SELECT CounterID, MachineName, ObjectName, CounterName, CounterType, DefaultScale,
+	// The CounterIDs the log set uses, by a loose scan of the primary key
+	// (GUID, CounterID, RecordIndex): one lookup per counter.
+	rows, err := l.db.QueryContext(ctx, l.d.q(`WITH RECURSIVE c(id) AS (
+	SELECT MIN(CounterID) FROM CounterData WHERE GUID = ?
+	UNION ALL
+	SELECT (SELECT MIN(CounterID) FROM CounterData WHERE GUID = ? AND CounterID > c.id) FROM c WHERE c.id IS NOT NULL)
+SELECT CounterID, MachineName, ObjectName, CounterName, CounterType, DefaultScale,
 InstanceName, InstanceIndex, ParentName, TimeBaseA, TimeBaseB FROM CounterDetails
-WHERE CounterID IN (SELECT DISTINCT CounterID FROM CounterData WHERE GUID = ?) ORDER BY CounterID`), l.guid)
+WHERE CounterID IN (SELECT id FROM c WHERE id IS NOT NULL) ORDER BY CounterID`), l.guid, l.guid)
 	if err != nil {
 		return fmt.Errorf("%s: CounterDetails: %w", l.where, scrub(err, l.src))
 	}
