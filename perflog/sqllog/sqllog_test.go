@@ -3,13 +3,10 @@ package sqllog
 import (
 	"bufio"
 	"context"
-	"crypto/rand"
 	"database/sql"
 	"errors"
-	"fmt"
 	"io"
 	"math"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,6 +16,7 @@ import (
 
 	"github.com/perfcounters/perfcounters/calc"
 	"github.com/perfcounters/perfcounters/countertype"
+	"github.com/perfcounters/perfcounters/internal/pgtest"
 	"github.com/perfcounters/perfcounters/pdh"
 	"github.com/perfcounters/perfcounters/titles"
 )
@@ -65,12 +63,8 @@ type backend struct {
 
 func backends(t testing.TB) []backend {
 	out := []backend{{"sqlite", sqliteOpts}}
-	if os.Getenv("PERFC_TEST_POSTGRES") != "" {
+	if pgtest.Available(t) {
 		out = append(out, backend{"postgres", postgresOpts})
-	} else if os.Getenv("CI") == "true" {
-		t.Fatal("CI=true but PERFC_TEST_POSTGRES is not set: .ci/run starts PostgreSQL and sets it; the PostgreSQL tests must run in CI")
-	} else {
-		t.Log("PERFC_TEST_POSTGRES not set: PostgreSQL tests skipped")
 	}
 	return out
 }
@@ -92,31 +86,7 @@ func sqliteOpts(t testing.TB) Options {
 // postgresOpts gives the test a schema of its own in the test database,
 // dropped at the end.
 func postgresOpts(t testing.TB) Options {
-	base := os.Getenv("PERFC_TEST_POSTGRES")
-	db, err := sql.Open("pgx", base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	var b [6]byte
-	rand.Read(b[:])
-	schema := fmt.Sprintf("t_%x", b)
-	if _, err := db.Exec("CREATE SCHEMA " + schema); err != nil {
-		t.Fatalf("PERFC_TEST_POSTGRES: %v", err)
-	}
-	t.Cleanup(func() {
-		if _, err := db.Exec("DROP SCHEMA " + schema + " CASCADE"); err != nil {
-			t.Error(err)
-		}
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return Options{Getenv: env(EnvName("perf"), u.String()), ConfigFile: filepath.Join(t.TempDir(), "none.conf"), Location: time.UTC}
+	return Options{Getenv: env(EnvName("perf"), pgtest.Schema(t)), ConfigFile: filepath.Join(t.TempDir(), "none.conf"), Location: time.UTC}
 }
 
 // rawKey is what must survive the database: PDH_RAW_COUNTER's values.
