@@ -26,6 +26,14 @@ type scanned struct {
 	notes   []string
 }
 
+// after says where the scan stands: after which record (by seq).
+func (s *scanned) after() string {
+	if len(s.records) == 0 {
+		return "before the first record"
+	}
+	return fmt.Sprintf("after record %d", s.records[len(s.records)-1].seq)
+}
+
 // newest returns the record with the highest seq, nil if none.
 func (s *scanned) newest() *frame {
 	if len(s.records) == 0 {
@@ -100,7 +108,7 @@ func scan(r io.ReaderAt, size int64, name string) (*scanned, error) {
 			}
 			if checkFrameTail(rec) {
 				if damagedAt >= 0 && !h.circular {
-					s.notes = append(s.notes, fmt.Sprintf("bytes %d to %d are damaged and were skipped (after record %d)", damagedAt, pos, len(s.records)))
+					s.notes = append(s.notes, fmt.Sprintf("bytes %d to %d are damaged and were skipped (%s)", damagedAt, pos, s.after()))
 					damagedAt = -1
 				}
 				s.records = append(s.records, f)
@@ -119,9 +127,9 @@ func scan(r io.ReaderAt, size int64, name string) (*scanned, error) {
 		pos += 8
 	}
 	if damagedAt >= 0 && !h.circular {
-		s.notes = append(s.notes, fmt.Sprintf("torn record at byte %d after record %d: the log ends at its last whole record", damagedAt, len(s.records)))
+		s.notes = append(s.notes, fmt.Sprintf("torn record at byte %d %s: the log ends at its last whole record", damagedAt, s.after()))
 	} else if pos < end && !h.circular && damagedAt < 0 {
-		s.notes = append(s.notes, fmt.Sprintf("torn record at byte %d after record %d: the log ends at its last whole record", pos, len(s.records)))
+		s.notes = append(s.notes, fmt.Sprintf("torn record at byte %d %s: the log ends at its last whole record", pos, s.after()))
 	}
 	if h.circular {
 		s.orderRing()
