@@ -1,6 +1,7 @@
 package binlog
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -340,5 +341,25 @@ func TestAppendRefusesOtherFiles(t *testing.T) {
 		if b, _ := os.ReadFile(p); string(b) != content {
 			t.Errorf("the file was changed to %q", b)
 		}
+	}
+}
+
+// TestFileShrinks: a log that is shorter than its size said (cut while it
+// was opened) reads to its last whole record without failing.
+func TestFileShrinks(t *testing.T) {
+	live := liveSamples(t, 5, 16)
+	path := filepath.Join(t.TempDir(), "x.plog")
+	sizes := writeLog(t, path, Options{Location: time.UTC}, live)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := data[:sizes[2]+5]
+	l, err := Read(bytes.NewReader(cut), int64(len(data)), "x.plog")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readN(t, l, "x.plog"); len(got) != 3 {
+		t.Errorf("%d samples, want the 3 whole ones", len(got))
 	}
 }
