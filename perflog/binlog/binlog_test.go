@@ -363,3 +363,34 @@ func TestFileShrinks(t *testing.T) {
 		t.Errorf("%d samples, want the 3 whole ones", len(got))
 	}
 }
+
+// TestCircularTooSmall: samples that do not fit half of the ring are
+// refused with a message; the log stays readable.
+func TestCircularTooSmall(t *testing.T) {
+	win, _ := windowsSamples(t)
+	path := filepath.Join(t.TempDir(), "x.plog")
+	w, err := Create(path, Options{Mode: Circular, MaxSize: minCircular, Location: time.UTC})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = w.WriteSample(win[0])
+	if err == nil || !strings.Contains(err.Error(), "does not fit the circular log") {
+		t.Errorf("a 24 KB sample in a 16 KiB ring: %v", err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Size() > minCircular {
+		t.Errorf("%d bytes", fi.Size())
+	}
+	if _, got := readAll(t, path); len(got) != 0 {
+		t.Errorf("%d samples", len(got))
+	}
+	if _, err := Create(path, Options{Mode: Circular, MaxSize: 1000}); err == nil {
+		t.Error("a circular log of 1000 bytes was created")
+	}
+}

@@ -358,9 +358,12 @@ func (w *Writer) place(compose func() ([]byte, int, error), t time.Time, sample 
 	size := int64(len(recs))
 	switch {
 	case circ:
-		if size > ring/2 {
+		tooBig := func() error {
 			w.newEpoch(causeEpoch)
-			return fmt.Errorf("%s: a record of %d bytes does not fit the circular log of %d bytes (a record must fit in half of its ring)", w.path, size, w.hdr.maxSize)
+			return fmt.Errorf("%s: a record of %d bytes does not fit the circular log of %d bytes (a record, with the definitions it needs, must fit in half of its ring)", w.path, size, w.hdr.maxSize)
+		}
+		if size > ring/2 {
+			return tooBig()
 		}
 		if w.pos+size > int64(w.hdr.maxSize) {
 			if err := w.wrap(); err != nil {
@@ -370,7 +373,9 @@ func (w *Writer) place(compose func() ([]byte, int, error), t time.Time, sample 
 				w.newEpoch(causeEpoch)
 				return err
 			}
-			size = int64(len(recs))
+			if size = int64(len(recs)); size > ring/2 {
+				return tooBig()
+			}
 		}
 	case w.opts.Rollover.Size > 0 && w.samples > 0 && w.pos+size > w.opts.Rollover.Size:
 		if err := w.roll(t); err != nil {
