@@ -394,3 +394,27 @@ func TestCircularTooSmall(t *testing.T) {
 		t.Error("a circular log of 1000 bytes was created")
 	}
 }
+
+// TestStamps: times are kept to 100 ns over FILETIME's whole range, and
+// clamped outside it.
+func TestStamps(t *testing.T) {
+	cases := []struct {
+		in, want time.Time
+	}{
+		{time.Time{}, time.Time{}},
+		{time.Date(2026, 11, 23, 12, 0, 0, 123456789, time.UTC), time.Date(2026, 11, 23, 12, 0, 0, 123456700, time.UTC)},
+		{time.Date(1601, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(1601, 1, 1, 0, 0, 0, 0, time.UTC)},
+		{time.Date(1500, 6, 1, 0, 0, 0, 100, time.UTC), time.Date(1500, 6, 1, 0, 0, 0, 100, time.UTC)},
+		{time.Date(2500, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2500, 1, 1, 0, 0, 0, 0, time.UTC)},
+		{time.Date(12739, 9, 1, 11, 53, 36, 920958800, time.UTC), time.Date(12739, 9, 1, 11, 53, 36, 920958800, time.UTC)},
+		{time.Date(30828, 9, 14, 2, 48, 5, 0, time.UTC), time.Date(30828, 9, 14, 2, 48, 5, 0, time.UTC)},
+		// Beyond 2^63 - 1 FILETIME ticks (30828-09-14 02:48:05.4775807): the last.
+		{time.Date(40000, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(30828, 9, 14, 2, 48, 5, 477580700, time.UTC)},
+		{time.Date(2026, 1, 1, 0, 0, 0, 0, time.FixedZone("X", 3600)), time.Date(2025, 12, 31, 23, 0, 0, 0, time.UTC)},
+	}
+	for _, c := range cases {
+		if got := timeOf(stamp(c.in)); !got.Equal(c.want) || got.Location() != time.UTC && !got.IsZero() {
+			t.Errorf("%v: stored and read back as %v, want %v", c.in, got, c.want)
+		}
+	}
+}
