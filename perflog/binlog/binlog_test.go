@@ -1,6 +1,7 @@
 package binlog
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -339,6 +340,81 @@ func TestAppendRefusesOtherFiles(t *testing.T) {
 		}
 		if b, _ := os.ReadFile(p); string(b) != content {
 			t.Errorf("the file was changed to %q", b)
+		}
+	}
+}
+
+// TestFileShrinks: a log that is shorter than its size said (cut while it
+// was opened) reads to its last whole record without failing.
+func TestFileShrinks(t *testing.T) {
+	live := liveSamples(t, 5, 16)
+	path := filepath.Join(t.TempDir(), "x.plog")
+	sizes := writeLog(t, path, Options{Location: time.UTC}, live)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := data[:sizes[2]+5]
+	l, err := Read(bytes.NewReader(cut), int64(len(data)), "x.plog")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readN(t, l, "x.plog"); len(got) != 3 {
+		t.Errorf("%d samples, want the 3 whole ones", len(got))
+	}
+}
+
+// TestCircularTooSmall: samples that do not fit half of the ring are
+// refused with a message; the log stays readable.
+func TestCircularTooSmall(t *testing.T) {
+	win, _ := windowsSamples(t)
+	path := filepath.Join(t.TempDir(), "x.plog")
+	w, err := Create(path, Options{Mode: Circular, MaxSize: minCircular, Location: time.UTC})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = w.WriteSample(win[0])
+	if err == nil || !strings.Contains(err.Error(), "does not fit the circular log") {
+		t.Errorf("a 24 KB sample in a 16 KiB ring: %v", err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Size() > minCircular {
+		t.Errorf("%d bytes", fi.Size())
+	}
+	if _, got := readAll(t, path); len(got) != 0 {
+		t.Errorf("%d samples", len(got))
+	}
+	if _, err := Create(path, Options{Mode: Circular, MaxSize: 1000}); err == nil {
+		t.Error("a circular log of 1000 bytes was created")
+	}
+}
+
+// TestStamps: times are kept to 100 ns over FILETIME's whole range, and
+// clamped outside it.
+func TestStamps(t *testing.T) {
+	cases := []struct {
+		in, want time.Time
+	}{
+		{time.Time{}, time.Time{}},
+		{time.Date(2026, 11, 23, 12, 0, 0, 123456789, time.UTC), time.Date(2026, 11, 23, 12, 0, 0, 123456700, time.UTC)},
+		{time.Date(1601, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(1601, 1, 1, 0, 0, 0, 0, time.UTC)},
+		{time.Date(1500, 6, 1, 0, 0, 0, 100, time.UTC), time.Date(1500, 6, 1, 0, 0, 0, 100, time.UTC)},
+		{time.Date(2500, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2500, 1, 1, 0, 0, 0, 0, time.UTC)},
+		{time.Date(12739, 9, 1, 11, 53, 36, 920958800, time.UTC), time.Date(12739, 9, 1, 11, 53, 36, 920958800, time.UTC)},
+		{time.Date(30828, 9, 14, 2, 48, 5, 0, time.UTC), time.Date(30828, 9, 14, 2, 48, 5, 0, time.UTC)},
+		// Beyond 2^63 - 1 FILETIME ticks (30828-09-14 02:48:05.4775807): the last.
+		{time.Date(40000, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(30828, 9, 14, 2, 48, 5, 477580700, time.UTC)},
+		{time.Date(2026, 1, 1, 0, 0, 0, 0, time.FixedZone("X", 3600)), time.Date(2025, 12, 31, 23, 0, 0, 0, time.UTC)},
+	}
+	for _, c := range cases {
+		if got := timeOf(stamp(c.in)); !got.Equal(c.want) || got.Location() != time.UTC && !got.IsZero() {
+			t.Errorf("%v: stored and read back as %v, want %v", c.in, got, c.want)
 		}
 	}
 }

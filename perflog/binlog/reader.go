@@ -26,6 +26,14 @@ type scanned struct {
 	notes   []string
 }
 
+// after says where the scan stands: after which record (by seq).
+func (s *scanned) after() string {
+	if len(s.records) == 0 {
+		return "before the first record"
+	}
+	return fmt.Sprintf("after record %d", s.records[len(s.records)-1].seq)
+}
+
 // newest returns the record with the highest seq, nil if none.
 func (s *scanned) newest() *frame {
 	if len(s.records) == 0 {
@@ -58,11 +66,20 @@ func (w *window) at(off int64, n int) ([]byte, error) {
 		w.buf = make([]byte, want)
 	}
 	w.buf = w.buf[:want]
-	if _, err := w.r.ReadAt(w.buf, off); err != nil && !errors.Is(err, io.EOF) {
+	got, err := w.r.ReadAt(w.buf, off)
+	if err != nil && !errors.Is(err, io.EOF) {
 		w.buf = w.buf[:0]
 		return nil, err
 	}
-	w.start = off
+	w.buf, w.start = w.buf[:got], off
+	if got < want {
+		// The file is shorter than it was (cut while being read): it
+		// ends here.
+		w.size = off + int64(got)
+	}
+	if got < n {
+		return nil, nil
+	}
 	return w.buf[:n], nil
 }
 
@@ -87,20 +104,20 @@ func scan(r io.ReaderAt, size int64, name string) (*scanned, error) {
 	budget := 2*size + 1<<20 // bytes checksummed for candidates that fail
 	pos := int64(h.length)
 	var damagedAt int64 = -1
-	for pos+minRecord <= end {
+	for pos+minRecord <= w.size {
 		hb, err := w.at(pos, frameHdrLen)
 		if err != nil {
 			return nil, fmt.Errorf("%s: reading at byte %d: %w", name, pos, err)
 		}
 		f, ok := parseFrameHeader(hb, pos)
-		if ok && f.end() <= end && int64(f.length) <= budget+int64(minRecord) {
+		if ok && f.end() <= w.size && int64(f.length) <= budget+int64(minRecord) {
 			rec, err := w.at(pos, int(f.length))
 			if err != nil {
 				return nil, fmt.Errorf("%s: reading at byte %d: %w", name, pos, err)
 			}
-			if checkFrameTail(rec) {
+			if rec != nil && checkFrameTail(rec) {
 				if damagedAt >= 0 && !h.circular {
-					s.notes = append(s.notes, fmt.Sprintf("bytes %d to %d are damaged and were skipped (after record %d)", damagedAt, pos, len(s.records)))
+					s.notes = append(s.notes, fmt.Sprintf("bytes %d to %d are damaged and were skipped (%s)", damagedAt, pos, s.after()))
 					damagedAt = -1
 				}
 				s.records = append(s.records, f)
@@ -118,10 +135,11 @@ func scan(r io.ReaderAt, size int64, name string) (*scanned, error) {
 		}
 		pos += 8
 	}
+	end = w.size
 	if damagedAt >= 0 && !h.circular {
-		s.notes = append(s.notes, fmt.Sprintf("torn record at byte %d after record %d: the log ends at its last whole record", damagedAt, len(s.records)))
+		s.notes = append(s.notes, fmt.Sprintf("torn record at byte %d %s: the log ends at its last whole record", damagedAt, s.after()))
 	} else if pos < end && !h.circular && damagedAt < 0 {
-		s.notes = append(s.notes, fmt.Sprintf("torn record at byte %d after record %d: the log ends at its last whole record", pos, len(s.records)))
+		s.notes = append(s.notes, fmt.Sprintf("torn record at byte %d %s: the log ends at its last whole record", pos, s.after()))
 	}
 	if h.circular {
 		s.orderRing()

@@ -215,7 +215,7 @@ func (w *Writer) createFile(path string, cause uint64) error {
 	if err != nil {
 		return err
 	}
-	h := fileHeader{version: Version, length: headerLen, created: unixNano(time.Now())}
+	h := fileHeader{version: Version, length: headerLen, created: stamp(time.Now())}
 	if w.opts.Compress {
 		h.incompat |= featZstd
 	}
@@ -337,7 +337,7 @@ func (w *Writer) WriteGap(t time.Time, reason string) error {
 	return w.place(func() ([]byte, int, error) {
 		out, seq := w.out[:0], w.seq
 		out, seq = w.appendInfo(out, seq, t)
-		out = w.appendRecord(out, KindGap, seq, unixNano(t), appendString(nil, reason))
+		out = w.appendRecord(out, KindGap, seq, stamp(t), appendString(nil, reason))
 		return out, int(seq-w.seq) + 1, nil
 	}, t, false)
 }
@@ -358,9 +358,12 @@ func (w *Writer) place(compose func() ([]byte, int, error), t time.Time, sample 
 	size := int64(len(recs))
 	switch {
 	case circ:
-		if size > ring/2 {
+		tooBig := func() error {
 			w.newEpoch(causeEpoch)
-			return fmt.Errorf("%s: a record of %d bytes does not fit the circular log of %d bytes (a record must fit in half of its ring)", w.path, size, w.hdr.maxSize)
+			return fmt.Errorf("%s: a record of %d bytes does not fit the circular log of %d bytes (a record, with the definitions it needs, must fit in half of its ring)", w.path, size, w.hdr.maxSize)
+		}
+		if size > ring/2 {
+			return tooBig()
 		}
 		if w.pos+size > int64(w.hdr.maxSize) {
 			if err := w.wrap(); err != nil {
@@ -370,7 +373,9 @@ func (w *Writer) place(compose func() ([]byte, int, error), t time.Time, sample 
 				w.newEpoch(causeEpoch)
 				return err
 			}
-			size = int64(len(recs))
+			if size = int64(len(recs)); size > ring/2 {
+				return tooBig()
+			}
 		}
 	case w.opts.Rollover.Size > 0 && w.samples > 0 && w.pos+size > w.opts.Rollover.Size:
 		if err := w.roll(t); err != nil {
@@ -476,7 +481,7 @@ func (w *Writer) composeSample(s *pdh.Sample) ([]byte, int, error) {
 		out = w.appendRecord(out, KindDefs, seq, noTime, dp)
 		seq++
 	}
-	out = w.appendRecord(out, KindSample, seq, unixNano(s.Time), pl)
+	out = w.appendRecord(out, KindSample, seq, stamp(s.Time), pl)
 	seq++
 	w.out = out
 	return out, int(seq - w.seq), nil
@@ -542,7 +547,7 @@ func (w *Writer) appendInfo(out []byte, seq uint64, t time.Time) ([]byte, uint64
 	}
 	b = appendString(b, "perfc binlog")
 	b = binary.AppendUvarint(b, w.cause)
-	return w.appendRecord(out, KindInfo, seq, unixNano(at), b), seq + 1
+	return w.appendRecord(out, KindInfo, seq, stamp(at), b), seq + 1
 }
 
 // appendRecord frames a payload, compressed when the log compresses and
