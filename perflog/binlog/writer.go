@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
@@ -211,8 +212,12 @@ func Create(path string, opts Options) (*Writer, error) {
 
 // createFile creates (truncating) the file at path with a new header.
 func (w *Writer) createFile(path string, cause uint64) error {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := openLocked(path)
 	if err != nil {
+		return err
+	}
+	if err := f.Truncate(0); err != nil {
+		f.Close()
 		return err
 	}
 	h := fileHeader{version: Version, length: headerLen, created: stamp(time.Now())}
@@ -235,9 +240,27 @@ func (w *Writer) createFile(path string, cause uint64) error {
 	return nil
 }
 
+// openLocked opens (creating) the file at path for writing and takes its
+// exclusive lock, without truncating it first: a second writer of the same
+// log is refused before it can damage the first one's file.
+func openLocked(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("%s: another writer has the log open", path)
+		}
+		return nil, fmt.Errorf("%s: lock: %w", path, err)
+	}
+	return f, nil
+}
+
 // openAppend opens an existing log to append to it.
 func (w *Writer) openAppend(path string) error {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := openLocked(path)
 	if err != nil {
 		return err
 	}
