@@ -3,6 +3,7 @@ package binlog
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -191,7 +192,7 @@ func TestOpenRefuses(t *testing.T) {
 		{"empty", nil, "magic"},
 		{"text", []byte("hello, world"), "magic"},
 		{"short header", data[:30], "needs 64"},
-		{"newer version", mod(func(b []byte) []byte { b[8] = 2; return b }), "version 2"},
+		{"newer version", mod(func(b []byte) []byte { b[8] = Version + 1; return b }), fmt.Sprintf("version %d", Version+1)},
 		{"damaged header", mod(func(b []byte) []byte { b[20] = 1; return b }), "checksum"},
 	}
 	for _, c := range cases {

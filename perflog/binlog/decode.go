@@ -18,6 +18,11 @@ type decoder struct {
 	lastSize int
 	budget   int
 	sizes    []int // size of each block of the previous sample (a capacity hint)
+	// prev is the epoch's last SAMPLE payload (record seq prevSeq), the
+	// dictionary of the next one when it says so (flagPrevDict).
+	prev    []byte
+	prevSeq uint64
+	hasPrev bool
 }
 
 func newDecoder() *decoder { return &decoder{st: newState()} }

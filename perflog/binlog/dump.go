@@ -44,6 +44,9 @@ func (l *Log) dump(w io.Writer) error {
 		z := ""
 		if f.flags&flagCompressed != 0 {
 			z = "z"
+			if f.flags&flagPrevDict != 0 {
+				z = "z+" // with the previous sample as dictionary
+			}
 		}
 		ts := ""
 		if f.time != noTime {
@@ -53,7 +56,10 @@ func (l *Log) dump(w io.Writer) error {
 		what := ""
 		var b []byte
 		var err error
-		if f.kind != KindWrap {
+		switch {
+		case f.kind == KindSample && dec != nil:
+			b, err = l.samplePayload(f, dec)
+		case f.kind != KindWrap:
 			b, err = l.payload(f)
 		}
 		switch {

@@ -13,7 +13,7 @@ import (
 const (
 	// Version is the format version this package writes; it reads every
 	// version up to it.
-	Version = 1
+	Version = 2
 
 	headerLen    = 64 // file header length in version 1
 	frameHdrLen  = 32 // record header
@@ -30,7 +30,19 @@ const (
 	knownFeats   = featZstd | featCircular
 
 	flagCompressed = 1 << 0
+	// flagPrevDict (version 2): the compressed body of a SAMPLE record
+	// was compressed with the previous SAMPLE record's payload of the
+	// same epoch as its raw zstd dictionary, whose id is prevDictID of
+	// that record's seq.
+	flagPrevDict = 1 << 1
+	knownFlags   = flagCompressed | flagPrevDict
+	// minPrevDict is the smallest previous payload used as a dictionary.
+	minPrevDict = 256
 )
+
+// prevDictID is the zstd dictionary id under which a SAMPLE record's
+// payload serves the next one: derived from its seq, never 0.
+func prevDictID(seq uint64) uint32 { return uint32(seq%0x7FFF0000) + 0x8000 }
 
 // magic opens every log.
 var magic = [8]byte{0x89, 'P', 'L', 'O', 'G', '\r', '\n', 0x1a}
@@ -113,9 +125,9 @@ func decodeHeader(b []byte, size int64) (fileHeader, error) {
 		return h, fmt.Errorf("file header: version %d: this reader knows versions 1 to %d (the log was written by a newer program)", h.version, Version)
 	}
 	switch h.version {
-	case 1:
+	case 1, 2: // version 2 adds a record flag (flagPrevDict), not header fields
 		if h.length < headerLen || h.length%8 != 0 {
-			return h, fmt.Errorf("file header: header length %d: version 1 needs a multiple of 8, at least %d", h.length, headerLen)
+			return h, fmt.Errorf("file header: header length %d: version %d needs a multiple of 8, at least %d", h.length, h.version, headerLen)
 		}
 		if len(b) < headerLen {
 			return h, fmt.Errorf("file header: %d bytes, it needs %d", size, headerLen)

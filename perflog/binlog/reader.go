@@ -354,7 +354,25 @@ func (l *Log) recordErr(i int, f *frame, err error) error {
 
 // payload reads and, when compressed, decompresses a record's payload.
 // The slice is valid until the next call.
-func (l *Log) payload(f *frame) ([]byte, error) {
+func (l *Log) payload(f *frame) ([]byte, error) { return l.payloadAfter(f, nil) }
+
+// samplePayload is the payload of a SAMPLE record decoded by d, whose
+// previous sample's payload may be its dictionary; it becomes the next
+// one's.
+func (l *Log) samplePayload(f *frame, d *decoder) ([]byte, error) {
+	b, err := l.payloadAfter(f, d)
+	if err != nil {
+		d.hasPrev = false
+		return nil, err
+	}
+	d.prev, d.prevSeq, d.hasPrev = append(d.prev[:0], b...), f.seq, true
+	return b, nil
+}
+
+func (l *Log) payloadAfter(f *frame, d *decoder) ([]byte, error) {
+	if f.flags&^knownFlags != 0 {
+		return nil, fmt.Errorf("%s: record seq %d at byte %d: unknown flags 0x%02X", l.sc.name, f.seq, f.off, f.flags)
+	}
 	if cap(l.body) < int(f.bodyLen) {
 		l.body = make([]byte, f.bodyLen)
 	}
@@ -365,11 +383,11 @@ func (l *Log) payload(f *frame) ([]byte, error) {
 	if f.flags&flagCompressed == 0 {
 		return body, nil
 	}
-	return l.inflate(body, f)
+	return l.inflate(body, f, d)
 }
 
 // inflate decompresses a compressed body.
-func (l *Log) inflate(body []byte, f *frame) ([]byte, error) {
+func (l *Log) inflate(body []byte, f *frame, d *decoder) ([]byte, error) {
 	where := func(what string) error {
 		return fmt.Errorf("%s: record seq %d at byte %d: compressed body: %s", l.sc.name, f.seq, f.off, what)
 	}
@@ -386,7 +404,26 @@ func (l *Log) inflate(body []byte, f *frame) ([]byte, error) {
 	if cap(l.raw) < int(n) {
 		l.raw = make([]byte, 0, n)
 	}
-	out, err := l.zdec.DecodeAll(body[k:], l.raw[:0:n])
+	zd := l.zdec
+	if f.flags&flagPrevDict != 0 {
+		switch {
+		case f.kind != KindSample || l.sc.hdr.version < 2:
+			return nil, where(fmt.Sprintf("a previous-sample dictionary on a %s record of a version %d log", f.kind, l.sc.hdr.version))
+		case d == nil || !d.hasPrev:
+			// The decoder follows its epoch record by record, so its
+			// last sample is this one's previous; the dictionary id in
+			// the frame checks it.
+			return nil, where("compressed with the previous sample as dictionary, which is not at hand")
+		}
+		var err error
+		zd, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecodeAllCapLimit(true),
+			zstd.WithDecoderMaxMemory(maxPayload), zstd.WithDecoderDictRaw(prevDictID(d.prevSeq), d.prev))
+		if err != nil {
+			return nil, where(err.Error())
+		}
+		defer zd.Close()
+	}
+	out, err := zd.DecodeAll(body[k:], l.raw[:0:n])
 	if err != nil {
 		return nil, where(err.Error())
 	}
@@ -580,7 +617,7 @@ func (l *Log) follow(ref sampleRef) (*pdh.Sample, error) {
 				return nil, l.recordErr(i, f, err)
 			}
 		case KindSample:
-			b, err := l.payload(f)
+			b, err := l.samplePayload(f, l.dec)
 			if err != nil {
 				return nil, err
 			}

@@ -143,6 +143,10 @@ type Writer struct {
 	zoneName  string
 	iana      string
 	zenc      *zstd.Encoder
+	zdict     bool   // zenc holds a dictionary
+	prev      []byte // the epoch's last SAMPLE payload, the next one's dictionary
+	prevSeq   uint64
+	hasPrev   bool
 	wrote     bool // a record was written to the current file
 	samples   int  // samples in the current file
 	fileNo    int
@@ -315,6 +319,7 @@ func (w *Writer) openAppend(path string) error {
 // newEpoch resets the coding state: the next record starts an epoch.
 func (w *Writer) newEpoch(cause uint64) {
 	w.enc = newEncoder()
+	w.hasPrev = false
 	clear(w.titled)
 	w.info, w.cause, w.epochLen = true, cause, 0
 }
@@ -574,15 +579,42 @@ func (w *Writer) appendInfo(out []byte, seq uint64, t time.Time) ([]byte, uint64
 }
 
 // appendRecord frames a payload, compressed when the log compresses and
-// that makes it shorter.
+// that makes it shorter. A SAMPLE payload is compressed with the epoch's
+// previous SAMPLE payload as its dictionary (flagPrevDict): consecutive
+// samples repeat most of their delta-encoded bytes, which per-record
+// compression alone cannot see.
 func (w *Writer) appendRecord(out []byte, kind Kind, seq uint64, t int64, pl []byte) []byte {
-	if w.zenc != nil && len(pl) >= 64 {
-		z := binary.AppendUvarint(w.zbuf[:0], uint64(len(pl)))
-		z = w.zenc.EncodeAll(pl, z)
-		w.zbuf = z
-		if len(z) < len(pl) && uint64(len(pl)) <= 64*uint64(len(z))+1<<20 {
-			return appendFrame(out, kind, flagCompressed, seq, t, z)
+	rec := w.frameRecord(out, kind, seq, t, pl)
+	if kind == KindSample {
+		w.prev, w.prevSeq, w.hasPrev = append(w.prev[:0], pl...), seq, true
+	}
+	return rec
+}
+
+func (w *Writer) frameRecord(out []byte, kind Kind, seq uint64, t int64, pl []byte) []byte {
+	if w.zenc == nil || len(pl) < 64 {
+		return appendFrame(out, kind, 0, seq, t, pl)
+	}
+	flags := uint8(flagCompressed)
+	dict := kind == KindSample && w.hasPrev && len(w.prev) >= minPrevDict
+	if dict || w.zdict {
+		opt := zstd.WithEncoderDictDelete()
+		if dict {
+			opt = zstd.WithEncoderDictRaw(prevDictID(w.prevSeq), w.prev)
 		}
+		if err := w.zenc.ResetWithOptions(nil, opt); err != nil {
+			return appendFrame(out, kind, 0, seq, t, pl)
+		}
+		w.zdict = dict
+	}
+	if dict {
+		flags |= flagPrevDict
+	}
+	z := binary.AppendUvarint(w.zbuf[:0], uint64(len(pl)))
+	z = w.zenc.EncodeAll(pl, z)
+	w.zbuf = z
+	if len(z) < len(pl) && uint64(len(pl)) <= 64*uint64(len(z))+1<<20 {
+		return appendFrame(out, kind, flags, seq, t, z)
 	}
 	return appendFrame(out, kind, 0, seq, t, pl)
 }
