@@ -69,6 +69,9 @@ func logmanArgs(args []string) (rest []string, negated map[string]bool) {
 }
 
 func runLogman(ctx context.Context, e *env, args []string) error {
+	if len(args) > 0 && strings.EqualFold(args[0], "service") {
+		return runLogmanService(ctx, e, args[1:])
+	}
 	fs := newFlags("logman", e.stdout)
 	name := fs.String("n", "", "The `name` of the target Data Collector Set (the -n may be left out).")
 	var counters stringList
@@ -324,6 +327,7 @@ func logmanOptions(e *env, nowarn bool) (logman.Options, error) {
 	warn := e.warnings(nowarn)
 	return logman.Options{
 		UserDir: dir, SystemDir: sys, User: name,
+		Runner:      collectorRunner(),
 		DefaultRoot: func(set string) string { return logman.DefaultLogRoot(e.getenv, euid, dir, set) },
 		Stdout:      e.stdout,
 		Warn:        func(msg string) { warn.Warn("logman:"+msg, msg) },
@@ -346,7 +350,9 @@ func logmanHelp() helpScreen {
 		about: "Logman manages performance counter Data Collector Sets: definitions of\n" +
 			"what to record, how often and into which log. A user's sets are kept in\n" +
 			"the user's state directory; root's are the system sets, which every user\n" +
-			"may query. Starting and stopping needs the collector service.",
+			"may query. A started set records in the background, in a process of its\n" +
+			"own that outlives the terminal; the collector service (perfc logman\n" +
+			"service, run by systemd) starts sets at boot and on their schedules.",
 		usage: []string{
 			"perfc logman create counter <[-n] name> [options]",
 			"perfc logman update counter <[-n] name> [options]",
