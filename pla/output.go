@@ -219,6 +219,9 @@ var ErrFull = errors.New("the log has reached its maximum size (-max)")
 // Write is the pdhcsv writer's sink: each call is one whole row, refused
 // whole when it would pass the size limit.
 func (o *textOutput) Write(b []byte) (int, error) {
+	if o.discard {
+		return len(b), nil
+	}
 	if o.limit > 0 && o.size+int64(len(b)) > o.limit {
 		return 0, fmt.Errorf("%s: %w (%d bytes)", o.path, ErrFull, o.limit)
 	}
@@ -241,14 +244,17 @@ func (o *textOutput) write(_ context.Context, q *pdh.Query) error {
 		o.started = true
 		o.cols = columns(q, strings.ToUpper(q.Machine()))
 		o.vals = make([]pdhcsv.Value, len(o.cols))
-		if o.header {
-			names := make([]string, len(o.cols))
-			for i, c := range o.cols {
-				names[i] = c.name
-			}
-			if err := o.w.WriteHeader(pdhcsv.ZoneOf(q.Time().In(time.Local)), names); err != nil {
-				return err
-			}
+		names := make([]string, len(o.cols))
+		for i, c := range o.cols {
+			names[i] = c.name
+		}
+		// Appending to a file that has its header: the writer still
+		// needs the columns, the file does not get them again.
+		o.discard = !o.header
+		err := o.w.WriteHeader(pdhcsv.ZoneOf(q.Time().In(time.Local)), names)
+		o.discard = false
+		if err != nil {
+			return err
 		}
 	}
 	o.items = fill(q, o.cols, o.vals, o.items)
