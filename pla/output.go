@@ -211,6 +211,7 @@ type textOutput struct {
 	vals        []pdhcsv.Value
 	items       []pdh.Item
 	started     bool
+	discard     bool // Write drops what it is given (the header of an appended file)
 }
 
 // ErrFull is the error of a log that reached its -max size.
