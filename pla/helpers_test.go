@@ -15,6 +15,7 @@ import (
 	"github.com/perfcounters/perfcounters/countertype"
 	"github.com/perfcounters/perfcounters/pdh"
 	"github.com/perfcounters/perfcounters/perfdata"
+	"github.com/perfcounters/perfcounters/state"
 	"github.com/perfcounters/perfcounters/titles"
 )
 
@@ -115,3 +116,9 @@ func newSet(name, root string, counters ...string) *collectorset.Set {
 }
 
 func stateDir(t *testing.T) string { return filepath.Join(t.TempDir(), "state") }
+
+func createSet(dir string, s *collectorset.Set) error { return state.CreateCollectorSet(dir, s, false) }
+
+func contextWithCancel(t *testing.T) (context.Context, context.CancelFunc) {
+	return context.WithCancel(t.Context())
+}

@@ -18,8 +18,9 @@ type ServeOptions struct {
 	// (the system sets) for the system unit, the user's own for a user
 	// unit.
 	Dirs []string
-	// Poll is how often the service reads the definitions, schedules and
-	// stop requests; 0 is one second.
+	// Poll is how often the service reads the definitions and stop
+	// requests; 0 is one second. It also wakes when a schedule's window
+	// opens.
 	Poll time.Duration
 }
 
@@ -46,10 +47,11 @@ func Serve(ctx context.Context, opts ServeOptions) error {
 	// stopped until the next window.
 	started := map[string]time.Time{}
 	boot := true
-	t := time.NewTicker(opts.Poll)
+	t := time.NewTimer(opts.Poll)
 	defer t.Stop()
 	for {
 		now := time.Now()
+		wake := now.Add(opts.Poll)
 		for _, dir := range opts.Dirs {
 			cs, err := state.ReadCollectorSets(dir)
 			if err != nil {
@@ -66,6 +68,10 @@ func Serve(ctx context.Context, opts ServeOptions) error {
 				key := runKey(dir, set.Name)
 				present[key] = true
 				reconcile(svc, opts.Proc, dir, set, now, boot, started, warn)
+				// Wake up for the next window even between polls.
+				if w, ok := NextWindow(set, now); ok && w.Start.After(now) && w.Start.Before(wake) {
+					wake = w.Start
+				}
 			}
 			for _, r := range svc.runsOf(dir) {
 				if !present[r] {
@@ -74,6 +80,7 @@ func Serve(ctx context.Context, opts ServeOptions) error {
 			}
 		}
 		boot = false
+		t.Reset(time.Until(wake))
 		select {
 		case <-ctx.Done():
 			svc.StopAll("the collector service was stopped")

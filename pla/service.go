@@ -62,6 +62,7 @@ type run struct {
 	out     output
 	stop    time.Time // zero: none
 	samples uint32
+	last    time.Time // when the last sample was written
 	rec     *Record
 	done    chan struct{}
 	reason  string
@@ -253,7 +254,7 @@ func (s *Service) open(ctx context.Context, r *run, crashed bool, old *Record) e
 		out.close()
 		return fail(err)
 	}
-	r.samples = 1
+	r.samples, r.last = 1, time.Now()
 	if fresh {
 		s.groups[iv] = g
 		s.wg.Add(1)
@@ -322,6 +323,9 @@ func (s *Service) tick(g *group) {
 	g.cur = smp
 	defer func() { g.cur = nil }()
 	for _, r := range slices.Clone(g.runs) {
+		if now.Sub(r.last) < g.interval/2 {
+			continue // started in this very tick: it has this sample
+		}
 		if err := r.q.Collect(s.ctx); err != nil {
 			s.warn(fmt.Sprintf("Data Collector Set %q: %v", r.set.Name, err))
 			continue
@@ -331,6 +335,7 @@ func (s *Service) tick(g *group) {
 			continue
 		}
 		r.samples++
+		r.last = now
 		if m := r.set.Collector.MaxSamples; m > 0 && r.samples >= m {
 			s.end(r, fmt.Sprintf("it collected its %d samples (-sc)", m))
 		}
