@@ -87,7 +87,7 @@ func (f *fakeSource) Sample(_ context.Context, objects []uint32) (*pdh.Sample, e
 	return pdh.NewSample([][]byte{bytes.Clone(b.Bytes())})
 }
 
-func (f *fakeSource) Titles() *titles.DB      { return f.db }
+func (f *fakeSource) Titles() *titles.DB     { return f.db }
 func (f *fakeSource) Recorded() pdh.Recorded { return nil }
 
 func (f *fakeSource) taken() int {

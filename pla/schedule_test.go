@@ -80,7 +80,9 @@ func TestServeSchedule(t *testing.T) {
 		src := newFakeSource(1)
 		ctx, cancel := contextWithCancel(t)
 		done := make(chan error)
-		go func() { done <- Serve(ctx, ServeOptions{Options: testOptions(src), Dirs: []string{dir}, Poll: time.Hour}) }()
+		go func() {
+			done <- Serve(ctx, ServeOptions{Options: testOptions(src), Dirs: []string{dir}, Poll: time.Hour})
+		}()
 		synctest.Wait()
 		if rec, _ := ReadRecord(dir, "boot"); !(Proc{}).Alive(rec) {
 			t.Errorf("the run-at-boot set is not running: %+v", rec)
