@@ -164,7 +164,7 @@ func (o *sqlOutput) location() string                              { return o.wh
 func openText(s *collectorset.Set, cfg outputConfig) (output, error) {
 	c := &s.Collector
 	if s.Segment {
-		return nil, fmt.Errorf("Data Collector Set %q: starting new files (-cnf) is built for binary logs only (-f bin), not %s", s.Name, c.LogFileFormat)
+		return nil, fmt.Errorf("set %q: starting new files (-cnf) is built for binary logs only (-f bin), not %s", s.Name, c.LogFileFormat)
 	}
 	path := s.OutputLocation(cfg.now)
 	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL

@@ -232,7 +232,7 @@ func (s *Service) open(ctx context.Context, r *run, crashed bool, old *Record) e
 		added++
 	}
 	if added == 0 {
-		return fail(fmt.Errorf("Data Collector Set %q: none of its %d counters exists on this computer", r.set.Name, len(r.set.Collector.Counters)))
+		return fail(fmt.Errorf("set %q: none of its %d counters exists on this computer", r.set.Name, len(r.set.Collector.Counters)))
 	}
 	out, err := openOutput(ctx, r.set, g.src, outputConfig{mb: s.opts.MB, now: time.Now(), crashed: crashed, sql: s.opts.SQL})
 	if err != nil {
