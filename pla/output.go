@@ -109,6 +109,11 @@ func openBinary(s *collectorset.Set, src pdh.Source, cfg outputConfig) (output, 
 		}
 		path = base
 		if opts.Rollover.Names == binlog.NumberedNames {
+			if cfg.crashed {
+				// The series goes on after the last file the dead
+				// collector wrote (a gap mark starts the new file).
+				opts.Rollover.First = max(opts.Rollover.First, lastSerial(base)+1)
+			}
 			first := binlog.RolloverName(base, opts.Rollover.First, time.Time{}, binlog.NumberedNames)
 			if exists(first) && !c.LogOverwrite {
 				return nil, fmt.Errorf("%s: %w", first, ErrFileExists)
@@ -133,6 +138,38 @@ func openBinary(s *collectorset.Set, src pdh.Source, cfg outputConfig) (output, 
 }
 
 type binOutput struct{ w *binlog.Writer }
+
+// lastSerial is the highest serial number of the files of the numbered
+// series of base (NAME.ext: NAME_NNNNNN.ext) that exist; 0 when none.
+func lastSerial(base string) int {
+	ext := filepath.Ext(base)
+	stem := strings.TrimSuffix(base, ext)
+	names, _ := filepath.Glob(stem + "_[0-9][0-9][0-9][0-9][0-9][0-9]" + ext)
+	last := 0
+	for _, n := range names {
+		if k, ok := serialOf(n); ok && k > last {
+			last = k
+		}
+	}
+	return last
+}
+
+// serialOf reads the serial number of a file named NAME_NNNNNN.ext.
+func serialOf(path string) (int, bool) {
+	stem := strings.TrimSuffix(path, filepath.Ext(path))
+	i := strings.LastIndexByte(stem, '_')
+	if i < 0 || len(stem)-i-1 != 6 {
+		return 0, false
+	}
+	n := 0
+	for _, c := range stem[i+1:] {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
+}
 
 func (o *binOutput) write(_ context.Context, q *pdh.Query) error {
 	smp, err := q.Sample()

@@ -30,6 +30,11 @@ type Record struct {
 	Shared  bool      `json:"shared,omitempty"`
 	Started time.Time `json:"started"`
 	Output  string    `json:"output,omitempty"`
+	// Serial is the serial number in the log's name (-v nnnnnn) of this
+	// run; NextSerial, after a clean stop, the next run's (Windows
+	// numbers each run's file anew).
+	Serial     uint32 `json:"serial,omitempty"`
+	NextSerial uint32 `json:"nextSerial,omitempty"`
 	// Stopped is when the collection ended cleanly (zero while it runs,
 	// and after a crash); Reason why.
 	Stopped time.Time `json:"stopped,omitzero"`

@@ -93,6 +93,7 @@ func (r Runner) Start(ctx context.Context, dir string, set *collectorset.Set) er
 	cmd.ExtraFiles = []*os.File{pw}
 	cmd.Env = append(cmd.Environ(), fmt.Sprintf("%s=%d", ReadyEnv, 3))
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.Dir = "/" // hold no directory of the caller's busy
 	if err := cmd.Start(); err != nil {
 		pw.Close()
 		return fmt.Errorf("starting the collector: %w", err)

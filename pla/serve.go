@@ -113,6 +113,11 @@ func reconcile(svc *Service, proc Proc, dir string, set *collectorset.Set, now t
 	if rec, err := ReadRecord(dir, set.Name); err == nil && proc.Alive(rec) {
 		return // another process runs it
 	}
+	// A stop request left from an earlier run (the service ended before
+	// it read it) is not meant for this one.
+	if err := state.RemoveRunFile(dir, set.Name, state.StopRequestSuffix); err != nil {
+		warn(err.Error())
+	}
 	var stop time.Time
 	if open {
 		started[key] = w.Start

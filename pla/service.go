@@ -175,14 +175,24 @@ func (s *Service) Start(dir string, def *collectorset.Set, stop time.Time) error
 		return fmt.Errorf("%w (process %d)", ErrRunning, old.PID)
 	}
 	crashed := s.opts.Proc.Crashed(old)
+	def = def.Clone()
+	if def.Collector.FileNameFormat&collectorset.FileNameSerialNumber != 0 && old != nil {
+		switch {
+		case crashed && old.Serial > 0:
+			def.SerialNumber = old.Serial // continue its file
+		case old.NextSerial > def.SerialNumber:
+			def.SerialNumber = old.NextSerial
+		}
+	}
 	if stop.IsZero() && def.Duration > 0 {
 		stop = now.Add(time.Duration(def.Duration) * time.Second)
 	}
-	rec := &Record{Set: def.Name, PID: pid, StartTicks: ticks, BootID: boot, Shared: s.opts.Shared, Started: now, Output: def.OutputLocation(now)}
+	rec := &Record{Set: def.Name, PID: pid, StartTicks: ticks, BootID: boot, Shared: s.opts.Shared, Started: now, Output: def.OutputLocation(now),
+		Serial: def.SerialNumber}
 	if err := WriteRecord(dir, rec); err != nil {
 		return err
 	}
-	r := &run{key: key, dir: dir, set: def.Clone(), stop: stop, rec: rec, done: make(chan struct{})}
+	r := &run{key: key, dir: dir, set: def, stop: stop, rec: rec, done: make(chan struct{})}
 	if err := s.open(ctx, r, crashed, old); err != nil {
 		rec.Stopped, rec.Reason = time.Now(), "could not start: "+err.Error()
 		if werr := WriteRecord(dir, rec); werr != nil {
@@ -356,6 +366,13 @@ func (s *Service) end(r *run, reason string) {
 	}
 	r.reason = reason
 	r.rec.Stopped, r.rec.Reason = time.Now(), reason
+	if r.set.Collector.FileNameFormat&collectorset.FileNameSerialNumber != 0 {
+		last := int(max(r.set.SerialNumber, 1))
+		if k, ok := serialOf(r.out.location()); ok {
+			last = max(last, k)
+		}
+		r.rec.NextSerial = uint32(last + 1)
+	}
 	if err := WriteRecord(r.dir, r.rec); err != nil {
 		s.warn(err.Error())
 	}

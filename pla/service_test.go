@@ -292,3 +292,83 @@ func TestRunTimeAndSampleCount(t *testing.T) {
 		})
 	}
 }
+
+// TestSerialNumbers: each run of a set versioned -v nnnnnn writes the
+// next file; a run after a crash continues the dead collector's file
+// after a gap mark, and a rollover series after a crash goes on with the
+// next number.
+func TestSerialNumbers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		dir, root := stateDir(t), t.TempDir()
+		src := newFakeSource(1)
+		set := newSet("ser", root, `\Memory\Available Bytes`)
+		set.Collector.FileNameFormat = collectorset.FileNameSerialNumber
+		runFor(t, dir, set, src, 2)
+		runFor(t, dir, set, src, 3)
+		for i, want := range []int{2, 3} {
+			if k, _ := logLen(t, filepath.Join(root, fmt.Sprintf("ser_%06d.plog", i+1))); k != want {
+				t.Errorf("run %d: %d samples in ser_%06d.plog, want %d", i+1, k, i+1, want)
+			}
+		}
+		// A crash: the record names a process that is gone.
+		rec, err := ReadRecord(dir, "ser")
+		if err != nil || rec == nil {
+			t.Fatal(rec, err)
+		}
+		rec.Stopped, rec.Reason, rec.StartTicks = time.Time{}, "", rec.StartTicks+1
+		if err := WriteRecord(dir, rec); err != nil {
+			t.Fatal(err)
+		}
+		runFor(t, dir, set, src, 2)
+		n, gaps := gapsOf(t, filepath.Join(root, "ser_000002.plog"))
+		if n != 5 || len(gaps) != 1 || gaps[0] != 3 {
+			t.Errorf("after the crash ser_000002.plog holds %d samples with gaps at %v; want 5 with a gap at 3", n, gaps)
+		}
+		if _, err := os.Stat(filepath.Join(root, "ser_000003.plog")); err == nil {
+			t.Error("the run after the crash started a new file")
+		}
+
+		// A rollover series after a crash.
+		roll := newSet("roll", root, `\Memory\Available Bytes`)
+		roll.Collector.FileNameFormat = collectorset.FileNameSerialNumber
+		roll.Segment, roll.SegmentMaxDuration = true, 2
+		runFor(t, dir, roll, src, 5) // roll_000001 .. roll_000003
+		rec, _ = ReadRecord(dir, "roll")
+		rec.Stopped, rec.StartTicks = time.Time{}, rec.StartTicks+1
+		if err := WriteRecord(dir, rec); err != nil {
+			t.Fatal(err)
+		}
+		runFor(t, dir, roll, src, 2)
+		got, _ := filepath.Glob(filepath.Join(root, "roll_*"))
+		var want []string
+		for i := 1; i <= 4; i++ {
+			want = append(want, filepath.Join(root, fmt.Sprintf("roll_%06d.plog", i)))
+		}
+		if strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("rollover files %v, want %v", got, want)
+		}
+		if _, gaps := gapsOf(t, want[3]); len(gaps) != 1 || gaps[0] != 0 {
+			t.Errorf("the file after the crash has gaps at %v, want one at its first sample", gaps)
+		}
+	})
+}
+
+func gapsOf(t *testing.T, path string) (int, []int) {
+	t.Helper()
+	l, err := binlog.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var gaps []int
+	for i := range l.Len() {
+		s, err := l.Sample(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Gap {
+			gaps = append(gaps, i)
+		}
+	}
+	return l.Len(), gaps
+}
