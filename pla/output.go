@@ -40,6 +40,10 @@ type outputConfig struct {
 	mb      int64 // bytes in -max's MB
 	now     time.Time
 	crashed bool // the last run ended without a clean stop: continue the log
+	// reduce returns the query's last sample reduced to its objects
+	// (Query.Sample), shared by the sets that read the same objects; nil:
+	// Query.Sample.
+	reduce func(q *pdh.Query) (*pdh.Sample, error)
 	sql     sqllog.Options
 }
 
@@ -134,10 +138,17 @@ func openBinary(s *collectorset.Set, src pdh.Source, cfg outputConfig) (output, 
 	if err != nil {
 		return nil, err
 	}
-	return &binOutput{w: w}, nil
+	reduce := cfg.reduce
+	if reduce == nil {
+		reduce = (*pdh.Query).Sample
+	}
+	return &binOutput{w: w, reduce: reduce}, nil
 }
 
-type binOutput struct{ w *binlog.Writer }
+type binOutput struct {
+	w      *binlog.Writer
+	reduce func(q *pdh.Query) (*pdh.Sample, error)
+}
 
 // lastSerial is the highest serial number of the files of the numbered
 // series of base (NAME.ext: NAME_NNNNNN.ext) that exist; 0 when none.
@@ -172,7 +183,7 @@ func serialOf(path string) (int, bool) {
 }
 
 func (o *binOutput) write(_ context.Context, q *pdh.Query) error {
-	smp, err := q.Sample()
+	smp, err := o.reduce(q)
 	if err != nil || smp == nil {
 		return err
 	}

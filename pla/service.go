@@ -80,6 +80,29 @@ type group struct {
 	cur  *pdh.Sample
 	want []uint32
 	all  bool
+	// reduced holds, in a tick, the tick's sample reduced to the objects
+	// of a set (Query.Sample), by the objects its query asks for: sets
+	// reading the same objects write the same reduced sample.
+	reduced map[string]*pdh.Sample
+}
+
+// reduce is Query.Sample for the set of view v, shared within a tick by
+// the sets whose queries ask for the same objects.
+func (g *group) reduce(v *view, q *pdh.Query) (*pdh.Sample, error) {
+	if g.cur == nil {
+		return q.Sample()
+	}
+	want := slices.Clone(v.want)
+	slices.Sort(want)
+	key := fmt.Sprint(v.all, want)
+	if smp, ok := g.reduced[key]; ok {
+		return smp, nil
+	}
+	smp, err := q.Sample()
+	if err == nil {
+		g.reduced[key] = smp
+	}
+	return smp, err
 }
 
 // view is one set's window on its group's source: between ticks it
@@ -244,7 +267,9 @@ func (s *Service) open(ctx context.Context, r *run, crashed bool, old *Record) e
 	if added == 0 {
 		return fail(fmt.Errorf("set %q: none of its %d counters exists on this computer", r.set.Name, len(r.set.Collector.Counters)))
 	}
-	out, err := openOutput(ctx, r.set, g.src, outputConfig{mb: s.opts.MB, now: time.Now(), crashed: crashed, sql: s.opts.SQL})
+	v, q := r.v, r.q
+	out, err := openOutput(ctx, r.set, g.src, outputConfig{mb: s.opts.MB, now: time.Now(), crashed: crashed, sql: s.opts.SQL,
+		reduce: func(*pdh.Query) (*pdh.Sample, error) { return g.reduce(v, q) }})
 	if err != nil {
 		return fail(err)
 	}
@@ -330,8 +355,8 @@ func (s *Service) tick(g *group) {
 		}
 		return
 	}
-	g.cur = smp
-	defer func() { g.cur = nil }()
+	g.cur, g.reduced = smp, map[string]*pdh.Sample{}
+	defer func() { g.cur, g.reduced = nil, nil }()
 	for _, r := range slices.Clone(g.runs) {
 		if now.Sub(r.last) < g.interval/2 {
 			continue // started in this very tick: it has this sample

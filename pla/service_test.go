@@ -31,7 +31,7 @@ func runFor(t *testing.T, dir string, set *collectorset.Set, src *fakeSource, n 
 }
 
 // logLen opens a binary log and returns its sample count and times.
-func logLen(t *testing.T, path string) (int, []time.Time) {
+func logLen(t testing.TB, path string) (int, []time.Time) {
 	t.Helper()
 	l, err := binlog.Open(path)
 	if err != nil {
