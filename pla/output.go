@@ -44,7 +44,7 @@ type outputConfig struct {
 	// (Query.Sample), shared by the sets that read the same objects; nil:
 	// Query.Sample.
 	reduce func(q *pdh.Query) (*pdh.Sample, error)
-	sql     sqllog.Options
+	sql    sqllog.Options
 }
 
 // openOutput opens the log of s as its format, naming and mode say.
