@@ -96,7 +96,7 @@ func runLogman(ctx context.Context, e *env, args []string) error {
 	repeat := fs.Bool("r", false, "Repeat the Data Collector Set daily at the -b and -e times. --r: do not.")
 	boot := fs.Bool("boot", false, "Start the Data Collector Set when the computer starts (perfc's own). --boot: do not.")
 	fs.Bool("y", false, "Answer yes to all questions without prompting.")
-	fs.Bool("as", false, "Start or stop without waiting (accepted; start and stop return at once).")
+	fs.Bool("as", false, "Asynchronous start or stop (accepted; start returns once the collector records, stop once it has closed its log).")
 	fs.String("config", "", "Settings file containing command options: [option] lines, each followed by its values.")
 	nowarn := fs.Bool("nowarn", false, "Do not print warnings (also: environment PERFC_WARNINGS=off).")
 	rest, negated := logmanArgs(args)

@@ -18,6 +18,17 @@ import (
 	"github.com/perfcounters/perfcounters/pla"
 )
 
+// TestMain lets the test binary be perfc's collector process: tests that
+// run perfc in this process (runPerfcEnv) start sets with logman start,
+// whose Runner executes this binary as `logman service -run NAME`.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 2 && os.Args[1] == "logman" && os.Args[2] == "service" {
+		main()
+		return
+	}
+	os.Exit(m.Run())
+}
+
 // buildPerfc builds the perfc binary for tests that run it as real
 // processes.
 func buildPerfc(t *testing.T) string {
