@@ -119,3 +119,46 @@ func TestServeSchedule(t *testing.T) {
 		}
 	})
 }
+
+// TestServeStopRequest: logman stop of a set the service runs asks the
+// service with a request file and waits until the set's log is closed;
+// the service does not start it again at its next poll.
+func TestServeStopRequest(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		dir, root := stateDir(t), t.TempDir()
+		set := newSet("svc", root, `\Memory\Available Bytes`)
+		set.RunAtBoot = true
+		if err := createSet(dir, set); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := contextWithCancel(t)
+		done := make(chan error)
+		go func() { done <- Serve(ctx, ServeOptions{Options: testOptions(newFakeSource(1)), Dirs: []string{dir}}) }()
+		synctest.Wait()
+		r := Runner{}
+		if running, detail := r.Status(dir, set); !running {
+			t.Fatalf("the run-at-boot set does not run: %s", detail)
+		}
+		if err := r.Stop(t.Context(), dir, set); err != nil {
+			t.Fatal(err)
+		}
+		rec, err := ReadRecord(dir, set.Name)
+		if err != nil || rec == nil || rec.Stopped.IsZero() || rec.Reason != "stopped by logman stop" {
+			t.Errorf("after Stop the record is %+v (%v)", rec, err)
+		}
+		n, _ := logLen(t, filepath.Join(root, "svc.plog"))
+		time.Sleep(5 * time.Second)
+		synctest.Wait()
+		if running, _ := r.Status(dir, set); running {
+			t.Error("the service started the stopped set again")
+		}
+		if k, _ := logLen(t, filepath.Join(root, "svc.plog")); k != n {
+			t.Errorf("the log grew from %d to %d samples after stop", n, k)
+		}
+		if err := r.Stop(t.Context(), dir, set); err != ErrNotRunning {
+			t.Errorf("stopping it again: %v, want ErrNotRunning", err)
+		}
+		cancel()
+		<-done
+	})
+}
