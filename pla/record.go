@@ -27,9 +27,13 @@ type Record struct {
 	BootID     string `json:"bootId"`
 	// Shared: the process is a service running several sets; it is asked
 	// to stop one with a stop request file, not a signal.
-	Shared  bool      `json:"shared,omitempty"`
-	Started time.Time `json:"started"`
-	Output  string    `json:"output,omitempty"`
+	Shared bool `json:"shared,omitempty"`
+	// SupervisorPID and SupervisorTicks name the supervisor that restarts
+	// the collector when it crashes (logman start's sets); 0: none.
+	SupervisorPID   int       `json:"supervisorPid,omitempty"`
+	SupervisorTicks uint64    `json:"supervisorStartTicks,omitempty"`
+	Started         time.Time `json:"started"`
+	Output          string    `json:"output,omitempty"`
 	// Serial is the serial number in the log's name (-v nnnnnn) of this
 	// run; NextSerial, after a clean stop, the next run's (Windows
 	// numbers each run's file anew).
@@ -142,6 +146,14 @@ func (p Proc) Alive(r *Record) bool {
 	}
 	st, ticks, err := p.Stat(r.PID)
 	return err == nil && ticks == r.StartTicks && st != 'Z' && st != 'X' && st != 'x'
+}
+
+// SupervisorAlive reports whether the supervisor r names runs now.
+func (p Proc) SupervisorAlive(r *Record) bool {
+	if r == nil || r.SupervisorPID <= 0 || !r.Stopped.IsZero() {
+		return false
+	}
+	return p.Alive(&Record{PID: r.SupervisorPID, StartTicks: r.SupervisorTicks, BootID: r.BootID})
 }
 
 // Crashed reports whether r records a collection that ended without a

@@ -63,10 +63,16 @@ func (r Runner) Status(dir string, set *collectorset.Set) (bool, string) {
 		return false, ""
 	case r.Proc.Alive(rec):
 		return true, fmt.Sprintf("collecting in process %d since %s into %s", rec.PID, rec.Started.Local().Format("1/2/2006 3:04:05 PM"), rec.Output)
+	case r.Proc.SupervisorAlive(rec):
+		return true, fmt.Sprintf("the collector (process %d) crashed; its supervisor (process %d) starts it again", rec.PID, rec.SupervisorPID)
 	case !rec.Stopped.IsZero():
 		return false, fmt.Sprintf("stopped %s: %s", rec.Stopped.Local().Format("1/2/2006 3:04:05 PM"), rec.Reason)
 	}
-	return false, fmt.Sprintf("the collector (process %d) ended without a clean stop: killed, crashed, or the computer restarted", rec.PID)
+	d := fmt.Sprintf("the collector (process %d) ended without a clean stop: killed, crashed, or the computer restarted", rec.PID)
+	if rec.Reason != "" {
+		d += "; " + rec.Reason
+	}
+	return false, d
 }
 
 // Start starts the set in a background process and waits until it
@@ -77,7 +83,7 @@ func (r Runner) Start(ctx context.Context, dir string, set *collectorset.Set) er
 	if err != nil {
 		return err
 	}
-	if r.Proc.Alive(rec) {
+	if r.Proc.Alive(rec) || r.Proc.SupervisorAlive(rec) {
 		return fmt.Errorf("%w (process %d)", ErrRunning, rec.PID)
 	}
 	if r.Command == nil {
@@ -133,7 +139,8 @@ func (r Runner) Stop(ctx context.Context, dir string, set *collectorset.Set) err
 	if err != nil {
 		return err
 	}
-	if !r.Proc.Alive(rec) {
+	supervised := r.Proc.SupervisorAlive(rec)
+	if !r.Proc.Alive(rec) && !supervised {
 		return ErrNotRunning
 	}
 	deadline := time.Now().Add(r.timeout())
@@ -143,36 +150,43 @@ func (r Runner) Stop(ctx context.Context, dir string, set *collectorset.Set) err
 		}
 		return r.waitRecord(ctx, dir, set.Name, rec, deadline)
 	}
+	// A supervised collector is stopped through its supervisor, which
+	// then does not start it again: it forwards SIGTERM and waits for the
+	// collector before it exits itself.
+	target := rec
+	if supervised {
+		target = &Record{PID: rec.SupervisorPID, StartTicks: rec.SupervisorTicks, BootID: rec.BootID}
+	}
 	// A pidfd names the process itself: the identity is checked once
 	// more after it is opened, so a pid reused meanwhile is never
 	// signalled.
-	pfd, err := unix.PidfdOpen(rec.PID, 0)
+	pfd, err := unix.PidfdOpen(target.PID, 0)
 	if err != nil {
 		if errors.Is(err, unix.ESRCH) {
 			return nil
 		}
-		return fmt.Errorf("collector process %d: %w", rec.PID, err)
+		return fmt.Errorf("collector process %d: %w", target.PID, err)
 	}
 	defer unix.Close(pfd)
-	if !r.Proc.Alive(rec) {
+	if !r.Proc.Alive(target) {
 		return nil
 	}
 	if err := unix.PidfdSendSignal(pfd, unix.SIGTERM, nil, 0); err != nil {
 		if errors.Is(err, unix.ESRCH) {
 			return nil
 		}
-		return fmt.Errorf("stopping collector process %d: %w", rec.PID, err)
+		return fmt.Errorf("stopping collector process %d: %w", target.PID, err)
 	}
 	for {
 		ms := int(time.Until(deadline) / time.Millisecond)
 		if ms <= 0 {
-			return fmt.Errorf("collector process %d did not stop within %v", rec.PID, r.timeout())
+			return fmt.Errorf("collector process %d did not stop within %v", target.PID, r.timeout())
 		}
 		n, err := unix.Poll([]unix.PollFd{{Fd: int32(pfd), Events: unix.POLLIN}}, min(ms, 200))
 		if err != nil && !errors.Is(err, unix.EINTR) {
 			return err
 		}
-		if n > 0 || !r.Proc.Alive(rec) {
+		if n > 0 || !r.Proc.Alive(target) {
 			return nil
 		}
 		if ctx.Err() != nil {
@@ -203,9 +217,8 @@ func (r Runner) waitRecord(ctx context.Context, dir, name string, rec *Record, d
 
 // Ready returns the ready pipe a collector process was given (ReadyEnv),
 // nil when it was started otherwise.
-func Ready(getenv func(string) string) io.WriteCloser {
-	v := getenv(ReadyEnv)
-	if v != "3" {
+func Ready(getenv func(string) string) *os.File {
+	if getenv(ReadyEnv) != "3" {
 		return nil
 	}
 	return os.NewFile(3, "ready pipe")
@@ -215,7 +228,7 @@ func Ready(getenv func(string) string) io.WriteCloser {
 // until it stops (its run time, sample count or an error) or ctx is done
 // (logman stop's SIGTERM): the collector process Runner.Start starts.
 // ready, when not nil, receives ReadyOK once the set runs, or the error.
-func RunOne(ctx context.Context, opts Options, dir, name string, ready io.WriteCloser) error {
+func RunOne(ctx context.Context, opts Options, dir, name string, ready *os.File) error {
 	report := func(msg string) {
 		if ready != nil {
 			w := bufio.NewWriter(ready)

@@ -36,6 +36,9 @@ type Options struct {
 	// Shared marks the records of the sets as run by a shared service
 	// process (stopped by a request file, not a signal).
 	Shared bool
+	// Supervisor is the pid of the process that restarts this collector
+	// when it crashes (Supervise); 0: none.
+	Supervisor int
 }
 
 // Service runs collector sets in this process. Sets of the same sample
@@ -212,12 +215,20 @@ func (s *Service) Start(dir string, def *collectorset.Set, stop time.Time) error
 	}
 	rec := &Record{Set: def.Name, PID: pid, StartTicks: ticks, BootID: boot, Shared: s.opts.Shared, Started: now, Output: def.OutputLocation(now),
 		Serial: def.SerialNumber}
+	if sp := s.opts.Supervisor; sp > 0 {
+		if _, st, err := s.opts.Proc.Stat(sp); err == nil {
+			rec.SupervisorPID, rec.SupervisorTicks = sp, st
+		}
+	}
 	if err := WriteRecord(dir, rec); err != nil {
 		return err
 	}
 	r := &run{key: key, dir: dir, set: def, stop: stop, rec: rec, done: make(chan struct{})}
 	if err := s.open(ctx, r, crashed, old); err != nil {
-		rec.Stopped, rec.Reason = time.Now(), "could not start: "+err.Error()
+		rec.Reason = "could not start: " + err.Error()
+		if !crashed {
+			rec.Stopped = time.Now()
+		} // else the record still says the last run crashed, so that a retry continues its log
 		if werr := WriteRecord(dir, rec); werr != nil {
 			s.warn(werr.Error())
 		}
@@ -257,15 +268,23 @@ func (s *Service) open(ctx context.Context, r *run, crashed bool, old *Record) e
 	r.g, r.v = g, &view{g: g}
 	r.q = pdh.OpenQuery(r.v)
 	added := 0
+	var first error
 	for _, p := range r.set.Collector.Counters {
 		if _, err := r.q.AddCounterContext(ctx, p); err != nil {
 			s.warn(fmt.Sprintf("Data Collector Set %q: %v", r.set.Name, strings.TrimPrefix(err.Error(), "pdh: ")))
+			if first == nil {
+				first = err
+			}
 			continue
 		}
 		added++
 	}
 	if added == 0 {
-		return fail(fmt.Errorf("set %q: none of its %d counters exists on this computer", r.set.Name, len(r.set.Collector.Counters)))
+		err := fmt.Errorf("set %q: none of its %d counters exists on this computer", r.set.Name, len(r.set.Collector.Counters))
+		if first != nil {
+			err = fmt.Errorf("%w (%v)", err, strings.TrimPrefix(first.Error(), "pdh: "))
+		}
+		return fail(err)
 	}
 	v, q := r.v, r.q
 	out, err := openOutput(ctx, r.set, g.src, outputConfig{mb: s.opts.MB, now: time.Now(), crashed: crashed, sql: s.opts.SQL,

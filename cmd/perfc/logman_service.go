@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"strconv"
 	"syscall"
 
 	"github.com/perfcounters/perfcounters/pdh"
@@ -23,6 +24,7 @@ func runLogmanService(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("logman service", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	one := fs.String("run", "", "run the one Data Collector Set `name` (the collector process of logman start)")
+	sup := fs.String("supervise", "", "run the collector of the Data Collector Set `name` and start it again when it crashes")
 	dir := fs.String("dir", "", "the state `directory` holding the set of -run")
 	if err := fs.Parse(args); err != nil {
 		return usagef("%v", err)
@@ -45,9 +47,20 @@ func runLogmanService(ctx context.Context, e *env, args []string) error {
 		},
 		Warn: func(msg string) { warn.Warn("logman:"+msg, msg) },
 	}
+	if *sup != "" {
+		if *dir == "" {
+			return usagef("logman service -supervise needs -dir")
+		}
+		return pla.Supervise(ctx, func() *exec.Cmd { return collectorCommand("-run", *sup, *dir) }, pla.Ready(e.getenv), opts.Warn)
+	}
 	if *one != "" {
 		if *dir == "" {
 			return usagef("logman service -run needs -dir")
+		}
+		// The supervisor that started this collector, when it is still
+		// its parent.
+		if pid, err := strconv.Atoi(e.getenv(pla.SupervisorEnv)); err == nil && pid == os.Getppid() {
+			opts.Supervisor = pid
 		}
 		return pla.RunOne(ctx, opts, *dir, *one, pla.Ready(e.getenv))
 	}
@@ -58,15 +71,20 @@ func runLogmanService(ctx context.Context, e *env, args []string) error {
 	return pla.Serve(ctx, pla.ServeOptions{Options: opts, Dirs: []string{own}})
 }
 
-// collectorRunner is logman's Runner: sets started by `perfc logman
-// start` run as `perfc logman service -run NAME -dir DIR` in the
-// background.
+// collectorRunner is logman's Runner: a set started by `perfc logman
+// start` runs in the background as `perfc logman service -supervise NAME
+// -dir DIR`, a supervisor that runs the collector (`-run NAME -dir DIR`)
+// and starts it again when it crashes.
 func collectorRunner() pla.Runner {
-	return pla.Runner{Command: func(dir, name string) *exec.Cmd {
-		exe, err := os.Executable()
-		if err != nil {
-			exe = "/proc/self/exe"
-		}
-		return exec.Command(exe, "logman", "service", "-run", name, "-dir", dir)
-	}}
+	return pla.Runner{Command: func(dir, name string) *exec.Cmd { return collectorCommand("-supervise", name, dir) }}
+}
+
+// collectorCommand is perfc logman service with mode (-run or
+// -supervise) for the set name of the state directory dir.
+func collectorCommand(mode, name, dir string) *exec.Cmd {
+	exe, err := os.Executable()
+	if err != nil {
+		exe = "/proc/self/exe"
+	}
+	return exec.Command(exe, "logman", "service", mode, name, "-dir", dir)
 }

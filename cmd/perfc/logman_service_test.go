@@ -90,8 +90,9 @@ func procStatField(t *testing.T, pid, n int) string {
 
 // TestLogmanBackgroundEndToEnd creates a set, starts it from a shell in
 // a session of its own that then ends, sees samples accumulate, kills the
-// collector with SIGKILL and sees query say Stopped, starts it again and
-// finds the gap marked in the log, stops and deletes it.
+// collector with SIGKILL and sees its supervisor start it again with the
+// gap marked in the log, kills supervisor and collector and sees query say
+// Stopped, starts it again (a second gap mark), stops and deletes it.
 func TestLogmanBackgroundEndToEnd(t *testing.T) {
 	bin := buildPerfc(t)
 	tmp := t.TempDir()
@@ -130,11 +131,15 @@ func TestLogmanBackgroundEndToEnd(t *testing.T) {
 	}
 	pid := rec.PID
 	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
-	if got := procStatField(t, pid, 6); got != strconv.Itoa(pid) {
-		t.Errorf("collector %d is in session %s, not a session of its own", pid, got)
-	}
-	if got := procStatField(t, pid, 7); got != "0" {
-		t.Errorf("collector %d has controlling terminal %s", pid, got)
+	// The supervisor leads a session of its own, without a terminal; the
+	// collector is in it.
+	for _, p := range []int{pid, rec.SupervisorPID} {
+		if got := procStatField(t, p, 6); got != strconv.Itoa(rec.SupervisorPID) {
+			t.Errorf("process %d is in session %s, not in the supervisor's own (%d)", p, got, rec.SupervisorPID)
+		}
+		if got := procStatField(t, p, 7); got != "0" {
+			t.Errorf("process %d has controlling terminal %s", p, got)
+		}
 	}
 	if s := status(); s != "Running" {
 		t.Errorf("query says %q after start, want Running", s)
@@ -146,40 +151,77 @@ func TestLogmanBackgroundEndToEnd(t *testing.T) {
 	})
 	waitFor(t, "the log to grow", 20*time.Second, func() bool { n, _ := logSamples(logPath); return n > n1 })
 
-	// SIGKILL: query must say Stopped, never Running.
+	// SIGKILL of the collector: its supervisor starts it again, and the
+	// log goes on after a gap mark.
+	if rec.SupervisorPID == 0 {
+		t.Fatalf("the collector has no supervisor: %+v", rec)
+	}
+	t.Cleanup(func() { syscall.Kill(rec.SupervisorPID, syscall.SIGKILL) })
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	if !proctest.Exited(t, pid, 10*time.Second) {
 		t.Fatal("the collector did not die of SIGKILL")
 	}
+	killedAt, _ := logSamples(logPath)
+	var rec2 *pla.Record
+	waitFor(t, "the supervisor to start the collector again", 20*time.Second, func() bool {
+		rec2, _ = pla.ReadRecord(stateDir, "e2e")
+		return rec2 != nil && rec2.PID != pid && (pla.Proc{}).Alive(rec2)
+	})
+	t.Cleanup(func() { syscall.Kill(rec2.PID, syscall.SIGKILL) })
+	waitFor(t, "samples after the restart", 20*time.Second, func() bool { n, _ := logSamples(logPath); return n >= killedAt+2 })
+	if _, gaps := logSamples(logPath); len(gaps) != 1 || gaps[0] < killedAt-1 || gaps[0] > killedAt {
+		t.Errorf("gap marks at samples %v, want one at the first sample after the restart (%d, or %d if a sample was being written)", gaps, killedAt, killedAt-1)
+	}
+	if s := status(); s != "Running" {
+		t.Errorf("query says %q after the restart, want Running", s)
+	}
+
+	// SIGKILL of the supervisor, then of the collector: nobody restarts
+	// it, and query must say Stopped, never Running.
+	if err := syscall.Kill(rec2.SupervisorPID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if !proctest.Exited(t, rec2.SupervisorPID, 10*time.Second) {
+		t.Fatal("the supervisor did not die of SIGKILL")
+	}
+	if err := syscall.Kill(rec2.PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if !proctest.Exited(t, rec2.PID, 10*time.Second) {
+		t.Fatal("the collector did not die of SIGKILL")
+	}
 	if s := status(); s != "Stopped" {
-		t.Errorf("query says %q after SIGKILL, want Stopped", s)
+		t.Errorf("query says %q after SIGKILL of collector and supervisor, want Stopped", s)
 	}
 	if out := perfc("logman", "query", "e2e"); !strings.Contains(out, "without a clean stop") {
 		t.Errorf("query e2e does not say the collector ended without a clean stop:\n%s", out)
 	}
-	killedAt, _ := logSamples(logPath)
+	killed2, gaps1 := logSamples(logPath)
 
-	// Started again, the log goes on after a gap mark.
+	// Started again, the log goes on after a second gap mark.
 	perfc("logman", "start", "e2e")
-	rec2, _ := pla.ReadRecord(stateDir, "e2e")
-	waitFor(t, "samples after the restart", 20*time.Second, func() bool { n, _ := logSamples(logPath); return n >= killedAt+2 })
-	if _, gaps := logSamples(logPath); len(gaps) != 1 || gaps[0] != killedAt {
-		t.Errorf("gap marks at samples %v, want one at %d (the first after the restart)", gaps, killedAt)
+	rec3, _ := pla.ReadRecord(stateDir, "e2e")
+	t.Cleanup(func() { syscall.Kill(rec3.SupervisorPID, syscall.SIGKILL); syscall.Kill(rec3.PID, syscall.SIGKILL) })
+	waitFor(t, "samples after the second start", 20*time.Second, func() bool { n, _ := logSamples(logPath); return n >= killed2+2 })
+	if _, gaps := logSamples(logPath); len(gaps) != len(gaps1)+1 || gaps[len(gaps)-1] != killed2 {
+		t.Errorf("gap marks at samples %v, want those of before (%v) and one at %d", gaps, gaps1, killed2)
 	}
 
 	// Stop waits for the collector to close its log.
 	perfc("logman", "stop", "e2e")
-	if !proctest.Exited(t, rec2.PID, 5*time.Second) {
-		t.Errorf("the collector %d still runs after stop returned", rec2.PID)
+	for _, p := range []int{rec3.PID, rec3.SupervisorPID} {
+		if !proctest.Exited(t, p, 5*time.Second) {
+			t.Errorf("process %d (collector %d, supervisor %d) still runs after stop returned", p, rec3.PID, rec3.SupervisorPID)
+		}
 	}
 	if s := status(); s != "Stopped" {
 		t.Errorf("query says %q after stop, want Stopped", s)
 	}
 	final, _ := logSamples(logPath)
-	if final < killedAt+2 {
-		t.Errorf("%d samples after stop, want at least %d", final, killedAt+2)
+	if final < killed2+2 {
+		t.Errorf("%d samples after stop, want at least %d", final, killed2+2)
 	}
 	perfc("logman", "delete", "e2e")
 	if s := status(); s != "" {
