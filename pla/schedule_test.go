@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/perfcounters/perfcounters/collectorset"
+	"github.com/perfcounters/perfcounters/state"
 )
 
 func TestNextWindow(t *testing.T) {
@@ -127,7 +128,7 @@ func TestServeStopRequest(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		dir, root := stateDir(t), t.TempDir()
 		set := newSet("svc", root, `\Memory\Available Bytes`)
-		set.RunAtBoot = true
+		set.RunAtBoot, set.Collector.LogAppend = true, true
 		if err := createSet(dir, set); err != nil {
 			t.Fatal(err)
 		}
@@ -157,6 +158,25 @@ func TestServeStopRequest(t *testing.T) {
 		}
 		if err := r.Stop(t.Context(), dir, set); err != ErrNotRunning {
 			t.Errorf("stopping it again: %v, want ErrNotRunning", err)
+		}
+		cancel()
+		<-done
+
+		// Deleting the definition of a set the service runs stops it.
+		ctx, cancel = contextWithCancel(t)
+		go func() { done <- Serve(ctx, ServeOptions{Options: testOptions(newFakeSource(1)), Dirs: []string{dir}}) }()
+		synctest.Wait()
+		if running, detail := r.Status(dir, set); !running {
+			t.Fatalf("the run-at-boot set does not run when the service starts again: %s", detail)
+		}
+		if _, err := state.DeleteCollectorSet(dir, set.Name); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(2 * time.Second)
+		synctest.Wait()
+		rec, err = ReadRecord(dir, set.Name)
+		if err != nil || rec == nil || rec.Stopped.IsZero() || rec.Reason != "its definition was deleted" {
+			t.Errorf("after the definition was deleted the record is %+v (%v)", rec, err)
 		}
 		cancel()
 		<-done
