@@ -452,13 +452,6 @@ func (s *Service) StopAll(reason string) {
 	}
 }
 
-// Len is the number of sets running.
-func (s *Service) Len() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.runs)
-}
-
 // Done returns a channel closed when the set name of dir stops, and the
 // reason it stopped then; nil when the set does not run here.
 func (s *Service) Done(dir, name string) (<-chan struct{}, func() string) {
