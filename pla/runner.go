@@ -250,6 +250,10 @@ func RunOne(ctx context.Context, opts Options, dir, name string, ready *os.File)
 	}
 	report(ReadyOK)
 	done, _ := svc.Done(dir, def.Name)
+	if done == nil { // it ended already (-sc 1)
+		svc.Wait()
+		return nil
+	}
 	select {
 	case <-done:
 	case <-ctx.Done():

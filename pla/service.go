@@ -240,6 +240,9 @@ func (s *Service) Start(dir string, def *collectorset.Set, stop time.Time) error
 	}
 	s.runs[key] = r
 	r.g.runs = append(r.g.runs, r)
+	if m := def.Collector.MaxSamples; m > 0 && r.samples >= m {
+		s.end(r, fmt.Sprintf("it collected its %d samples (-sc)", m))
+	}
 	return nil
 }
 

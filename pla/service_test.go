@@ -268,6 +268,7 @@ func TestRunTimeAndSampleCount(t *testing.T) {
 	}{
 		{"rf", 5, 0, 5, "run time"},
 		{"sc", 0, 7, 7, "samples (-sc)"},
+		{"sc 1", 0, 1, 1, "samples (-sc)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -278,8 +279,9 @@ func TestRunTimeAndSampleCount(t *testing.T) {
 				if err := svc.Start(dir, set, time.Time{}); err != nil {
 					t.Fatal(err)
 				}
-				done, _ := svc.Done(dir, set.Name)
-				<-done
+				if done, _ := svc.Done(dir, set.Name); done != nil {
+					<-done
+				}
 				svc.Wait()
 				if k, _ := logLen(t, filepath.Join(root, "limited.plog")); k != tc.samples {
 					t.Errorf("%d samples, want %d", k, tc.samples)
