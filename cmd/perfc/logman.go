@@ -69,6 +69,9 @@ func logmanArgs(args []string) (rest []string, negated map[string]bool) {
 }
 
 func runLogman(ctx context.Context, e *env, args []string) error {
+	if len(args) > 0 && strings.EqualFold(args[0], "service") {
+		return runLogmanService(ctx, e, args[1:])
+	}
 	fs := newFlags("logman", e.stdout)
 	name := fs.String("n", "", "The `name` of the target Data Collector Set (the -n may be left out).")
 	var counters stringList
@@ -93,7 +96,7 @@ func runLogman(ctx context.Context, e *env, args []string) error {
 	repeat := fs.Bool("r", false, "Repeat the Data Collector Set daily at the -b and -e times. --r: do not.")
 	boot := fs.Bool("boot", false, "Start the Data Collector Set when the computer starts (perfc's own). --boot: do not.")
 	fs.Bool("y", false, "Answer yes to all questions without prompting.")
-	fs.Bool("as", false, "Start or stop without waiting (accepted; start and stop return at once).")
+	fs.Bool("as", false, "Asynchronous start or stop (accepted; start returns once the collector records, stop once it has closed its log).")
 	fs.String("config", "", "Settings file containing command options: [option] lines, each followed by its values.")
 	nowarn := fs.Bool("nowarn", false, "Do not print warnings (also: environment PERFC_WARNINGS=off).")
 	// A settings file's options come first (the command line wins), and
@@ -350,6 +353,7 @@ func logmanOptions(e *env, nowarn bool) (logman.Options, error) {
 	warn := e.warnings(nowarn)
 	return logman.Options{
 		UserDir: dir, SystemDir: sys, User: name,
+		Runner:      collectorRunner(),
 		DefaultRoot: func(set string) string { return logman.DefaultLogRoot(e.getenv, euid, dir, set) },
 		Stdout:      e.stdout,
 		Warn:        func(msg string) { warn.Warn("logman:"+msg, msg) },
@@ -372,7 +376,9 @@ func logmanHelp() helpScreen {
 		about: "Logman manages performance counter Data Collector Sets: definitions of\n" +
 			"what to record, how often and into which log. A user's sets are kept in\n" +
 			"the user's state directory; root's are the system sets, which every user\n" +
-			"may query. Starting and stopping needs the collector service.",
+			"may query. A started set records in the background, in a process of its\n" +
+			"own that outlives the terminal; the collector service (perfc logman\n" +
+			"service, run by systemd) starts sets at boot and on their schedules.",
 		usage: []string{
 			"perfc logman create counter <[-n] name> [options]",
 			"perfc logman update counter <[-n] name> [options]",

@@ -101,7 +101,8 @@ func TestLogmanCommand(t *testing.T) {
 	if _, errs, code = logman("create", "counter", "b"); code != 1 || !strings.Contains(errs, "Data Collector Set already exists.") {
 		t.Errorf("create existing: exit %d, %q", code, errs)
 	}
-	if _, errs, code = logman("start", "b"); code != 1 || !strings.Contains(errs, "not built yet") {
+	// b has no counters: its collector reports why it cannot run.
+	if _, errs, code = logman("start", "b"); code != 1 || !strings.Contains(errs, "could not be started.") || !strings.Contains(errs, "none of its 0 counters") {
 		t.Errorf("start: exit %d, %q", code, errs)
 	}
 	// Usage errors, exit status 2.

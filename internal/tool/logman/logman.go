@@ -40,6 +40,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/perfcounters/perfcounters/collectorset"
@@ -138,6 +139,8 @@ const (
 	CodeAccessDenied = 0x80070005 // E_ACCESSDENIED
 	CodeInvalid      = 0x80070057 // E_INVALIDARG
 	CodeFailed       = 0x80004005 // E_FAIL
+	CodeInUse        = 0x803000AA // PLA_E_DCS_IN_USE
+	CodeNotRunning   = 0x80300104 // PLA_E_DCS_NOT_RUNNING
 )
 
 // Error is a failed logman command as Windows reports it: its message,
@@ -284,7 +287,7 @@ func Delete(o Options, name string) error {
 		return err
 	}
 	if running, _ := o.runner().Status(f.dir, f.set); running {
-		return &Error{Code: 0x803000AA, Message: "The Data Collector Set or one of its dependencies is already in use.", // PLA_E_DCS_IN_USE
+		return &Error{Code: CodeInUse, Message: "The Data Collector Set or one of its dependencies is already in use.",
 			Detail: fmt.Sprintf("Stop it first: perfc logman stop %q", f.set.Name)}
 	}
 	if _, err := state.DeleteCollectorSet(f.dir, f.set.Name); err != nil {
@@ -300,7 +303,14 @@ func Start(ctx context.Context, o Options, name string) error {
 	if err != nil {
 		return err
 	}
+	if running, detail := o.runner().Status(f.dir, f.set); running {
+		return &Error{Code: CodeInUse, Message: "The Data Collector Set or one of its dependencies is already in use.",
+			Detail: fmt.Sprintf("%s is running (%s); stop it first: perfc logman stop %q", f.set.Name, detail, f.set.Name)}
+	}
 	if err := o.runner().Start(ctx, f.dir, f.set); err != nil {
+		if errors.Is(err, fs.ErrPermission) || errors.As(err, new(*state.TrustError)) {
+			return fail(err, f.dir)
+		}
 		return &Error{Code: CodeFailed, Message: "The Data Collector Set could not be started.", Detail: err.Error(), Err: err}
 	}
 	_, err = io.WriteString(o.Stdout, completed)
@@ -313,7 +323,13 @@ func Stop(ctx context.Context, o Options, name string) error {
 	if err != nil {
 		return err
 	}
+	if running, _ := o.runner().Status(f.dir, f.set); !running {
+		return &Error{Code: CodeNotRunning, Message: "Data Collector Set is not running."}
+	}
 	if err := o.runner().Stop(ctx, f.dir, f.set); err != nil {
+		if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EPERM) || errors.As(err, new(*state.TrustError)) {
+			return fail(err, f.dir)
+		}
 		return &Error{Code: CodeFailed, Message: "The Data Collector Set could not be stopped.", Detail: err.Error(), Err: err}
 	}
 	_, err = io.WriteString(o.Stdout, completed)

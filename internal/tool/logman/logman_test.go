@@ -232,7 +232,12 @@ func TestMessages(t *testing.T) {
 		}, CodeExists, "Data Collector Set already exists.\nThe command failed, code: 0x803000B7"},
 		{"bad name", func() error { return Create(e.o, Spec{Name: "a/b"}) }, CodeInvalid, "The parameter is incorrect."},
 		{"start", func() error { mustOK(t, Create(e.o, Spec{Name: "st"})); return Start(context.Background(), e.o, "st") }, CodeFailed, ErrNotBuilt.Error()},
-		{"stop", func() error { return Stop(context.Background(), e.o, "st") }, CodeFailed, ErrNotBuilt.Error()},
+		{"stop stopped", func() error { return Stop(context.Background(), e.o, "st") }, CodeNotRunning, "Data Collector Set is not running.\nThe command failed, code: 0x80300104"},
+		{"start running", func() error {
+			o := e.o
+			o.Runner = fakeRunner{running: map[string]string{"st": "pid 1"}}
+			return Start(context.Background(), o, "st")
+		}, CodeInUse, "already in use"},
 		{"delete running", func() error {
 			o := e.o
 			o.Runner = fakeRunner{running: map[string]string{"st": ""}}

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"syscall"
+
+	"github.com/perfcounters/perfcounters/pdh"
+	"github.com/perfcounters/perfcounters/pla"
+	"github.com/perfcounters/perfcounters/state"
+)
+
+// runLogmanService is `perfc logman service`, not listed in the help: the
+// collector service that the systemd units run (every set of the caller's
+// state directory marked to run at boot or scheduled; for root, the
+// system sets), and, with -run NAME -dir DIR, the collector process of
+// one set that `perfc logman start` starts in the background.
+func runLogmanService(ctx context.Context, e *env, args []string) error {
+	fs := flag.NewFlagSet("logman service", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	one := fs.String("run", "", "run the one Data Collector Set `name` (the collector process of logman start)")
+	sup := fs.String("supervise", "", "run the collector of the Data Collector Set `name` and start it again when it crashes")
+	dir := fs.String("dir", "", "the state `directory` holding the set of -run")
+	if err := fs.Parse(args); err != nil {
+		return usagef("%v", err)
+	}
+	if fs.NArg() > 0 {
+		return usagef("logman service: unexpected argument %q", fs.Arg(0))
+	}
+	// A file size limit (ulimit -f) must end the log cleanly with an
+	// error, not kill the collector halfway through a record; the
+	// collector has no terminal whose hangup should stop it.
+	signal.Ignore(syscall.SIGXFSZ, syscall.SIGHUP)
+	warn := e.warnings(false)
+	opts := pla.Options{
+		NewSource: func() (pdh.Source, io.Closer, error) {
+			h, err := newHost(e, true)
+			if err != nil {
+				return nil, nil, err
+			}
+			return h.Source(), h, nil
+		},
+		Warn: func(msg string) { warn.Warn("logman:"+msg, msg) },
+	}
+	if *sup != "" {
+		if *dir == "" {
+			return usagef("logman service -supervise needs -dir")
+		}
+		return pla.Supervise(ctx, func() *exec.Cmd { return collectorCommand("-run", *sup, *dir) }, pla.Ready(e.getenv), opts.Warn)
+	}
+	if *one != "" {
+		if *dir == "" {
+			return usagef("logman service -run needs -dir")
+		}
+		// The supervisor that started this collector, when it is still
+		// its parent.
+		if pid, err := strconv.Atoi(e.getenv(pla.SupervisorEnv)); err == nil && pid == os.Getppid() {
+			opts.Supervisor = pid
+		}
+		return pla.RunOne(ctx, opts, *dir, *one, pla.Ready(e.getenv))
+	}
+	own, err := state.Path(e.getenv, os.Geteuid())
+	if err != nil {
+		return err
+	}
+	return pla.Serve(ctx, pla.ServeOptions{Options: opts, Dirs: []string{own}})
+}
+
+// collectorRunner is logman's Runner: a set started by `perfc logman
+// start` runs in the background as `perfc logman service -supervise NAME
+// -dir DIR`, a supervisor that runs the collector (`-run NAME -dir DIR`)
+// and starts it again when it crashes.
+func collectorRunner() pla.Runner {
+	return pla.Runner{Command: func(dir, name string) *exec.Cmd { return collectorCommand("-supervise", name, dir) }}
+}
+
+// collectorCommand is perfc logman service with mode (-run or
+// -supervise) for the set name of the state directory dir.
+func collectorCommand(mode, name, dir string) *exec.Cmd {
+	exe, err := os.Executable()
+	if err != nil {
+		exe = "/proc/self/exe"
+	}
+	return exec.Command(exe, "logman", "service", mode, name, "-dir", dir)
+}

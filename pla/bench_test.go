@@ -1,0 +1,89 @@
+package pla
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/perfcounters/perfcounters/host"
+	"github.com/perfcounters/perfcounters/pdh"
+	"golang.org/x/sys/unix"
+)
+
+// BenchmarkServiceSample is the service's cost per sample interval with 1
+// and with 10 sets over the same objects of the live host (processors and
+// memory; and every process), each writing its own binary log: the 10
+// sets share one collection, so what they add to one set's cost is their
+// own queries and logs.
+func BenchmarkServiceSample(b *testing.B) {
+	mixes := []struct {
+		name     string
+		counters []string
+	}{
+		{"light", []string{`\Processor(*)\% Processor Time`, `\Memory\Available Bytes`}},
+		{"processes", []string{`\Processor(*)\% Processor Time`, `\Memory\Available Bytes`, `\Process(*)\Working Set`}},
+	}
+	for _, mix := range mixes {
+		for _, n := range []int{1, 10} {
+			b.Run(fmt.Sprintf("%s/sets=%d", mix.name, n), func(b *testing.B) { benchService(b, n, mix.counters) })
+		}
+	}
+}
+
+func benchService(b *testing.B, n int, counters []string) {
+	{
+		{
+			h, err := host.New(host.Options{SegmentDir: b.TempDir()})
+			if err != nil {
+				b.Skip("no live host:", err)
+			}
+			defer h.Close()
+			var warned []string
+			opts := Options{NewSource: func() (pdh.Source, io.Closer, error) { return h.Source(), io.NopCloser(nil), nil },
+				Warn: func(m string) { warned = append(warned, m) }}
+			svc := NewService(b.Context(), opts)
+			dir, root := filepath.Join(b.TempDir(), "state"), b.TempDir()
+			for i := range n {
+				set := newSet(fmt.Sprintf("b%d", i), root, counters...)
+				set.Collector.SampleInterval = 3600 // the benchmark ticks, not the clock
+				if err := svc.Start(dir, set, time.Time{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			g := svc.groups[time.Hour]
+			b.ReportAllocs()
+			cpu0 := cpuTime(b)
+			for b.Loop() {
+				for _, r := range g.runs {
+					r.last = time.Time{} // each iteration is a new interval
+				}
+				svc.tick(g)
+			}
+			b.StopTimer()
+			// CPU time (user + system) per sample: less disturbed than
+			// the elapsed time by other work on a shared machine.
+			b.ReportMetric(float64(cpuTime(b)-cpu0)/float64(b.N), "cpu-ns/op")
+			svc.StopAll("done")
+			svc.Wait()
+			if len(warned) > 0 {
+				b.Fatalf("%d warnings, the first: %s", len(warned), warned[0])
+			}
+			for i := range n {
+				if k, _ := logLen(b, filepath.Join(root, fmt.Sprintf("b%d.plog", i))); k != b.N+1 {
+					b.Fatalf("set b%d: %d samples in its log after %d ticks, want %d", i, k, b.N, b.N+1)
+				}
+			}
+		}
+	}
+}
+
+// cpuTime is the CPU time this process has used (user and system).
+func cpuTime(b *testing.B) time.Duration {
+	var ru unix.Rusage
+	if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

@@ -1,0 +1,27 @@
+// Package pla runs performance counter Data Collector Sets: the role of
+// Windows' Performance Logs and Alerts service behind `logman start` and
+// `logman stop`.
+//
+// A Service runs sets in one process: each sample interval has one live
+// source and one collection per tick, which every set of that interval
+// reads (its own query, its own log). A set's log is written as its
+// definition says (output.go): binary (.plog: linear, appended, circular,
+// or a rollover series NAME_000001.plog / NAME_MMddHHmm.plog), CSV or TSV,
+// or SQL. A run ends at its run time (-rf), its sample count (-sc), the
+// end of its schedule's window, a write error (a full disk), or a stop.
+//
+// Each run is recorded in the set owner's state directory (Record,
+// run/NAME.json): the pid, start time and boot of the process that runs
+// it, and, once it ended cleanly, when and why. Proc.Alive tells a live
+// collector from a dead one, a pid reused by another program and a
+// zombie, so that a crashed or killed collector never shows as running;
+// a run that starts after a crash continues the log after a gap mark.
+//
+// Runner is logman's Runner: Start runs a set in the background
+// (Supervise: a supervisor in a session of its own that restarts a
+// crashed collector, RunOne: the collector), Stop signals it and waits
+// until the log is closed. Serve is the collector service that the
+// systemd units run: sets marked to run at boot, and scheduled sets
+// (NextWindow, a pure function of the set and the time) start and stop
+// on time, sharing one Service.
+package pla

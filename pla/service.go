@@ -1,0 +1,476 @@
+package pla
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/perfcounters/perfcounters/collectorset"
+	"github.com/perfcounters/perfcounters/pdh"
+	"github.com/perfcounters/perfcounters/perflog/sqllog"
+	"github.com/perfcounters/perfcounters/state"
+	"github.com/perfcounters/perfcounters/titles"
+)
+
+// Options configure a Service.
+type Options struct {
+	// NewSource opens the live source of this computer (the local host);
+	// the service opens one per sample interval while a set of that
+	// interval runs, and closes it after.
+	NewSource func() (pdh.Source, io.Closer, error)
+	// MB is the number of bytes of -max's megabyte; 0 is 1 MiB (tests
+	// make it smaller).
+	MB int64
+	// SQL configures SQL logs (data source names).
+	SQL sqllog.Options
+	// Warn receives messages about samples and sets (nil: none).
+	Warn func(msg string)
+	// Proc reads process identities; the zero Proc reads /proc.
+	Proc Proc
+	// Shared marks the records of the sets as run by a shared service
+	// process (stopped by a request file, not a signal).
+	Shared bool
+	// Supervisor is the pid of the process that restarts this collector
+	// when it crashes (Supervise); 0: none.
+	Supervisor int
+}
+
+// Service runs collector sets in this process. Sets of the same sample
+// interval share one source and one collection per sample: each tick
+// takes one sample holding every object any of them reads, and each set's
+// query reads it from there.
+type Service struct {
+	opts   Options
+	ctx    context.Context
+	mu     sync.Mutex
+	groups map[time.Duration]*group
+	runs   map[string]*run
+	wg     sync.WaitGroup
+}
+
+// run is one running set.
+type run struct {
+	key     string
+	dir     string
+	set     *collectorset.Set
+	g       *group
+	v       *view
+	q       *pdh.Query
+	out     output
+	stop    time.Time // zero: none
+	samples uint32
+	last    time.Time // when the last sample was written
+	rec     *Record
+	done    chan struct{}
+	reason  string
+}
+
+// group is the sets of one sample interval and their shared source.
+type group struct {
+	interval time.Duration
+	src      pdh.Source
+	closer   io.Closer
+	runs     []*run
+	quit     chan struct{}
+	// cur is the sample of the tick in progress, taken for want (nil:
+	// every object); nil between ticks.
+	cur  *pdh.Sample
+	want []uint32
+	all  bool
+	// reduced holds, in a tick, the tick's sample reduced to the objects
+	// of a set (Query.Sample), by the objects its query asks for: sets
+	// reading the same objects write the same reduced sample.
+	reduced map[string]*pdh.Sample
+}
+
+// reduce is Query.Sample for the set of view v, shared within a tick by
+// the sets whose queries ask for the same objects.
+func (g *group) reduce(v *view, q *pdh.Query) (*pdh.Sample, error) {
+	if g.cur == nil {
+		return q.Sample()
+	}
+	want := slices.Clone(v.want)
+	slices.Sort(want)
+	key := fmt.Sprint(v.all, want)
+	if smp, ok := g.reduced[key]; ok {
+		return smp, nil
+	}
+	smp, err := q.Sample()
+	if err == nil {
+		g.reduced[key] = smp
+	}
+	return smp, err
+}
+
+// view is one set's window on its group's source: between ticks it
+// samples the source itself (resolving counters, the first sample); in a
+// tick it hands out the tick's shared sample.
+type view struct {
+	g     *group
+	want  []uint32
+	all   bool
+	asked bool
+}
+
+// Sample is the tick's shared sample when it holds the objects asked
+// for, else a sample of the source itself.
+func (v *view) Sample(ctx context.Context, objects []uint32) (*pdh.Sample, error) {
+	v.want, v.all, v.asked = append(v.want[:0], objects...), len(objects) == 0, true
+	if g := v.g; g.cur != nil && (g.all || (len(objects) > 0 && covers(g.want, objects))) {
+		return g.cur, nil
+	}
+	return v.g.src.Sample(ctx, objects)
+}
+
+// Titles are the shared source's.
+func (v *view) Titles() *titles.DB { return v.g.src.Titles() }
+
+// Recorded is nil: the source is live.
+func (v *view) Recorded() pdh.Recorded { return nil }
+
+func covers(have, want []uint32) bool {
+	for _, w := range want {
+		if !slices.Contains(have, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// NewService returns a service whose sets run until ctx is done (or they
+// stop).
+func NewService(ctx context.Context, opts Options) *Service {
+	if opts.MB <= 0 {
+		opts.MB = 1 << 20
+	}
+	return &Service{opts: opts, ctx: ctx, groups: map[time.Duration]*group{}, runs: map[string]*run{}}
+}
+
+func (s *Service) warn(msg string) {
+	if s.opts.Warn != nil {
+		s.opts.Warn(msg)
+	}
+}
+
+func runKey(dir, name string) string { return dir + "\x00" + strings.ToLower(name) }
+
+// ErrRunning is the error of starting a set that runs.
+var ErrRunning = errors.New("the Data Collector Set is already running")
+
+// ErrNotRunning is the error of stopping a set that does not run.
+var ErrNotRunning = errors.New("the Data Collector Set is not running")
+
+// Running reports whether this service runs the set name of dir.
+func (s *Service) Running(dir, name string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.runs[runKey(dir, name)]
+	return ok
+}
+
+// Start starts the set def of the state directory dir in this service,
+// until stop (zero: until stopped, or the set's Duration after now when
+// it has one). It records the run in dir (which the caller must be
+// allowed to write), opens the log, takes and writes the first sample.
+// A set whose last run ended without a clean stop continues its log
+// (binary: appended, after a gap mark).
+func (s *Service) Start(dir string, def *collectorset.Set, stop time.Time) error {
+	ctx := s.ctx
+	now := time.Now()
+	key := runKey(dir, def.Name)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.runs[key]; ok {
+		return ErrRunning
+	}
+	old, err := ReadRecord(dir, def.Name)
+	if err != nil {
+		return err
+	}
+	pid, ticks, boot, err := s.opts.Proc.Self()
+	if err != nil {
+		return fmt.Errorf("the collector's own process identity: %w", err)
+	}
+	if s.opts.Proc.Alive(old) && old.PID != pid {
+		return fmt.Errorf("%w (process %d)", ErrRunning, old.PID)
+	}
+	crashed := s.opts.Proc.Crashed(old)
+	def = def.Clone()
+	if def.Collector.FileNameFormat&collectorset.FileNameSerialNumber != 0 && old != nil {
+		switch {
+		case crashed && old.Serial > 0:
+			def.SerialNumber = old.Serial // continue its file
+		case old.NextSerial > def.SerialNumber:
+			def.SerialNumber = old.NextSerial
+		}
+	}
+	if stop.IsZero() && def.Duration > 0 {
+		stop = now.Add(time.Duration(def.Duration) * time.Second)
+	}
+	rec := &Record{Set: def.Name, PID: pid, StartTicks: ticks, BootID: boot, Shared: s.opts.Shared, Started: now, Output: def.OutputLocation(now),
+		Serial: def.SerialNumber}
+	if sp := s.opts.Supervisor; sp > 0 {
+		if _, st, err := s.opts.Proc.Stat(sp); err == nil {
+			rec.SupervisorPID, rec.SupervisorTicks = sp, st
+		}
+	}
+	if err := WriteRecord(dir, rec); err != nil {
+		return err
+	}
+	r := &run{key: key, dir: dir, set: def, stop: stop, rec: rec, done: make(chan struct{})}
+	if err := s.open(ctx, r, crashed, old); err != nil {
+		rec.Reason = "could not start: " + err.Error()
+		if !crashed {
+			rec.Stopped = time.Now()
+		} // else the record still says the last run crashed, so that a retry continues its log
+		if werr := WriteRecord(dir, rec); werr != nil {
+			s.warn(werr.Error())
+		}
+		return err
+	}
+	rec.Output = r.out.location()
+	if err := WriteRecord(dir, rec); err != nil {
+		s.warn(err.Error())
+	}
+	s.runs[key] = r
+	r.g.runs = append(r.g.runs, r)
+	if m := def.Collector.MaxSamples; m > 0 && r.samples >= m {
+		s.end(r, fmt.Sprintf("it collected its %d samples (-sc)", m))
+	}
+	return nil
+}
+
+// open joins r to its interval's group (opening the source when the group
+// is new), adds its counters, opens its log and writes the first sample.
+func (s *Service) open(ctx context.Context, r *run, crashed bool, old *Record) error {
+	iv := time.Duration(max(r.set.Collector.SampleInterval, collectorset.MinSampleInterval)) * time.Second
+	g := s.groups[iv]
+	fresh := g == nil
+	if fresh {
+		if s.opts.NewSource == nil {
+			return errors.New("the collector service has no data source")
+		}
+		src, closer, err := s.opts.NewSource()
+		if err != nil {
+			return err
+		}
+		g = &group{interval: iv, src: src, closer: closer, quit: make(chan struct{})}
+	}
+	fail := func(err error) error {
+		if fresh {
+			g.closer.Close()
+		}
+		return err
+	}
+	r.g, r.v = g, &view{g: g}
+	r.q = pdh.OpenQuery(r.v)
+	added := 0
+	var first error
+	for _, p := range r.set.Collector.Counters {
+		if _, err := r.q.AddCounterContext(ctx, p); err != nil {
+			s.warn(fmt.Sprintf("Data Collector Set %q: %v", r.set.Name, strings.TrimPrefix(err.Error(), "pdh: ")))
+			if first == nil {
+				first = err
+			}
+			continue
+		}
+		added++
+	}
+	if added == 0 {
+		err := fmt.Errorf("set %q: none of its %d counters exists on this computer", r.set.Name, len(r.set.Collector.Counters))
+		if first != nil {
+			err = fmt.Errorf("%w (%v)", err, strings.TrimPrefix(first.Error(), "pdh: "))
+		}
+		return fail(err)
+	}
+	v, q := r.v, r.q
+	out, err := openOutput(ctx, r.set, g.src, outputConfig{mb: s.opts.MB, now: time.Now(), crashed: crashed, sql: s.opts.SQL,
+		reduce: func(*pdh.Query) (*pdh.Sample, error) { return g.reduce(v, q) }})
+	if err != nil {
+		return fail(err)
+	}
+	r.out = out
+	if crashed {
+		why := fmt.Sprintf("the collector (process %d) ended without a clean stop (killed, crashed, or the computer restarted); collection started again", old.PID)
+		if err := out.gap(time.Now(), why); err != nil {
+			out.close()
+			return fail(err)
+		}
+	}
+	if err := r.q.Collect(ctx); err != nil {
+		out.close()
+		return fail(err)
+	}
+	if err := out.write(ctx, r.q); err != nil {
+		out.close()
+		return fail(err)
+	}
+	r.samples, r.last = 1, time.Now()
+	if fresh {
+		s.groups[iv] = g
+		s.wg.Add(1)
+		go s.loop(g)
+	}
+	return nil
+}
+
+// loop ticks a group every interval until it has no set left.
+func (s *Service) loop(g *group) {
+	defer s.wg.Done()
+	t := time.NewTicker(g.interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.ctx.Done():
+			s.mu.Lock()
+			for _, r := range slices.Clone(g.runs) {
+				s.end(r, "stopped by logman stop (or the collector service was stopped)")
+			}
+			s.mu.Unlock()
+			return
+		case <-g.quit:
+			return
+		case <-t.C:
+		}
+		s.tick(g)
+	}
+}
+
+// tick takes the group's sample and feeds every set of the group.
+func (s *Service) tick(g *group) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now()
+	for _, r := range slices.Clone(g.runs) {
+		if !r.stop.IsZero() && !now.Before(r.stop) {
+			s.end(r, "its run time ended")
+		}
+	}
+	if len(g.runs) == 0 {
+		return
+	}
+	g.want, g.all = g.want[:0], false
+	for _, r := range g.runs {
+		if r.v.all {
+			g.all = true
+		}
+		for _, o := range r.v.want {
+			if !slices.Contains(g.want, o) {
+				g.want = append(g.want, o)
+			}
+		}
+	}
+	ask := g.want
+	if g.all {
+		ask = nil
+	}
+	smp, err := g.src.Sample(s.ctx, ask)
+	if err != nil {
+		if s.ctx.Err() == nil {
+			s.warn(fmt.Sprintf("sample of the %v interval: %v", g.interval, err))
+		}
+		return
+	}
+	g.cur, g.reduced = smp, map[string]*pdh.Sample{}
+	defer func() { g.cur, g.reduced = nil, nil }()
+	for _, r := range slices.Clone(g.runs) {
+		if now.Sub(r.last) < g.interval/2 {
+			continue // started in this very tick: it has this sample
+		}
+		if err := r.q.Collect(s.ctx); err != nil {
+			s.warn(fmt.Sprintf("Data Collector Set %q: %v", r.set.Name, err))
+			continue
+		}
+		if err := r.out.write(s.ctx, r.q); err != nil {
+			s.end(r, "writing the log failed: "+err.Error())
+			continue
+		}
+		r.samples++
+		r.last = now
+		if m := r.set.Collector.MaxSamples; m > 0 && r.samples >= m {
+			s.end(r, fmt.Sprintf("it collected its %d samples (-sc)", m))
+		}
+	}
+}
+
+// end stops r with a reason: its log is closed, its record says so, and
+// its group closes its source when r was its last set. s.mu is held.
+func (s *Service) end(r *run, reason string) {
+	if _, ok := s.runs[r.key]; !ok {
+		return
+	}
+	delete(s.runs, r.key)
+	g := r.g
+	g.runs = slices.DeleteFunc(g.runs, func(x *run) bool { return x == r })
+	if err := r.out.close(); err != nil {
+		reason += "; closing the log: " + err.Error()
+	}
+	r.reason = reason
+	r.rec.Stopped, r.rec.Reason = time.Now(), reason
+	if r.set.Collector.FileNameFormat&collectorset.FileNameSerialNumber != 0 {
+		last := int(max(r.set.SerialNumber, 1))
+		if k, ok := serialOf(r.out.location()); ok {
+			last = max(last, k)
+		}
+		r.rec.NextSerial = uint32(last + 1)
+	}
+	if err := WriteRecord(r.dir, r.rec); err != nil {
+		s.warn(err.Error())
+	}
+	if err := state.RemoveRunFile(r.dir, r.set.Name, state.StopRequestSuffix); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		s.warn(err.Error())
+	}
+	if len(g.runs) == 0 {
+		delete(s.groups, g.interval)
+		close(g.quit)
+		g.closer.Close()
+	}
+	close(r.done)
+}
+
+// Stop stops the set name of dir that this service runs.
+func (s *Service) Stop(dir, name, reason string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.runs[runKey(dir, name)]
+	if !ok {
+		return ErrNotRunning
+	}
+	s.end(r, reason)
+	return nil
+}
+
+// StopAll stops every set of the service.
+func (s *Service) StopAll(reason string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range s.runs {
+		s.end(r, reason)
+	}
+}
+
+// Done returns a channel closed when the set name of dir stops, and the
+// reason it stopped then; nil when the set does not run here.
+func (s *Service) Done(dir, name string) (<-chan struct{}, func() string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.runs[runKey(dir, name)]
+	if !ok {
+		return nil, nil
+	}
+	return r.done, func() string {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return r.reason
+	}
+}
+
+// Wait waits until the group loops have ended (after the context is
+// done and every set stopped).
+func (s *Service) Wait() { s.wg.Wait() }
