@@ -509,6 +509,24 @@ func (c *Counter) AppendFormattedArray(dst []Item, opts calc.Options) []Item {
 	return dst
 }
 
+// AppendItems appends the items of the current sample as
+// AppendFormattedArray does, with their instances and paths but without
+// computing their values (Value, Computed and Status are zero): what a
+// tool needs to learn the columns a log will have.
+func (c *Counter) AppendItems(dst []Item) []Item {
+	if c.status() != calc.ValidData {
+		return dst
+	}
+	dst = slices.Grow(dst, len(c.rowPos)*len(c.cols))
+	for _, p := range c.rowPos {
+		in := &c.obj.cur[p]
+		for k := range c.cols {
+			dst = append(dst, Item{Instance: in.display, Path: c.itemPath(in, k)})
+		}
+	}
+	return dst
+}
+
 func (c *Counter) itemPath(in *instInfo, k int) counterpath.Path {
 	return counterpath.Path{Machine: c.path.Machine, Object: c.obj.name, Parent: in.parent,
 		Instance: in.name, Index: int(in.index), HasIndex: in.index > 0, Counter: c.cols[k].name}

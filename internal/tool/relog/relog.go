@@ -139,6 +139,7 @@ func Run(ctx context.Context, src pdh.Source, opts Options, out io.Writer) (in, 
 	for i, c := range p.cols {
 		byKey[c.key] = i
 	}
+	cols := newColumnCache()
 	header := false
 	vals := make([]pdhcsv.Value, len(p.cols))
 	var items []pdh.Item
@@ -187,10 +188,14 @@ func Run(ctx context.Context, src pdh.Source, opts Options, out io.Writer) (in, 
 			header = true
 		}
 		clear(vals)
-		for _, c := range q.Counters() {
+		for ci, c := range q.Counters() {
 			items = c.AppendFormattedArray(items[:0], fmtOpts)
-			for _, it := range items {
-				i, ok := byKey[itemKey(it.Path, q.Machine())]
+			for j := range items {
+				it := &items[j]
+				i, ok := cols.lookup(ci, j, it, q.Machine(), func(k string) (int, bool) {
+					i, ok := byKey[k]
+					return i, ok
+				})
 				if ok && it.Status == calc.ValidData {
 					vals[i] = pdhcsv.Value{Number: it.Computed, OK: true}
 				}
@@ -415,7 +420,8 @@ func scan(ctx context.Context, src pdh.Source, opts Options) (*plan, error) {
 		return nil, err
 	}
 	p := &plan{}
-	seen := map[string]bool{}
+	seen := map[string]int{}
+	cache := newColumnCache()
 	var items []pdh.Item
 	for {
 		if err := q.Collect(ctx); err != nil {
@@ -432,18 +438,21 @@ func scan(ctx context.Context, src pdh.Source, opts Options) (*plan, error) {
 		p.in.End = t
 		p.in.Samples++
 		for ci, c := range q.Counters() {
-			items = c.AppendFormattedArray(items[:0], fmtOpts)
-			for _, it := range items {
-				k := itemKey(it.Path, q.Machine())
-				if seen[k] {
-					continue
-				}
-				seen[k] = true
-				path := it.Path
-				if path.Machine == "" {
-					path.Machine = q.Machine()
-				}
-				p.cols = append(p.cols, column{c: ci, key: k, name: path.String()})
+			items = c.AppendItems(items[:0])
+			for j := range items {
+				it := &items[j]
+				cache.lookup(ci, j, it, q.Machine(), func(k string) (int, bool) {
+					if i, ok := seen[k]; ok {
+						return i, true
+					}
+					seen[k] = len(p.cols)
+					path := it.Path
+					if path.Machine == "" {
+						path.Machine = q.Machine()
+					}
+					p.cols = append(p.cols, column{c: ci, key: k, name: path.String()})
+					return len(p.cols) - 1, true
+				})
 			}
 		}
 	}
@@ -451,6 +460,63 @@ func scan(ctx context.Context, src pdh.Source, opts Options) (*plan, error) {
 		return nil, errors.New("the input holds no sample")
 	}
 	return p, nil
+}
+
+// columnCache finds an item's column without writing its path as text:
+// by the counter's position in the query, the machine, and the instance
+// and counter names as pdh gives them (the same strings sample after
+// sample), falling back to the item's key (itemKey) the first time.
+// Converting a log touches every value of every sample, and the text of
+// a path costs more than the value.
+type columnCache struct {
+	m map[cacheKey]int // -1: no column
+	// last remembers, per counter, each item position's key and column
+	// in the previous sample: instances mostly stay where they were, and
+	// comparing pdh's interned names costs less than hashing them.
+	last [][]memo
+}
+
+type cacheKey struct {
+	counter           int
+	machine, inst, ct string
+}
+
+type memo struct {
+	key cacheKey
+	col int
+}
+
+func newColumnCache() *columnCache { return &columnCache{m: make(map[cacheKey]int)} }
+
+// lookup returns the column of it, item pos of counter's items in this
+// sample, asking byKey (with the item's key) when the item was not seen
+// before.
+func (cc *columnCache) lookup(counter, pos int, it *pdh.Item, machine string, byKey func(string) (int, bool)) (int, bool) {
+	m := it.Path.Machine
+	if m == "" {
+		m = machine
+	}
+	k := cacheKey{counter, m, it.Instance, it.Path.Counter}
+	for len(cc.last) <= counter {
+		cc.last = append(cc.last, nil)
+	}
+	l := cc.last[counter]
+	if pos < len(l) && l[pos].key == k {
+		return l[pos].col, l[pos].col >= 0
+	}
+	i, ok := cc.m[k]
+	if !ok {
+		if i, ok = byKey(itemKey(it.Path, machine)); !ok {
+			i = -1
+		}
+		cc.m[k] = i
+	}
+	for len(l) <= pos {
+		l = append(l, memo{col: -1, key: cacheKey{counter: -1}})
+	}
+	l[pos] = memo{k, i}
+	cc.last[counter] = l
+	return i, i >= 0
 }
 
 // itemKey identifies a column: its path with the machine (the sample's
