@@ -328,6 +328,21 @@ func pmcdCPU() int64 {
 	return ticks * int64(time.Second/100) // USER_HZ is 100 on Linux
 }
 
+// needTools skips the benchmark where the other loggers are not
+// installed (Debian: apt-get install pcp sysstat zstd) or pmcd, which
+// pmlogger logs from, is not running (/etc/init.d/pmcd start).
+func needTools(b *testing.B) {
+	b.Helper()
+	for _, t := range []string{"pmlogger", "pmdumplog", "pminfo", "/usr/lib/sysstat/sadc", "sadf", "zstd"} {
+		if _, err := exec.LookPath(t); err != nil {
+			b.Skipf("%s: %v (Debian: apt-get install pcp sysstat zstd)", t, err)
+		}
+	}
+	if out, err := exec.Command("pminfo", "-f", "pmcd.version").CombinedOutput(); err != nil {
+		b.Skipf("pmcd is not answering (/etc/init.d/pmcd start): %v: %s", err, bytes.TrimSpace(out))
+	}
+}
+
 // buildPerfc builds the perfc binary of the main module into dir.
 func buildPerfc(b *testing.B, dir string) string {
 	b.Helper()
@@ -350,6 +365,7 @@ func buildPerfc(b *testing.B, dir string) string {
 // (their rusage; pmcd's and its agents' from /proc). One iteration takes
 // N seconds: run it with -benchtime=1x.
 func BenchmarkLogSize(b *testing.B) {
+	needTools(b)
 	for _, wl := range logWorkloads {
 		b.Run(wl.name, func(b *testing.B) {
 			for b.Loop() {
@@ -583,24 +599,44 @@ func relogValues(b *testing.B, open func() (pdh.Source, io.Closer, error)) int {
 	return v
 }
 
-// benchRelog is relog FILE -f CSV to io.Discard, opening the file each
-// time, as `perfc relog FILE -f CSV -o x.csv` does; it reports values
-// written per second.
+// benchRelog is relog FILE -f CSV to io.Discard and reports values
+// written per second: in "open", each iteration opens the file, as `perfc
+// relog FILE -f CSV -o x.csv` does; in "run", the file is opened once and
+// each iteration is one relog.Run over it (the conversion alone).
 func benchRelog(b *testing.B, open func() (pdh.Source, io.Closer, error)) {
 	values := relogValues(b, open)
-	ctx := b.Context()
-	loop(b, func() {
+	report := func(b *testing.B) {
+		b.ReportMetric(float64(values), "values/op")
+		b.ReportMetric(float64(values)*float64(b.N)/b.Elapsed().Seconds(), "values/s")
+	}
+	b.Run("open", func(b *testing.B) {
+		ctx := b.Context()
+		loop(b, func() {
+			src, c, err := open()
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, _, err := relog.Run(ctx, src, relog.Options{Format: pdhcsv.CSV, Location: time.UTC}, io.Discard); err != nil {
+				b.Fatal(err)
+			}
+			c.Close()
+		})
+		report(b)
+	})
+	b.Run("run", func(b *testing.B) {
+		ctx := b.Context()
 		src, c, err := open()
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, _, err := relog.Run(ctx, src, relog.Options{Format: pdhcsv.CSV, Location: time.UTC}, io.Discard); err != nil {
-			b.Fatal(err)
-		}
-		c.Close()
+		defer c.Close()
+		loop(b, func() {
+			if _, _, err := relog.Run(ctx, src, relog.Options{Format: pdhcsv.CSV, Location: time.UTC}, io.Discard); err != nil {
+				b.Fatal(err)
+			}
+		})
+		report(b)
 	})
-	b.ReportMetric(float64(values), "values/op")
-	b.ReportMetric(float64(values)*float64(b.N)/b.Elapsed().Seconds(), "values/s")
 }
 
 // BenchmarkRelogBLG converts each Windows BLG of perflog/blg/testdata
