@@ -11,7 +11,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"fmt"
+	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -483,7 +483,7 @@ func logSizeOnce(b *testing.B, wl logWorkload) {
 			name, path = "binz", filepath.Join(dir, "oursz.bin")
 		}
 		w, err := createBinlog(path, h.Source(), wl.counters, compress)
-		if err == errNoBinlog {
+		if errors.Is(err, errNoBinlog) {
 			continue
 		}
 		if err != nil {
@@ -554,7 +554,7 @@ func BenchmarkLogCPU(b *testing.B) {
 			b.Run(wl.name+"/"+name, func(b *testing.B) {
 				_, src, want := liveQuery(b, wl.counters)
 				w, err := createBinlog(filepath.Join(b.TempDir(), "log.bin"), src, wl.counters, compress)
-				if err == errNoBinlog {
+				if errors.Is(err, errNoBinlog) {
 					b.Skip(err)
 				}
 				if err != nil {
@@ -666,7 +666,7 @@ func BenchmarkRelogBIN(b *testing.B) {
 				_, src, want := liveQuery(b, wl.counters)
 				path := filepath.Join(b.TempDir(), "log.bin")
 				w, err := createBinlog(path, src, wl.counters, compress)
-				if err == errNoBinlog {
+				if errors.Is(err, errNoBinlog) {
 					b.Skip(err)
 				}
 				if err != nil {
@@ -697,4 +697,4 @@ type sampleLog interface {
 }
 
 // errNoBinlog: this build has no binary log (package perflog/binlog).
-var errNoBinlog = fmt.Errorf("no binary log in this build (perflog/binlog: build with -tags binlog)")
+var errNoBinlog = errors.New("no binary log in this build (perflog/binlog: build with -tags binlog)")
