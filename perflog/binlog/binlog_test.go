@@ -1,0 +1,228 @@
+package binlog
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfcounters/perfcounters/pdh"
+)
+
+func TestRoundTrip(t *testing.T) {
+	win, db := windowsSamples(t)
+	live := liveSamples(t, 40, 1)
+	// Windows samples with a gap flag on one of them.
+	gapped := slices.Clone(win)
+	g := *gapped[5]
+	g.Gap = true
+	gapped[5] = &g
+	paris, err := time.LoadLocation("Europe/Paris")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name     string
+		samples  []*pdh.Sample
+		opts     Options
+		host     string
+		counters []string
+	}{
+		{"windows compressed", win, Options{Compress: true, Titles: db, Location: paris}, "ZACH-PC", nil},
+		{"windows plain", gapped, Options{Titles: db, Host: "zach", Location: time.UTC, Counters: []string{`\Memory\Available Bytes`}}, "zach", []string{`\Memory\Available Bytes`}},
+		{"live compressed", live, Options{Compress: true, Location: paris}, "LIVEHOST", nil},
+		{"live plain", live, Options{Location: paris}, "LIVEHOST", nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "x.plog")
+			writeLog(t, path, c.opts, c.samples)
+			l, got := readAll(t, path)
+			if len(got) != len(c.samples) {
+				t.Fatalf("%d samples, want %d", len(got), len(c.samples))
+			}
+			for i := range got {
+				if d := sameSample(got[i], c.samples[i]); d != "" {
+					t.Errorf("sample %d: %s", i, d)
+				}
+				if got[i].Gap != c.samples[i].Gap {
+					t.Errorf("sample %d: gap %v, want %v", i, got[i].Gap, c.samples[i].Gap)
+				}
+				if !l.Time(i).Equal(c.samples[i].Time) {
+					t.Errorf("Time(%d) = %v, want %v", i, l.Time(i), c.samples[i].Time)
+				}
+			}
+			if l.Host() != c.host {
+				t.Errorf("Host %q, want %q", l.Host(), c.host)
+			}
+			if !slices.Equal(l.Counters(), c.counters) || (l.Counters() == nil) != (c.counters == nil) {
+				t.Errorf("Counters %q, want %q", l.Counters(), c.counters)
+			}
+			if l.Location().String() != c.opts.Location.String() {
+				t.Errorf("Location %q, want %q", l.Location(), c.opts.Location)
+			}
+			if len(l.Notes()) != 0 {
+				t.Errorf("notes: %q", l.Notes())
+			}
+			if c.opts.Titles != nil {
+				// Names of every object and counter in the blocks, from the
+				// log's own titles.
+				for _, s := range got {
+					for _, b := range s.Blocks {
+						for it := b.Objects(); it.Next(); {
+							o := it.Object()
+							if n, want := l.Titles().Name(o.NameIndex()), db.Name(o.NameIndex()); n != want {
+								t.Fatalf("title %d: %q, want %q", o.NameIndex(), n, want)
+							}
+							if h, want := l.Titles().Help(o.HelpIndex()), db.Help(o.HelpIndex()); h != want {
+								t.Fatalf("help %d: %q, want %q", o.HelpIndex(), h, want)
+							}
+							for i := range o.NumCounters() {
+								d := o.Counter(i)
+								if n, want := l.Titles().Name(d.NameIndex), db.Name(d.NameIndex); n != want {
+									t.Fatalf("title %d: %q, want %q", d.NameIndex, n, want)
+								}
+							}
+						}
+					}
+				}
+				// Only the indexes used: far fewer than the whole table.
+				if n, all := len(l.Titles().Entries()), len(db.Entries()); n >= all/4 {
+					t.Errorf("%d titles stored of %d: the log should keep only those it uses", n, all)
+				}
+			}
+		})
+	}
+}
+
+func TestSeekAndRandomAccess(t *testing.T) {
+	live := liveSamples(t, 30, 2)
+	path := filepath.Join(t.TempDir(), "x.plog")
+	writeLog(t, path, DefaultOptions(), live)
+	l, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	for _, i := range []int{29, 0, 17, 16, 16, 3, 29} {
+		if err := l.Seek(i); err != nil {
+			t.Fatal(err)
+		}
+		s, err := l.Sample(t.Context(), nil)
+		if err != nil {
+			t.Fatalf("sample %d: %v", i, err)
+		}
+		if d := sameSample(s, live[i]); d != "" {
+			t.Errorf("sample %d after seek: %s", i, d)
+		}
+		if l.Pos() != i+1 {
+			t.Errorf("Pos %d after reading sample %d", l.Pos(), i)
+		}
+	}
+	if err := l.Seek(31); err == nil {
+		t.Error("Seek(31) of 30 samples: no error")
+	}
+}
+
+func TestGapRecord(t *testing.T) {
+	live := liveSamples(t, 6, 3)
+	path := filepath.Join(t.TempDir(), "x.plog")
+	w, err := Create(path, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range live {
+		if i == 4 {
+			if err := w.WriteGap(s.Time.Add(-time.Second/2), "collection stopped: provider restarted"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.WriteSample(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, got := readAll(t, path)
+	for i, s := range got {
+		if want := i == 4; s.Gap != want {
+			t.Errorf("sample %d: Gap %v, want %v", i, s.Gap, want)
+		}
+		if d := sameSample(s, live[i]); d != "" {
+			t.Errorf("sample %d: %s", i, d)
+		}
+	}
+}
+
+func TestEmptyLog(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.plog")
+	w, err := Create(path, Options{Host: "h1", Location: time.UTC, Counters: []string{`\Processor(_Total)\% Processor Time`}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	l, got := readAll(t, path)
+	if len(got) != 0 || l.Host() != "h1" || len(l.Counters()) != 1 {
+		t.Errorf("empty log: %d samples, host %q, counters %q", len(got), l.Host(), l.Counters())
+	}
+}
+
+func TestOpenRefuses(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.plog")
+	writeLog(t, good, DefaultOptions(), liveSamples(t, 2, 4))
+	data, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod := func(f func(b []byte) []byte) []byte { return f(slices.Clone(data)) }
+	cases := []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"empty", nil, "magic"},
+		{"text", []byte("hello, world"), "magic"},
+		{"short header", data[:30], "needs 64"},
+		{"newer version", mod(func(b []byte) []byte { b[8] = 2; return b }), "version 2"},
+		{"damaged header", mod(func(b []byte) []byte { b[20] = 1; return b }), "checksum"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "-"))
+			if err := os.WriteFile(p, c.data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := Open(p)
+			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), p) {
+				t.Errorf("Open: %v, want an error naming the file and %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestRolloverName(t *testing.T) {
+	at := time.Date(2026, 3, 7, 9, 5, 0, 0, time.UTC)
+	cases := []struct {
+		base  string
+		n     int
+		style NameStyle
+		want  string
+	}{
+		{"/logs/cpu.plog", 1, NumberedNames, "/logs/cpu_000001.plog"},
+		{"cpu.blg", 42, NumberedNames, "cpu_000042.blg"},
+		{"cpu.plog", 1234567, NumberedNames, "cpu_1234567.plog"},
+		{"cpu.plog", 1, DatedNames, "cpu_03070905.plog"},
+		{"noext", 3, NumberedNames, "noext_000003"},
+	}
+	for _, c := range cases {
+		if got := RolloverName(c.base, c.n, at, c.style); got != c.want {
+			t.Errorf("RolloverName(%q, %d, %v) = %q, want %q", c.base, c.n, c.style, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,635 @@
+package binlog
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/perfcounters/perfcounters/pdh"
+	"github.com/perfcounters/perfcounters/titles"
+)
+
+// Mode is how a writer treats its file.
+type Mode int
+
+// Modes.
+const (
+	// Linear creates the file (truncating an existing one; a tool checks
+	// before whether it may overwrite) and writes at its end.
+	Linear Mode = iota
+	// Append opens an existing log, recovers it to its last whole record
+	// (truncating a torn tail) and goes on after it; a missing or empty
+	// file is created as with Linear.
+	Append
+	// Circular creates a file that never grows past Options.MaxSize: the
+	// oldest samples are overwritten (FORMAT.md, "Circular logs").
+	Circular
+)
+
+func (m Mode) String() string {
+	switch m {
+	case Linear:
+		return "linear"
+	case Append:
+		return "append"
+	case Circular:
+		return "circular"
+	}
+	return "mode" + strconv.Itoa(int(m))
+}
+
+// NameStyle is how rollover files are named (RolloverName).
+type NameStyle int
+
+// Name styles of rollover files.
+const (
+	NumberedNames NameStyle = iota // NAME_000001.ext (Windows' -v nnnnnn)
+	DatedNames                     // NAME_MMddHHmm.ext (Windows' -v mmddhhmm)
+)
+
+// Rollover makes a writer start a new file, each a complete log, at a size
+// or time limit. It applies to Linear mode; the zero Rollover is off.
+type Rollover struct {
+	// Size starts a new file before a record would make the current one
+	// larger than Size bytes (0: no size limit).
+	Size int64
+	// Interval starts a new file with the first sample at least Interval
+	// after the current file's first sample (sample times; 0: no limit).
+	Interval time.Duration
+	// Names is the naming style of the files.
+	Names NameStyle
+	// First is the number of the first file (NumberedNames); 0 means 1.
+	First int
+}
+
+// Enabled reports whether r rolls files over at all.
+func (r Rollover) Enabled() bool { return r.Size > 0 || r.Interval > 0 }
+
+// Options configure a Writer.
+type Options struct {
+	// Host names the computer the samples come from; "" takes the system
+	// name of the first block of the first sample.
+	Host string
+	// Location is the time zone of the log's text forms (relog to CSV);
+	// nil is time.Local.
+	Location *time.Location
+	// Titles names the title indexes of the samples; the log keeps the
+	// names and help texts of the indexes it uses. nil stores none.
+	Titles *titles.DB
+	// Counters are the counter paths the log is made for (a tool shows
+	// them when it is asked for none); nil means whole objects.
+	Counters []string
+	// Compress compresses records with zstd. The zero Options leave it
+	// off; DefaultOptions turns it on, and tools start from there.
+	Compress bool
+	// Mode is Linear, Append or Circular.
+	Mode Mode
+	// MaxSize is a circular log's fixed size (required, at least 64 KiB);
+	// for a linear log a limit at which WriteSample fails with ErrFull
+	// (0: none).
+	MaxSize int64
+	// Rollover starts new files at a size or time limit (Linear only).
+	Rollover Rollover
+}
+
+// DefaultOptions are the options a tool starts from: compression on, a
+// linear log.
+func DefaultOptions() Options { return Options{Compress: true} }
+
+// ErrFull is returned by WriteSample and WriteGap when a linear log with a
+// MaxSize has no room for the record.
+var ErrFull = errors.New("the log has reached its maximum size")
+
+// Epoch lengths (FORMAT.md, "Epochs").
+const (
+	linearEpoch = 16 << 20
+	minCircular = 64 << 10
+)
+
+// INFO causes.
+const (
+	causeCreated  = 0
+	causeAppended = 1
+	causeEpoch    = 2
+	causeRollover = 3
+)
+
+// Writer writes a log. It is not safe for concurrent use.
+type Writer struct {
+	opts      Options
+	base      string // the path given to Create
+	path      string // the current file
+	f         *os.File
+	hdr       fileHeader
+	pos       int64 // where the next record goes
+	seq       uint64
+	enc       *encoder
+	titled    map[uint32]bool
+	epochLen  int64
+	info      bool // an INFO record is due before the next record
+	cause     uint64
+	perfFreq  int64
+	zoneName  string
+	iana      string
+	zenc      *zstd.Encoder
+	wrote     bool // a record was written to the current file
+	samples   int  // samples in the current file
+	fileNo    int
+	fileStart time.Time
+	names     map[string]bool
+	broken    error
+	out, pl   []byte
+	zbuf      []byte
+}
+
+// Create opens a log for writing in opts.Mode (see Mode). For a rollover
+// series, path is the base name (NAME.ext) and the files are named by
+// RolloverName.
+func Create(path string, opts Options) (*Writer, error) {
+	if opts.Location == nil {
+		opts.Location = time.Local
+	}
+	w := &Writer{opts: opts, base: path, titled: make(map[uint32]bool), names: make(map[string]bool)}
+	w.zoneName, w.iana = zoneNames(opts.Location)
+	if opts.Compress {
+		z, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithEncoderCRC(false), zstd.WithLowerEncoderMem(true))
+		if err != nil {
+			return nil, err
+		}
+		w.zenc = z
+	}
+	switch opts.Mode {
+	case Linear:
+		if opts.Rollover.Enabled() {
+			w.fileNo = opts.Rollover.First
+			if w.fileNo == 0 {
+				w.fileNo = 1
+			}
+			if opts.Rollover.Names == DatedNames {
+				return w, nil // the first file is named after its first sample
+			}
+			if err := w.createFile(RolloverName(path, w.fileNo, time.Time{}, NumberedNames), causeCreated); err != nil {
+				return nil, err
+			}
+			return w, nil
+		}
+		if err := w.createFile(path, causeCreated); err != nil {
+			return nil, err
+		}
+	case Circular:
+		if opts.MaxSize < minCircular {
+			return nil, fmt.Errorf("%s: a circular log needs a maximum size of at least %d bytes, not %d", path, minCircular, opts.MaxSize)
+		}
+		if opts.Rollover.Enabled() {
+			return nil, fmt.Errorf("%s: a circular log cannot roll over to new files", path)
+		}
+		if err := w.createFile(path, causeCreated); err != nil {
+			return nil, err
+		}
+	case Append:
+		if opts.Rollover.Enabled() {
+			return nil, fmt.Errorf("%s: appending and rollover cannot be combined", path)
+		}
+		if err := w.openAppend(path); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("%s: unknown log mode %d", path, opts.Mode)
+	}
+	return w, nil
+}
+
+// createFile creates (truncating) the file at path with a new header.
+func (w *Writer) createFile(path string, cause uint64) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	h := fileHeader{created: unixNano(time.Now())}
+	if w.opts.Compress {
+		h.incompat |= featZstd
+	}
+	if w.opts.Mode == Circular {
+		h.incompat |= featCircular
+		h.maxSize = uint64(w.opts.MaxSize)
+	}
+	h.circular, h.zstd = h.incompat&featCircular != 0, h.incompat&featZstd != 0
+	if _, err := f.WriteAt(encodeHeader(h), 0); err != nil {
+		f.Close()
+		return err
+	}
+	w.f, w.path, w.hdr, w.pos, w.seq = f, path, h, headerLen, 0
+	w.wrote, w.samples = false, 0
+	w.names[path] = true
+	w.newEpoch(cause)
+	return nil
+}
+
+// openAppend opens an existing log to append to it.
+func (w *Writer) openAppend(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return err
+	}
+	if fi.Size() == 0 {
+		f.Close()
+		return w.createFile(path, causeCreated)
+	}
+	sc, err := scan(f, fi.Size(), path)
+	if err != nil {
+		f.Close()
+		return err
+	}
+	w.f, w.path, w.hdr = f, path, sc.hdr
+	w.pos, w.seq = int64(sc.hdr.length), 0
+	if last := sc.newest(); last != nil {
+		w.pos, w.seq = last.end(), last.seq+1
+	}
+	if !sc.hdr.circular && w.pos < fi.Size() {
+		if err := f.Truncate(w.pos); err != nil {
+			f.Close()
+			return fmt.Errorf("%s: cutting the torn tail at byte %d: %w", path, w.pos, err)
+		}
+	}
+	if !sc.hdr.zstd {
+		w.zenc = nil // the file says records are not compressed
+	}
+	if sc.hdr.circular {
+		w.opts.MaxSize = int64(sc.hdr.maxSize)
+	}
+	w.wrote = true
+	w.names[path] = true
+	w.newEpoch(causeAppended)
+	return nil
+}
+
+// newEpoch resets the coding state: the next record starts an epoch.
+func (w *Writer) newEpoch(cause uint64) {
+	w.enc = newEncoder()
+	clear(w.titled)
+	w.info, w.cause, w.epochLen = true, cause, 0
+}
+
+// Path returns the file being written (in a rollover series, the current
+// one; "" before a dated series' first sample).
+func (w *Writer) Path() string { return w.path }
+
+// WriteSample appends a sample: its blocks byte for byte, its time, its
+// gap mark and its problems.
+func (w *Writer) WriteSample(s *pdh.Sample) error {
+	if w.broken != nil {
+		return w.broken
+	}
+	if len(s.Blocks) > 0 {
+		h := s.Blocks[0].Header()
+		w.perfFreq = h.PerfFreq
+		if w.opts.Host == "" {
+			w.opts.Host = h.SystemName
+		}
+	}
+	if ro := w.opts.Rollover; ro.Enabled() && w.opts.Mode == Linear {
+		if w.f == nil || (ro.Interval > 0 && w.samples > 0 && !s.Time.Before(w.fileStart.Add(ro.Interval))) {
+			if err := w.roll(s.Time); err != nil {
+				return err
+			}
+		}
+	}
+	return w.place(func() ([]byte, int, error) { return w.composeSample(s) }, s.Time, true)
+}
+
+// WriteGap marks that collection stopped and started again at t: the
+// reader marks the next sample as following a gap.
+func (w *Writer) WriteGap(t time.Time, reason string) error {
+	if w.broken != nil {
+		return w.broken
+	}
+	if w.opts.Rollover.Enabled() && w.f == nil {
+		if err := w.roll(t); err != nil {
+			return err
+		}
+	}
+	return w.place(func() ([]byte, int, error) {
+		out, seq := w.out[:0], w.seq
+		out, seq = w.appendInfo(out, seq, t)
+		out = w.appendRecord(out, KindGap, seq, unixNano(t), appendString(nil, reason))
+		return out, int(seq-w.seq) + 1, nil
+	}, t, false)
+}
+
+// place composes records and writes them where they belong, starting a
+// new epoch, lap or file as needed.
+func (w *Writer) place(compose func() ([]byte, int, error), t time.Time, sample bool) error {
+	circ := w.hdr.circular
+	ring := int64(w.hdr.maxSize) - int64(w.hdr.length)
+	if (circ && w.epochLen > ring/4) || (!circ && w.epochLen > linearEpoch) {
+		w.newEpoch(causeEpoch)
+	}
+	recs, n, err := compose()
+	if err != nil {
+		w.newEpoch(causeEpoch)
+		return err
+	}
+	size := int64(len(recs))
+	switch {
+	case circ:
+		if size > ring/2 {
+			w.newEpoch(causeEpoch)
+			return fmt.Errorf("%s: a record of %d bytes does not fit the circular log of %d bytes (a record must fit in half of its ring)", w.path, size, w.hdr.maxSize)
+		}
+		if w.pos+size > int64(w.hdr.maxSize) {
+			if err := w.wrap(); err != nil {
+				return err
+			}
+			if recs, n, err = compose(); err != nil {
+				w.newEpoch(causeEpoch)
+				return err
+			}
+			size = int64(len(recs))
+		}
+	case w.opts.Rollover.Size > 0 && w.samples > 0 && w.pos+size > w.opts.Rollover.Size:
+		if err := w.roll(t); err != nil {
+			return err
+		}
+		if recs, n, err = compose(); err != nil {
+			w.newEpoch(causeEpoch)
+			return err
+		}
+		size = int64(len(recs))
+	case w.opts.MaxSize > 0 && !w.opts.Rollover.Enabled() && w.pos+size > w.opts.MaxSize:
+		w.newEpoch(causeEpoch)
+		return fmt.Errorf("%s: %w (%d bytes)", w.path, ErrFull, w.opts.MaxSize)
+	}
+	if _, err := w.f.WriteAt(recs, w.pos); err != nil {
+		w.broken = fmt.Errorf("%s: writing at byte %d: %w (the log ends at its last whole record)", w.path, w.pos, err)
+		return w.broken
+	}
+	w.pos += size
+	w.seq += uint64(n)
+	w.epochLen += size
+	w.info = false
+	w.wrote = true
+	if sample {
+		if w.samples == 0 {
+			w.fileStart = t
+		}
+		w.samples++
+	}
+	return nil
+}
+
+// wrap ends the lap of a circular log and starts the next at the ring's
+// start, with a new epoch.
+func (w *Writer) wrap() error {
+	rest := int64(w.hdr.maxSize) - w.pos
+	var b []byte
+	if rest >= minRecord {
+		body := int(rest) - minRecord
+		b = appendFrame(make([]byte, 0, rest), KindWrap, 0, w.seq, noTime, make([]byte, body))
+		if int64(len(b)) != rest {
+			return fmt.Errorf("%s: wrap record of %d bytes for %d", w.path, len(b), rest)
+		}
+	} else {
+		b = make([]byte, rest)
+	}
+	if _, err := w.f.WriteAt(b, w.pos); err != nil {
+		w.broken = fmt.Errorf("%s: writing the wrap at byte %d: %w", w.path, w.pos, err)
+		return w.broken
+	}
+	if rest >= minRecord {
+		w.seq++
+	}
+	w.pos = int64(w.hdr.length)
+	w.newEpoch(causeEpoch)
+	return nil
+}
+
+// roll closes the current file and starts the next of the series.
+func (w *Writer) roll(t time.Time) error {
+	if w.f != nil {
+		if err := w.closeFile(); err != nil {
+			return err
+		}
+		w.fileNo++
+	}
+	name := RolloverName(w.base, w.fileNo, t.In(w.opts.Location), w.opts.Rollover.Names)
+	if w.opts.Rollover.Names == DatedNames {
+		ext := filepath.Ext(name)
+		stem := strings.TrimSuffix(name, ext)
+		for i := 2; w.names[name]; i++ {
+			name = stem + "_" + strconv.Itoa(i) + ext
+		}
+	}
+	cause := uint64(causeRollover)
+	if len(w.names) == 0 {
+		cause = causeCreated
+	}
+	return w.createFile(name, cause)
+}
+
+// composeSample returns the records of a sample (an INFO, TITLES and DEFS
+// first where due) and how many there are.
+func (w *Writer) composeSample(s *pdh.Sample) ([]byte, int, error) {
+	out, seq := w.out[:0], w.seq
+	out, seq = w.appendInfo(out, seq, s.Time)
+	pl, err := w.enc.encodeSample(w.pl[:0], s)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s: sample at %s: %w", w.path, s.Time.UTC().Format(time.RFC3339Nano), err)
+	}
+	w.pl = pl
+	if len(w.enc.newDefs) > 0 {
+		if tp := w.titlesPayload(); tp != nil {
+			out = w.appendRecord(out, KindTitles, seq, noTime, tp)
+			seq++
+		}
+		var dp []byte
+		dp = binary.AppendUvarint(dp, uint64(len(w.enc.newDefs)))
+		for _, id := range w.enc.newDefs {
+			dp = binary.AppendUvarint(dp, id)
+			dp = appendBytes(dp, w.enc.defList[id-1])
+		}
+		out = w.appendRecord(out, KindDefs, seq, noTime, dp)
+		seq++
+	}
+	out = w.appendRecord(out, KindSample, seq, unixNano(s.Time), pl)
+	seq++
+	w.out = out
+	return out, int(seq - w.seq), nil
+}
+
+// titlesPayload lists the names and help texts of the new definitions'
+// indexes not yet written in the epoch; nil when there are none.
+func (w *Writer) titlesPayload() []byte {
+	db := w.opts.Titles
+	if db == nil {
+		return nil
+	}
+	var body []byte
+	n := 0
+	for _, id := range w.enc.newDefs {
+		for _, ih := range defIndexes(w.enc.defList[id-1]) {
+			idx, help := ih[0], ih[1]
+			if w.titled[idx] {
+				continue
+			}
+			name := db.Name(idx)
+			if name == "" {
+				continue
+			}
+			w.titled[idx] = true
+			body = binary.AppendUvarint(body, uint64(idx))
+			body = appendString(body, name)
+			body = binary.AppendUvarint(body, uint64(help))
+			body = appendString(body, db.Help(help))
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	return append(binary.AppendUvarint(nil, uint64(n)), body...)
+}
+
+// appendInfo appends the INFO record when one is due.
+func (w *Writer) appendInfo(out []byte, seq uint64, t time.Time) ([]byte, uint64) {
+	if !w.info {
+		return out, seq
+	}
+	at := t
+	if at.IsZero() {
+		at = time.Now()
+	}
+	_, off := at.In(w.opts.Location).Zone()
+	var b []byte
+	b = appendString(b, w.opts.Host)
+	b = appendString(b, w.zoneName)
+	b = appendString(b, w.iana)
+	b = binary.AppendVarint(b, int64(off))
+	b = binary.AppendVarint(b, w.perfFreq)
+	if w.opts.Counters == nil {
+		b = append(b, 0)
+	} else {
+		b = append(b, 1)
+		b = binary.AppendUvarint(b, uint64(len(w.opts.Counters)))
+		for _, c := range w.opts.Counters {
+			b = appendString(b, c)
+		}
+	}
+	b = appendString(b, "perfc binlog")
+	b = binary.AppendUvarint(b, w.cause)
+	return w.appendRecord(out, KindInfo, seq, unixNano(at), b), seq + 1
+}
+
+// appendRecord frames a payload, compressed when the log compresses and
+// that makes it shorter.
+func (w *Writer) appendRecord(out []byte, kind Kind, seq uint64, t int64, pl []byte) []byte {
+	if w.zenc != nil && len(pl) >= 64 {
+		z := binary.AppendUvarint(w.zbuf[:0], uint64(len(pl)))
+		z = w.zenc.EncodeAll(pl, z)
+		w.zbuf = z
+		if len(z) < len(pl) && uint64(len(pl)) <= 64*uint64(len(z))+1<<20 {
+			return appendFrame(out, kind, flagCompressed, seq, t, z)
+		}
+	}
+	return appendFrame(out, kind, 0, seq, t, pl)
+}
+
+// Sync flushes the file to stable storage.
+func (w *Writer) Sync() error {
+	if w.f == nil {
+		return nil
+	}
+	return w.f.Sync()
+}
+
+func (w *Writer) closeFile() error {
+	if !w.wrote && w.broken == nil {
+		// An empty log still says who wrote it.
+		if err := w.place(func() ([]byte, int, error) {
+			out, seq := w.appendInfo(w.out[:0], w.seq, time.Time{})
+			return out, int(seq - w.seq), nil
+		}, time.Time{}, false); err != nil {
+			w.f.Close()
+			return err
+		}
+	}
+	err := w.f.Close()
+	w.f = nil
+	return err
+}
+
+// Close finishes the log and closes its file.
+func (w *Writer) Close() error {
+	if w.zenc != nil {
+		w.zenc.Close()
+	}
+	if w.f == nil {
+		return nil
+	}
+	return w.closeFile()
+}
+
+// RolloverName is the name of file n (NumberedNames) or of the file
+// started at t (DatedNames, t in the log's time zone) of a rollover series
+// with base name base (NAME.ext): NAME_000001.ext or NAME_MMddHHmm.ext, as
+// Windows names them for -v nnnnnn and -v mmddhhmm.
+func RolloverName(base string, n int, t time.Time, style NameStyle) string {
+	ext := filepath.Ext(base)
+	stem := strings.TrimSuffix(base, ext)
+	if style == DatedNames {
+		return stem + "_" + t.Format("01021504") + ext
+	}
+	return fmt.Sprintf("%s_%06d%s", stem, n, ext)
+}
+
+// zoneNames returns the name of loc and an IANA name that loads it ("" if
+// none is known).
+func zoneNames(loc *time.Location) (name, iana string) {
+	name = loc.String()
+	if name == "Local" {
+		return name, localIANA()
+	}
+	if _, err := time.LoadLocation(name); err == nil {
+		return name, name
+	}
+	return name, ""
+}
+
+// localIANA finds the IANA name of the local zone: TZ, or the target of
+// /etc/localtime.
+func localIANA() string {
+	if tz, ok := os.LookupEnv("TZ"); ok {
+		tz = strings.TrimPrefix(tz, ":")
+		if tz == "" {
+			return "UTC"
+		}
+		if _, err := time.LoadLocation(tz); err == nil && !filepath.IsAbs(tz) {
+			return tz
+		}
+		return ""
+	}
+	if p, err := os.Readlink("/etc/localtime"); err == nil {
+		if i := strings.LastIndex(p, "zoneinfo/"); i >= 0 {
+			if n := p[i+len("zoneinfo/"):]; n != "" {
+				if _, err := time.LoadLocation(n); err == nil {
+					return n
+				}
+			}
+		}
+	}
+	return ""
+}
+
+var _ io.Closer = (*Writer)(nil)
