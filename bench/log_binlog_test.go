@@ -1,5 +1,3 @@
-//go:build binlog
-
 package bench
 
 import (

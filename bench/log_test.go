@@ -11,7 +11,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -478,14 +477,11 @@ func logSizeOnce(b *testing.B, wl logWorkload) {
 	}
 
 	for _, compress := range []bool{false, true} {
-		name, path := "bin", filepath.Join(dir, "ours.bin")
+		name, path := "bin", filepath.Join(dir, "ours.plog")
 		if compress {
-			name, path = "binz", filepath.Join(dir, "oursz.bin")
+			name, path = "binz", filepath.Join(dir, "oursz.plog")
 		}
 		w, err := createBinlog(path, h.Source(), wl.counters, compress)
-		if errors.Is(err, errNoBinlog) {
-			continue
-		}
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -553,10 +549,7 @@ func BenchmarkLogCPU(b *testing.B) {
 			}
 			b.Run(wl.name+"/"+name, func(b *testing.B) {
 				_, src, want := liveQuery(b, wl.counters)
-				w, err := createBinlog(filepath.Join(b.TempDir(), "log.bin"), src, wl.counters, compress)
-				if errors.Is(err, errNoBinlog) {
-					b.Skip(err)
-				}
+				w, err := createBinlog(filepath.Join(b.TempDir(), "log.plog"), src, wl.counters, compress)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -664,11 +657,8 @@ func BenchmarkRelogBIN(b *testing.B) {
 			}
 			b.Run(wl.name+"/"+name, func(b *testing.B) {
 				_, src, want := liveQuery(b, wl.counters)
-				path := filepath.Join(b.TempDir(), "log.bin")
+				path := filepath.Join(b.TempDir(), "log.plog")
 				w, err := createBinlog(path, src, wl.counters, compress)
-				if errors.Is(err, errNoBinlog) {
-					b.Skip(err)
-				}
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -695,6 +685,3 @@ type sampleLog interface {
 	WriteSample(*pdh.Sample) error
 	Close() error
 }
-
-// errNoBinlog: this build has no binary log (package perflog/binlog).
-var errNoBinlog = errors.New("no binary log in this build (perflog/binlog: build with -tags binlog)")
