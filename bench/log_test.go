@@ -646,7 +646,7 @@ func BenchmarkRelogBLG(b *testing.B) {
 	}
 }
 
-// BenchmarkRelogBIN converts our binary log of each workload (60 live
+// BenchmarkRelogBIN converts our binary log of each workload (20 live
 // samples taken back to back, plain and compressed) to CSV.
 func BenchmarkRelogBIN(b *testing.B) {
 	for _, wl := range logWorkloads {
@@ -662,7 +662,7 @@ func BenchmarkRelogBIN(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				for range 60 {
+				for range 20 {
 					s, err := src.Sample(b.Context(), want)
 					if err != nil {
 						b.Fatal(err)
