@@ -1,6 +1,7 @@
 package binlog
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/perfcounters/perfcounters/pdh"
@@ -39,7 +40,7 @@ func (d *decoder) addDefs(b []byte) error {
 			p.fail("definition", fmt.Sprintf("definition %d: %d bytes, DefinitionLength %d", id, len(def), le.Uint32(def[oDefinitionLength:min(len(def), objHdr)])))
 			break
 		}
-		d.defs = append(d.defs, def)
+		d.defs = append(d.defs, bytes.Clone(def))
 	}
 	return p.err
 }

@@ -15,9 +15,9 @@ const (
 	// version up to it.
 	Version = 1
 
-	headerLen    = 64       // file header length in version 1
-	frameHdrLen  = 32       // record header
-	frameTailLen = 8        // trailing length and CRC
+	headerLen    = 64 // file header length in version 1
+	frameHdrLen  = 32 // record header
+	frameTailLen = 8  // trailing length and CRC
 	minRecord    = frameHdrLen + frameTailLen
 	maxRecord    = 256 << 20 // longest record
 	maxPayload   = 256 << 20 // longest payload, decompressed

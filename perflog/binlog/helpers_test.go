@@ -242,3 +242,18 @@ func writeLog(t testing.TB, path string, opts Options, samples []*pdh.Sample) []
 	}
 	return sizes
 }
+
+// testdataDir is this package's testdata directory, absolute (tests may
+// change the working directory).
+func testdataDir(t testing.TB) string {
+	t.Helper()
+	return filepath.Join(pkgDir, "testdata")
+}
+
+var pkgDir = func() string {
+	d, err := os.Getwd()
+	if err != nil {
+		panic(err)
+	}
+	return d
+}()

@@ -92,7 +92,7 @@ type Options struct {
 	Compress bool
 	// Mode is Linear, Append or Circular.
 	Mode Mode
-	// MaxSize is a circular log's fixed size (required, at least 64 KiB);
+	// MaxSize is a circular log's fixed size (required, at least 16 KiB);
 	// for a linear log a limit at which WriteSample fails with ErrFull
 	// (0: none).
 	MaxSize int64
@@ -111,7 +111,7 @@ var ErrFull = errors.New("the log has reached its maximum size")
 // Epoch lengths (FORMAT.md, "Epochs").
 const (
 	linearEpoch = 16 << 20
-	minCircular = 64 << 10
+	minCircular = 16 << 10
 )
 
 // INFO causes.
@@ -213,7 +213,7 @@ func (w *Writer) createFile(path string, cause uint64) error {
 	if err != nil {
 		return err
 	}
-	h := fileHeader{created: unixNano(time.Now())}
+	h := fileHeader{version: Version, length: headerLen, created: unixNano(time.Now())}
 	if w.opts.Compress {
 		h.incompat |= featZstd
 	}
