@@ -571,6 +571,55 @@ func BenchmarkLogCPU(b *testing.B) {
 	}
 }
 
+// BenchmarkLogWrite is the CPU of the logging step alone: samples
+// recorded live, one a second (typeperf's engine at its own interval, 5
+// samples), written over and over to our binary log, plain and
+// compressed. Logging CPU over collecting is then 1 + write / collect
+// (BenchmarkLogCPU's collect), a ratio that the noise of collecting on a
+// shared machine does not blur.
+func BenchmarkLogWrite(b *testing.B) {
+	for _, wl := range logWorkloads {
+		b.Run(wl.name, func(b *testing.B) {
+			h, err := host.New(host.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer h.Close()
+			rec := &recordingSource{Source: h.Source(), keep: true}
+			if err := typeperf.Run(b.Context(), rec, typeperf.Options{Counters: wl.counters, Interval: time.Second, Samples: 5,
+				Format: pdhcsv.CSV, Log: true}, io.Discard, io.Discard, io.Discard); err != nil {
+				b.Fatal(err)
+			}
+			for _, compress := range []bool{false, true} {
+				name := "bin"
+				if compress {
+					name = "binz"
+				}
+				b.Run(name, func(b *testing.B) {
+					w, err := createBinlog(filepath.Join(b.TempDir(), "log.plog"), h.Source(), wl.counters, compress)
+					if err != nil {
+						b.Fatal(err)
+					}
+					// The first sample writes the definitions: not timed.
+					if err := w.WriteSample(rec.samples[0]); err != nil {
+						b.Fatal(err)
+					}
+					i := 1
+					loop(b, func() {
+						if err := w.WriteSample(rec.samples[i%len(rec.samples)]); err != nil {
+							b.Fatal(err)
+						}
+						i++
+					})
+					if err := w.Close(); err != nil {
+						b.Fatal(err)
+					}
+				})
+			}
+		})
+	}
+}
+
 // relogValues runs relog to CSV once from the source open returns and
 // counts the values written (rows after the header times columns).
 func relogValues(b *testing.B, open func() (pdh.Source, io.Closer, error)) int {
