@@ -71,11 +71,11 @@ func newObjState(index uint32, name string) *objState {
 
 // setMissing records the placeholder values the sample's problems name
 // for this object.
-func (s *objState) setMissing(problems []Problem) {
+func (s *objState) setMissing(problems []Problem, system string) {
 	s.missing = nil
 	for i := range problems {
 		p := &problems[i]
-		if p.Object != s.index || len(p.Missing) == 0 {
+		if p.Object != s.index || len(p.Missing) == 0 || (p.Machine != "" && foldMachine(p.Machine) != foldMachine(system)) {
 			continue
 		}
 		if s.missing == nil {

@@ -37,11 +37,13 @@ type Query struct {
 	names    map[string]string // interned instance names by their UTF-16 bytes
 	parents  map[objKey]*parentNames
 	problems []Problem // the current sample's
+	gap      bool      // the current sample follows a gap
 
 	// catalog is the sample the last path check took (resolve.go), reused
 	// by the next AddCounter; Collect drops it, so paths added later are
 	// checked against fresh data.
-	catalog *Sample
+	catalog    *Sample
+	catalogPos int // the recorded source's position when catalog was taken
 }
 
 // objKey identifies an object in a sample: its machine (the block's system
@@ -108,6 +110,7 @@ func (q *Query) Collect(ctx context.Context) error {
 	}
 	q.blocks = append(q.blocks[:0], smp.Blocks...)
 	q.problems = smp.Problems
+	q.gap = smp.Gap
 	q.catalog = nil
 	q.stamp++
 	clear(q.found)
@@ -143,7 +146,7 @@ func (q *Query) Collect(ctx context.Context) error {
 			continue
 		}
 		s.update(q, f.obj, f.clocks, f.system)
-		s.setMissing(q.problems)
+		s.setMissing(q.problems, f.system)
 	}
 	for _, c := range q.counters {
 		c.collect()
@@ -199,6 +202,7 @@ type RawItem struct {
 	Path     counterpath.Path
 	Raw      calc.Raw
 	Type     countertype.Type
+	Scale    int32 // the counter definition's DefaultScale (SQL logs store it per counter)
 }
 
 // CounterInfo describes a counter (PDH_COUNTER_INFO).
@@ -520,7 +524,7 @@ func (c *Counter) Raw() []RawItem {
 		in := &c.obj.cur[p]
 		for k := range c.cols {
 			out = append(out, RawItem{Instance: in.display, Path: c.itemPath(in, k),
-				Raw: c.curRaw[r*len(c.cols)+k], Type: c.cols[k].def.Type})
+				Raw: c.curRaw[r*len(c.cols)+k], Type: c.cols[k].def.Type, Scale: c.cols[k].def.DefaultScale})
 		}
 	}
 	return out
@@ -554,4 +558,65 @@ func (c *Counter) Statistics(opts calc.Options) calc.Stats {
 // values (PdhCalculateCounterFromRawValue); prev may be nil.
 func CalculateFromRawValue(t countertype.Type, scale int32, cur, prev *calc.Raw, opts calc.Options) calc.Value {
 	return calc.Format(t, scale, cur, prev, opts)
+}
+
+// Recorder stores what a query collects, sample by sample: a binary log
+// or an SQL log set. A tool calls WriteQuery after each Collect; the
+// recorder reads the counters' raw values (Counter.Raw) or the objects
+// they read (Query.Sample).
+type Recorder interface {
+	WriteQuery(ctx context.Context, q *Query) error
+}
+
+// Sample returns the last collected sample reduced to what this query
+// reads: the objects of its counters (of their machines) and the parent
+// objects their instance names need, each block keeping its header. A
+// tool that records what a query collects (relog -c into a binary log)
+// writes this. It is nil before the first Collect; the blocks are the
+// caller's until the next Collect.
+func (q *Query) Sample() (*Sample, error) {
+	if q.stamp == 0 {
+		return nil, nil
+	}
+	keep := make(map[objKey]bool, len(q.objs))
+	for _, s := range q.objs {
+		keep[q.keyOf(s.machine, s.index)] = true
+	}
+	out := &Sample{Time: q.time, Gap: q.gap, Problems: q.problems}
+	b := perfdata.NewBuilder(nil)
+	for _, blk := range q.blocks {
+		h := blk.Header()
+		sys := foldMachine(h.SystemName)
+		all, n := true, 0
+		for it := blk.Objects(); it.Next(); {
+			idx := it.Object().NameIndex()
+			if keep[objKey{sys, idx}] || q.parents[objKey{sys, idx}] != nil {
+				n++
+			} else {
+				all = false
+			}
+		}
+		switch {
+		case n == 0:
+			continue
+		case all:
+			out.Blocks = append(out.Blocks, blk)
+			continue
+		}
+		b.Reset(h)
+		for it := blk.Objects(); it.Next(); {
+			o := it.Object()
+			if k := (objKey{sys, o.NameIndex()}); keep[k] || q.parents[k] != nil {
+				if err := b.AppendObjects(o.Bytes(), 1); err != nil {
+					return nil, fmt.Errorf("pdh: object %s of %s: %w", titleName(q.db, o.NameIndex()), h.SystemName, err)
+				}
+			}
+		}
+		nb, err := perfdata.Parse(append([]byte(nil), b.Bytes()...))
+		if err != nil {
+			return nil, fmt.Errorf("pdh: the sample's objects of %s re-blocked: %w", h.SystemName, err)
+		}
+		out.Blocks = append(out.Blocks, nb)
+	}
+	return out, nil
 }

@@ -325,7 +325,15 @@ func (q *Query) AddCounterContext(ctx context.Context, path string) (*Counter, e
 	if err != nil {
 		return nil, fmt.Errorf("pdh: %w", err)
 	}
+	// The catalog is a sample of the position the source was at: a
+	// recorded source moved since (Seek) has other samples to check.
+	if rec := q.src.Recorded(); rec != nil && rec.Pos() != q.catalogPos {
+		q.catalog = nil
+	}
 	l, err := locate(ctx, q.src, q.db, p, path, &q.catalog)
+	if rec := q.src.Recorded(); rec != nil {
+		q.catalogPos = rec.Pos()
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -82,9 +82,13 @@ type Sample struct {
 type Problem struct {
 	Object     uint32 // title index of the object; 0 when the problem is the source's as a whole
 	ObjectName string // the object's name as the source knows it
-	Reason     string
-	Partial    bool
-	Missing    []MissingValues
+	// Machine is the machine whose object this is (a block's system
+	// name) in a sample of several machines; "" is every machine's.
+	// Missing applies to that machine's object only.
+	Machine string
+	Reason  string
+	Partial bool
+	Missing []MissingValues
 }
 
 func (p Problem) String() string {

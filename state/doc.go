@@ -9,7 +9,10 @@
 //     counters, and the uids allowed to publish them),
 //   - a copy of each registered manifest with its parsed form
 //     (manifests/), so that commands do not parse XML at start-up,
-//   - the V1 registrations (v1.json: out-of-process collect providers).
+//   - the V1 registrations (v1.json: out-of-process collect providers),
+//   - the data collector set definitions of perfc logman (sets/NAME.xml,
+//     the DataCollectorSet XML of package collectorset; sets.go), each
+//     read on its own so that a damaged one costs only its set.
 //
 // The directory is $PERFC_STATE_DIR, else /var/lib/perfc for root and
 // $XDG_STATE_HOME/perfc for other users (Path). It is trusted only when it

@@ -41,6 +41,13 @@ func runDump(ctx context.Context, e *env, args []string) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		if dump.IsLog(f) {
+			// A binary log (.plog): its records, whatever --json says.
+			if err := dump.Log(e.stdout, f); err != nil {
+				return err
+			}
+			continue
+		}
 		data, err := perfdata.ReadFile(f)
 		if err != nil {
 			return err

@@ -28,6 +28,7 @@ func helpScreens() map[string]helpScreen {
 		"( ) / # \\ % of a name are written %XX (\"kworker%2F0:1\"), as -qx shows.\n" +
 		`Watch one process by its id with "\Process V2(*:PID)\% Processor Time".`
 	return map[string]helpScreen{
+		"logman": logmanHelp(),
 		"typeperf": {
 			about: "Typeperf writes performance data to the command window or to a log file.\nTo stop Typeperf, press CTRL+C.",
 			usage: []string{

@@ -57,6 +57,7 @@ func commands() []command {
 		dumpCommand(),
 		queryCommand(),
 		typeperfCommand(), relogCommand(),
+		logmanCommand(),
 		lodctrCommand(),
 		unlodctrCommand(),
 		ctrppCommand(),

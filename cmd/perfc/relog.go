@@ -10,16 +10,14 @@ import (
 
 	"github.com/perfcounters/perfcounters/counterpath"
 	"github.com/perfcounters/perfcounters/internal/tool/relog"
-	"github.com/perfcounters/perfcounters/pdh"
-	"github.com/perfcounters/perfcounters/perflog/blg"
-	"github.com/perfcounters/perfcounters/titles"
+	"github.com/perfcounters/perfcounters/perflog"
 )
 
 func relogCommand() command {
 	return command{
 		name:  "relog",
 		usage: `<filename [filename ...]> [options]`,
-		short: "convert, filter, resample and summarise captured PERF_DATA_BLOCK files into PDH-CSV/TSV logs",
+		short: "convert, filter, resample and summarise logs (BIN, BLG, CSV, TSV, SQL, captured blocks) into BIN, CSV, TSV or SQL",
 		run:   runRelog,
 	}
 }
@@ -30,14 +28,14 @@ func runRelog(ctx context.Context, e *env, args []string) error {
 	var counters stringList
 	fs.Var(&counters, "c", "Counters to filter from the input log: one or more paths, in one quoted list or as separate arguments starting with \\.")
 	cf := fs.String("cf", "", "File listing performance counters to filter from the input log, one per line (UTF-8 or UTF-16 with a byte-order mark). Default is all counters.")
-	format := fs.String("f", "CSV", "Output file format. Default is CSV (BIN and SQL are not supported yet).")
-	out := fs.String("o", "", "Output file path, or - for standard output. Default is standard output.")
+	format := fs.String("f", "", "Output file format: CSV, TSV, BIN or SQL. Default is the -o file's extension (.csv, .tsv, .plog), else BIN; CSV on standard output without -o.")
+	out := fs.String("o", "", "Output file path (the format's extension is added when it has none), SQL:DSN!logset for SQL, or - for standard output. Default is standard output.")
 	begin := fs.String("b", "", "Begin time for copying first record from input file: M/d/yyyy h:mm:ss[AM|PM] or M/d/yyyy H:mm:ss.")
 	end := fs.String("e", "", "End time for copying last record from input file: M/d/yyyy h:mm:ss[AM|PM] or M/d/yyyy H:mm:ss.")
 	every := fs.Int("t", 1, "Only write every nth record into the output file. Default is to write every record.")
 	q := fs.Bool("q", false, "List performance counters and time range of input files (with -o: the counters into that file).")
 	yes := fs.Bool("y", false, "Answer yes to all questions without prompting (overwrite the output file).")
-	appendOut := fs.Bool("a", false, "Append output file instead of overwriting (binary logs only: not supported yet).")
+	appendOut := fs.Bool("a", false, "Append output file instead of overwriting. This option applies to binary logs; SQL log sets always append.")
 	fs.String("config", "", "Settings file containing command options: [option] lines, each followed by its values.")
 	nowarn := fs.Bool("nowarn", false, "Do not print warnings (also: environment PERFC_WARNINGS=off).")
 	pos, err := parseWithConfig(fs, args, "config")
@@ -48,9 +46,6 @@ func runRelog(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	e.warnings(*nowarn)
-	if *appendOut {
-		return fmt.Errorf("-a: appending needs the binary log format, which is not supported yet")
-	}
 	// relog takes "-c PATH PATH ...": arguments that start with a
 	// backslash are counter paths, never input files.
 	var names []string
@@ -76,14 +71,21 @@ func runRelog(ctx context.Context, e *env, args []string) error {
 		}
 		counters = append(counters, more...)
 	}
-	f, err := parseFormat(*format)
+	f, err := outputFormat(*format, *out)
 	if err != nil {
 		return err
 	}
+	if *appendOut && f != perflog.BIN && f != perflog.SQL {
+		return usagef("-a appends to binary logs (-f BIN), not to %s files", f)
+	}
+	outName := perflog.OutputName(*out, f)
 	if *every < 1 {
 		return usagef("-t %d: must be at least 1", *every)
 	}
-	opts := relog.Options{Counters: counters, Format: f, Every: *every, Location: time.Local}
+	opts := relog.Options{Counters: counters, Every: *every, Location: time.Local}
+	if tf, ok := f.Text(); ok {
+		opts.Format = tf
+	}
 	if *begin != "" {
 		if opts.Begin, err = relog.ParseTime(*begin, time.Local); err != nil {
 			return usagef("-b: %v", err)
@@ -98,11 +100,13 @@ func runRelog(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	src, notes, closeSrc, err := openInputs(files, db, &opts)
+	in, err := perflog.Open(ctx, files, perflog.OpenOptions{Titles: db})
 	if err != nil {
 		return err
 	}
-	defer closeSrc()
+	defer in.Close()
+	src := in.Source
+	opts.Location, opts.Kinds = in.Location, in.Kinds()
 	if *q {
 		if *out == "" {
 			return relog.Summary(ctx, src, files, opts, e.stdout, nil)
@@ -117,18 +121,40 @@ func runRelog(ctx context.Context, e *env, args []string) error {
 		}
 		return closeOut()
 	}
-	w, closeOut, err := createOutput(*out, *yes, e.stdout)
+	warn := e.warnings(*nowarn)
+	opts.Warn = func(msg string) { warn.Warn("relog:"+msg, msg) }
+	for _, n := range in.Notes {
+		opts.Warn(n)
+	}
+	if _, ok := f.Text(); !ok {
+		if outName == "" || outName == "-" {
+			return usagef("-f %s writes a log file: name it with -o", f)
+		}
+		warnBLGName(outName, f, opts.Warn)
+		list := counters
+		if len(list) == 0 {
+			list = src.Recorded().Counters()
+		}
+		rec, err := perflog.Create(ctx, outName, f, perflog.CreateOptions{Append: *appendOut, Overwrite: *yes,
+			Counters: list, Location: opts.Location, Titles: src.Titles()})
+		if err != nil {
+			return err
+		}
+		opts.Sink = rec
+		opts.Console, opts.Files, opts.OutFile = e.stdout, files, rec.Name()
+		_, _, err = relog.Run(ctx, src, opts, nil)
+		if cerr := rec.Close(); err == nil {
+			err = cerr
+		}
+		return err
+	}
+	w, closeOut, err := createOutput(outName, *yes, e.stdout)
 	if err != nil {
 		return err
 	}
-	if *out != "" && *out != "-" {
+	if outName != "" && outName != "-" {
 		// The console report (Input, progress, Output) goes with the run.
-		opts.Console, opts.Files, opts.OutFile = e.stdout, files, *out
-	}
-	warn := e.warnings(*nowarn)
-	opts.Warn = func(msg string) { warn.Warn("relog:"+msg, msg) }
-	for _, n := range notes {
-		opts.Warn(n)
+		opts.Console, opts.Files, opts.OutFile = e.stdout, files, outName
 	}
 	_, _, err = relog.Run(ctx, src, opts, w)
 	if cerr := closeOut(); err == nil {
@@ -137,34 +163,37 @@ func runRelog(ctx context.Context, e *env, args []string) error {
 	return err
 }
 
-// openInputs opens relog's inputs as one recorded source: captured
-// PERF_DATA_BLOCK files (any number, read in time order), or one Windows
-// BLG log, whose own time zone then labels the output as Windows' relog
-// labels it. It returns what the reader noted for the user and a function
-// that releases the input.
-func openInputs(files []string, db *titles.DB, opts *relog.Options) (pdh.Source, []string, func() error, error) {
-	nblg := 0
-	for _, f := range files {
-		if strings.EqualFold(filepath.Ext(f), ".blg") {
-			nblg++
+// warnBLGName says that a binary log named .blg is ours, not Windows'.
+func warnBLGName(name string, f perflog.Format, warn func(string)) {
+	if f == perflog.BIN && strings.EqualFold(filepath.Ext(name), ".blg") {
+		warn(name + ": written in perfc's binary log format (.plog), which Windows' tools cannot read; perfc reads it back under any name")
+	}
+}
+
+// outputFormat is -f's format, or, without -f, the -o file's by its
+// extension (.csv, .tsv, .plog; SQL:... is SQL), else BIN as Windows'
+// relog defaults; without -o (standard output) CSV.
+func outputFormat(flag, out string) (perflog.Format, error) {
+	if flag != "" {
+		f, err := perflog.ParseFormat(flag)
+		if err != nil {
+			return 0, usagef("-f: %v", err)
 		}
+		return f, nil
 	}
 	switch {
-	case nblg == 1 && len(files) == 1:
-		l, err := blg.Open(files[0])
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		opts.Location, opts.InputKind = l.Location(), "Binary"
-		return l, l.Notes(), l.Close, nil
-	case nblg > 0:
-		return nil, nil, nil, usagef("relog reads one BLG log at a time, not with other inputs (merging several logs of any format is not built yet)")
+	case out == "" || out == "-":
+		return perflog.CSV, nil
+	case perflog.IsSQL(out):
+		return perflog.SQL, nil
 	}
-	bf, err := pdh.OpenBlockFiles(files, db)
-	if err != nil {
-		return nil, nil, nil, err
+	switch strings.ToLower(filepath.Ext(out)) {
+	case ".csv":
+		return perflog.CSV, nil
+	case ".tsv":
+		return perflog.TSV, nil
 	}
-	return bf, bf.Notes(), func() error { return nil }, nil
+	return perflog.BIN, nil
 }
 
 // expandInputs expands wildcards in input file names inside perfc, as

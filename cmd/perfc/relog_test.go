@@ -97,7 +97,8 @@ func TestRelogCommand(t *testing.T) {
 		msg  string
 	}{
 		{[]string{"relog"}, 2, "no input file"},
-		{[]string{"relog", files[0], "-f", "bin"}, 1, "not supported yet"},
+		{[]string{"relog", files[0], "-f", "bin"}, 2, "name it with -o"},
+		{[]string{"relog", files[0], "-f", "sql", "-o", "x.sql"}, 1, "SQL:DSN!logset"},
 		{[]string{"relog", files[0], "-f", "xml"}, 2, "unknown"},
 		{[]string{"relog", files[0], "-t", "0"}, 2, "-t"},
 		{[]string{"relog", files[0], "-b", "yesterday"}, 2, "-b"},

@@ -13,7 +13,7 @@ import (
 
 	"github.com/perfcounters/perfcounters/counterpath"
 	"github.com/perfcounters/perfcounters/internal/tool/typeperf"
-	"github.com/perfcounters/perfcounters/perflog/pdhcsv"
+	"github.com/perfcounters/perfcounters/perflog"
 )
 
 func typeperfCommand() command {
@@ -32,8 +32,8 @@ func runTypeperf(ctx context.Context, e *env, args []string) error {
 	cf := fs.String("cf", "", "File containing performance counters to monitor, one per line (UTF-8 or UTF-16 with a byte-order mark; blank lines and lines starting with # are skipped).")
 	si := fs.String("si", "1", "Time between samples. Default is 1 second.")
 	sc := fs.Int("sc", 0, "Number of samples to collect. Default is to sample until CTRL+C.")
-	format := fs.String("f", "CSV", "Output file format. Default is CSV (BIN and SQL are not supported yet).")
-	out := fs.String("o", "", "Path of output file, or - for standard output in the file layout. Default is the console.")
+	format := fs.String("f", "CSV", "Output file format: CSV, TSV, BIN (perfc's binary log, .plog) or SQL. Default is CSV.")
+	out := fs.String("o", "", "Path of output file (the format's extension is added when it has none), SQL:DSN!logset for SQL, or - for standard output in the file layout. Default is the console.")
 	yes := fs.Bool("y", false, "Answer yes to all questions without prompting (overwrite the output file).")
 	q := fs.Bool("q", false, "List installed counters (no instances). To list counters for one object, include the object name, such as Processor.")
 	qx := fs.Bool("qx", false, "List installed counters with instances. To list counters for one object, include the object name, such as Processor.")
@@ -57,10 +57,15 @@ func runTypeperf(ctx context.Context, e *env, args []string) error {
 	if err := checkMachine("-s", *server); err != nil {
 		return err
 	}
-	f, err := parseFormat(*format)
+	f, err := perflog.ParseFormat(*format)
 	if err != nil {
-		return err
+		return usagef("-f: %v", err)
 	}
+	tf, text := f.Text()
+	if !text && (*out == "" || *out == "-") {
+		return usagef("-f %s writes a log file: name it with -o", f)
+	}
+	outName := perflog.OutputName(*out, f)
 
 	if *q || *qx {
 		if len(pos) > 1 {
@@ -112,9 +117,22 @@ func runTypeperf(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer h.Close()
-	opts := typeperf.Options{Counters: paths, Interval: interval, Samples: *sc, Format: f, Log: *out != "", Location: time.Local,
+	opts := typeperf.Options{Counters: paths, Interval: interval, Samples: *sc, Format: tf, Log: *out != "", Location: time.Local,
 		Warn: e.warnings(*nowarn).Warn}
-	w, closeOut, err := createOutput(*out, *yes, e.stdout)
+	if !text {
+		rec, err := perflog.Create(ctx, outName, f, perflog.CreateOptions{Overwrite: *yes, Counters: paths,
+			Location: time.Local, Titles: h.Source().Titles()})
+		if err != nil {
+			return err
+		}
+		opts.Sink = rec
+		err = typeperf.Run(ctx, h.Source(), opts, io.Discard, e.stdout, e.stderr)
+		if cerr := rec.Close(); err == nil {
+			err = cerr
+		}
+		return err
+	}
+	w, closeOut, err := createOutput(outName, *yes, e.stdout)
 	if err != nil {
 		return err
 	}
@@ -127,20 +145,6 @@ func runTypeperf(ctx context.Context, e *env, args []string) error {
 		err = cerr
 	}
 	return err
-}
-
-// parseFormat accepts CSV and TSV, and says plainly that BIN and SQL are
-// not built yet (exit status 1, not a usage error).
-func parseFormat(s string) (pdhcsv.Format, error) {
-	switch strings.ToUpper(s) {
-	case "BIN", "SQL":
-		return 0, fmt.Errorf("-f %s: format %s is not supported yet (use CSV or TSV)", s, strings.ToUpper(s))
-	}
-	f, err := pdhcsv.ParseFormat(s)
-	if err != nil {
-		return 0, usagef("-f: %v", err)
-	}
-	return f, nil
 }
 
 // createOutput opens the -o file (refusing to overwrite without -y, where

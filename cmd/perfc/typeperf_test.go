@@ -292,7 +292,7 @@ func TestTypeperfCommand(t *testing.T) {
 		err  string // substring of stderr
 	}{
 		{"no counter", []string{"typeperf"}, 2, "", "no counter given"},
-		{"bin", []string{"typeperf", `\Memory\Available MBytes`, "-f", "BIN"}, 1, "", "not supported yet"},
+		{"bin without -o", []string{"typeperf", `\Memory\Available MBytes`, "-f", "BIN"}, 2, "", "name it with -o"},
 		{"bad format", []string{"typeperf", `\Memory\Available MBytes`, "-f", "xls"}, 2, "", "unknown"},
 		{"bad interval", []string{"typeperf", `\Memory\Available MBytes`, "-si", "0"}, 2, "", "-si"},
 		{"nothing valid", []string{"typeperf", "-cf", cf, "-sc", "1"}, 1, "", "no valid counters"},

@@ -46,6 +46,7 @@ var table = map[string]rule{
 	"internal/asuser":   {0, nil}, // test support: runs a test binary as other users
 	"internal/golden":   {0, nil}, // test support: golden files with -update
 	"internal/filecap":  {0, nil},
+	"internal/pgtest":   {0, nil},
 	"internal/proctest": {0, nil}, // test support: wait for a process to end
 	// L1: core codecs and calculations.
 	"calc":       {1, []string{"countertype"}},
@@ -61,21 +62,27 @@ var table = map[string]rule{
 	"system":           {2, []string{"counterset", "countertype", "perfdata"}},
 	"engine":           {2, []string{"collect", "counterset", "perfdata", "titles"}},
 	"pdh":              {2, []string{"calc", "counterpath", "countertype", "internal/utf16le", "perfdata", "titles"}},
-	"perflog/pdhcsv":   {2, nil},
-	"state":            {2, []string{"counterset", "manifest", "titles"}},
-	"perflog/blg":      {2, []string{"countertype", "internal/utf16le", "pdh", "perfdata", "titles"}},
+	"perflog/pdhcsv":   {2, []string{"counterpath", "countertype", "pdh", "perfdata", "perflog/rawlog", "titles"}},
+	"state":            {2, []string{"collectorset", "counterset", "manifest", "titles"}},
+	"collectorset":     {2, []string{"counterpath"}},
+	"perflog/binlog":   {2, []string{"pdh", "perfdata", "titles"}},
+	"perflog/rawlog":   {2, []string{"countertype", "pdh", "perfdata", "titles"}},
+	"perflog/blg":      {2, []string{"countertype", "internal/utf16le", "pdh", "perfdata", "perflog/rawlog", "titles"}},
+	"perflog/sqllog":   {2, []string{"calc", "countertype", "pdh", "perflog/pdhcsv", "perflog/rawlog", "titles"}},
 	// L3: the local machine assembled.
-	"host": {3, []string{"collect", "counterset", "engine", "internal/shm", "pdh", "perfdata", "state", "system", "titles"}},
+	"perflog": {3, []string{"pdh", "perflog/binlog", "perflog/blg", "perflog/pdhcsv", "perflog/sqllog", "titles"}},
+	"host":    {3, []string{"collect", "counterset", "engine", "internal/shm", "pdh", "perfdata", "state", "system", "titles"}},
 	// L4: tools.
-	"internal/tool/dump":     {4, []string{"countertype", "perfdata", "titles"}},
+	"internal/tool/dump":     {4, []string{"countertype", "perfdata", "perflog/binlog", "titles"}},
 	"internal/tool/query":    {4, []string{"engine"}},
 	"internal/tool/ctrpp":    {4, []string{"counterset", "countertype", "manifest"}},
 	"internal/tool/typeperf": {4, []string{"calc", "counterpath", "pdh", "perflog/pdhcsv"}},
-	"internal/tool/relog":    {4, []string{"calc", "counterpath", "pdh", "perfdata", "perflog/pdhcsv", "titles"}},
+	"internal/tool/relog":    {4, []string{"calc", "counterpath", "countertype", "pdh", "perfdata", "perflog/pdhcsv", "titles"}},
 	"internal/tool/lodctr":   {4, []string{"manifest", "state", "titles"}},
+	"internal/tool/logman":   {4, []string{"collectorset", "state"}},
 	// L5: the binary.
-	"cmd/perfc": {5, []string{"host", "internal/tool/ctrpp", "internal/tool/dump", "internal/tool/lodctr", "internal/tool/query",
-		"internal/tool/relog", "internal/tool/typeperf", "counterpath", "manifest", "pdh", "perfdata", "perflog/blg", "perflog/pdhcsv", "state", "titles"}},
+	"cmd/perfc": {5, []string{"host", "internal/tool/ctrpp", "internal/tool/dump", "internal/tool/lodctr", "internal/tool/logman", "internal/tool/query",
+		"internal/tool/relog", "internal/tool/typeperf", "collectorset", "counterpath", "manifest", "pdh", "perfdata", "perflog", "state", "titles"}},
 }
 
 type pkg struct {

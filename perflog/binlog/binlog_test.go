@@ -1,6 +1,8 @@
 package binlog
 
 import (
+	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -223,6 +225,196 @@ func TestRolloverName(t *testing.T) {
 	for _, c := range cases {
 		if got := RolloverName(c.base, c.n, at, c.style); got != c.want {
 			t.Errorf("RolloverName(%q, %d, %v) = %q, want %q", c.base, c.n, c.style, got, c.want)
+		}
+	}
+}
+
+func TestZones(t *testing.T) {
+	live := liveSamples(t, 2, 13)
+	ny, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		loc      *time.Location
+		name     string
+		offset   int // at the first sample (2026-11-23 12:00 UTC)
+		tzLoaded bool
+	}{
+		{ny, "America/New_York", -5 * 3600, true},
+		{time.FixedZone("XST", 5*3600+1800), "XST", 5*3600 + 1800, false},
+		{time.UTC, "UTC", 0, true},
+	}
+	for _, c := range cases {
+		path := filepath.Join(t.TempDir(), "x.plog")
+		writeLog(t, path, Options{Location: c.loc}, live)
+		l, _ := readAll(t, path)
+		loc := l.Location()
+		_, off := live[0].Time.In(loc).Zone()
+		if loc.String() != c.name || off != c.offset {
+			t.Errorf("%s: location %q, offset %d; want %q, %d", c.name, loc, off, c.name, c.offset)
+		}
+		// A loaded IANA zone keeps its rules: summer time in New York.
+		if c.tzLoaded && c.name == "America/New_York" {
+			if _, o := time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC).In(loc).Zone(); o != -4*3600 {
+				t.Errorf("New York in July: offset %d", o)
+			}
+		}
+	}
+}
+
+func TestLinearMaxSize(t *testing.T) {
+	live := liveSamples(t, 30, 14)
+	path := filepath.Join(t.TempDir(), "x.plog")
+	w, err := Create(path, Options{Location: time.UTC, MaxSize: 4000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, s := range live {
+		err := w.WriteSample(s)
+		if errors.Is(err, ErrFull) {
+			if !strings.Contains(err.Error(), path) {
+				t.Errorf("error %q does not name the log", err)
+			}
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n == 0 || n == len(live) || fi.Size() > 4000 {
+		t.Fatalf("%d samples written, %d bytes: want the log full before 4000 bytes", n, fi.Size())
+	}
+	_, got := readAll(t, path)
+	if len(got) != n {
+		t.Fatalf("%d samples read, %d written", len(got), n)
+	}
+}
+
+func TestRolloverNameTaken(t *testing.T) {
+	live := liveSamples(t, 3, 15)
+	dir := t.TempDir()
+	w, err := Create(filepath.Join(dir, "m.plog"), Options{Location: time.UTC, Rollover: Rollover{Interval: 20 * time.Second, Names: DatedNames}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for i, s := range live {
+		c := *s
+		c.Time = time.Date(2026, 5, 6, 7, 8, 0, 0, time.UTC).Add(time.Duration(i) * 25 * time.Second)
+		if err := w.WriteSample(&c); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, filepath.Base(w.Path()))
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// 07:08:00, 07:08:25 (same minute: a second name), 07:08:50.
+	want := []string{"m_05060708.plog", "m_05060708_2.plog", "m_05060708_3.plog"}
+	if !slices.Equal(names, want) {
+		t.Errorf("files %q, want %q", names, want)
+	}
+}
+
+// TestAppendRefusesOtherFiles: appending to a file that is not a log fails
+// and leaves the file as it was.
+func TestAppendRefusesOtherFiles(t *testing.T) {
+	for _, content := range []string{"x", "\"(PDH-CSV 4.0)\",\"\\\\\\\\host\\\\Memory\\\\Available Bytes\"\n", strings.Repeat("not a log\n", 20)} {
+		p := filepath.Join(t.TempDir(), "x.csv")
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Create(p, Options{Mode: Append})
+		if err == nil || !strings.Contains(err.Error(), "not a perfcounters binary log") || !strings.Contains(err.Error(), p) {
+			t.Errorf("append to %q: %v", content, err)
+		}
+		if b, _ := os.ReadFile(p); string(b) != content {
+			t.Errorf("the file was changed to %q", b)
+		}
+	}
+}
+
+// TestFileShrinks: a log that is shorter than its size said (cut while it
+// was opened) reads to its last whole record without failing.
+func TestFileShrinks(t *testing.T) {
+	live := liveSamples(t, 5, 16)
+	path := filepath.Join(t.TempDir(), "x.plog")
+	sizes := writeLog(t, path, Options{Location: time.UTC}, live)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := data[:sizes[2]+5]
+	l, err := Read(bytes.NewReader(cut), int64(len(data)), "x.plog")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readN(t, l, "x.plog"); len(got) != 3 {
+		t.Errorf("%d samples, want the 3 whole ones", len(got))
+	}
+}
+
+// TestCircularTooSmall: samples that do not fit half of the ring are
+// refused with a message; the log stays readable.
+func TestCircularTooSmall(t *testing.T) {
+	win, _ := windowsSamples(t)
+	path := filepath.Join(t.TempDir(), "x.plog")
+	w, err := Create(path, Options{Mode: Circular, MaxSize: minCircular, Location: time.UTC})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = w.WriteSample(win[0])
+	if err == nil || !strings.Contains(err.Error(), "does not fit the circular log") {
+		t.Errorf("a 24 KB sample in a 16 KiB ring: %v", err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Size() > minCircular {
+		t.Errorf("%d bytes", fi.Size())
+	}
+	if _, got := readAll(t, path); len(got) != 0 {
+		t.Errorf("%d samples", len(got))
+	}
+	if _, err := Create(path, Options{Mode: Circular, MaxSize: 1000}); err == nil {
+		t.Error("a circular log of 1000 bytes was created")
+	}
+}
+
+// TestStamps: times are kept to 100 ns over FILETIME's whole range, and
+// clamped outside it.
+func TestStamps(t *testing.T) {
+	cases := []struct {
+		in, want time.Time
+	}{
+		{time.Time{}, time.Time{}},
+		{time.Date(2026, 11, 23, 12, 0, 0, 123456789, time.UTC), time.Date(2026, 11, 23, 12, 0, 0, 123456700, time.UTC)},
+		{time.Date(1601, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(1601, 1, 1, 0, 0, 0, 0, time.UTC)},
+		{time.Date(1500, 6, 1, 0, 0, 0, 100, time.UTC), time.Date(1500, 6, 1, 0, 0, 0, 100, time.UTC)},
+		{time.Date(2500, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2500, 1, 1, 0, 0, 0, 0, time.UTC)},
+		{time.Date(12739, 9, 1, 11, 53, 36, 920958800, time.UTC), time.Date(12739, 9, 1, 11, 53, 36, 920958800, time.UTC)},
+		{time.Date(30828, 9, 14, 2, 48, 5, 0, time.UTC), time.Date(30828, 9, 14, 2, 48, 5, 0, time.UTC)},
+		// Beyond 2^63 - 1 FILETIME ticks (30828-09-14 02:48:05.4775807): the last.
+		{time.Date(40000, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(30828, 9, 14, 2, 48, 5, 477580700, time.UTC)},
+		{time.Date(2026, 1, 1, 0, 0, 0, 0, time.FixedZone("X", 3600)), time.Date(2025, 12, 31, 23, 0, 0, 0, time.UTC)},
+	}
+	for _, c := range cases {
+		if got := timeOf(stamp(c.in)); !got.Equal(c.want) || got.Location() != time.UTC && !got.IsZero() {
+			t.Errorf("%v: stored and read back as %v, want %v", c.in, got, c.want)
 		}
 	}
 }

@@ -1,8 +1,11 @@
 package binlog
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
+	"hash/maphash"
+	"slices"
 
 	"github.com/perfcounters/perfcounters/pdh"
 	"github.com/perfcounters/perfcounters/perfdata"
@@ -51,6 +54,7 @@ type key struct {
 // keyState is what the next sample's object of a key is coded against.
 type keyState struct {
 	perfTime    int64
+	defID       uint64 // the writer's last definition id for the key
 	insts, data strs
 	// spare buffers, swapped with insts and data each sample.
 	nextInsts, nextData strs
@@ -160,11 +164,14 @@ type encoder struct {
 	defList [][]byte // definitions by id-1
 	newDefs []uint64 // ids defined by the sample being coded
 	words   wordEnc
-	index   map[string]int
+	index   map[uint64]int // instance definitions of the previous list by hash
+	seed    maphash.Seed
+	bases   []int
+	last    int // bytes of the previous sample's blocks (sampleBudget)
 }
 
 func newEncoder() *encoder {
-	return &encoder{st: newState(), defs: make(map[string]uint64)}
+	return &encoder{st: newState(), defs: make(map[string]uint64), seed: maphash.MakeSeed()}
 }
 
 // defID returns the id of obj's definition, defining it when new.
@@ -196,12 +203,22 @@ func (e *encoder) encodeSample(dst []byte, s *pdh.Sample) ([]byte, error) {
 	dst = binary.AppendUvarint(dst, flags)
 	dst = appendProblems(dst, s.Problems)
 	dst = binary.AppendUvarint(dst, uint64(len(s.Blocks)))
+	start := len(dst)
+	size := 0
 	for bi, blk := range s.Blocks {
 		var err error
 		if dst, err = e.encodeBlock(dst, bi, blk.Bytes()); err != nil {
 			return nil, fmt.Errorf("block %d: %w", bi, err)
 		}
+		size += len(blk.Bytes())
 	}
+	// Pad the payload (readers ignore bytes after its fields) when the
+	// sample rebuilds more than a reader allows for its length.
+	for sampleBudget(e.last, len(dst)-start) < size {
+		need := (size - sampleBudget(e.last, 0) + 255) / 256
+		dst = append(dst, make([]byte, max(need-(len(dst)-start), 1))...)
+	}
+	e.last = size
 	return dst, nil
 }
 
@@ -277,12 +294,19 @@ func (e *encoder) encodeBlock(dst []byte, bi int, b []byte) ([]byte, error) {
 }
 
 func (e *encoder) encodeObject(dst []byte, bi int, obj []byte) ([]byte, error) {
-	id, err := e.defID(obj)
-	if err != nil {
-		return nil, err
+	if len(obj) < objHdr {
+		return nil, fmt.Errorf("object of %d bytes: shorter than PERF_OBJECT_TYPE", len(obj))
+	}
+	ks := e.st.key(bi, le.Uint32(obj[oNameTitleIndex:]))
+	id := ks.defID
+	if id == 0 || !sameDef(obj, e.defList[id-1]) {
+		var err error
+		if id, err = e.defID(obj); err != nil {
+			return nil, err
+		}
+		ks.defID = id
 	}
 	def := e.defList[id-1]
-	ks := e.st.key(bi, le.Uint32(def[oNameTitleIndex:]))
 	ni := int32(le.Uint32(obj[oNumInstances:]))
 	pt := int64(le.Uint64(obj[oPerfTime:]))
 	dl := uint64(len(def))
@@ -359,7 +383,8 @@ func (e *encoder) encodeInstances(dst []byte, ks *keyState) []byte {
 		}
 	}
 	// bases[i] is the previous counter block index of instance i, -1 none.
-	bases := make([]int, n)
+	bases := slices.Grow(e.bases[:0], n)[:n]
+	e.bases = bases
 	if same {
 		dst = append(dst, 0)
 		for i := range bases {
@@ -369,15 +394,16 @@ func (e *encoder) encodeInstances(dst []byte, ks *keyState) []byte {
 		dst = append(dst, 1)
 		dst = binary.AppendUvarint(dst, uint64(n))
 		if e.index == nil {
-			e.index = make(map[string]int)
+			e.index = make(map[uint64]int)
 		}
 		clear(e.index)
 		for j := prev.n() - 1; j >= 0; j-- {
-			e.index[string(prev.get(j))] = j
+			e.index[maphash.Bytes(e.seed, prev.get(j))] = j
 		}
 		for i := range n {
-			j, ok := e.index[string(cur.get(i))]
-			if !ok {
+			b := cur.get(i)
+			j, ok := e.index[maphash.Bytes(e.seed, b)]
+			if !ok || !bytes.Equal(prev.get(j), b) {
 				j = -1
 			}
 			bases[i] = j

@@ -13,14 +13,27 @@ import (
 type decoder struct {
 	st   *state
 	defs [][]byte // by id-1
-	// budget bounds the bytes one sample may rebuild: the size of the
-	// previous sample plus 256 times its payload plus 16 MiB (hostile
-	// payloads cannot make a small file rebuild huge samples).
+	// budget bounds the bytes one sample may rebuild (FORMAT.md, "Limits"):
+	// see sampleBudget.
 	lastSize int
 	budget   int
+	sizes    []int // size of each block of the previous sample (a capacity hint)
 }
 
 func newDecoder() *decoder { return &decoder{st: newState()} }
+
+// sampleBudget is the most bytes a sample whose payload has n bytes may
+// rebuild after a sample of last bytes in the same epoch (0 for the first):
+// last + 256 n + 64 KiB, with 1 MiB instead of 64 KiB for the first sample.
+// Hostile payloads cannot make a small file rebuild huge samples; a writer
+// pads a payload that would need more.
+func sampleBudget(last, n int) int {
+	slack := 64 << 10
+	if last == 0 {
+		slack = 1 << 20
+	}
+	return last + 256*n + slack
+}
 
 // addDefs reads a DEFS payload.
 func (d *decoder) addDefs(b []byte) error {
@@ -36,8 +49,12 @@ func (d *decoder) addDefs(b []byte) error {
 			p.fail("definition id", fmt.Sprintf("id %d, the next id is %d", id, len(d.defs)+1))
 			break
 		}
-		if len(def) < objHdr || le.Uint32(def[oDefinitionLength:]) != uint32(len(def)) {
-			p.fail("definition", fmt.Sprintf("definition %d: %d bytes, DefinitionLength %d", id, len(def), le.Uint32(def[oDefinitionLength:min(len(def), objHdr)])))
+		if len(def) < objHdr {
+			p.fail("definition", fmt.Sprintf("definition %d: %d bytes, less than a PERF_OBJECT_TYPE", id, len(def)))
+			break
+		}
+		if dl := le.Uint32(def[oDefinitionLength:]); dl != uint32(len(def)) {
+			p.fail("definition", fmt.Sprintf("definition %d: %d bytes, its DefinitionLength says %d", id, len(def), dl))
 			break
 		}
 		d.defs = append(d.defs, bytes.Clone(def))
@@ -48,7 +65,7 @@ func (d *decoder) addDefs(b []byte) error {
 // sample rebuilds the sample in payload b; t is its time.
 func (d *decoder) sample(b []byte) (*pdh.Sample, error) {
 	p := &payload{b: b}
-	d.budget = d.lastSize + 256*len(b) + 16<<20
+	d.budget = sampleBudget(d.lastSize, len(b))
 	s := &pdh.Sample{}
 	flags := p.uvarint("sample flags")
 	s.Gap = flags&1 != 0
@@ -63,6 +80,11 @@ func (d *decoder) sample(b []byte) (*pdh.Sample, error) {
 		}
 		raw = append(raw, blk)
 		size += len(blk)
+		if bi < len(d.sizes) {
+			d.sizes[bi] = len(blk)
+		} else {
+			d.sizes = append(d.sizes, len(blk))
+		}
 	}
 	if p.err != nil {
 		return nil, p.err
@@ -130,7 +152,11 @@ func (d *decoder) block(p *payload, bi int) []byte {
 	if !d.spend(p, "header length", hl) {
 		return nil
 	}
-	out := make([]byte, hl, hl+1024)
+	hint := 0
+	if bi < len(d.sizes) {
+		hint = d.sizes[bi]
+	}
+	out := make([]byte, hl, max(uint64(hint), hl))
 	base := st.headers[bi]
 	if uint64(len(base)) != hl {
 		base = nil

@@ -3,6 +3,7 @@ package binlog
 import (
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 )
@@ -164,4 +165,19 @@ func offsetText(sec int64) string {
 		sign, d = "-", -d
 	}
 	return fmt.Sprintf("%s%02d:%02d", sign, int(d.Hours()), int(d.Minutes())%60)
+}
+
+// IsLog reports whether the file at path starts as a binary log does (its
+// magic bytes), so a tool can tell a log from other files.
+func IsLog(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var b [len(magic)]byte
+	if _, err := io.ReadFull(f, b[:]); err != nil {
+		return false
+	}
+	return b == magic
 }

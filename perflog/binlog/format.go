@@ -52,6 +52,7 @@ const (
 	KindWrap   Kind = 6 // end of a lap of a circular log
 )
 
+// String names the kind as the listing of Dump shows it.
 func (k Kind) String() string {
 	switch k {
 	case KindInfo:
@@ -72,15 +73,14 @@ func (k Kind) String() string {
 
 // fileHeader is the decoded file header.
 type fileHeader struct {
-	version   uint16
-	length    uint16
-	incompat  uint32
-	compat    uint32
-	maxSize   uint64
-	created   int64
-	circular  bool
-	zstd      bool
-	knownHere bool
+	version  uint16
+	length   uint16
+	incompat uint32
+	compat   uint32
+	maxSize  uint64
+	created  int64
+	circular bool
+	zstd     bool
 }
 
 func encodeHeader(h fileHeader) []byte {
@@ -213,20 +213,44 @@ func appendFrame(dst []byte, kind Kind, flags uint8, seq uint64, t int64, body [
 // frameLen is the length of a record with a body of n bytes.
 func frameLen(n int) int { return (frameHdrLen+n+7)&^7 + frameTailLen }
 
-// unixNano is a time as stored; the zero time is noTime.
-func unixNano(t time.Time) int64 {
+// fileTimeEpoch is the number of seconds from 1601-01-01 (FILETIME's
+// epoch) to 1970-01-01 UTC.
+const fileTimeEpoch = 11644473600
+
+// stamp is a time as stored: a FILETIME (100-ns intervals since 1601,
+// UTC), truncated to 100 ns and clamped to what an int64 holds (noTime + 1
+// and below are clamped to noTime + 1; the low end is kept to the second);
+// the zero time is noTime.
+func stamp(t time.Time) int64 {
 	if t.IsZero() {
 		return noTime
 	}
-	return t.UnixNano()
+	const (
+		maxSec  = math.MaxInt64 / 10_000_000 // seconds since 1601 of the last FILETIME
+		maxTick = math.MaxInt64 % 10_000_000
+		minSec  = math.MinInt64 / 10_000_000
+	)
+	sec := t.Unix() + fileTimeEpoch
+	tick := int64(t.Nanosecond() / 100)
+	switch {
+	case t.Unix() > math.MaxInt64-fileTimeEpoch || sec > maxSec || sec == maxSec && tick > maxTick:
+		return math.MaxInt64
+	case sec < minSec:
+		return noTime + 1
+	}
+	return sec*1e7 + tick
 }
 
 // timeOf is a stored time as a UTC time.
-func timeOf(ns int64) time.Time {
-	if ns == noTime {
+func timeOf(ft int64) time.Time {
+	if ft == noTime {
 		return time.Time{}
 	}
-	return time.Unix(0, ns).UTC()
+	sec, rem := ft/1e7, ft%1e7
+	if rem < 0 {
+		sec, rem = sec-1, rem+1e7
+	}
+	return time.Unix(sec-fileTimeEpoch, rem*100).UTC()
 }
 
 // payload reads the fields of a record's payload, remembering the first

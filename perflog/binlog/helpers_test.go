@@ -72,6 +72,12 @@ func windowsSamples(t testing.TB) ([]*pdh.Sample, *titles.DB) {
 // move like real ones. Deterministic for a seed.
 func liveSamples(t testing.TB, n int, seed uint64) []*pdh.Sample {
 	t.Helper()
+	return liveSamplesN(t, n, seed, 20)
+}
+
+// liveSamplesN is liveSamples with procs processes at the start.
+func liveSamplesN(t testing.TB, n int, seed uint64, procs0 int) []*pdh.Sample {
+	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 1))
 	memCounters := []perfdata.CounterSpec{
 		{NameIndex: 24, HelpIndex: 25, DetailLevel: 100, Type: countertype.PERF_COUNTER_LARGE_RAWCOUNT},
@@ -99,7 +105,7 @@ func liveSamples(t testing.TB, n int, seed uint64) []*pdh.Sample {
 	}
 	var procs []proc
 	nextPID := int32(100)
-	for range 20 {
+	for range procs0 {
 		procs = append(procs, proc{name: fmt.Sprintf("proc%d", nextPID), pid: nextPID, mem: rng.Uint64N(1 << 30)})
 		nextPID++
 	}

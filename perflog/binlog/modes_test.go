@@ -1,6 +1,7 @@
 package binlog
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -40,14 +41,29 @@ func TestTruncatedEverywhere(t *testing.T) {
 			}
 			cut := filepath.Join(dir, "cut.plog")
 			for x := 0; x <= len(data); x++ {
-				if err := os.WriteFile(cut, data[:x], 0o644); err != nil {
-					t.Fatal(err)
-				}
-				l, err := Open(cut)
+				l, err := Read(bytes.NewReader(data[:x]), int64(x), cut)
 				if x < headerLen {
 					if err == nil {
 						l.Close()
 						t.Fatalf("cut at %d: opened a log without its whole header", x)
+					}
+					// A crash while the header was written: appending
+					// starts the log anew.
+					if err := os.WriteFile(cut, data[:x], 0o644); err != nil {
+						t.Fatal(err)
+					}
+					w, err := Create(cut, Options{Mode: Append, Compress: compress, Location: time.UTC})
+					if err != nil {
+						t.Fatalf("cut at %d: append: %v", x, err)
+					}
+					if err := w.WriteSample(live[0]); err != nil {
+						t.Fatal(err)
+					}
+					if err := w.Close(); err != nil {
+						t.Fatal(err)
+					}
+					if _, got := readAll(t, cut); len(got) != 1 {
+						t.Fatalf("cut at %d, appended one: %d samples", x, len(got))
 					}
 					continue
 				}
@@ -81,6 +97,9 @@ func TestTruncatedEverywhere(t *testing.T) {
 				// Appending to the cut log: the samples before the cut, then
 				// the new ones.
 				if x%53 == 0 || x == len(data)-1 {
+					if err := os.WriteFile(cut, data[:x], 0o644); err != nil {
+						t.Fatal(err)
+					}
 					w, err := Create(cut, Options{Mode: Append, Compress: compress, Location: time.UTC})
 					if err != nil {
 						t.Fatalf("cut at %d: append: %v", x, err)

@@ -26,6 +26,14 @@ type scanned struct {
 	notes   []string
 }
 
+// after says where the scan stands: after which record (by seq).
+func (s *scanned) after() string {
+	if len(s.records) == 0 {
+		return "before the first record"
+	}
+	return fmt.Sprintf("after record %d", s.records[len(s.records)-1].seq)
+}
+
 // newest returns the record with the highest seq, nil if none.
 func (s *scanned) newest() *frame {
 	if len(s.records) == 0 {
@@ -58,11 +66,20 @@ func (w *window) at(off int64, n int) ([]byte, error) {
 		w.buf = make([]byte, want)
 	}
 	w.buf = w.buf[:want]
-	if _, err := w.r.ReadAt(w.buf, off); err != nil && !errors.Is(err, io.EOF) {
+	got, err := w.r.ReadAt(w.buf, off)
+	if err != nil && !errors.Is(err, io.EOF) {
 		w.buf = w.buf[:0]
 		return nil, err
 	}
-	w.start = off
+	w.buf, w.start = w.buf[:got], off
+	if got < want {
+		// The file is shorter than it was (cut while being read): it
+		// ends here.
+		w.size = off + int64(got)
+	}
+	if got < n {
+		return nil, nil
+	}
 	return w.buf[:n], nil
 }
 
@@ -87,20 +104,20 @@ func scan(r io.ReaderAt, size int64, name string) (*scanned, error) {
 	budget := 2*size + 1<<20 // bytes checksummed for candidates that fail
 	pos := int64(h.length)
 	var damagedAt int64 = -1
-	for pos+minRecord <= end {
+	for pos+minRecord <= w.size {
 		hb, err := w.at(pos, frameHdrLen)
 		if err != nil {
 			return nil, fmt.Errorf("%s: reading at byte %d: %w", name, pos, err)
 		}
 		f, ok := parseFrameHeader(hb, pos)
-		if ok && f.end() <= end && int64(f.length) <= budget+int64(minRecord) {
+		if ok && f.end() <= w.size && int64(f.length) <= budget+int64(minRecord) {
 			rec, err := w.at(pos, int(f.length))
 			if err != nil {
 				return nil, fmt.Errorf("%s: reading at byte %d: %w", name, pos, err)
 			}
-			if checkFrameTail(rec) {
+			if rec != nil && checkFrameTail(rec) {
 				if damagedAt >= 0 && !h.circular {
-					s.notes = append(s.notes, fmt.Sprintf("bytes %d to %d are damaged and were skipped (after record %d)", damagedAt, pos, len(s.records)))
+					s.notes = append(s.notes, fmt.Sprintf("bytes %d to %d are damaged and were skipped (%s)", damagedAt, pos, s.after()))
 					damagedAt = -1
 				}
 				s.records = append(s.records, f)
@@ -118,10 +135,11 @@ func scan(r io.ReaderAt, size int64, name string) (*scanned, error) {
 		}
 		pos += 8
 	}
+	end = w.size
 	if damagedAt >= 0 && !h.circular {
-		s.notes = append(s.notes, fmt.Sprintf("torn record at byte %d after record %d: the log ends at its last whole record", damagedAt, len(s.records)))
+		s.notes = append(s.notes, fmt.Sprintf("torn record at byte %d %s: the log ends at its last whole record", damagedAt, s.after()))
 	} else if pos < end && !h.circular && damagedAt < 0 {
-		s.notes = append(s.notes, fmt.Sprintf("torn record at byte %d after record %d: the log ends at its last whole record", pos, len(s.records)))
+		s.notes = append(s.notes, fmt.Sprintf("torn record at byte %d %s: the log ends at its last whole record", pos, s.after()))
 	}
 	if h.circular {
 		s.orderRing()
@@ -188,8 +206,12 @@ type Log struct {
 	dec      *decoder
 	decEpoch int
 	decNext  int // next record index the decoder has not seen
-	body     []byte
-	raw      []byte
+	// failed maps an epoch to the first record of it that could not be
+	// decoded: the samples after it cannot be either (their state is
+	// lost), and are refused at once instead of decoding the epoch again.
+	failed map[int]int
+	body   []byte
+	raw    []byte
 }
 
 var (
@@ -230,7 +252,7 @@ func Read(r io.ReaderAt, size int64, name string) (*Log, error) {
 	l := &Log{r: r, sc: sc, notes: sc.notes, db: titles.New(), decEpoch: -1}
 	if sc.hdr.zstd {
 		l.zdec, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecodeAllCapLimit(true),
-			zstd.WithDecoderMaxMemory(maxPayload), zstd.WithDecoderLowmem(true))
+			zstd.WithDecoderMaxMemory(maxPayload))
 		if err != nil {
 			return nil, err
 		}
@@ -521,6 +543,25 @@ func (l *Log) Sample(ctx context.Context, objects []uint32) (*pdh.Sample, error)
 // decodeAt decodes the sample at ref, following its epoch from the INFO
 // record (or from where the decoder stands in it).
 func (l *Log) decodeAt(ref sampleRef) (*pdh.Sample, error) {
+	if r, ok := l.failed[ref.epoch]; ok && ref.rec > r {
+		f := &l.sc.records[ref.rec]
+		return nil, l.recordErr(ref.rec, f, fmt.Errorf("not decodable: it depends on record %d, which is damaged", r))
+	}
+	s, err := l.follow(ref)
+	if err != nil {
+		if l.failed == nil {
+			l.failed = make(map[int]int)
+		}
+		if r, ok := l.failed[ref.epoch]; !ok || l.decNext-1 < r {
+			l.failed[ref.epoch] = l.decNext - 1
+		}
+		l.dec = nil
+	}
+	return s, err
+}
+
+// follow decodes the records of ref's epoch up to ref.
+func (l *Log) follow(ref sampleRef) (*pdh.Sample, error) {
 	if l.dec == nil || l.decEpoch != ref.epoch || l.decNext > ref.rec {
 		l.dec, l.decEpoch, l.decNext = newDecoder(), ref.epoch, ref.epoch+1
 	}
@@ -536,18 +577,15 @@ func (l *Log) decodeAt(ref sampleRef) (*pdh.Sample, error) {
 				err = l.dec.addDefs(b)
 			}
 			if err != nil {
-				l.dec = nil
 				return nil, l.recordErr(i, f, err)
 			}
 		case KindSample:
 			b, err := l.payload(f)
 			if err != nil {
-				l.dec = nil
 				return nil, err
 			}
 			s, err := l.dec.sample(b)
 			if err != nil {
-				l.dec = nil
 				return nil, l.recordErr(i, f, err)
 			}
 			if i == ref.rec {

@@ -3,6 +3,7 @@ package binlog
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 )
 
 // strs holds byte strings back to back (instance definitions, counter
@@ -32,8 +33,11 @@ func (s *strs) add(b []byte) {
 // grow appends a string of n zero bytes and returns it.
 func (s *strs) grow(n int) []byte {
 	s.off = append(s.off, len(s.buf))
-	s.buf = append(s.buf, make([]byte, n)...)
-	return s.buf[len(s.buf)-n:]
+	s.buf = slices.Grow(s.buf, n)
+	s.buf = s.buf[:len(s.buf)+n]
+	b := s.buf[len(s.buf)-n:]
+	clear(b)
+	return b
 }
 
 // word returns the i-th little-endian word of b, zero-padded.

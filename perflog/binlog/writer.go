@@ -1,6 +1,7 @@
 package binlog
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
@@ -34,6 +36,7 @@ const (
 	Circular
 )
 
+// String names the mode.
 func (m Mode) String() string {
 	switch m {
 	case Linear:
@@ -160,7 +163,7 @@ func Create(path string, opts Options) (*Writer, error) {
 	w := &Writer{opts: opts, base: path, titled: make(map[uint32]bool), names: make(map[string]bool)}
 	w.zoneName, w.iana = zoneNames(opts.Location)
 	if opts.Compress {
-		z, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithEncoderCRC(false), zstd.WithLowerEncoderMem(true))
+		z, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithEncoderCRC(false))
 		if err != nil {
 			return nil, err
 		}
@@ -209,11 +212,15 @@ func Create(path string, opts Options) (*Writer, error) {
 
 // createFile creates (truncating) the file at path with a new header.
 func (w *Writer) createFile(path string, cause uint64) error {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := openLocked(path)
 	if err != nil {
 		return err
 	}
-	h := fileHeader{version: Version, length: headerLen, created: unixNano(time.Now())}
+	if err := f.Truncate(0); err != nil {
+		f.Close()
+		return err
+	}
+	h := fileHeader{version: Version, length: headerLen, created: stamp(time.Now())}
 	if w.opts.Compress {
 		h.incompat |= featZstd
 	}
@@ -233,9 +240,27 @@ func (w *Writer) createFile(path string, cause uint64) error {
 	return nil
 }
 
+// openLocked opens (creating) the file at path for writing and takes its
+// exclusive lock, without truncating it first: a second writer of the same
+// log is refused before it can damage the first one's file.
+func openLocked(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("%s: another writer has the log open", path)
+		}
+		return nil, fmt.Errorf("%s: lock: %w", path, err)
+	}
+	return f, nil
+}
+
 // openAppend opens an existing log to append to it.
 func (w *Writer) openAppend(path string) error {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := openLocked(path)
 	if err != nil {
 		return err
 	}
@@ -244,8 +269,19 @@ func (w *Writer) openAppend(path string) error {
 		f.Close()
 		return err
 	}
-	if fi.Size() == 0 {
+	if fi.Size() < headerLen {
+		// Empty, or cut inside the header by a crash while it was
+		// created: nothing to keep, start the log anew. Anything else
+		// short is not a log and is left alone.
+		b := make([]byte, fi.Size())
+		_, err := io.ReadFull(f, b)
 		f.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		if !bytes.HasPrefix(magic[:], b[:min(len(b), len(magic))]) {
+			return fmt.Errorf("%s: %w", path, errNotLog)
+		}
 		return w.createFile(path, causeCreated)
 	}
 	sc, err := scan(f, fi.Size(), path)
@@ -324,7 +360,7 @@ func (w *Writer) WriteGap(t time.Time, reason string) error {
 	return w.place(func() ([]byte, int, error) {
 		out, seq := w.out[:0], w.seq
 		out, seq = w.appendInfo(out, seq, t)
-		out = w.appendRecord(out, KindGap, seq, unixNano(t), appendString(nil, reason))
+		out = w.appendRecord(out, KindGap, seq, stamp(t), appendString(nil, reason))
 		return out, int(seq-w.seq) + 1, nil
 	}, t, false)
 }
@@ -345,9 +381,12 @@ func (w *Writer) place(compose func() ([]byte, int, error), t time.Time, sample 
 	size := int64(len(recs))
 	switch {
 	case circ:
-		if size > ring/2 {
+		tooBig := func() error {
 			w.newEpoch(causeEpoch)
-			return fmt.Errorf("%s: a record of %d bytes does not fit the circular log of %d bytes (a record must fit in half of its ring)", w.path, size, w.hdr.maxSize)
+			return fmt.Errorf("%s: a record of %d bytes does not fit the circular log of %d bytes (a record, with the definitions it needs, must fit in half of its ring)", w.path, size, w.hdr.maxSize)
+		}
+		if size > ring/2 {
+			return tooBig()
 		}
 		if w.pos+size > int64(w.hdr.maxSize) {
 			if err := w.wrap(); err != nil {
@@ -357,7 +396,9 @@ func (w *Writer) place(compose func() ([]byte, int, error), t time.Time, sample 
 				w.newEpoch(causeEpoch)
 				return err
 			}
-			size = int64(len(recs))
+			if size = int64(len(recs)); size > ring/2 {
+				return tooBig()
+			}
 		}
 	case w.opts.Rollover.Size > 0 && w.samples > 0 && w.pos+size > w.opts.Rollover.Size:
 		if err := w.roll(t); err != nil {
@@ -463,7 +504,7 @@ func (w *Writer) composeSample(s *pdh.Sample) ([]byte, int, error) {
 		out = w.appendRecord(out, KindDefs, seq, noTime, dp)
 		seq++
 	}
-	out = w.appendRecord(out, KindSample, seq, unixNano(s.Time), pl)
+	out = w.appendRecord(out, KindSample, seq, stamp(s.Time), pl)
 	seq++
 	w.out = out
 	return out, int(seq - w.seq), nil
@@ -529,7 +570,7 @@ func (w *Writer) appendInfo(out []byte, seq uint64, t time.Time) ([]byte, uint64
 	}
 	b = appendString(b, "perfc binlog")
 	b = binary.AppendUvarint(b, w.cause)
-	return w.appendRecord(out, KindInfo, seq, unixNano(at), b), seq + 1
+	return w.appendRecord(out, KindInfo, seq, stamp(at), b), seq + 1
 }
 
 // appendRecord frames a payload, compressed when the log compresses and

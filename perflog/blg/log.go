@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/perfcounters/perfcounters/countertype"
 	"github.com/perfcounters/perfcounters/internal/utf16le"
 	"github.com/perfcounters/perfcounters/pdh"
+	"github.com/perfcounters/perfcounters/perflog/rawlog"
 	"github.com/perfcounters/perfcounters/titles"
 )
 
@@ -60,7 +60,8 @@ type Log struct {
 	list    []Counter
 	samples []record
 	db      *titles.DB
-	plan    *plan
+	plan    *rawlog.Plan
+	slots   []int // the plan's counter for each list entry; -1 for a whole-object entry
 	pos     int
 	notes   []string
 	buf     []byte
@@ -120,10 +121,20 @@ func read(r io.ReaderAt, size int64, name string) (*Log, error) {
 			return nil, fmt.Errorf("%s: title table of %s: %w", orLog(name), titleMachine, err)
 		}
 	}
-	if err := l.buildTitles(table); err != nil {
-		return nil, err
+	var listed []rawlog.Counter
+	l.slots = make([]int, len(l.list))
+	for k, c := range l.list {
+		l.slots[k] = -1
+		if c.explicit() {
+			l.slots[k] = len(listed)
+			listed = append(listed, rawlog.Counter{Machine: c.Machine, Object: c.Object, Instance: c.Instance, Parent: c.Parent,
+				Index: c.Index, Name: c.Name, Type: c.Type, TimeBase: c.TimeBase, Scale: c.Scale})
+		}
 	}
-	if l.plan, err = newPlan(l.list, l.db); err != nil {
+	if l.db, err = rawlog.Titles(listed, table); err != nil {
+		return nil, fmt.Errorf("%s: %w", orLog(name), err)
+	}
+	if l.plan, err = rawlog.NewPlan(listed, l.db); err != nil {
 		return nil, fmt.Errorf("%s: %w", orLog(name), err)
 	}
 	if len(l.samples) > 0 && l.list == nil {
@@ -262,48 +273,6 @@ func isZero(b []byte) bool {
 		}
 	}
 	return true
-}
-
-// buildTitles makes the title database of the log: the log's own table
-// (event 0x24) when it has one, with the names of explicitly listed
-// counters added; otherwise the names of the listed counters, spelled as
-// the log spells them (PDH writes a log's paths as stored), at English
-// Windows' indexes where the name is known there.
-func (l *Log) buildTitles(table *titles.DB) error {
-	ref := table
-	db := table
-	if table == nil {
-		ref = titles.English()
-		db = titles.New()
-	}
-	next := max(ref.LastCounter(), db.LastCounter()) + 2
-	next += next % 2
-	add := func(name string) error {
-		if i, ok := db.Index(name); ok && strings.EqualFold(db.Name(i), name) {
-			return nil
-		}
-		if i, ok := ref.Index(name); ok && (db.Name(i) == "" || strings.EqualFold(db.Name(i), name)) {
-			return db.SetAt(i, name, "")
-		}
-		if err := db.SetAt(next, name, ""); err != nil {
-			return err
-		}
-		next += 2
-		return nil
-	}
-	for _, c := range l.list {
-		if !c.explicit() {
-			continue
-		}
-		if err := add(c.Object); err != nil {
-			return fmt.Errorf("%s: counter %s: %w", orLog(l.name), c.Path(), err)
-		}
-		if err := add(c.Name); err != nil {
-			return fmt.Errorf("%s: counter %s: %w", orLog(l.name), c.Path(), err)
-		}
-	}
-	l.db = db
-	return nil
 }
 
 // Header returns what the log-file header says.

@@ -30,4 +30,20 @@
 //
 // Line ends are LF by default, as the captured files are stored; CRLF, as
 // Windows writes them, is an option.
+//
+// # Text logs as a source
+//
+// Open and ReadLog return a Log that is a recorded pdh.Source, so every
+// tool reads a text log like any other log. A text log holds formatted
+// values only; as Windows' PDH does for text logs, each value becomes a
+// counter of type PERF_DOUBLE_RAW whose raw value is the number's
+// IEEE-754 bits, so pdh computes exactly the number in the cell. Each row
+// is a sample: one PERF_DATA_BLOCK per machine, one object per object of
+// the header's paths, one instance per instance (duplicates by #n and
+// parent instances as the paths name them). A blank cell is a value the
+// log does not hold: the sample's Problems mark it (ending with NoValue)
+// and pdh gives it the status NoData, written as a blank again. Titles
+// come from perflog/rawlog (English indexes for known names, spelled as
+// the log spells them). Location is the header's zone under its own name,
+// so text logs written from the Log carry the same header zone and times.
 package pdhcsv

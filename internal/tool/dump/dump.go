@@ -1,6 +1,7 @@
 // Package dump implements `perfc dump`: it reads raw PERF_DATA_BLOCKs (our
 // own `perfc query` output or HKEY_PERFORMANCE_DATA captures from Windows)
-// and prints them for a person, or as JSON for a program. Names come from a
+// and prints them for a person, or as JSON for a program; and it lists the
+// records of our binary logs (.plog, Log). Names come from a
 // title database; where it does not know an index, the index alone is shown.
 package dump
 
@@ -14,8 +15,19 @@ import (
 
 	"github.com/perfcounters/perfcounters/countertype"
 	"github.com/perfcounters/perfcounters/perfdata"
+	"github.com/perfcounters/perfcounters/perflog/binlog"
 	"github.com/perfcounters/perfcounters/titles"
 )
+
+// IsLog reports whether the file at path is one of our binary logs (by its
+// first bytes), which Log lists instead of decoding it as a block.
+func IsLog(path string) bool { return binlog.IsLog(path) }
+
+// Log lists the records of the binary log at path: offset, kind, length,
+// time and what each holds (samples with their objects and instances,
+// definitions, titles, gaps with their reasons, wraps), then what the
+// reader noticed (a torn tail).
+func Log(w io.Writer, path string) error { return binlog.Dump(w, path) }
 
 // Options control the output.
 type Options struct {

@@ -1,8 +1,11 @@
-// Package relog is `perfc relog` over raw PERF_DATA_BLOCK files: it
+// Package relog is `perfc relog` over a recorded pdh.Source (raw block
+// files, BLG and text logs, several of them merged by pdh.Merge): it
 // filters counters (-c/-cf), resamples (-t), cuts by time (-b/-e) and
 // writes PDH text logs (CSV/TSV) the way PDH writes them, or summarises the
 // input (-q). Values are what PDH writes into text logs: unscaled,
-// uncapped (calc.Compute), %.17g, " " where there is none.
+// uncapped (calc.Compute), %.17g, " " where there is none. -t recomputes
+// counters of raw values over the kept samples and averages formatted
+// values (text logs), saying so once through Options.Warn.
 package relog
 
 import (
@@ -18,7 +21,6 @@ import (
 	"github.com/perfcounters/perfcounters/pdh"
 	"github.com/perfcounters/perfcounters/perfdata"
 	"github.com/perfcounters/perfcounters/perflog/pdhcsv"
-	"github.com/perfcounters/perfcounters/titles"
 )
 
 // Options configure Run and Summary.
@@ -43,15 +45,31 @@ type Options struct {
 	// Windows' relog does ("Binary" for a BLG); empty means
 	// "PERF_DATA_BLOCK".
 	InputKind string
+	// Kinds, when set, names each input file's format (parallel to
+	// Files: "Binary", "CSV", ...); InputKind applies where it is empty.
+	Kinds []string
 	// Warn, when set, is told each distinct problem the input reports
 	// (an object missing from a sample, inputs that overlap), once.
 	Warn func(msg string)
+	// Sink, when set, receives the selected samples instead of a text
+	// log written to Run's io.Writer: a binary log or SQL, which store
+	// the raw values of every sample (Format is then not used).
+	Sink pdh.Recorder
 }
 
 // Stats describe the samples a run read or wrote.
 type Stats struct {
 	Begin, End time.Time
 	Samples    int
+}
+
+// add counts a sample taken at t.
+func (s *Stats) add(t time.Time) {
+	if s.Samples == 0 {
+		s.Begin = t
+	}
+	s.End = t
+	s.Samples++
 }
 
 // TimeLayouts are the -b/-e forms relog accepts: M/d/yyyy H:mm:ss, with
@@ -71,33 +89,6 @@ func ParseTime(s string, loc *time.Location) (time.Time, error) {
 	}
 	return time.Time{}, fmt.Errorf("time %q: want M/d/yyyy h:mm:ss[AM|PM] or M/d/yyyy H:mm:ss", s)
 }
-
-// everyNth is its source's samples 0, n, 2n, ...: a recorded source of its
-// own (positions count the samples it keeps), so nothing that asks it what
-// it can do gets the wrong answer.
-type everyNth struct {
-	src pdh.Source
-	rec pdh.Recorded
-	n   int
-}
-
-func (e *everyNth) Sample(ctx context.Context, objects []uint32) (*pdh.Sample, error) {
-	s, err := e.src.Sample(ctx, objects)
-	if err != nil {
-		return nil, err
-	}
-	// Skip to the next kept sample; past the end, Pos stays at Len.
-	next := min(e.rec.Pos()+e.n-1, e.rec.Len())
-	return s, e.rec.Seek(next)
-}
-
-func (e *everyNth) Titles() *titles.DB     { return e.src.Titles() }
-func (e *everyNth) Recorded() pdh.Recorded { return e }
-func (e *everyNth) Len() int               { return (e.rec.Len() + e.n - 1) / e.n }
-func (e *everyNth) Pos() int               { return (e.rec.Pos() + e.n - 1) / e.n }
-func (e *everyNth) Seek(i int) error       { return e.rec.Seek(min(i*e.n, e.rec.Len())) }
-func (e *everyNth) Time(i int) time.Time   { return e.rec.Time(i * e.n) }
-func (e *everyNth) Counters() []string     { return e.rec.Counters() }
 
 // column is one output column.
 type column struct {
@@ -136,7 +127,10 @@ func Run(ctx context.Context, src pdh.Source, opts Options, out io.Writer) (in, 
 	if err != nil {
 		return p.in, Stats{}, err
 	}
-	w := pdhcsv.NewWriter(out, pdhcsv.WriterOptions{Format: opts.Format, Location: opts.Location, CRLF: opts.CRLF})
+	var w *pdhcsv.Writer
+	if opts.Sink == nil {
+		w = pdhcsv.NewWriter(out, pdhcsv.WriterOptions{Format: opts.Format, Location: opts.Location, CRLF: opts.CRLF})
+	}
 	names := make([]string, len(p.cols))
 	for i, c := range p.cols {
 		names[i] = c.name
@@ -156,7 +150,7 @@ func Run(ctx context.Context, src pdh.Source, opts Options, out io.Writer) (in, 
 	if opts.Console != nil {
 		var b strings.Builder
 		b.WriteString(eol)
-		writeStats(&b, "Input", opts.Files, opts.InputKind, "", p.in, opts.Location, eol)
+		writeStats(&b, "Input", labelFiles(opts.Files, opts), "", p.in, opts.Location, eol)
 		if _, err := io.WriteString(opts.Console, b.String()); err != nil {
 			return p.in, written, err
 		}
@@ -178,6 +172,14 @@ func Run(ctx context.Context, src pdh.Source, opts Options, out io.Writer) (in, 
 		if !opts.End.IsZero() && t.After(opts.End) {
 			break
 		}
+		if opts.Sink != nil {
+			if err := opts.Sink.WriteQuery(ctx, q); err != nil {
+				return p.in, written, err
+			}
+			header = true
+			written.add(t)
+			continue
+		}
 		if !header {
 			if err := w.WriteHeader(pdhcsv.ZoneOf(t.In(opts.Location)), names); err != nil {
 				return p.in, written, err
@@ -197,11 +199,7 @@ func Run(ctx context.Context, src pdh.Source, opts Options, out io.Writer) (in, 
 		if err := w.WriteRow(t, vals); err != nil {
 			return p.in, written, err
 		}
-		if written.Samples == 0 {
-			written.Begin = t
-		}
-		written.End = t
-		written.Samples++
+		written.add(t)
 	}
 	if !header {
 		return p.in, written, errors.New("no sample in the time range")
@@ -209,7 +207,7 @@ func Run(ctx context.Context, src pdh.Source, opts Options, out io.Writer) (in, 
 	if opts.Console != nil {
 		var b strings.Builder
 		b.WriteString(prog.done())
-		writeStats(&b, "Output", nil, "", opts.OutFile, written, opts.Location, eol)
+		writeStats(&b, "Output", nil, opts.OutFile, written, opts.Location, eol)
 		b.WriteString("The command completed successfully." + eol)
 		if _, err := io.WriteString(opts.Console, b.String()); err != nil {
 			return p.in, written, err
@@ -224,6 +222,9 @@ func warnProblems(warn func(string), problems []pdh.Problem, seen map[string]boo
 		return
 	}
 	for _, p := range problems {
+		if p.Partial && strings.HasSuffix(p.Reason, pdhcsv.NoValue) {
+			continue // blank cells of a text log: values it does not hold, reported as blanks
+		}
 		msg := p.String()
 		if !seen[msg] {
 			seen[msg] = true
@@ -279,7 +280,7 @@ func prepare(src pdh.Source, opts Options) (pdh.Source, Options, error) {
 		return nil, opts, errors.New("relog reads recorded samples (logs, captured blocks), not a live source")
 	}
 	if opts.Every > 1 {
-		src = &everyNth{src: src, rec: rec, n: opts.Every}
+		src = &everyNth{src: src, rec: rec, n: opts.Every, warn: opts.Warn}
 	}
 	return src, opts, src.Recorded().Seek(0)
 }
@@ -299,15 +300,65 @@ func query(src pdh.Source, opts Options) (*pdh.Query, error) {
 		}
 	}
 	var bad []string
+	// A path whose machine, object, counter or instance is missing from
+	// the first sample may name one of a later sample (inputs merged,
+	// machines that answer later): it is checked against each sample in
+	// turn until it is found.
+	later := map[string]error{}
+	var order []string
 	for _, p := range paths {
 		if _, err := q.AddCounter(p); err != nil {
+			if notYet(err) {
+				if _, dup := later[p]; !dup {
+					order = append(order, p)
+				}
+				later[p] = err
+				continue
+			}
 			bad = append(bad, fmt.Sprintf("%s: %v", p, err))
+		}
+	}
+	if len(order) > 0 {
+		rec := src.Recorded()
+		for i := 1; i < rec.Len() && len(later) > 0; i++ {
+			if err := rec.Seek(i); err != nil {
+				return nil, err
+			}
+			for _, p := range order {
+				if _, ok := later[p]; !ok {
+					continue
+				}
+				if _, err := q.AddCounter(p); err == nil {
+					delete(later, p)
+				}
+			}
+		}
+		if err := rec.Seek(0); err != nil {
+			return nil, err
+		}
+		for _, p := range order {
+			if err, ok := later[p]; ok {
+				bad = append(bad, fmt.Sprintf("%s: %v", p, err))
+			}
 		}
 	}
 	if len(q.Counters()) == 0 {
 		return nil, fmt.Errorf("no valid counter:\n%s", strings.Join(bad, "\n"))
 	}
 	return q, nil
+}
+
+// notYet reports an error for a path that a later sample may satisfy.
+func notYet(err error) bool {
+	var pe *pdh.PathError
+	if !errors.As(err, &pe) {
+		return false
+	}
+	switch pe.Status {
+	case calc.NoMachine, calc.NoObject, calc.NoCounter, calc.NoInstance:
+		return true
+	}
+	return false
 }
 
 // allCounters returns `\\machine\Object(*)\*` (or `\\machine\Object\*`
@@ -429,7 +480,7 @@ func Summary(ctx context.Context, src pdh.Source, files []string, opts Options, 
 	}
 	var b strings.Builder
 	b.WriteString(eol)
-	writeStats(&b, "Input", files, opts.InputKind, "", p.in, opts.Location, eol)
+	writeStats(&b, "Input", labelFiles(files, opts), "", p.in, opts.Location, eol)
 	names := make([]string, len(p.cols))
 	for i, c := range p.cols {
 		names[i] = c.name
@@ -485,22 +536,35 @@ func Report(w io.Writer, files []string, in Stats, outFile string, out Stats, lo
 	}
 	var b strings.Builder
 	b.WriteString(eol)
-	writeStats(&b, "Input", files, "", "", in, loc, eol)
-	writeStats(&b, "Output", nil, "", outFile, out, loc, eol)
+	writeStats(&b, "Input", labelFiles(files, Options{}), "", in, loc, eol)
+	writeStats(&b, "Output", nil, outFile, out, loc, eol)
 	b.WriteString("The command completed successfully." + eol)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-func writeStats(b *strings.Builder, title string, files []string, kind, file string, s Stats, loc *time.Location, eol string) {
-	b.WriteString(title + eol + "----------------" + eol)
-	if kind == "" {
-		kind = "PERF_DATA_BLOCK"
+// labelFiles writes each input file as relog lists it: "name (Kind)".
+func labelFiles(files []string, opts Options) []string {
+	out := make([]string, len(files))
+	for i, f := range files {
+		kind := opts.InputKind
+		if i < len(opts.Kinds) && opts.Kinds[i] != "" {
+			kind = opts.Kinds[i]
+		}
+		if kind == "" {
+			kind = "PERF_DATA_BLOCK"
+		}
+		out[i] = f + " (" + kind + ")"
 	}
+	return out
+}
+
+func writeStats(b *strings.Builder, title string, files []string, file string, s Stats, loc *time.Location, eol string) {
+	b.WriteString(title + eol + "----------------" + eol)
 	if len(files) > 0 {
 		b.WriteString("File(s):" + eol)
 		for _, f := range files {
-			b.WriteString("     " + f + " (" + kind + ")" + eol)
+			b.WriteString("     " + f + eol)
 		}
 		b.WriteString(eol)
 	}

@@ -40,6 +40,11 @@ type Options struct {
 	// could not be read), with a cause that stays the same while the
 	// problem does, so that a caller can report each cause once.
 	Warn func(cause, msg string)
+	// Sink, when set, records every sample (the first one included)
+	// instead of rows written to out: a binary log or an SQL log set
+	// (typeperf -f BIN|SQL). Wildcards then stay wildcards: instances
+	// that appear later are recorded too.
+	Sink pdh.Recorder
 }
 
 // Messages typeperf prints on the console when it stops.
@@ -106,6 +111,9 @@ func Run(ctx context.Context, src pdh.Source, opts Options, out, console, errw i
 			return errors.New("the source holds no sample")
 		}
 		return err
+	}
+	if opts.Sink != nil {
+		return record(ctx, q, opts, collect, console, eol)
 	}
 	machine := opts.Machine
 	if machine == "" {
@@ -177,6 +185,36 @@ loop:
 	}
 	if runErr != nil {
 		return runErr
+	}
+	_, err := io.WriteString(console, MsgExiting+eol+MsgCompleted+eol)
+	return err
+}
+
+// record is Run into a Recorder: every sample, from the first, until
+// opts.Samples are recorded, the source ends or ctx is done.
+func record(ctx context.Context, q *pdh.Query, opts Options, collect func() error, console io.Writer, eol string) error {
+	if err := opts.Sink.WriteQuery(ctx, q); err != nil {
+		return err
+	}
+	timer := time.NewTimer(opts.Interval)
+	defer timer.Stop()
+loop:
+	for n := 1; opts.Samples <= 0 || n < opts.Samples; n++ {
+		select {
+		case <-ctx.Done():
+			break loop
+		case <-timer.C:
+		}
+		timer.Reset(opts.Interval)
+		if err := collect(); err != nil {
+			if !errors.Is(err, io.EOF) && ctx.Err() == nil {
+				return err
+			}
+			break
+		}
+		if err := opts.Sink.WriteQuery(ctx, q); err != nil {
+			return err
+		}
 	}
 	_, err := io.WriteString(console, MsgExiting+eol+MsgCompleted+eol)
 	return err

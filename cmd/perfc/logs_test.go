@@ -1,0 +1,77 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestLogFormatsCommand: relog writes our binary log by default (BIN, the
+// .plog extension added), relogs it back to the same CSV as the blocks
+// give, refuses to overwrite without -y, appends with -a (binary logs
+// only), and goes through SQLite; typeperf -f BIN records live samples.
+func TestLogFormatsCommand(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(blockDir, "sample-*.perfdata"))
+	if len(files) != 4 {
+		t.Fatalf("fixtures: %v", files)
+	}
+	dir := t.TempDir()
+	titles := filepath.Join(blockDir, "titles.tsv")
+	relog := func(args ...string) (string, string, int) {
+		return runPerfc(t, append([]string{"relog"}, args...)...)
+	}
+	mustRelog := func(args ...string) string {
+		t.Helper()
+		out, errs, code := relog(args...)
+		if code != 0 {
+			t.Fatalf("relog %s: exit %d: %s", strings.Join(args, " "), code, errs)
+		}
+		return out
+	}
+	base := append(append([]string{}, files...), "--titles", titles)
+	want := mustRelog(append(base, "-f", "csv", "-o", "-")...)
+
+	out := filepath.Join(dir, "run")
+	console := mustRelog(append(base, "-o", out)...)
+	if !strings.Contains(console, "File:     "+out+".plog") {
+		t.Errorf("relog -o %s: the console report does not name %s.plog:\n%s", out, out, console)
+	}
+	if got := mustRelog(out+".plog", "-f", "csv", "-o", "-"); got != want {
+		t.Errorf("blocks -> BIN -> CSV differs from blocks -> CSV:\n%s\nwant\n%s", got, want)
+	}
+	mustRelog(out+".plog", "-f", "csv", "-o", filepath.Join(dir, "x"))
+	if b, err := os.ReadFile(filepath.Join(dir, "x.csv")); err != nil || string(b) != want {
+		t.Errorf("-o x -f csv: x.csv %v, %q", err, b)
+	}
+	if _, errs, code := relog(append(base, "-o", out+".plog")...); code == 0 || !strings.Contains(errs, "-y") {
+		t.Errorf("overwriting without -y: exit %d, %q; want a refusal naming -y", code, errs)
+	}
+	mustRelog(append(base, "-o", out+".plog", "-a")...)
+	if q := mustRelog(out+".plog", "-q"); !strings.Contains(q, "Samples:  8") {
+		t.Errorf("after -a the log holds 4+4 samples; relog -q says:\n%s", q)
+	}
+	if _, errs, code := relog(append(base, "-f", "csv", "-o", filepath.Join(dir, "y.csv"), "-a")...); code != 2 || !strings.Contains(errs, "binary") {
+		t.Errorf("-a with CSV: exit %d, %q; want a usage error saying -a is for binary logs", code, errs)
+	}
+	sql := "SQL:" + filepath.Join(dir, "run.db") + "!run"
+	mustRelog(append(base, "-f", "sql", "-o", sql)...)
+	if got := mustRelog(sql, "-f", "csv", "-o", "-"); got != want {
+		t.Errorf("blocks -> SQLite -> CSV differs from blocks -> CSV:\n%s\nwant\n%s", got, want)
+	}
+
+	if _, err := readProcStat(); err != nil {
+		t.Skipf("no /proc for typeperf: %v", err)
+	}
+	tp := filepath.Join(dir, "live")
+	if _, errs, code := runPerfc(t, "typeperf", `\Processor(*)\% Processor Time`, `\Memory\Available Bytes`, "-f", "BIN", "-o", tp, "-sc", "2", "-si", "1"); code != 0 {
+		t.Fatalf("typeperf -f BIN: exit %d: %s", code, errs)
+	}
+	csv := mustRelog(tp+".plog", "-f", "csv", "-o", "-")
+	if lines := strings.Count(csv, "\n"); lines != 3 || !strings.Contains(csv, `\Memory\Available Bytes"`) || !strings.Contains(csv, `\Processor(_Total)\% Processor Time"`) {
+		t.Errorf("typeperf -f BIN then relog: %d lines, want a header and 2 rows of the logged counters:\n%s", lines, csv)
+	}
+	if _, errs, code := runPerfc(t, "typeperf", `\Memory\Available Bytes`, "-f", "BIN", "-sc", "1"); code != 2 || !strings.Contains(errs, "-o") {
+		t.Errorf("typeperf -f BIN without -o: exit %d, %q; want a usage error asking for -o", code, errs)
+	}
+}

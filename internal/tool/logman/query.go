@@ -1,0 +1,188 @@
+package logman
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/perfcounters/perfcounters/collectorset"
+	"github.com/perfcounters/perfcounters/state"
+)
+
+// Query lists the caller's sets and the system sets in `logman query`'s
+// layout: a blank line, the columns Data Collector Set (40 characters),
+// Type (30) and Status, a rule of 79 dashes, one line per set (a name
+// longer than its column is not cut: one blank, then the type), a blank
+// line and "The command completed successfully.". A set whose definition
+// cannot be read is left out with a warning naming its file; a state
+// directory that cannot be trusted is an error.
+func Query(o Options) error {
+	var b strings.Builder
+	b.WriteString("\n")
+	row(&b, "Data Collector Set", "Type", "Status")
+	b.WriteString(strings.Repeat("-", 79) + "\n")
+	for i, d := range o.dirs() {
+		cs, err := state.ReadCollectorSets(d)
+		if err != nil && i > 0 {
+			// The system sets cannot be read: the caller's own are still
+			// listed.
+			o.warn(fmt.Sprintf("the system Data Collector Sets are left out: %v", err))
+			continue
+		}
+		if err != nil {
+			return &Error{Code: CodeFailed, Message: "The Data Collector Sets could not be read.", Detail: err.Error(), Err: err}
+		}
+		for _, p := range cs.Problems {
+			o.warn(p.Error())
+		}
+		for _, s := range cs.Sets {
+			st := collectorset.Stopped
+			if running, _ := o.runner().Status(d, s); running {
+				st = collectorset.Running
+			}
+			row(&b, s.Name, "Counter", st.String())
+		}
+	}
+	b.WriteString("\n" + completed)
+	_, err := io.WriteString(o.Stdout, b.String())
+	return err
+}
+
+// row writes one line of the list.
+func row(b *strings.Builder, name, typ, status string) {
+	b.WriteString(name)
+	if len(name) < 40 {
+		b.WriteString(strings.Repeat(" ", 40-len(name)))
+	} else {
+		b.WriteString(" ")
+	}
+	b.WriteString(typ + strings.Repeat(" ", max(1, 30-len(typ))) + status + "\n")
+}
+
+// keyWidth is the column of the values of `logman query NAME`.
+const keyWidth = 22
+
+func onOff(v bool) string {
+	if v {
+		return "On"
+	}
+	return "Off"
+}
+
+// QuerySet prints one set in `logman query NAME`'s detail form: "Key:"
+// lines with their values in one column, first the set's, then its
+// collector's (named SET\COLLECTOR), then its counters.
+func QuerySet(o Options, name string) error {
+	f, err := o.find(name)
+	if err != nil {
+		return err
+	}
+	s := f.set
+	running, detail := o.runner().Status(f.dir, s)
+	var b strings.Builder
+	key := func(k, v string) {
+		b.WriteString(k + ":" + strings.Repeat(" ", max(1, keyWidth-len(k)-1)) + v + "\n")
+	}
+	status := collectorset.Stopped
+	if running {
+		status = collectorset.Running
+	}
+	b.WriteString("\n")
+	key("Name", s.Name)
+	key("Status", status.String())
+	if detail != "" {
+		key("Status Detail", detail)
+	}
+	key("Root Path", s.RootPath)
+	key("Segment", onOff(s.Segment))
+	key("Schedules", onOff(s.SchedulesEnabled && len(s.Schedules) > 0))
+	for _, sc := range s.Schedules {
+		key("Schedule", schedule(sc))
+	}
+	if s.Duration > 0 {
+		key("Duration", collectorset.FormatSeconds(s.Duration))
+	}
+	if s.SegmentMaxDuration > 0 {
+		key("Segment Max Duration", collectorset.FormatSeconds(s.SegmentMaxDuration))
+	}
+	if s.SegmentMaxSize > 0 {
+		key("Segment Max Size", fmt.Sprintf("%d MB", s.SegmentMaxSize))
+	}
+	runAs := o.User
+	if f.dir != o.UserDir {
+		runAs = "root"
+	}
+	key("Run As", runAs)
+	if s.RunAtBoot {
+		key("Run At Boot", "On")
+	}
+	if s.Server != "" {
+		key("Server", s.Server)
+	}
+	if s.Task != "" {
+		key("Task", s.Task)
+	}
+	c := &s.Collector
+	b.WriteString("\n")
+	key("Name", s.Name+`\`+c.Name)
+	key("Type", "Counter")
+	key("Append", onOff(c.LogAppend))
+	key("Circular", onOff(c.LogCircular))
+	key("Overwrite", onOff(c.LogOverwrite))
+	key("Sample Interval", fmt.Sprint(c.SampleInterval))
+	if c.MaxSamples > 0 {
+		key("Max Samples", fmt.Sprint(c.MaxSamples))
+	}
+	if c.SegmentMaxRecords > 0 {
+		key("Segment Max Records", fmt.Sprint(c.SegmentMaxRecords))
+	}
+	key("Output Location", s.OutputLocation(o.now()))
+	key("File Format", c.LogFileFormat.String())
+	key("Log Mode", logMode(c))
+	b.WriteString("\nCounters:\n")
+	for _, p := range c.Counters {
+		b.WriteString("    " + p + "\n")
+	}
+	b.WriteString("\n" + completed)
+	_, err = io.WriteString(o.Stdout, b.String())
+	return err
+}
+
+// logMode names how a log file is opened: Circular, Append, Overwrite or
+// Normal (a new file).
+func logMode(c *collectorset.Counters) string {
+	switch {
+	case c.LogCircular:
+		return "Circular"
+	case c.LogAppend:
+		return "Append"
+	case c.LogOverwrite:
+		return "Overwrite"
+	}
+	return "Normal"
+}
+
+// schedule words one schedule: its start, its days and its end date.
+func schedule(sc collectorset.Schedule) string {
+	start := sc.Start().Format("1/2/2006 3:04:05 PM")
+	var days string
+	switch {
+	case sc.Days == collectorset.Everyday:
+		days = "every day"
+	case !sc.EndDate.IsZero() && sc.EndDate.Equal(sc.StartDate):
+		days = "once"
+	default:
+		var names []string
+		for d := range 7 {
+			if sc.Days&(1<<d) != 0 {
+				names = append(names, [...]string{"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"}[d])
+			}
+		}
+		days = strings.Join(names, ",")
+	}
+	s := start + ", " + days
+	if !sc.EndDate.IsZero() && !sc.EndDate.Equal(sc.StartDate) {
+		s += ", until " + fmt.Sprintf("%d/%d/%04d", int(sc.EndDate.Month()), sc.EndDate.Day(), sc.EndDate.Year())
+	}
+	return s
+}

@@ -1,0 +1,232 @@
+package logman
+
+import (
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/perfcounters/perfcounters/collectorset"
+)
+
+// Spec is what a create or update command line says about a set: only
+// the options given change it (a nil pointer or false Has... leaves the
+// set's value alone), and the doubled-dash forms (--v, --max, ...) clear
+// what they name. Values are already parsed; the command parses them
+// with collectorset's parsers.
+type Spec struct {
+	Name string
+
+	Counters    []string // -c and -cf; HasCounters: given (update replaces the list)
+	HasCounters bool
+
+	SampleInterval *uint32 // -si, seconds
+	Format         *string // -f bin|bincirc|csv|tsv|sql
+	Output         *string // -o: a file path, or SQL:DSN!logset
+
+	Max   *uint32 // -max: MB (SQL: records); --max sets 0
+	Cnf   *uint32 // -cnf: seconds, 0 = a new file when -max is reached; nil: not given
+	NoCnf bool    // --cnf
+
+	Version   *collectorset.FileNameFormat // -v; --v sets 0
+	Append    *bool                        // -a / --a
+	Overwrite *bool                        // -ow / --ow
+	Repeat    *bool                        // -r / --r
+
+	Begin *time.Time // -b
+	End   *time.Time // -e
+
+	RunFor  *uint32 // -rf, seconds
+	Samples *uint32 // -sc
+	Server  *string // -s
+	Task    *string // -rc; --rc sets ""
+
+	RunAtBoot *bool // -boot / --boot (perfc's own)
+}
+
+// apply changes s as the spec says, then lets Validate judge the whole.
+func (sp *Spec) apply(o *Options, s *collectorset.Set) error {
+	c := &s.Collector
+	if sp.HasCounters {
+		c.Counters = append([]string(nil), sp.Counters...)
+	}
+	if sp.SampleInterval != nil {
+		if *sp.SampleInterval < collectorset.MinSampleInterval {
+			return invalid("-si %d: the sample interval must be at least %d second", *sp.SampleInterval, collectorset.MinSampleInterval)
+		}
+		c.SampleInterval = *sp.SampleInterval
+	}
+	if sp.Format != nil {
+		f, circ, err := collectorset.ParseFormat(*sp.Format)
+		if err != nil {
+			return invalid("-f: %v", err)
+		}
+		if c.LogFileFormat == collectorset.Sql && f != collectorset.Sql && c.SegmentMaxRecords > 0 && sp.Max == nil {
+			// -max meant records; in a file it means MB.
+			s.SegmentMaxSize, c.SegmentMaxRecords = c.SegmentMaxRecords, 0
+		}
+		c.LogFileFormat, c.LogCircular = f, circ
+	}
+	if sp.Output != nil {
+		if err := sp.output(o, s); err != nil {
+			return err
+		}
+	}
+	if sp.Max != nil {
+		if c.LogFileFormat == collectorset.Sql {
+			c.SegmentMaxRecords, s.SegmentMaxSize = *sp.Max, 0
+		} else {
+			s.SegmentMaxSize, c.SegmentMaxRecords = *sp.Max, 0
+		}
+	}
+	switch {
+	case sp.NoCnf:
+		s.Segment, s.SegmentMaxDuration = false, 0
+	case sp.Cnf != nil:
+		s.Segment, s.SegmentMaxDuration = true, *sp.Cnf
+	}
+	if sp.Version != nil {
+		c.FileNameFormat = *sp.Version
+	}
+	if sp.Append != nil {
+		c.LogAppend = *sp.Append
+	}
+	if sp.Overwrite != nil {
+		c.LogOverwrite = *sp.Overwrite
+	}
+	if err := sp.schedule(s); err != nil {
+		return err
+	}
+	if sp.RunFor != nil {
+		s.Duration = *sp.RunFor
+	}
+	if sp.Samples != nil {
+		c.MaxSamples = *sp.Samples
+	}
+	if sp.Server != nil {
+		s.Server = *sp.Server
+	}
+	if sp.Task != nil {
+		s.Task = *sp.Task
+	}
+	if sp.RunAtBoot != nil {
+		s.RunAtBoot = *sp.RunAtBoot
+	}
+	return nil
+}
+
+// output applies -o: SQL:DSN!logset for an SQL log, else a file path
+// whose directory becomes the root path and whose name (without a log
+// extension) the file name.
+func (sp *Spec) output(o *Options, s *collectorset.Set) error {
+	c := &s.Collector
+	v := *sp.Output
+	if rest, ok := cutPrefixFold(v, "SQL:"); ok {
+		dsn, logset, ok := strings.Cut(rest, "!")
+		if !ok || dsn == "" || logset == "" {
+			return invalid("-o %s: an SQL log is written SQL:DSN!logset", v)
+		}
+		if c.LogFileFormat != collectorset.Sql {
+			if sp.Format != nil {
+				return invalid("-o %s: an SQL log needs -f sql, not -f %s", v, *sp.Format)
+			}
+			c.LogFileFormat, c.LogCircular = collectorset.Sql, false
+		}
+		c.DataSourceName, c.FileName = dsn, logset
+		return nil
+	}
+	if c.LogFileFormat == collectorset.Sql {
+		return invalid("-o %s: an SQL log is written SQL:DSN!logset", v)
+	}
+	if v == "" || strings.HasSuffix(v, "/") {
+		return invalid("-o %q: give the log file's path", v)
+	}
+	if !filepath.IsAbs(v) {
+		wd := o.WorkDir
+		if wd == "" {
+			abs, err := filepath.Abs(v)
+			if err != nil {
+				return invalid("-o %s: %v", v, err)
+			}
+			v = abs
+		} else {
+			v = filepath.Join(wd, v)
+		}
+	}
+	v = filepath.Clean(v)
+	base := filepath.Base(v)
+	switch strings.ToLower(filepath.Ext(base)) {
+	case ".blg", ".plog", ".csv", ".tsv":
+		base = strings.TrimSuffix(base, filepath.Ext(base))
+	}
+	s.RootPath, c.FileName = filepath.Dir(v), base
+	return nil
+}
+
+func cutPrefixFold(s, prefix string) (string, bool) {
+	if len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix) {
+		return s[len(prefix):], true
+	}
+	return s, false
+}
+
+// schedule applies -b, -e and -r. The set gets one schedule: it starts at
+// -b's date and time, every day with -r (until -e's date, when given),
+// else once (its end date is its start date); -e's time of day less -b's
+// is the set's Duration (with -r), or -e less -b (without), unless -rf
+// gives one. -e needs a begin time: -b, or the set's schedule.
+func (sp *Spec) schedule(s *collectorset.Set) error {
+	if sp.Begin == nil && sp.End == nil && sp.Repeat == nil {
+		return nil
+	}
+	var begin time.Time
+	repeat := false
+	if len(s.Schedules) > 0 {
+		sc := s.Schedules[0]
+		begin = sc.Start()
+		repeat = sc.Days == collectorset.Everyday && !sc.EndDate.Equal(sc.StartDate)
+	}
+	if sp.Begin != nil {
+		begin = *sp.Begin
+	}
+	if sp.Repeat != nil {
+		repeat = *sp.Repeat
+	}
+	if begin.IsZero() {
+		if sp.End != nil {
+			return invalid("-e needs a begin time: give -b as well")
+		}
+		return invalid("-r needs a begin time: give -b as well")
+	}
+	sc := collectorset.Schedule{
+		StartDate: collectorset.DateOf(begin),
+		StartTime: collectorset.TimeOfDay(begin),
+		Days:      collectorset.Day(begin.Weekday()),
+	}
+	if repeat {
+		sc.Days = collectorset.Everyday
+	} else {
+		sc.EndDate = sc.StartDate
+	}
+	if sp.End != nil {
+		end := *sp.End
+		if !end.After(begin) {
+			return invalid("-e %s is not after -b %s", end.Format("1/2/2006 3:04:05 PM"), begin.Format("1/2/2006 3:04:05 PM"))
+		}
+		var d time.Duration
+		if repeat {
+			sc.EndDate = collectorset.DateOf(end)
+			d = (collectorset.TimeOfDay(end) - collectorset.TimeOfDay(begin) + 24*time.Hour) % (24 * time.Hour)
+		} else {
+			d = end.Sub(begin)
+		}
+		if sp.RunFor == nil {
+			if d/time.Second > 1<<32-1 {
+				return invalid("-e: more than %d seconds after -b", uint32(1<<32-1))
+			}
+			s.Duration = uint32(d / time.Second)
+		}
+	}
+	s.Schedules = []collectorset.Schedule{sc}
+	s.SchedulesEnabled = true
+	return nil
+}

@@ -1,0 +1,110 @@
+package binlog
+
+import (
+	"errors"
+	"io"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/perfcounters/perfcounters/pdh"
+)
+
+// values counts the values of a sample: counters times instances (1 for a
+// single-instance object), base counters included.
+func values(s *pdh.Sample) int {
+	n := 0
+	for _, b := range s.Blocks {
+		for it := b.Objects(); it.Next(); {
+			o := it.Object()
+			n += o.NumCounters() * max(o.InstanceCount(), 1)
+		}
+	}
+	return n
+}
+
+// benchWorkloads are the samples the benchmarks log: the 11 Windows
+// samples of ZACH-PC (8 objects, ~1,600 values each, 60 s apart), and a
+// generated Linux-like sample of 500 processes changing a little each
+// second (~2,000 values).
+func benchWorkloads(b *testing.B) map[string][]*pdh.Sample {
+	win, _ := windowsSamples(b)
+	return map[string][]*pdh.Sample{
+		"windows":  win,
+		"procs500": liveSamplesN(b, 60, 1, 500),
+	}
+}
+
+func BenchmarkWriteSample(b *testing.B) {
+	for _, wl := range []string{"windows", "procs500"} {
+		samples := benchWorkloads(b)[wl]
+		for _, compress := range []bool{true, false} {
+			name := wl + "/plain"
+			if compress {
+				name = wl + "/zstd"
+			}
+			b.Run(name, func(b *testing.B) {
+				w, err := Create(filepath.Join(b.TempDir(), "x.plog"), Options{Compress: compress, Location: time.UTC})
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportAllocs()
+				n, vals := 0, 0
+				for b.Loop() {
+					s := at(samples[n%len(samples)], n)
+					if err := w.WriteSample(s); err != nil {
+						b.Fatal(err)
+					}
+					vals += values(s)
+					n++
+				}
+				b.ReportMetric(float64(w.pos-headerLen)/float64(vals), "bytes/value")
+				if err := w.Close(); err != nil {
+					b.Fatal(err)
+				}
+			})
+		}
+	}
+}
+
+func BenchmarkReadSample(b *testing.B) {
+	for _, wl := range []string{"windows", "procs500"} {
+		samples := benchWorkloads(b)[wl]
+		for _, compress := range []bool{true, false} {
+			name := wl + "/plain"
+			if compress {
+				name = wl + "/zstd"
+			}
+			b.Run(name, func(b *testing.B) {
+				path := filepath.Join(b.TempDir(), "x.plog")
+				var all []*pdh.Sample
+				for i := range 5 * len(samples) {
+					all = append(all, at(samples[i%len(samples)], i))
+				}
+				writeLog(b, path, Options{Compress: compress, Location: time.UTC}, all)
+				l, err := Open(path)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer l.Close()
+				b.ReportAllocs()
+				vals := 0
+				start := time.Now()
+				for b.Loop() {
+					s, err := l.Sample(b.Context(), nil)
+					if errors.Is(err, io.EOF) {
+						if err := l.Seek(0); err != nil {
+							b.Fatal(err)
+						}
+						s, err = l.Sample(b.Context(), nil)
+					}
+					if err != nil {
+						b.Fatal(err)
+					}
+					vals += values(s)
+				}
+				b.ReportMetric(float64(vals)/time.Since(start).Seconds(), "values/s")
+			})
+		}
+	}
+}

@@ -1,0 +1,217 @@
+package perflog
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/perfcounters/perfcounters/pdh"
+	"github.com/perfcounters/perfcounters/perflog/binlog"
+	"github.com/perfcounters/perfcounters/perflog/blg"
+	"github.com/perfcounters/perfcounters/perflog/pdhcsv"
+	"github.com/perfcounters/perfcounters/perflog/sqllog"
+	"github.com/perfcounters/perfcounters/titles"
+)
+
+// Input is a set of opened logs read as one recorded source.
+type Input struct {
+	// Source replays the inputs' samples in time order.
+	Source pdh.Source
+	// Names and Formats are the inputs as given and what each was
+	// recognised as.
+	Names   []string
+	Formats []Format
+	// Location is the zone the inputs were recorded in, when they say
+	// and agree (a BLG's, a text log's header, a binary log's); else
+	// time.Local. Tools label times with it, as Windows' relog does.
+	Location *time.Location
+	// Notes are what the readers did that their user should know (a torn
+	// last record left out, inputs out of time order merged).
+	Notes []string
+	// FormattedOnly reports that every input holds formatted values only
+	// (CSV, TSV): what needs raw values (a -t over rates) is approximated.
+	FormattedOnly bool
+
+	closers []func() error
+}
+
+// Kinds are the inputs' format names as relog's console report lists
+// them ("Binary", "CSV", ...).
+func (in *Input) Kinds() []string {
+	out := make([]string, len(in.Formats))
+	for i, f := range in.Formats {
+		out[i] = f.Kind()
+	}
+	return out
+}
+
+// Close releases every input.
+func (in *Input) Close() error {
+	var errs []error
+	for _, c := range in.closers {
+		errs = append(errs, c())
+	}
+	in.closers = nil
+	return errors.Join(errs...)
+}
+
+// OpenOptions configure Open.
+type OpenOptions struct {
+	// Titles names the indexes of captured PERF_DATA_BLOCK files, which
+	// carry none (nil: English Windows'). Logs carry their own.
+	Titles *titles.DB
+	// SQL configures the resolution of SQL data source names.
+	SQL sqllog.Options
+}
+
+// located is one opened input.
+type located interface {
+	pdh.Source
+	Location() *time.Location
+	Notes() []string
+	Close() error
+}
+
+// Open opens inputs of any formats, each recognised by its content (see
+// the package doc), as one recorded source: one input as itself, several
+// merged in time order (pdh.Merge). Captured PERF_DATA_BLOCK files are one
+// input together, their samples grouped by their headers.
+func Open(ctx context.Context, names []string, opts OpenOptions) (*Input, error) {
+	if len(names) == 0 {
+		return nil, errors.New("no input log given")
+	}
+	in := &Input{Names: names, Formats: make([]Format, len(names))}
+	var parts []pdh.Input
+	var blockFiles []string
+	var zones []*time.Location
+	formatted := 0
+	for i, name := range names {
+		f, err := Detect(name)
+		if err != nil {
+			in.Close()
+			return nil, err
+		}
+		in.Formats[i] = f
+		if f == Blocks {
+			blockFiles = append(blockFiles, name)
+			continue
+		}
+		src, err := openOne(ctx, name, f, opts)
+		if err != nil {
+			in.Close()
+			return nil, err
+		}
+		in.closers = append(in.closers, src.Close)
+		for _, n := range src.Notes() {
+			in.Notes = append(in.Notes, name+": "+n)
+		}
+		if f == CSV || f == TSV {
+			formatted++
+		}
+		zones = append(zones, src.Location())
+		parts = append(parts, pdh.Input{Name: name, Source: src})
+	}
+	if len(blockFiles) > 0 {
+		bf, err := pdh.OpenBlockFiles(blockFiles, opts.Titles)
+		if err != nil {
+			in.Close()
+			return nil, err
+		}
+		in.Notes = append(in.Notes, bf.Notes()...)
+		parts = append(parts, pdh.Input{Name: blockFiles[0], Source: bf})
+	}
+	in.FormattedOnly = formatted == len(names)
+	in.Location = commonZone(zones)
+	if len(parts) == 1 {
+		in.Source = parts[0].Source
+		return in, nil
+	}
+	m, err := pdh.Merge(parts...)
+	if err != nil {
+		in.Close()
+		return nil, err
+	}
+	in.Notes = append(in.Notes, m.Notes()...)
+	in.Source = m
+	return in, nil
+}
+
+// openOne opens one log of a known format.
+func openOne(ctx context.Context, name string, f Format, opts OpenOptions) (located, error) {
+	switch f {
+	case BIN:
+		return binlog.Open(name)
+	case BLG:
+		return blg.Open(name)
+	case CSV, TSV:
+		return pdhcsv.Open(name)
+	case SQL:
+		return sqllog.OpenWith(ctx, name, opts.SQL)
+	}
+	return nil, fmt.Errorf("%s: %s logs are not read here", name, f)
+}
+
+// commonZone is the zone every input that names one agrees on; time.Local
+// when none names one or they disagree.
+func commonZone(zones []*time.Location) *time.Location {
+	var z *time.Location
+	for _, l := range zones {
+		if l == nil {
+			continue
+		}
+		if z != nil && z.String() != l.String() {
+			return time.Local
+		}
+		z = l
+	}
+	if z == nil {
+		return time.Local
+	}
+	return z
+}
+
+// binMagic starts every binary log (perflog/binlog/FORMAT.md).
+var binMagic = []byte("\x89PLOG\r\n\x1a")
+
+// perfSignature starts every PERF_DATA_BLOCK: "PERF" in UTF-16LE.
+var perfSignature = []byte("P\x00E\x00R\x00F\x00")
+
+// Detect recognises the format of a log by its content: SQL by the name's
+// "SQL:" prefix; a binary log by its magic; a PERF_DATA_BLOCK by its
+// signature; a text log by its header's first cell; anything else is
+// taken for a BLG (whose reader says why when it is not one).
+func Detect(name string) (Format, error) {
+	if IsSQL(name) {
+		return SQL, nil
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	head := make([]byte, 64)
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return 0, fmt.Errorf("%s: %w", name, err)
+	}
+	head = head[:n]
+	switch {
+	case bytes.HasPrefix(head, binMagic):
+		return BIN, nil
+	case bytes.HasPrefix(head, perfSignature):
+		return Blocks, nil
+	}
+	text := bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
+	text = bytes.TrimLeft(text, `"`)
+	switch {
+	case bytes.HasPrefix(text, []byte("(PDH-CSV 4.0)")):
+		return CSV, nil
+	case bytes.HasPrefix(text, []byte("(PDH-TSV 4.0)")):
+		return TSV, nil
+	}
+	return BLG, nil
+}
