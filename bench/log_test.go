@@ -25,6 +25,7 @@ import (
 	"github.com/perfcounters/perfcounters/internal/tool/relog"
 	"github.com/perfcounters/perfcounters/internal/tool/typeperf"
 	"github.com/perfcounters/perfcounters/pdh"
+	"github.com/perfcounters/perfcounters/perflog"
 	"github.com/perfcounters/perfcounters/perflog/blg"
 	"github.com/perfcounters/perfcounters/perflog/pdhcsv"
 )
@@ -356,7 +357,8 @@ func buildPerfc(b *testing.B, dir string) string {
 // BenchmarkLogSize records N samples (PERFC_BENCH_LOG_SAMPLES, default
 // 60), one a second, of each workload with every logger at the same time:
 // pmlogger (-t 1sec, through pmcd, which must be running), sadc (1 N),
-// `perfc typeperf -si 1 -sc N -f CSV -o` (the binary, as a child), and
+// `perfc typeperf -si 1 -sc N -f CSV -o` and `... -f BIN -o` (the binary,
+// as children), and
 // typeperf's engine in this process, whose samples are kept and then
 // written to our binary log (plain and compressed). Each file's size is
 // reported in bytes per stored value, as it is and after `zstd -19`, with
@@ -402,9 +404,14 @@ func logSizeOnce(b *testing.B, wl logWorkload) {
 	pc := exec.CommandContext(ctx, perfc, pargs...)
 	var pcOut bytes.Buffer
 	pc.Stdout, pc.Stderr = &pcOut, &pcOut
+	binChild := filepath.Join(dir, "perfc.plog")
+	bargs := append([]string{"typeperf"}, wl.counters...)
+	bargs = append(bargs, "-si", "1", "-sc", strconv.Itoa(n), "-f", "BIN", "-o", binChild, "-y")
+	pb := exec.CommandContext(ctx, perfc, bargs...)
+	pb.Stdout, pb.Stderr = &pcOut, &pcOut
 
 	pmcd0 := pmcdCPU()
-	children := []*exec.Cmd{pml, pc}
+	children := []*exec.Cmd{pml, pc, pb}
 	if sadc != nil {
 		children = append(children, sadc)
 	}
@@ -461,6 +468,10 @@ func logSizeOnce(b *testing.B, wl logWorkload) {
 		report("perfc-csv", fileSize(b, csvChild), zstdSize(b, csvChild), cv)
 	}
 	b.ReportMetric(float64(childCPU(pc))/float64(n), "perfc-csv-cpu-ns/sample")
+	// The binary log `perfc typeperf -f BIN` writes (compressed, its
+	// default), per value of our CSV's count.
+	report("perfc-bin", fileSize(b, binChild), zstdSize(b, binChild), values)
+	b.ReportMetric(float64(childCPU(pb))/float64(n), "perfc-bin-cpu-ns/sample")
 
 	pmFiles := []string{archive + ".0", archive + ".meta", archive + ".index"}
 	pmValues, pmRecords := pmlogValues(b, archive)
@@ -501,19 +512,22 @@ func logSizeOnce(b *testing.B, wl logWorkload) {
 
 // BenchmarkLogCPU is the CPU per sample of logging a workload against
 // collecting the same sample alone (issue 10's goal: logging at most 1.1x
-// collecting). Samples are taken back to back (no interval):
+// collecting). Samples are taken back to back: typeperf's engine
+// (typeperf.Run, as `perfc typeperf` runs it) at an interval of 1 ns.
 //
-//   - collect: the live source's sample of the objects the typeperf query
-//     needs (what any logger must do);
-//   - csv: typeperf's engine logging PDH-CSV to a file (typeperf -f CSV
-//     -o): the sample, pdh's formatting of every column, the row;
-//   - bin, binz: the sample written to our binary log, plain and
-//     compressed (typeperf -f BIN -o).
+//   - sample: the live source's sample of the objects the typeperf query
+//     needs, alone (the floor of any logger);
+//   - collect: typeperf's loop recording into a recorder that writes
+//     nothing: the query's collection of every sample, without logging;
+//   - csv: typeperf logging PDH-CSV to a file (typeperf -f CSV -o): the
+//     collection, pdh's formatting of every column, the row;
+//   - bin, binz: typeperf logging to our binary log through perflog.Create
+//     (typeperf -f BIN -o): plain, and compressed (the tool's default).
 //
-// Run with -benchtime=60x (60 samples an iteration).
+// Run with -benchtime=120x (120 samples an iteration).
 func BenchmarkLogCPU(b *testing.B) {
 	for _, wl := range logWorkloads {
-		b.Run(wl.name+"/collect", func(b *testing.B) {
+		b.Run(wl.name+"/sample", func(b *testing.B) {
 			_, src, want := liveQuery(b, wl.counters)
 			ctx := b.Context()
 			loop(b, func() {
@@ -522,25 +536,20 @@ func BenchmarkLogCPU(b *testing.B) {
 				}
 			})
 		})
+		b.Run(wl.name+"/collect", func(b *testing.B) {
+			benchTypeperf(b, wl, func(*testing.B, pdh.Source) (typeperf.Options, io.Writer) {
+				return typeperf.Options{Sink: nopRecorder{}}, io.Discard
+			})
+		})
 		b.Run(wl.name+"/csv", func(b *testing.B) {
-			_, src, _ := liveQuery(b, wl.counters)
-			f, err := os.Create(filepath.Join(b.TempDir(), "log.csv"))
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer f.Close()
-			b.ReportAllocs()
-			b.ResetTimer()
-			start := cpuNow()
-			// Run's own interval, 1 ns, makes the samples back to back.
-			err = typeperf.Run(b.Context(), src, typeperf.Options{Counters: wl.counters, Interval: time.Nanosecond,
-				Samples: b.N, Format: pdhcsv.CSV, Log: true, Location: time.Local}, f, io.Discard, io.Discard)
-			used := cpuNow() - start
-			b.StopTimer()
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.ReportMetric(float64(used)/float64(b.N), "cpu-ns/op")
+			benchTypeperf(b, wl, func(b *testing.B, _ pdh.Source) (typeperf.Options, io.Writer) {
+				f, err := os.Create(filepath.Join(b.TempDir(), "log.csv"))
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.Cleanup(func() { f.Close() })
+				return typeperf.Options{Format: pdhcsv.CSV, Log: true}, f
+			})
 		})
 		for _, compress := range []bool{false, true} {
 			name := "bin"
@@ -548,27 +557,51 @@ func BenchmarkLogCPU(b *testing.B) {
 				name = "binz"
 			}
 			b.Run(wl.name+"/"+name, func(b *testing.B) {
-				_, src, want := liveQuery(b, wl.counters)
-				w, err := createBinlog(filepath.Join(b.TempDir(), "log.plog"), src, wl.counters, compress)
-				if err != nil {
-					b.Fatal(err)
-				}
-				ctx := b.Context()
-				loop(b, func() {
-					s, err := src.Sample(ctx, want)
+				benchTypeperf(b, wl, func(b *testing.B, src pdh.Source) (typeperf.Options, io.Writer) {
+					r, err := perflog.Create(b.Context(), filepath.Join(b.TempDir(), "log.plog"), perflog.BIN,
+						perflog.CreateOptions{Counters: wl.counters, Location: time.Local, Titles: src.Titles(), Uncompressed: !compress})
 					if err != nil {
 						b.Fatal(err)
 					}
-					if err := w.WriteSample(s); err != nil {
-						b.Fatal(err)
-					}
+					b.Cleanup(func() {
+						if err := r.Close(); err != nil {
+							b.Error(err)
+						}
+					})
+					return typeperf.Options{Sink: r}, io.Discard
 				})
-				if err := w.Close(); err != nil {
-					b.Fatal(err)
-				}
 			})
 		}
 	}
+}
+
+// nopRecorder records nothing: typeperf's loop without logging.
+type nopRecorder struct{}
+
+func (nopRecorder) WriteQuery(context.Context, *pdh.Query) error { return nil }
+
+// benchTypeperf runs typeperf's engine over the live host for b.N samples
+// back to back, with the output options and writer opts gives (a Sink, or
+// a text log's Format and file), and reports CPU per sample.
+func benchTypeperf(b *testing.B, wl logWorkload, opts func(*testing.B, pdh.Source) (typeperf.Options, io.Writer)) {
+	h, err := host.New(host.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer h.Close()
+	src := h.Source()
+	o, out := opts(b, src)
+	o.Counters, o.Interval, o.Samples, o.Location = wl.counters, time.Nanosecond, b.N, time.Local
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := cpuNow()
+	err = typeperf.Run(b.Context(), src, o, out, io.Discard, io.Discard)
+	used := cpuNow() - start
+	b.StopTimer()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(used)/float64(b.N), "cpu-ns/op")
 }
 
 // BenchmarkLogWrite is the CPU of the logging step alone: samples
