@@ -189,7 +189,9 @@ func parseResponse(line []byte) (response, error) {
 		}
 		return response{kind: respMore}, nil
 	case wordErr:
-		return response{kind: respErr, text: printable(rest)}, nil
+		// Replacing what is not printable can lengthen the text (one
+		// byte becomes U+FFFD's three): cut it to fit a line again.
+		return response{kind: respErr, text: oneLine(printable(rest))}, nil
 	case verbHello:
 		v, err := parseUint32(rest)
 		if err != nil {
