@@ -7,6 +7,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/perfcounters/perfcounters/counterset"
 	"github.com/perfcounters/perfcounters/countertype"
@@ -46,5 +48,10 @@ func main() {
 		in.MustSharded(3).Writer().Add(6)
 	}
 	fmt.Println("ready", p.Path())
-	select {}
+	// Wait to be killed. A bare select{} lets the runtime end the
+	// program as deadlocked once no goroutine can run (it did, under
+	// load); a pending signal keeps it waiting.
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, syscall.SIGTERM)
+	<-stop
 }
