@@ -36,8 +36,11 @@ const (
 	// that record's seq.
 	flagPrevDict = 1 << 1
 	knownFlags   = flagCompressed | flagPrevDict
-	// minPrevDict is the smallest previous payload used as a dictionary.
-	minPrevDict = 256
+	// minPrevDict is the smallest previous payload the writer uses as a
+	// dictionary: below it, setting the dictionary up costs more CPU than
+	// the bytes it saves are worth (on a 174-value system sample it made
+	// the write 40 times slower, 0.67 ms against 0.70 ms of collecting).
+	minPrevDict = 8 << 10
 )
 
 // prevDictID is the zstd dictionary id under which a SAMPLE record's
