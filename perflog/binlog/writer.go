@@ -143,8 +143,8 @@ type Writer struct {
 	zoneName  string
 	iana      string
 	zenc      *zstd.Encoder
-	zdict     bool   // zenc holds a dictionary
-	prev      []byte // the epoch's last SAMPLE payload, the next one's dictionary
+	zdict     *zstd.Encoder // for samples with the previous one as dictionary; never without one
+	prev      []byte        // the epoch's last SAMPLE payload, the next one's dictionary
 	prevSeq   uint64
 	hasPrev   bool
 	wrote     bool // a record was written to the current file
@@ -596,22 +596,23 @@ func (w *Writer) frameRecord(out []byte, kind Kind, seq uint64, t int64, pl []by
 		return appendFrame(out, kind, 0, seq, t, pl)
 	}
 	flags := uint8(flagCompressed)
-	dict := kind == KindSample && w.hasPrev && len(w.prev) >= minPrevDict
-	if dict || w.zdict {
-		opt := zstd.WithEncoderDictDelete()
-		if dict {
-			opt = zstd.WithEncoderDictRaw(prevDictID(w.prevSeq), w.prev)
+	enc := w.zenc
+	if kind == KindSample && w.hasPrev && len(w.prev) >= minPrevDict {
+		// A second encoder that always holds a dictionary: one encoder
+		// switching between dictionary and none is rebuilt each time.
+		opt := zstd.WithEncoderDictRaw(prevDictID(w.prevSeq), w.prev)
+		var err error
+		if w.zdict == nil {
+			w.zdict, err = zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithEncoderCRC(false), opt)
+		} else {
+			err = w.zdict.ResetWithOptions(nil, opt)
 		}
-		if err := w.zenc.ResetWithOptions(nil, opt); err != nil {
-			return appendFrame(out, kind, 0, seq, t, pl)
+		if err == nil {
+			enc, flags = w.zdict, flags|flagPrevDict
 		}
-		w.zdict = dict
-	}
-	if dict {
-		flags |= flagPrevDict
 	}
 	z := binary.AppendUvarint(w.zbuf[:0], uint64(len(pl)))
-	z = w.zenc.EncodeAll(pl, z)
+	z = enc.EncodeAll(pl, z)
 	w.zbuf = z
 	if len(z) < len(pl) && uint64(len(pl)) <= 64*uint64(len(z))+1<<20 {
 		return appendFrame(out, kind, flags, seq, t, z)
@@ -647,6 +648,9 @@ func (w *Writer) closeFile() error {
 func (w *Writer) Close() error {
 	if w.zenc != nil {
 		w.zenc.Close()
+	}
+	if w.zdict != nil {
+		w.zdict.Close()
 	}
 	if w.f == nil {
 		return nil
