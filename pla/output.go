@@ -10,9 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/perfcounters/perfcounters/calc"
 	"github.com/perfcounters/perfcounters/collectorset"
-	"github.com/perfcounters/perfcounters/counterpath"
 	"github.com/perfcounters/perfcounters/pdh"
 	"github.com/perfcounters/perfcounters/perflog/binlog"
 	"github.com/perfcounters/perfcounters/perflog/pdhcsv"
@@ -255,9 +253,8 @@ type textOutput struct {
 	path        string
 	size, limit int64
 	header      bool // the header is still to be written
-	cols        []column
+	cols        *pdhcsv.Columns
 	vals        []pdhcsv.Value
-	items       []pdh.Item
 	started     bool
 	discard     bool // Write drops what it is given (the header of an appended file)
 }
@@ -285,18 +282,12 @@ func (o *textOutput) Write(b []byte) (int, error) {
 	return n, err
 }
 
-// opts of formatted values: unscaled, uncapped, as relog writes text logs.
-const fmtOpts = calc.FmtDouble | calc.FmtNoScale | calc.FmtNoCap100
-
 func (o *textOutput) write(_ context.Context, q *pdh.Query) error {
 	if !o.started {
 		o.started = true
-		o.cols = columns(q, strings.ToUpper(q.Machine()))
-		o.vals = make([]pdhcsv.Value, len(o.cols))
-		names := make([]string, len(o.cols))
-		for i, c := range o.cols {
-			names[i] = c.name
-		}
+		o.cols = pdhcsv.QueryColumns(q, strings.ToUpper(q.Machine()))
+		o.vals = make([]pdhcsv.Value, o.cols.Len())
+		names := o.cols.Names()
 		// Appending to a file that has its header: the writer still
 		// needs the columns, the file does not get them again.
 		o.discard = !o.header
@@ -306,7 +297,7 @@ func (o *textOutput) write(_ context.Context, q *pdh.Query) error {
 			return err
 		}
 	}
-	o.items = fill(q, o.cols, o.vals, o.items)
+	o.cols.Fill(o.vals)
 	return o.w.WriteRow(q.Time(), o.vals)
 }
 
@@ -318,72 +309,4 @@ func (o *textOutput) close() error {
 		err = cerr
 	}
 	return err
-}
-
-// column is one text column: a concrete instance of one counter.
-type column struct {
-	c    *pdh.Counter
-	key  string
-	name string
-}
-
-// columns expands the counters into columns as the first sample shows
-// them: a counter without wildcards keeps its spelling, a wildcard one
-// gets a column per concrete path.
-func columns(q *pdh.Query, machine string) []column {
-	var cols []column
-	seen := map[string]bool{}
-	for _, c := range q.Counters() {
-		arr := c.FormattedArray(fmtOpts)
-		p := c.Path()
-		if !p.HasWildcard() {
-			if len(arr) == 0 {
-				continue
-			}
-			cols = append(cols, column{c: c, key: arr[0].Path.String(), name: columnName(p, machine)})
-			continue
-		}
-		for _, it := range arr {
-			k := strings.ToLower(it.Path.String())
-			if seen[k] {
-				continue
-			}
-			seen[k] = true
-			cols = append(cols, column{c: c, key: it.Path.String(), name: columnName(it.Path, machine)})
-		}
-	}
-	return cols
-}
-
-func columnName(p counterpath.Path, machine string) string {
-	if p.Machine == "" {
-		p.Machine = machine
-	}
-	return p.String()
-}
-
-// fill sets vals from the current sample: " " where a column's item is
-// gone or has no valid value.
-func fill(q *pdh.Query, cols []column, vals []pdhcsv.Value, buf []pdh.Item) []pdh.Item {
-	var last *pdh.Counter
-	var byKey map[string]int
-	for i, col := range cols {
-		if col.c != last {
-			last = col.c
-			buf = col.c.AppendFormattedArray(buf[:0], fmtOpts)
-			byKey = make(map[string]int, len(buf))
-			for j, it := range buf {
-				byKey[it.Path.String()] = j
-			}
-		}
-		vals[i] = pdhcsv.Value{}
-		j, ok := byKey[col.key]
-		if !ok && !col.c.Path().HasWildcard() && len(buf) == 1 {
-			j, ok = 0, true
-		}
-		if ok && buf[j].Status == calc.ValidData {
-			vals[i] = pdhcsv.Value{Number: buf[j].Computed, OK: true}
-		}
-	}
-	return buf
 }

@@ -62,7 +62,7 @@ var table = map[string]rule{
 	"system":           {2, []string{"counterset", "countertype", "perfdata"}},
 	"engine":           {2, []string{"collect", "counterset", "perfdata", "titles"}},
 	"pdh":              {2, []string{"calc", "counterpath", "countertype", "internal/utf16le", "perfdata", "titles"}},
-	"perflog/pdhcsv":   {2, []string{"counterpath", "countertype", "pdh", "perfdata", "perflog/rawlog", "titles"}},
+	"perflog/pdhcsv":   {2, []string{"calc", "counterpath", "countertype", "pdh", "perfdata", "perflog/rawlog", "titles"}},
 	"state":            {2, []string{"collectorset", "counterset", "manifest", "titles"}},
 	"collectorset":     {2, []string{"counterpath"}},
 	"perflog/binlog":   {2, []string{"pdh", "perfdata", "titles"}},
@@ -75,12 +75,12 @@ var table = map[string]rule{
 	// pla runs collector sets (Windows' Performance Logs and Alerts):
 	// given a live source by the program, it writes the logs and keeps
 	// the run-state records.
-	"pla": {3, []string{"calc", "collectorset", "counterpath", "pdh", "perflog/binlog", "perflog/pdhcsv", "perflog/sqllog", "state", "titles"}},
+	"pla": {3, []string{"collectorset", "pdh", "perflog/binlog", "perflog/pdhcsv", "perflog/sqllog", "state", "titles"}},
 	// L4: tools.
 	"internal/tool/dump":     {4, []string{"countertype", "perfdata", "perflog/binlog", "titles"}},
 	"internal/tool/query":    {4, []string{"engine"}},
 	"internal/tool/ctrpp":    {4, []string{"counterset", "countertype", "manifest"}},
-	"internal/tool/typeperf": {4, []string{"calc", "counterpath", "pdh", "perflog/pdhcsv"}},
+	"internal/tool/typeperf": {4, []string{"counterpath", "pdh", "perflog/pdhcsv"}},
 	"internal/tool/relog":    {4, []string{"calc", "counterpath", "countertype", "pdh", "perfdata", "perflog/pdhcsv", "titles"}},
 	"internal/tool/lodctr":   {4, []string{"manifest", "state", "titles"}},
 	"internal/tool/logman":   {4, []string{"collectorset", "state"}},

@@ -14,8 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/perfcounters/perfcounters/calc"
-	"github.com/perfcounters/perfcounters/counterpath"
 	"github.com/perfcounters/perfcounters/pdh"
 	"github.com/perfcounters/perfcounters/perflog/pdhcsv"
 )
@@ -119,8 +117,8 @@ func Run(ctx context.Context, src pdh.Source, opts Options, out, console, errw i
 	if machine == "" {
 		machine = strings.ToUpper(q.Machine())
 	}
-	cols := columns(q, machine)
-	if len(cols) == 0 {
+	cols := pdhcsv.QueryColumns(q, machine)
+	if cols.Len() == 0 {
 		return ErrNoValidCounters
 	}
 	style := pdhcsv.StyleConsole
@@ -134,15 +132,10 @@ func Run(ctx context.Context, src pdh.Source, opts Options, out, console, errw i
 			return err
 		}
 	}
-	names := make([]string, len(cols))
-	for i, c := range cols {
-		names[i] = c.name
-	}
-	if err := w.WriteHeader(pdhcsv.ZoneOf(q.Time().In(opts.Location)), names); err != nil {
+	if err := w.WriteHeader(pdhcsv.ZoneOf(q.Time().In(opts.Location)), cols.Names()); err != nil {
 		return err
 	}
-	vals := make([]pdhcsv.Value, len(cols))
-	var items []pdh.Item
+	vals := make([]pdhcsv.Value, cols.Len())
 	first := 0
 	if opts.Log {
 		// A PDH-written log (typeperf -o, relog, perfmon, Export-Counter)
@@ -154,7 +147,7 @@ func Run(ctx context.Context, src pdh.Source, opts Options, out, console, errw i
 		// instantaneous ones). The console instead primes one sample and
 		// prints from the second, so every printed row has values
 		// (logs/txwinrm/typeperf-console-sc1.txt).
-		items = fill(q, cols, vals, items)
+		cols.Fill(vals)
 		if err := w.WriteRow(q.Time(), vals); err != nil {
 			return err
 		}
@@ -177,7 +170,7 @@ loop:
 			}
 			break
 		}
-		items = fill(q, cols, vals, items)
+		cols.Fill(vals)
 		if err := w.WriteRow(q.Time(), vals); err != nil {
 			runErr = err
 			break
@@ -236,77 +229,4 @@ func ReportProblems(problems []pdh.Problem, warn func(cause, msg string)) {
 		}, p.String())
 		warn("sample:"+cause, p.String())
 	}
-}
-
-// column is one output column: a concrete instance of one counter.
-type column struct {
-	c    *pdh.Counter
-	key  string // the item's concrete path, the key to find it again
-	name string // header cell
-}
-
-// columns expands the counters into columns as the first sample shows
-// them. A counter without wildcards keeps the spelling it was given; a
-// wildcard counter gets one column per concrete path (real names, #index).
-func columns(q *pdh.Query, machine string) []column {
-	var cols []column
-	seen := map[string]bool{}
-	for _, c := range q.Counters() {
-		arr := c.FormattedArray(opts)
-		p := c.Path()
-		if !p.HasWildcard() {
-			if len(arr) == 0 {
-				continue
-			}
-			cols = append(cols, column{c: c, key: arr[0].Path.String(), name: columnName(p, machine)})
-			continue
-		}
-		for _, it := range arr {
-			k := it.Path.String()
-			if seen[strings.ToLower(k)] {
-				continue
-			}
-			seen[strings.ToLower(k)] = true
-			cols = append(cols, column{c: c, key: k, name: columnName(it.Path, machine)})
-		}
-	}
-	return cols
-}
-
-// opts: typeperf prints values unscaled and uncapped (a real capture shows
-// "\Process(_total)\% Processor Time" as 803.998032 and Working Set,
-// DefaultScale -5, in bytes), which is what Item.Computed holds.
-const opts = calc.FmtDouble | calc.FmtNoScale | calc.FmtNoCap100
-
-func columnName(p counterpath.Path, machine string) string {
-	if p.Machine == "" {
-		p.Machine = machine
-	}
-	return p.String()
-}
-
-// fill sets vals from the current sample: each column's item by its key,
-// " " when it is gone or has no valid value.
-func fill(q *pdh.Query, cols []column, vals []pdhcsv.Value, buf []pdh.Item) []pdh.Item {
-	var last *pdh.Counter
-	var byKey map[string]int
-	for i, col := range cols {
-		if col.c != last {
-			last = col.c
-			buf = col.c.AppendFormattedArray(buf[:0], opts)
-			byKey = make(map[string]int, len(buf))
-			for j, it := range buf {
-				byKey[it.Path.String()] = j
-			}
-		}
-		vals[i] = pdhcsv.Value{}
-		j, ok := byKey[col.key]
-		if !ok && !col.c.Path().HasWildcard() && len(buf) == 1 {
-			j, ok = 0, true
-		}
-		if ok && buf[j].Status == calc.ValidData {
-			vals[i] = pdhcsv.Value{Number: buf[j].Computed, OK: true}
-		}
-	}
-	return buf
 }
