@@ -1,0 +1,470 @@
+// Package server is `perfc serve`'s HTTP server: it listens, speaks TLS,
+// authenticates callers, gives them a role, bounds what requests may cost,
+// and hands them to the handlers it is given — the API (remote's handler,
+// under /v1/) and any other path the program mounts (/metrics) — all
+// behind the same authentication and limits.
+//
+// Its configuration is a web-config.yml file in prometheus/exporter-
+// toolkit's format (Config), plus perfc's own fields under `perfc:`
+// (bearer tokens, roles). The listen policy (Options.Addr): loopback by
+// default; any other address only with TLS and authentication configured.
+// On loopback without configured authentication the server writes a
+// random token to a file only the serving user can read, and callers must
+// send it (docs/serve.md says why).
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/perfcounters/perfcounters/remote"
+)
+
+// DefaultAddr is where the server listens unless told otherwise: the IPv4
+// loopback address, port 9641.
+const DefaultAddr = "127.0.0.1:9641"
+
+// Options configure a server. API is required; the rest have defaults.
+type Options struct {
+	// Addr is the address to listen on, host:port (DefaultAddr when
+	// empty). A host other than a loopback address (an empty host,
+	// 0.0.0.0 and :: included) needs TLS and authentication in Config.
+	Addr string
+	// ConfigFile is a web-config.yml file; empty means none (loopback
+	// only). It must pass the trust checks (LoadConfig).
+	ConfigFile string
+	// Config is a configuration already read (tests); used when
+	// ConfigFile is empty.
+	Config *Config
+	// API serves the versioned API: every path under remote.APIVersion+"/".
+	API http.Handler
+	// Handlers are other paths (http.ServeMux patterns, such as
+	// remote.PathMetrics), served behind the same authentication and
+	// limits; they need the monitor role.
+	Handlers map[string]http.Handler
+	// Anonymous lets callers without credentials in as monitor; refused
+	// unless the address is loopback.
+	Anonymous bool
+	// TokenFile is where, on loopback without configured authentication
+	// (and not Anonymous), the generated token is written (mode 0600, in
+	// a directory only the serving user may change); DefaultTokenFile
+	// when empty. The file is removed at shutdown.
+	TokenFile string
+	// UID is, when UIDSet, the serving user: the owner (besides root)
+	// the configuration, certificate and key files must have. Otherwise
+	// it is os.Geteuid().
+	UID    int
+	UIDSet bool
+	// Limits bound requests; zero fields take DefaultLimits.
+	Limits Limits
+	// Logger receives the server's notes; nil discards them.
+	Logger *slog.Logger
+	// Getenv reads the environment (DefaultTokenFile); nil: os.Getenv.
+	Getenv func(string) string
+}
+
+// Server is a listening server; Serve runs it.
+type Server struct {
+	ln        net.Listener
+	srv       *http.Server
+	tls       bool
+	tokenFile string
+	token     string
+	log       *slog.Logger
+	limits    Limits
+}
+
+// New checks the configuration and the listen policy, and listens. The
+// server answers nothing until Serve.
+func New(opts Options) (*Server, error) {
+	if opts.API == nil {
+		return nil, errors.New("server: no API handler")
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	getenv := opts.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	uid := os.Geteuid()
+	if opts.UIDSet {
+		uid = opts.UID
+	}
+	addr := opts.Addr
+	if addr == "" {
+		addr = DefaultAddr
+	}
+	cfg := opts.Config
+	if opts.ConfigFile != "" {
+		c, err := LoadConfig(opts.ConfigFile, uid)
+		if err != nil {
+			return nil, err
+		}
+		cfg = c
+	}
+	if cfg == nil {
+		cfg = &Config{}
+		cfg.validate(&validator{})
+	}
+	loopback, err := isLoopback(addr)
+	if err != nil {
+		return nil, err
+	}
+	if !loopback {
+		if err := remotePolicy(addr, cfg, opts.Anonymous); err != nil {
+			return nil, err
+		}
+	}
+	limits := opts.Limits.withDefaults()
+	a := &authenticator{cfg: cfg, anonymous: opts.Anonymous,
+		headerRequired: len(cfg.BasicAuthUsers) > 0 || len(cfg.Perfc.BearerTokens) > 0,
+		bcryptOK:       newVerifiedCache(1024)}
+
+	var certs *certStore
+	if cfg.HasTLS() {
+		if certs, err = newCertStore(cfg.TLSServerConfig, uid, cfg.HTTP2(), log); err != nil {
+			return nil, err
+		}
+	}
+
+	s := &Server{tls: certs != nil, log: log, limits: limits}
+	if loopback && !cfg.HasAuth() && !opts.Anonymous {
+		tf := opts.TokenFile
+		if tf == "" {
+			_, port, _ := net.SplitHostPort(addr)
+			tf = DefaultTokenFile(getenv, uid, port)
+		}
+		tok, err := writeTokenFile(tf, uid)
+		if err != nil {
+			return nil, err
+		}
+		sum := sha256.Sum256([]byte(tok))
+		a.local = sum[:]
+		s.tokenFile, s.token = tf, tok
+	}
+
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		s.removeToken()
+		return nil, fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && loopback && !tcp.IP.IsLoopback() {
+		ln.Close()
+		s.removeToken()
+		return nil, fmt.Errorf("listen on %s: bound to %s, not a loopback address", addr, tcp.IP)
+	}
+	s.ln = ln
+
+	mux := http.NewServeMux()
+	mux.Handle(remote.APIVersion+"/", opts.API)
+	for p, h := range opts.Handlers {
+		mux.Handle(p, h)
+	}
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("%s: no such path (the API is under %s/)", r.URL.Path, remote.APIVersion))
+	})
+	g := &gate{
+		auth: a, next: mux, limits: limits, headers: cfg.headers(),
+		sem:   make(chan struct{}, limits.MaxConcurrent),
+		perIP: newClientLimiter(cfg.RateLimit, limits.MaxClients),
+		perID: newClientLimiter(cfg.RateLimit, limits.MaxClients),
+		log:   log,
+	}
+	var protos http.Protocols
+	protos.SetHTTP1(true)
+	if cfg.HTTP2() {
+		if certs != nil {
+			protos.SetHTTP2(true)
+		} else {
+			protos.SetUnencryptedHTTP2(true) // h2c with prior knowledge, loopback only
+		}
+	}
+	s.srv = &http.Server{
+		Handler:           g,
+		MaxHeaderBytes:    limits.MaxHeaderBytes,
+		ReadHeaderTimeout: limits.ReadHeaderTimeout,
+		ReadTimeout:       limits.ReadTimeout,
+		WriteTimeout:      limits.WriteTimeout,
+		IdleTimeout:       limits.IdleTimeout,
+		Protocols:         &protos,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
+	}
+	if certs != nil {
+		s.srv.TLSConfig = certs.serverConfig()
+	}
+	return s, nil
+}
+
+// Addr is the address the server listens on.
+func (s *Server) Addr() net.Addr { return s.ln.Addr() }
+
+// URL is the server's base URL (https when it serves TLS).
+func (s *Server) URL() string {
+	scheme := "http"
+	if s.tls {
+		scheme = "https"
+	}
+	return scheme + "://" + s.ln.Addr().String()
+}
+
+// TokenFile is the file holding the generated loopback token, "" when
+// the server has none.
+func (s *Server) TokenFile() string { return s.tokenFile }
+
+// Token is the generated loopback token, "" when there is none.
+func (s *Server) Token() string { return s.token }
+
+// Serve answers requests until ctx is done, then stops taking new ones,
+// lets those in flight finish (within Limits.ShutdownTimeout), closes
+// the rest, and removes the token file.
+func (s *Server) Serve(ctx context.Context) error {
+	defer s.removeToken()
+	errc := make(chan error, 1)
+	go func() {
+		if s.tls {
+			errc <- s.srv.ServeTLS(s.ln, "", "")
+		} else {
+			errc <- s.srv.Serve(s.ln)
+		}
+	}()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), s.limits.ShutdownTimeout)
+	defer cancel()
+	err := s.srv.Shutdown(sctx)
+	if err != nil {
+		s.srv.Close()
+	}
+	<-errc
+	return err
+}
+
+// Close stops a server that is not serving (New succeeded, Serve was not
+// called).
+func (s *Server) Close() error {
+	s.removeToken()
+	return s.srv.Close()
+}
+
+func (s *Server) removeToken() {
+	if s.tokenFile != "" {
+		os.Remove(s.tokenFile)
+	}
+}
+
+// isLoopback reports whether addr's host is a loopback address: an IP
+// literal in 127/8 or ::1, or "localhost". An empty host, 0.0.0.0 and ::
+// listen on every address; other names are taken as not loopback.
+func isLoopback(addr string) (bool, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false, fmt.Errorf("listen address %q: want host:port, such as %s: %v", addr, DefaultAddr, err)
+	}
+	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+		return false, fmt.Errorf("listen address %q: port %q is not a number from 0 to 65535", addr, port)
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true, nil
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback(), nil
+}
+
+// remotePolicy refuses a non-loopback address unless TLS and
+// authentication are configured, and says how to configure them.
+func remotePolicy(addr string, cfg *Config, anonymous bool) error {
+	const how = `; write them in a web configuration file given with -config, for example:
+
+  tls_server_config:
+    cert_file: /etc/perfc/server.crt
+    key_file: /etc/perfc/server.key
+  basic_auth_users:
+    alice: $2y$10$...   # htpasswd -nBC 10 alice
+  perfc:
+    bearer_tokens:
+      grafana: {sha256: 9f86d08...}   # printf %%s "$TOKEN" | sha256sum
+
+(client certificates: client_ca_file and client_auth_type: RequireAndVerifyClientCert; see docs/serve.md)`
+	var missing []string
+	if !cfg.HasTLS() {
+		missing = append(missing, "TLS (tls_server_config: cert_file and key_file)")
+	}
+	if !cfg.HasAuth() {
+		missing = append(missing, "authentication (basic_auth_users, perfc.bearer_tokens, or tls_server_config.client_ca_file with client_auth_type: RequireAndVerifyClientCert)")
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("listen address %s is not loopback: serving other hosts needs %s"+how, addr, strings.Join(missing, " and "))
+	}
+	if anonymous {
+		return fmt.Errorf("listen address %s is not loopback: anonymous callers are allowed on loopback only", addr)
+	}
+	return nil
+}
+
+// DefaultTokenFile is where the loopback token of a server on port is
+// written: $XDG_RUNTIME_DIR/perfc/serve-PORT.token, else
+// /run/perfc/serve-PORT.token for root, else
+// $TMPDIR/perfc-UID/serve-PORT.token.
+func DefaultTokenFile(getenv func(string) string, uid int, port string) string {
+	name := "serve-" + port + ".token"
+	if d := getenv("XDG_RUNTIME_DIR"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "perfc", name)
+	}
+	if uid == 0 {
+		return filepath.Join("/run/perfc", name)
+	}
+	tmp := getenv("TMPDIR")
+	if tmp == "" || !filepath.IsAbs(tmp) {
+		tmp = "/tmp"
+	}
+	return filepath.Join(tmp, fmt.Sprintf("perfc-%d", uid), name)
+}
+
+// writeTokenFile makes a random token and writes it to path, mode 0600,
+// creating its directory (0700) when missing. The directory must belong
+// to uid (or root) and be closed to others' changes, so no other user
+// can replace the file or read the token.
+func writeTokenFile(path string, uid int) (string, error) {
+	dir := filepath.Dir(path)
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+		return "", fmt.Errorf("token file %s: %w", path, err)
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return "", fmt.Errorf("token file %s: %w", path, err)
+	}
+	st, _ := fi.Sys().(*syscall.Stat_t)
+	switch {
+	case !fi.IsDir():
+		return "", fmt.Errorf("token file %s: %s is not a directory", path, dir)
+	case st == nil || (int(st.Uid) != uid && st.Uid != 0):
+		return "", fmt.Errorf("token file %s: directory %s belongs to another user; remove it or choose another with -tokenfile", path, dir)
+	case fi.Mode().Perm()&0o022 != 0:
+		return "", fmt.Errorf("token file %s: directory %s (mode %04o) lets other users change it; chmod go-w %s", path, dir, fi.Mode().Perm(), dir)
+	}
+	var raw [32]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return "", err
+	}
+	tok := hex.EncodeToString(raw[:])
+	tmp, err := os.CreateTemp(dir, ".token-*")
+	if err != nil {
+		return "", fmt.Errorf("token file %s: %w", path, err)
+	}
+	_, werr := tmp.WriteString(tok + "\n")
+	cerr := tmp.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		os.Remove(tmp.Name())
+		return "", fmt.Errorf("token file %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		return "", fmt.Errorf("token file %s: %w", path, err)
+	}
+	return tok, nil
+}
+
+// gate is the chain every request passes: limits, authentication, the
+// caller's role, then the handlers.
+type gate struct {
+	auth         *authenticator
+	next         http.Handler
+	limits       Limits
+	headers      http.Header
+	sem          chan struct{}
+	perIP, perID *clientLimiter
+	log          *slog.Logger
+}
+
+func (g *gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	for k, v := range g.headers {
+		w.Header()[k] = v
+	}
+	select {
+	case g.sem <- struct{}{}:
+		defer func() { <-g.sem }()
+	default:
+		w.Header().Set("Retry-After", "1")
+		writeError(w, http.StatusServiceUnavailable, "busy", fmt.Sprintf("the server is answering %d requests; try again", g.limits.MaxConcurrent))
+		return
+	}
+	if len(r.RequestURI) > g.limits.MaxURLBytes {
+		writeError(w, http.StatusRequestURITooLong, "uri_too_long", fmt.Sprintf("request target of %d bytes, more than %d", len(r.RequestURI), g.limits.MaxURLBytes))
+		return
+	}
+	if r.ContentLength > g.limits.MaxBodyBytes {
+		writeError(w, http.StatusRequestEntityTooLarge, "body_too_large", fmt.Sprintf("request body of %d bytes, more than %d", r.ContentLength, g.limits.MaxBodyBytes))
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, g.limits.MaxBodyBytes)
+	now := time.Now()
+	ip, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		ip = r.RemoteAddr
+	}
+	if ok, wait := g.perIP.allow("ip:"+ip, now); !ok {
+		tooMany(w, wait)
+		return
+	}
+	res := g.auth.authenticate(r)
+	if res.status != 0 {
+		for _, c := range g.auth.challenge() {
+			w.Header().Add("WWW-Authenticate", c)
+		}
+		g.log.Debug("refused", "remote", r.RemoteAddr, "path", r.URL.Path, "reason", res.reason)
+		writeError(w, res.status, "unauthorized", res.reason)
+		return
+	}
+	if ok, wait := g.perID.allow("id:"+res.who, now); !ok {
+		tooMany(w, wait)
+		return
+	}
+	if need := requiredRole(r); res.role < need {
+		writeError(w, http.StatusForbidden, "forbidden", fmt.Sprintf("%s %s needs the %s role; %s has %s", r.Method, r.URL.Path, need, res.who, res.role))
+		return
+	}
+	g.next.ServeHTTP(w, r.WithContext(remote.WithRole(r.Context(), res.role, res.who)))
+}
+
+// requiredRole is the least role a request needs: changing collector sets
+// needs log, everything else monitor. The API handler checks again.
+func requiredRole(r *http.Request) remote.Role {
+	p := r.URL.Path
+	if (p == remote.PathSets || strings.HasPrefix(p, remote.PathSets+"/")) && r.Method != http.MethodGet && r.Method != http.MethodHead {
+		return remote.RoleLog
+	}
+	return remote.RoleMonitor
+}
+
+func tooMany(w http.ResponseWriter, wait time.Duration) {
+	secs := int((wait + time.Second - 1) / time.Second)
+	w.Header().Set("Retry-After", strconv.Itoa(max(secs, 1)))
+	writeError(w, http.StatusTooManyRequests, "rate_limited", fmt.Sprintf("too many requests; try again in %d s (rate_limit)", max(secs, 1)))
+}
+
+// writeError answers with remote's error JSON.
+func writeError(w http.ResponseWriter, status int, code, reason string) {
+	w.Header().Set("Content-Type", remote.MediaJSON)
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(remote.ErrorBody{Error: remote.Error{Status: status, Code: code, Reason: reason}})
+}
