@@ -47,8 +47,10 @@ func ParseAuthorization(h string) (Credentials, error) {
 	}
 	switch {
 	case strings.EqualFold(scheme, "Basic"):
+		// The base64 decoder skips line breaks: the credentials must be
+		// token68 characters only, as the header's syntax says.
 		raw, err := base64.StdEncoding.DecodeString(rest)
-		if err != nil {
+		if err != nil || !isToken68(rest) {
 			return Credentials{}, errAuthSyntax
 		}
 		user, pass, ok := strings.Cut(string(raw), ":")

@@ -149,7 +149,25 @@ func yamlMessage(err error) string {
 	s := strings.TrimPrefix(err.Error(), "yaml: ")
 	s = strings.TrimPrefix(s, "unmarshal errors:\n")
 	s = unknownField.ReplaceAllString(s, "unknown field $1")
-	s = goType.ReplaceAllString(s, "into a $1")
+	s = goType.ReplaceAllStringFunc(s, func(m string) string {
+		t := strings.TrimPrefix(m, "into ")
+		switch {
+		case strings.HasPrefix(t, "map["), strings.HasPrefix(t, "server."):
+			return "where a mapping (key: value lines) belongs"
+		case strings.HasPrefix(t, "[]"):
+			return "where a list belongs"
+		case t == "time.Duration":
+			return "where a duration (such as 30s) belongs"
+		case strings.HasPrefix(t, "int"), strings.HasPrefix(t, "uint"):
+			return "where a whole number belongs"
+		case t == "bool", t == "*bool":
+			return "where true or false belongs"
+		}
+		return "where a string belongs"
+	})
+	s = strings.NewReplacer("cannot unmarshal !!seq", "a list", "cannot unmarshal !!map", "a mapping",
+		"cannot unmarshal !!str", "the text", "cannot unmarshal !!int", "the number",
+		"cannot unmarshal !!bool", "the value", "cannot unmarshal !!float", "the number").Replace(s)
 	var lines []string
 	for _, l := range strings.Split(s, "\n") {
 		if l = strings.TrimSpace(l); l != "" {
@@ -161,7 +179,7 @@ func yamlMessage(err error) string {
 
 var (
 	unknownField = regexp.MustCompile(`field (\S+) not found in type \S+`)
-	goType       = regexp.MustCompile(`into (?:map\[string\])?(?:\[\])?(?:\*)?(?:server\.)?([A-Za-z0-9.]+)`)
+	goType       = regexp.MustCompile(`into \S+`)
 )
 
 // validator collects the first semantic error, with the line of the
