@@ -37,8 +37,8 @@ var widgetInstances = []string{"a", "b", "a"}
 // from 1), per instance position i: what the tests compute expected
 // values from, independently of pdh.
 func widgetOps(i int, n uint64) uint64   { return 10 * uint64(i+1) * n * n } // PERF_COUNTER_BULK_COUNT
-func widgetLevel(i int, n uint64) uint64 { return 100*uint64(i) + n }       // PERF_COUNTER_RAWCOUNT
-func widgetBusy(i int) (uint64, uint64)  { return uint64(i + 1), 4 }        // PERF_RAW_FRACTION over base
+func widgetLevel(i int, n uint64) uint64 { return 100*uint64(i) + n }        // PERF_COUNTER_RAWCOUNT
+func widgetBusy(i int) (uint64, uint64)  { return uint64(i + 1), 4 }         // PERF_RAW_FRACTION over base
 
 // synthetic is a real engine with two objects whose values follow the
 // functions above: Widget (multi-instance) and Gadget (single, costly).
