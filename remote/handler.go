@@ -9,6 +9,8 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -126,7 +128,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}()
 	w.Header().Set("Cache-Control", "no-store")
 	role := h.role(r)
-	if role == RoleNone {
+	if role < RoleMonitor {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="perfc"`)
 		serveError(w, http.StatusUnauthorized, "unauthorized", "authentication required: this server accepts only authenticated callers (see the server's web configuration)")
 		return
@@ -134,6 +136,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if len(r.URL.RawQuery) > MaxQueryString {
 		serveError(w, http.StatusRequestURITooLong, "query_too_long",
 			fmt.Sprintf("query string of %d bytes, more than %d", len(r.URL.RawQuery), MaxQueryString))
+		return
+	}
+	if _, err := url.ParseQuery(r.URL.RawQuery); err != nil {
+		serveError(w, http.StatusBadRequest, "bad_query", fmt.Sprintf("query string: %v", err))
 		return
 	}
 	p := r.URL.Path
@@ -251,9 +257,27 @@ func singleParam(w http.ResponseWriter, r *http.Request, name string) (string, b
 	return "", false
 }
 
+// onlyParams answers 400 when r has a parameter other than names.
+func onlyParams(w http.ResponseWriter, r *http.Request, names ...string) bool {
+	for k, vs := range r.URL.Query() {
+		if !slices.Contains(names, k) {
+			want := "no parameters"
+			if len(names) > 0 {
+				want = strings.Join(names, ", ")
+			}
+			badParam(w, k, strings.Join(vs, ","), "unknown parameter (want "+want+")")
+			return false
+		}
+	}
+	return true
+}
+
 // serveQuery answers PathQuery: the engine's block (or MULTI_SZ list)
 // byte for byte, its problems in the Perfc-Problems header.
 func (h *Handler) serveQuery(w http.ResponseWriter, r *http.Request) {
+	if !onlyParams(w, r, "value") {
+		return
+	}
 	v, ok := singleParam(w, r, "value")
 	if !ok {
 		return
@@ -414,6 +438,9 @@ type hostInfo struct {
 }
 
 func (h *Handler) serveHost(w http.ResponseWriter, r *http.Request, role Role) {
+	if !onlyParams(w, r) {
+		return
+	}
 	_, who := Caller(r.Context())
 	c := h.opts.Clock
 	info := hostInfo{
