@@ -63,7 +63,7 @@ func (s *synthetic) lastQuery() engine.Query {
 	return s.queries[len(s.queries)-1]
 }
 
-func newSynthetic(t *testing.T) *synthetic {
+func newSynthetic(t testing.TB) *synthetic {
 	t.Helper()
 	s := &synthetic{Engine: engine.New(engine.Options{SystemName: "WIDGETHOST", Clock: bubbleClock{time.Now()}})}
 	widget := &counterset.Set{Name: "Widget", Help: "synthetic widgets", Instancing: counterset.Multiple, DefaultCounter: 1,
