@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -31,23 +32,6 @@ const (
 	loadHeapPeak   = 256 << 20
 )
 
-// hostAPI is a minimal API over the local host for the load test: the
-// block of a QueryValue at PathQuery, the caller as JSON elsewhere.
-func hostAPI(h *host.Host) http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET "+remote.PathQuery, func(w http.ResponseWriter, r *http.Request) {
-		res, err := h.QueryValue(r.Context(), r.URL.Query().Get("value"))
-		if err != nil {
-			writeError(w, http.StatusBadRequest, "bad_query", err.Error())
-			return
-		}
-		w.Header().Set("Content-Type", remote.MediaBlock)
-		w.Write(res.Block)
-	})
-	mux.Handle("/", stubAPI())
-	return mux
-}
-
 func TestLoad(t *testing.T) {
 	d := loadDuration
 	if testing.Short() {
@@ -67,7 +51,7 @@ func TestLoad(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	goroutines := runtime.NumGoroutine()
 
-	s, err := New(Options{Addr: "127.0.0.1:0", API: hostAPI(h), TokenFile: filepath.Join(t.TempDir(), "serve.token")})
+	s, err := New(Options{Addr: "127.0.0.1:0", API: remote.NewHandler(h, remote.HandlerOptions{}), TokenFile: filepath.Join(t.TempDir(), "serve.token")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,15 +63,16 @@ func TestLoad(t *testing.T) {
 	client := &http.Client{Transport: tr, Timeout: 30 * time.Second}
 	auth := "Bearer " + s.Token()
 	// Each client asks, in turn, for Memory and Processor as a block,
-	// for JSON, and once in eight for the whole Global block (tens of
-	// milliseconds of collection: more often, the test would measure
-	// the engine, not the server).
+	// for the host and for a formatted value as JSON, and once in eight
+	// for the whole Global block (tens of milliseconds of collection:
+	// more often, the test would measure the engine, not the server).
 	type request struct {
 		path string
 		objs []uint32 // objects the block must hold
 	}
-	small, memory, js := request{remote.PathQuery + "?value=4+238", []uint32{4, 238}}, request{remote.PathQuery + "?value=4", []uint32{4}}, request{remote.PathHost, nil}
-	requests := []request{small, memory, js, small, memory, js, small,
+	small, memory := request{remote.PathQuery + "?value=4+238", []uint32{4, 238}}, request{remote.PathQuery + "?value=4", []uint32{4}}
+	hostJS, formatted := request{path: remote.PathHost}, request{path: remote.PathFormatted + "?path=" + url.QueryEscape(`\Memory\Available Bytes`)}
+	requests := []request{small, memory, hostJS, formatted, small, memory, hostJS,
 		{remote.PathQuery + "?value=Global", []uint32{2, 4, 230, 238}}}
 	check := func(i int) error {
 		rq := requests[i%len(requests)]
@@ -105,9 +90,16 @@ func TestLoad(t *testing.T) {
 		if resp.StatusCode != 200 {
 			return fmt.Errorf("%s: status %d: %s", rq.path, resp.StatusCode, b)
 		}
-		if rq.objs == nil {
+		switch rq.path {
+		case hostJS.path:
 			var c callerJSON
-			if err := json.Unmarshal(b, &c); err != nil || c.Role != "log" {
+			if err := json.Unmarshal(b, &c); err != nil || c.Role != "log" || c.Who != "token:local" {
+				return fmt.Errorf("%s: %q: %v", rq.path, b, err)
+			}
+			return nil
+		case formatted.path:
+			var f remote.FormattedAnswer
+			if err := json.Unmarshal(b, &f); err != nil || len(f.Counters) != 1 || len(f.Counters[0].Items) != 1 {
 				return fmt.Errorf("%s: %q: %v", rq.path, b, err)
 			}
 			return nil
