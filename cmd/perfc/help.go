@@ -29,6 +29,7 @@ func helpScreens() map[string]helpScreen {
 		`Watch one process by its id with "\Process V2(*:PID)\% Processor Time".`
 	return map[string]helpScreen{
 		"logman": logmanHelp(),
+		"serve":  serveHelp(),
 		"typeperf": {
 			about: "Typeperf writes performance data to the command window or to a log file.\nTo stop Typeperf, press CTRL+C.",
 			usage: []string{

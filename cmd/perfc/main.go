@@ -61,6 +61,7 @@ func commands() []command {
 		lodctrCommand(),
 		unlodctrCommand(),
 		ctrppCommand(),
+		serveCommand(),
 		explainCommand(),
 		versionCommand(),
 		completionCommand(),

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/perfcounters/perfcounters/host"
+	"github.com/perfcounters/perfcounters/internal/server"
+	"github.com/perfcounters/perfcounters/remote"
+)
+
+func serveCommand() command {
+	return command{
+		name:  "serve",
+		usage: "[-listen <host:port>] [-config <web-config.yml>] [-tokenfile <filename>] [-anonymous]",
+		short: "serve this computer's performance data over the network (remote queries, TLS, authentication)",
+		run:   runServe,
+	}
+}
+
+// serveOptions are serve's command line, read by parseServe.
+type serveOptions struct {
+	listen, config, tokenFile string
+	anonymous, nowarn         bool
+}
+
+func parseServe(e *env, args []string) (serveOptions, error) {
+	fs := newFlags("serve", e.stdout)
+	var o serveOptions
+	fs.StringVar(&o.listen, "listen", server.DefaultAddr, "Address to listen on, `host:port`. Any address but a loopback one (127.0.0.1, ::1, localhost) needs TLS and authentication in the web configuration.")
+	fs.StringVar(&o.config, "config", "", "Web configuration `filename` in the format of Prometheus exporters' web-config.yml: TLS, client certificates, basic_auth_users, rate_limit, and perfc's bearer tokens and roles (docs/serve.md).")
+	fs.StringVar(&o.tokenFile, "tokenfile", "", "On loopback without authentication configured, the `filename` the server writes its random access token to (mode 0600). Default is $XDG_RUNTIME_DIR/perfc/serve-PORT.token.")
+	fs.BoolVar(&o.anonymous, "anonymous", false, "On loopback, let callers without credentials read counters (role monitor): every local user can then read what this user can.")
+	fs.BoolVar(&o.nowarn, "nowarn", false, "Do not print warnings (also: environment PERFC_WARNINGS=off).")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return o, err
+	}
+	if len(pos) > 0 {
+		return o, usagef("serve takes no arguments, got %q", strings.Join(pos, " "))
+	}
+	return o, nil
+}
+
+// runServe serves the local host until interrupted (SIGINT, SIGTERM).
+func runServe(ctx context.Context, e *env, args []string) error {
+	o, err := parseServe(e, args)
+	if err == errHelp {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	h, err := newHost(e, o.nowarn)
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	level := slog.LevelInfo
+	if o.nowarn || strings.EqualFold(e.getenv("PERFC_WARNINGS"), "off") {
+		level = slog.LevelError
+	}
+	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level}))
+	api := remote.NewHandler(h, remote.HandlerOptions{
+		ComputerName: host.ComputerName(),
+		Version:      strings.TrimSpace(strings.SplitN(versionText(), "\n", 2)[0]),
+		Logger:       log,
+	})
+	s, err := server.New(server.Options{
+		Addr:       o.listen,
+		ConfigFile: o.config,
+		API:        api,
+		Handlers:   map[string]http.Handler{},
+		Anonymous:  o.anonymous,
+		TokenFile:  o.tokenFile,
+		Logger:     log,
+		Getenv:     e.getenv,
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "perfc serve: listening on %s (API under %s/)\n", s.URL(), remote.APIVersion)
+	if tf := s.TokenFile(); tf != "" {
+		fmt.Fprintf(e.stdout, "Clients authenticate with the token in %s (Authorization: Bearer <token>); it is removed when the server stops.\n", tf)
+	}
+	fmt.Fprintln(e.stdout, "Press CTRL+C to stop.")
+	if err := s.Serve(ctx); err != nil {
+		return err
+	}
+	fmt.Fprintln(e.stdout, "perfc serve: stopped")
+	return nil
+}
+
+// serveHelp is serve's /? screen.
+func serveHelp() helpScreen {
+	return helpScreen{
+		about: "Serve answers remote queries for this computer's performance data:\n" +
+			"the raw blocks of Global, Costly or index lists, the title lists,\n" +
+			"object and counter enumeration with explain texts, and formatted\n" +
+			"values as JSON (remote/API.md). Other computers read it with\n" +
+			`\\host paths. It listens on loopback (` + server.DefaultAddr + `) unless told` + "\n" +
+			"otherwise; any other address needs TLS and authentication.",
+		usage: []string{"perfc serve [options]"},
+		notes: "Callers are monitor (read counters, titles and explain texts) or log\n" +
+			"(also start and stop collector sets), as Windows' Performance Monitor\n" +
+			"Users and Performance Log Users. On loopback without a web\n" +
+			"configuration, the server writes a random token to a file only its\n" +
+			"user can read, and callers must send it: other users of this computer\n" +
+			"reach loopback too. The web configuration's file, certificates and\n" +
+			"keys must belong to the serving user or root and be closed to others'\n" +
+			"changes (keys also to their reading). Certificates are re-read when\n" +
+			"they change. docs/serve.md has examples.",
+		examples: [][2]string{
+			{"Serve on loopback; local clients read the token file:", "perfc serve"},
+			{"Serve the network with TLS and passwords or tokens:", "perfc serve -listen :9641 -config /etc/perfc/web-config.yml"},
+			{"Let every local user read counters without a token:", "perfc serve -anonymous"},
+		},
+	}
+}

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestServeRefusesNetworkWithoutTLS(t *testing.T) {
+	for _, addr := range []string{"0.0.0.0:0", ":0", "[::]:0"} {
+		_, errs, code := runPerfc(t, "serve", "-LISTEN", addr)
+		if code != 1 || !strings.Contains(errs, "is not loopback") || !strings.Contains(errs, "tls_server_config") || !strings.Contains(errs, "basic_auth_users") {
+			t.Errorf("serve -listen %s: exit %d, %q; want exit 1 saying how to configure TLS and authentication", addr, code, errs)
+		}
+	}
+}
+
+func TestServeUsage(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"serve", "extra"}, "serve takes no arguments"},
+		{[]string{"serve", "-listen"}, "needs a value"},
+		{[]string{"serve", "-port", "1"}, "unknown option -port"},
+	} {
+		_, errs, code := runPerfc(t, tc.args...)
+		if code != 2 || !strings.Contains(errs, tc.want) {
+			t.Errorf("%q: exit %d, %q; want 2 and %q", tc.args, code, errs, tc.want)
+		}
+	}
+	out, _, code := runPerfc(t, "serve", "/?")
+	if code != 0 || !strings.Contains(out, "-listen <host:port>") || !strings.Contains(out, "-config <filename>") || !strings.Contains(out, "Default is 127.0.0.1:9641") {
+		t.Errorf("serve /?: exit %d:\n%s", code, out)
+	}
+}
+
+// TestServeLoopback starts perfc serve on a free loopback port, reads the
+// address and the token file from what it prints, queries it with and
+// without the token, and stops it as CTRL+C does.
+func TestServeLoopback(t *testing.T) {
+	state := t.TempDir()
+	tf := filepath.Join(t.TempDir(), "run", "serve.token")
+	pr, pw := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var errs strings.Builder
+	done := make(chan int, 1)
+	go func() {
+		code := run(ctx, []string{"serve", "/listen:127.0.0.1:0", "-tokenfile", tf, "-nowarn"}, &env{stdout: pw, stderr: &errs, stdin: strings.NewReader(""),
+			getenv: func(k string) string {
+				if k == "PERFC_STATE_DIR" {
+					return state
+				}
+				return ""
+			}})
+		pw.Close()
+		done <- code
+	}()
+	sc := bufio.NewScanner(pr)
+	if !sc.Scan() {
+		t.Fatalf("no output; stderr %s, exit %d", errs.String(), <-done)
+	}
+	line := sc.Text()
+	url, ok := strings.CutPrefix(line, "perfc serve: listening on ")
+	url, _, _ = strings.Cut(url, " ")
+	if !ok || !strings.HasPrefix(url, "http://127.0.0.1:") {
+		t.Fatalf("first line %q, want the address", line)
+	}
+	if !sc.Scan() || !strings.Contains(sc.Text(), tf) {
+		t.Fatalf("second line %q, want the token file %s", sc.Text(), tf)
+	}
+	go io.Copy(io.Discard, pr)
+	tok, err := os.ReadFile(tf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := func(auth string) (int, []byte) {
+		req, _ := http.NewRequest("GET", url+"/v1/host", nil)
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, b
+	}
+	if st, _ := get(""); st != 401 {
+		t.Errorf("without the token: status %d, want 401", st)
+	}
+	st, b := get("Bearer " + strings.TrimSpace(string(tok)))
+	var info struct{ Role, Who, API string }
+	if st != 200 || json.Unmarshal(b, &info) != nil || info.Role != "log" || info.API != "/v1" {
+		t.Errorf("with the token: %d %s, want 200 from /v1 as log", st, b)
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Fatalf("exit %d after CTRL+C: %s", code, errs.String())
+	}
+	if _, err := os.Stat(tf); !os.IsNotExist(err) {
+		t.Errorf("token file after the server stopped: %v", err)
+	}
+}
