@@ -28,9 +28,9 @@ type Credentials struct {
 
 // errors of ParseAuthorization; the message is what a caller is told.
 var (
-	errAuthScheme = errors.New("Authorization: the scheme must be Basic or Bearer")
-	errAuthSyntax = errors.New("Authorization: malformed credentials")
-	errAuthSize   = errors.New("Authorization: credentials too long")
+	errAuthScheme = errors.New("the Authorization scheme must be Basic or Bearer")
+	errAuthSyntax = errors.New("malformed credentials in the Authorization header")
+	errAuthSize   = errors.New("credentials in the Authorization header too long")
 )
 
 // ParseAuthorization reads an Authorization header value: "Basic" and

@@ -504,3 +504,18 @@ func tlsClient(p *pki, cert *tls.Certificate, minV, maxV uint16) *http.Client {
 	}
 	return &http.Client{Transport: &http.Transport{TLSClientConfig: cfg, DisableKeepAlives: true, ForceAttemptHTTP2: true}}
 }
+
+func TestExtraHandlers(t *testing.T) {
+	metrics := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		role, who := remote.Caller(r.Context())
+		fmt.Fprintf(w, "# caller %s %s\n", role, who)
+	})
+	s := serve(t, Options{ConfigFile: writeConfig(t, t.TempDir(), authYAML(t)), Handlers: map[string]http.Handler{remote.PathMetrics: metrics}})
+	c := &http.Client{}
+	checkError(t, do(t, c, "GET", s.URL()+remote.PathMetrics, nil), 401)
+	checkError(t, do(t, c, "GET", s.URL()+remote.PathMetrics, bearer("wrong")), 401)
+	a := do(t, c, "GET", s.URL()+remote.PathMetrics, bearer(monitorToken))
+	if a.status != 200 || string(a.body) != "# caller monitor token:grafana\n" {
+		t.Fatalf("/metrics with a token: %d %q", a.status, a.body)
+	}
+}
