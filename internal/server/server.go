@@ -94,6 +94,11 @@ func New(opts Options) (*Server, error) {
 	if opts.API == nil {
 		return nil, errors.New("server: no API handler")
 	}
+	for p := range opts.Handlers {
+		if !strings.HasPrefix(p, "/") || p == "/" || strings.HasPrefix(p, remote.APIVersion+"/") || p == remote.APIVersion {
+			return nil, fmt.Errorf("server: handler path %q: want an absolute path outside %s/, such as %s", p, remote.APIVersion, remote.PathMetrics)
+		}
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)

@@ -519,3 +519,13 @@ func TestExtraHandlers(t *testing.T) {
 		t.Fatalf("/metrics with a token: %d %q", a.status, a.body)
 	}
 }
+
+func TestHandlerPaths(t *testing.T) {
+	for _, p := range []string{"/", "/v1/", "/v1/metrics", "/v1", "metrics"} {
+		s, err := New(Options{Addr: "127.0.0.1:0", API: stubAPI(), Anonymous: true, Handlers: map[string]http.Handler{p: stubAPI()}})
+		if err == nil {
+			s.Close()
+			t.Errorf("handler at %q accepted", p)
+		}
+	}
+}
