@@ -170,3 +170,29 @@ func TestCertificateRotation(t *testing.T) {
 		t.Fatalf("after the client CA changed: status %d, want the old CA's certificate refused", resp.StatusCode)
 	}
 }
+
+// TestCertificateAndPassword: with basic users configured, a verified
+// client certificate is the gate at the handshake and the password is
+// still needed (exporter-toolkit's rule).
+func TestCertificateAndPassword(t *testing.T) {
+	p := newPKI(t)
+	cfg := fmt.Sprintf(`tls_server_config:
+  cert_file: %s
+  key_file: %s
+  client_ca_file: %s
+  client_auth_type: RequireAndVerifyClientCert
+`, p.certFile, p.keyFile, p.caFile) + authYAML(t)
+	s := serve(t, Options{ConfigFile: writeConfig(t, t.TempDir(), cfg)})
+	good := p.good.tls(t)
+	c := tlsClient(p, &good, tls.VersionTLS12, 0)
+	checkError(t, do(t, c, "GET", s.URL()+remote.PathHost, nil), 401)
+	a := do(t, c, "GET", s.URL()+remote.PathHost, basicHeader("alice", alicePass))
+	if a.status != 200 || !strings.Contains(string(a.body), `"who":"user:alice"`) {
+		t.Fatalf("certificate and password: %d %s", a.status, a.body)
+	}
+	// Without a certificate the password alone does not pass the handshake.
+	if resp, err := tlsClient(p, nil, tls.VersionTLS12, 0).Get(s.URL() + remote.PathHost); err == nil {
+		resp.Body.Close()
+		t.Fatalf("no certificate: status %d, want the handshake refused", resp.StatusCode)
+	}
+}
