@@ -529,3 +529,45 @@ func TestHandlerPaths(t *testing.T) {
 		}
 	}
 }
+
+// TestGracefulShutdown: a request in flight when the server is told to
+// stop gets its answer; new connections are refused after.
+func TestGracefulShutdown(t *testing.T) {
+	entered, release := make(chan struct{}), make(chan struct{})
+	api := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(entered)
+		<-release
+		io.WriteString(w, "done")
+	})
+	s, err := New(Options{Addr: "127.0.0.1:0", API: api, Anonymous: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ctx) }()
+	got := make(chan string, 1)
+	go func() {
+		resp, err := http.Get(s.URL() + remote.PathHost)
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		got <- string(b)
+	}()
+	<-entered
+	stop()
+	close(release)
+	if b := <-got; b != "done" {
+		t.Fatalf("request in flight at shutdown got %q", b)
+	}
+	if err := <-served; err != nil {
+		t.Fatalf("Serve: %v", err)
+	}
+	if resp, err := http.Get(s.URL() + remote.PathHost); err == nil {
+		resp.Body.Close()
+		t.Fatalf("after shutdown: status %d, want the connection refused", resp.StatusCode)
+	}
+}
