@@ -1,8 +1,10 @@
 package server
 
 import (
+	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -52,23 +54,45 @@ type certStore struct {
 	log *slog.Logger
 
 	mu     sync.Mutex
-	stamps [3]fileStamp
+	stamps [3]fileStamp // of the files when last looked at
+	sum    [32]byte     // of the contents cur was built from
 	cur    *tls.Config
 }
 
 func newCertStore(t *TLSConfig, uid int, h2 bool, log *slog.Logger) (*certStore, error) {
 	s := &certStore{t: t, uid: uid, h2: h2, log: log}
 	s.stamps = s.stampNow()
-	c, err := s.load()
+	files, sum, err := s.read()
 	if err != nil {
 		return nil, err
 	}
-	s.cur = c
+	c, err := s.build(files)
+	if err != nil {
+		return nil, err
+	}
+	s.cur, s.sum = c, sum
 	return s, nil
 }
 
 func (s *certStore) stampNow() [3]fileStamp {
 	return [3]fileStamp{stampOf(s.t.CertFile), stampOf(s.t.KeyFile), stampOf(s.t.ClientCAFile)}
+}
+
+// racyWindow is how long after a file's last change its stamp may not
+// tell a second change: the kernel stamps files with a clock that ticks
+// every few milliseconds, so two writes of the same size within a tick
+// look alike. Files changed this recently are compared by content.
+const racyWindow = 2 * time.Second
+
+// racy reports whether a stamp is too recent to be trusted (racyWindow).
+func racy(stamps [3]fileStamp, now time.Time) bool {
+	for _, st := range stamps {
+		ctime := time.Unix(st.ctime.Sec, st.ctime.Nsec)
+		if now.Sub(st.mtime) < racyWindow || now.Sub(ctime) < racyWindow {
+			return true
+		}
+	}
+	return false
 }
 
 // serverConfig is the tls.Config the server starts with: every handshake
@@ -81,33 +105,66 @@ func (s *certStore) configForClient(*tls.ClientHelloInfo) (*tls.Config, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.stampNow()
-	if now == s.stamps {
+	if now == s.stamps && !racy(now, time.Now()) {
 		return s.cur, nil
 	}
-	c, err := s.load()
+	changed := now != s.stamps
+	s.stamps = now
+	files, sum, err := s.read()
+	if err == nil && sum == s.sum {
+		return s.cur, nil
+	}
+	var c *tls.Config
+	if err == nil {
+		c, err = s.build(files)
+	}
 	if err != nil {
-		// Keep serving with the certificates that worked; try again at
-		// the next handshake.
-		s.log.Warn("TLS files changed but cannot be used; serving the previous ones", "err", err)
+		// Keep serving with the certificates that worked; read again
+		// when the files change.
+		if changed {
+			s.log.Warn("TLS files changed but cannot be used; serving the previous ones", "err", err)
+		}
 		return s.cur, nil
 	}
-	s.stamps, s.cur = now, c
+	s.cur, s.sum = c, sum
 	s.log.Info("TLS files re-read", "cert_file", s.t.CertFile)
 	return c, nil
 }
 
-// load reads the files and builds the handshake configuration.
-func (s *certStore) load() (*tls.Config, error) {
+// tlsFiles are the contents of the certificate, key and client CA files.
+type tlsFiles struct{ cert, key, ca []byte }
+
+// read reads the files, with their trust checks, and returns them with
+// a digest of all three.
+func (s *certStore) read() (tlsFiles, [32]byte, error) {
 	t := s.t
-	certPEM, err := readTrusted(t.CertFile, "tls_server_config.cert_file", kindConfig, s.uid, maxPEMBytes)
-	if err != nil {
-		return nil, err
+	var f tlsFiles
+	var err error
+	if f.cert, err = readTrusted(t.CertFile, "tls_server_config.cert_file", kindConfig, s.uid, maxPEMBytes); err != nil {
+		return f, [32]byte{}, err
 	}
-	keyPEM, err := readTrusted(t.KeyFile, "tls_server_config.key_file", kindSecret, s.uid, maxPEMBytes)
-	if err != nil {
-		return nil, err
+	if f.key, err = readTrusted(t.KeyFile, "tls_server_config.key_file", kindSecret, s.uid, maxPEMBytes); err != nil {
+		return f, [32]byte{}, err
 	}
-	cert, err := tls.X509KeyPair(certPEM, keyPEM)
+	if t.ClientCAFile != "" {
+		if f.ca, err = readTrusted(t.ClientCAFile, "tls_server_config.client_ca_file", kindConfig, s.uid, maxPEMBytes); err != nil {
+			return f, [32]byte{}, err
+		}
+	}
+	h := sha256.New()
+	for _, b := range [][]byte{f.cert, f.key, f.ca} {
+		var n [8]byte
+		binary.LittleEndian.PutUint64(n[:], uint64(len(b)))
+		h.Write(n[:])
+		h.Write(b)
+	}
+	return f, [32]byte(h.Sum(nil)), nil
+}
+
+// build makes the handshake configuration of the files' contents.
+func (s *certStore) build(f tlsFiles) (*tls.Config, error) {
+	t := s.t
+	cert, err := tls.X509KeyPair(f.cert, f.key)
 	if err != nil {
 		return nil, fmt.Errorf("tls_server_config: certificate %s and key %s: %w", t.CertFile, t.KeyFile, err)
 	}
@@ -124,12 +181,8 @@ func (s *certStore) load() (*tls.Config, error) {
 		c.NextProtos = []string{"h2", "http/1.1"}
 	}
 	if t.ClientCAFile != "" {
-		caPEM, err := readTrusted(t.ClientCAFile, "tls_server_config.client_ca_file", kindConfig, s.uid, maxPEMBytes)
-		if err != nil {
-			return nil, err
-		}
 		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(caPEM) {
+		if !pool.AppendCertsFromPEM(f.ca) {
 			return nil, fmt.Errorf("tls_server_config.client_ca_file %s: no PEM certificate in it", t.ClientCAFile)
 		}
 		c.ClientCAs = pool

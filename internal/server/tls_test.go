@@ -2,10 +2,14 @@ package server
 
 import (
 	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -194,5 +198,46 @@ func TestCertificateAndPassword(t *testing.T) {
 	if resp, err := tlsClient(p, nil, tls.VersionTLS12, 0).Get(s.URL() + remote.PathHost); err == nil {
 		resp.Body.Close()
 		t.Fatalf("no certificate: status %d, want the handshake refused", resp.StatusCode)
+	}
+}
+
+// TestCertificateRewriteWithinATick: a rewrite the files' stamps do not
+// show (two writes within one tick of the kernel's file clock) is still
+// seen, by content, while the files are recent.
+func TestCertificateRewriteWithinATick(t *testing.T) {
+	p := newPKI(t)
+	c, err := ParseConfig(filepath.Join(p.dir, "web.yml"), []byte("tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := newCertStore(c.TLSServerConfig, os.Geteuid(), true, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	serial := func() int64 {
+		t.Helper()
+		cfg, err := cs.configForClient(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		leaf, err := x509.ParseCertificate(cfg.Certificates[0].Certificate[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return leaf.SerialNumber.Int64()
+	}
+	if got := serial(); got != p.server.serial {
+		t.Fatalf("serial %d, want %d", got, p.server.serial)
+	}
+	now := time.Now()
+	next := p.ca.issue(t, 13, true, nil, now.Add(-time.Hour), now.Add(time.Hour))
+	writeFile(t, p.certFile, next.certPEM, 0o644)
+	writeFile(t, p.keyFile, next.keyPEM, 0o600)
+	cs.stamps = cs.stampNow() // as if the stamps had not moved
+	if got := serial(); got != 13 {
+		t.Fatalf("after a rewrite within a tick: serial %d, want 13", got)
+	}
+	if !racy(cs.stamps, now) || racy(cs.stamps, now.Add(time.Hour)) {
+		t.Error("racy: files changed now are racy now and not an hour later")
 	}
 }
