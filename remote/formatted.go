@@ -254,7 +254,11 @@ func (h *Handler) formattedValues(ctx context.Context, req FormattedRequest) (*F
 		ans.Interval = cur.smp.Time.Sub(prev.smp.Time).Seconds()
 	}
 	for _, p := range cur.smp.Problems {
-		ans.Problems = append(ans.Problems, Problem{Object: p.Object, ObjectName: p.ObjectName, Reason: p.Reason, Partial: p.Partial})
+		wp := Problem{Object: p.Object, ObjectName: p.ObjectName, Reason: p.Reason, Partial: p.Partial}
+		for _, m := range p.Missing {
+			wp.Missing = append(wp.Missing, MissingValues{Instance: m.Instance, Counters: m.Counters})
+		}
+		ans.Problems = append(ans.Problems, wp)
 	}
 
 	src := newPairSource(db, prev, cur)
@@ -340,9 +344,12 @@ func (h *Handler) formattedValues(ctx context.Context, req FormattedRequest) (*F
 
 // objectIndex is the title index a path's object names: a decimal index,
 // or the name's (lowest) index in the title database, as pdh resolves it.
+// An index without a name in the database is no object (the engine names
+// every object it has), which bounds what requests can add to the shared
+// sampler's union by the size of the title database.
 func objectIndex(db *titles.DB, name string) (uint32, bool) {
 	if n, err := strconv.ParseUint(name, 10, 32); err == nil {
-		return uint32(n), true
+		return uint32(n), db.Name(uint32(n)) != ""
 	}
 	return db.Index(name)
 }

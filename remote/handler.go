@@ -334,7 +334,7 @@ func ParseQueryValue(v string) (engine.Query, error) {
 	}
 	switch q.Kind {
 	case engine.QueryForeign:
-		return engine.Query{}, fmt.Errorf("Foreign %s: this server answers for its own host only; ask %s's server", clipText(q.Host), clipText(q.Host))
+		return engine.Query{}, fmt.Errorf("a Foreign query (host %s): this server answers for its own host only; ask %s's server", clipText(q.Host), clipText(q.Host))
 	case engine.QueryCounter, engine.QueryHelp:
 		if q.Lang != "" && !isLang(q.Lang) {
 			return engine.Query{}, fmt.Errorf("language %q: want a hexadecimal language id such as 009", clipText(q.Lang))

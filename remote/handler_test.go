@@ -152,7 +152,7 @@ func TestQueryErrors(t *testing.T) {
 		{"missing", remote.PathQuery, "value"},
 		{"empty", remote.PathQuery + "?value=", "value"},
 		{"twice", remote.PathQuery + "?value=Global&value=Costly", "more than once"},
-		{"foreign", remote.PathQuery + "?value=" + url.QueryEscape("Foreign db7 238"), "Foreign db7"},
+		{"foreign", remote.PathQuery + "?value=" + url.QueryEscape("Foreign db7 238"), "Foreign query (host db7)"},
 		{"words after global", remote.PathQuery + "?value=" + url.QueryEscape("Global 2"), "unexpected words"},
 		{"not an index", remote.PathQuery + "?value=" + url.QueryEscape("2 four"), `"four" is not a title index`},
 		{"index too big", remote.PathQuery + "?value=4294967296", "not a title index"},
