@@ -211,6 +211,11 @@ func (h *Handler) serveFormatted(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ans, err := h.formattedValues(r.Context(), req)
+	var apiErr *Error
+	if errors.As(err, &apiErr) {
+		serveError(w, apiErr.Status, apiErr.Code, apiErr.Reason)
+		return
+	}
 	if err != nil {
 		if r.Context().Err() != nil {
 			return
@@ -297,6 +302,7 @@ func (h *Handler) formattedValues(ctx context.Context, req FormattedRequest) (*F
 	if req.NoCap100 {
 		opts |= calc.FmtNoCap100
 	}
+	total := 0
 	for i, c := range counters {
 		if c == nil {
 			continue
@@ -323,6 +329,10 @@ func (h *Handler) formattedValues(ctx context.Context, req FormattedRequest) (*F
 			fc.Status = calc.NoObject.String()
 			fc.Reason = fmt.Sprintf("object %q is not in the latest sample", paths[i].Object)
 			continue
+		}
+		if total += len(items); total > h.maxItems {
+			return nil, &Error{Status: http.StatusRequestEntityTooLarge, Code: "answer_too_large",
+				Reason: fmt.Sprintf("the paths expand to more than %d values (at %s); ask for fewer instances or counters", h.maxItems, clipText(req.Paths[i]))}
 		}
 		fc.Items = make([]FormattedItem, 0, len(items))
 		for k, it := range items {

@@ -458,3 +458,28 @@ func TestCollectionFails(t *testing.T) {
 		}
 	})
 }
+
+// TestFormattedTooLarge: paths that expand to more values than the limit
+// are refused with 413, not answered at any size.
+func TestFormattedTooLarge(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := NewHandler(newSynthetic(t), HandlerOptions{})
+		h.maxItems = 10 // Widget(*)\* is 3 instances x 3 counters = 9 values
+		for _, tc := range []struct {
+			paths []string
+			want  int
+		}{
+			{[]string{`\Widget(*)\*`}, http.StatusOK},
+			{[]string{`\Widget(*)\*`, `\Widget(a)\Widget Level`}, http.StatusOK},
+			{[]string{`\Widget(*)\*`, `\Widget(*)\Widget Level`}, http.StatusRequestEntityTooLarge},
+		} {
+			r := httptest.NewRequest("GET", PathFormatted+"?"+url.Values{"path": tc.paths}.Encode(), nil)
+			r = r.WithContext(WithRole(r.Context(), RoleMonitor, "t"))
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, r)
+			if w.Code != tc.want {
+				t.Errorf("%q: %d, want %d: %s", tc.paths, w.Code, tc.want, w.Body)
+			}
+		}
+	})
+}
