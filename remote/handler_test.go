@@ -32,7 +32,9 @@ func (fixedClock) Freq() int64     { return 1_000_000_000 }
 
 // fixtureHost is the real local host over the fixture /proc and /sys of
 // package system (system/testdata/host), with a fixed clock.
-func fixtureHost(t *testing.T) *host.Host {
+func fixtureHost(t *testing.T) *host.Host { return fixtureHostTB(t) }
+
+func fixtureHostTB(t testing.TB) *host.Host {
 	t.Helper()
 	root := filepath.Join("..", "system", "testdata", "host")
 	h, err := host.New(host.Options{ProcRoot: filepath.Join(root, "proc"), SysRoot: filepath.Join(root, "sys"),
