@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"mime"
 	"net/http"
 	"net/url"
@@ -337,8 +338,7 @@ func (h *Handler) formattedValues(ctx context.Context, req FormattedRequest) (*F
 		fc.Items = make([]FormattedItem, 0, len(items))
 		for k, it := range items {
 			fi := FormattedItem{Path: it.Path.String(), Instance: it.Instance, Status: it.Value.Status.String()}
-			if it.Value.Status == calc.ValidData {
-				x := it.Value.Double
+			if x := it.Value.Double; it.Value.Status == calc.ValidData && !math.IsNaN(x) && !math.IsInf(x, 0) {
 				fi.Value = &x
 			}
 			if k < len(raws) {

@@ -315,6 +315,14 @@ func TestSetsAbsent(t *testing.T) {
 // loopback only; a role the middleware set is kept.
 func TestLoopbackRole(t *testing.T) {
 	hd := remote.NewHandler(fixtureHost(t), remote.HandlerOptions{LoopbackRole: remote.RoleMonitor, ComputerName: "X"})
+	// Without LoopbackRole, loopback is no credential.
+	r := httptest.NewRequest("GET", remote.PathHost, nil)
+	r.RemoteAddr = "127.0.0.1:5000"
+	w := httptest.NewRecorder()
+	remote.NewHandler(fixtureHost(t), remote.HandlerOptions{}).ServeHTTP(w, r)
+	if w.Code != http.StatusUnauthorized {
+		t.Errorf("loopback without LoopbackRole: %d, want 401", w.Code)
+	}
 	for _, tc := range []struct {
 		addr string
 		role remote.Role
