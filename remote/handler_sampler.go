@@ -218,6 +218,8 @@ func newPairSource(db *titles.DB, prev, cur *shot) *pairSource {
 	return s
 }
 
+// Sample returns the next of the request's samples; the objects are
+// those the shared collection was asked for.
 func (s *pairSource) Sample(ctx context.Context, _ []uint32) (*pdh.Sample, error) {
 	if s.pos >= len(s.samples) {
 		return nil, io.EOF
@@ -226,6 +228,8 @@ func (s *pairSource) Sample(ctx context.Context, _ []uint32) (*pdh.Sample, error
 	s.pos++
 	return smp, nil
 }
+// The rest is pdh.Source and pdh.Recorded over the request's samples.
+
 func (s *pairSource) Titles() *titles.DB     { return s.db }
 func (s *pairSource) Recorded() pdh.Recorded { return s }
 func (s *pairSource) Len() int               { return len(s.samples) }
