@@ -228,6 +228,7 @@ func (s *pairSource) Sample(ctx context.Context, _ []uint32) (*pdh.Sample, error
 	s.pos++
 	return smp, nil
 }
+
 // The rest is pdh.Source and pdh.Recorded over the request's samples.
 
 func (s *pairSource) Titles() *titles.DB     { return s.db }
