@@ -415,3 +415,71 @@ func TestProblemsHeaderCut(t *testing.T) {
 		}
 	}
 }
+
+// failing is a backend whose queries fail, counting them.
+type failing struct {
+	*synthetic
+	calls int
+}
+
+func (f *failing) Query(context.Context, engine.Query) (*engine.Result, error) {
+	f.calls++
+	return nil, fmt.Errorf("the host is on fire")
+}
+
+// TestCollectionFails: a failing host is a 503 with its reason, and
+// clients within the interval get that answer without asking it again.
+func TestCollectionFails(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := &failing{synthetic: newSynthetic(t)}
+		h := NewHandler(f, HandlerOptions{})
+		do := func() *httptest.ResponseRecorder {
+			r := httptest.NewRequest("GET", PathFormatted+"?path="+url.QueryEscape(`\Widget(*)\*`), nil)
+			r = r.WithContext(WithRole(r.Context(), RoleMonitor, "t"))
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, r)
+			return w
+		}
+		for range 5 {
+			w := do()
+			var eb ErrorBody
+			json.Unmarshal(w.Body.Bytes(), &eb)
+			if w.Code != http.StatusServiceUnavailable || !strings.Contains(eb.Error.Reason, "on fire") {
+				t.Fatalf("%d %s", w.Code, w.Body)
+			}
+		}
+		if f.calls != 1 {
+			t.Errorf("%d queries of a failing host within one interval, want 1", f.calls)
+		}
+		time.Sleep(time.Second)
+		do()
+		if f.calls != 2 {
+			t.Errorf("%d queries after the interval, want 2", f.calls)
+		}
+	})
+}
+
+// TestFormattedTooLarge: paths that expand to more values than the limit
+// are refused with 413, not answered at any size.
+func TestFormattedTooLarge(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := NewHandler(newSynthetic(t), HandlerOptions{})
+		h.maxItems = 10 // Widget(*)\* is 3 instances x 3 counters = 9 values
+		for _, tc := range []struct {
+			paths []string
+			want  int
+		}{
+			{[]string{`\Widget(*)\*`}, http.StatusOK},
+			{[]string{`\Widget(*)\*`, `\Widget(a)\Widget Level`}, http.StatusOK},
+			{[]string{`\Widget(*)\*`, `\Widget(*)\Widget Level`}, http.StatusRequestEntityTooLarge},
+		} {
+			r := httptest.NewRequest("GET", PathFormatted+"?"+url.Values{"path": tc.paths}.Encode(), nil)
+			r = r.WithContext(WithRole(r.Context(), RoleMonitor, "t"))
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, r)
+			if w.Code != tc.want {
+				t.Errorf("%q: %d, want %d: %s", tc.paths, w.Code, tc.want, w.Body)
+			}
+		}
+	})
+}

@@ -47,6 +47,9 @@ const (
 	MaxValueLength = 8 << 10
 	// MaxNameLength is the most bytes of an object or set name in a path.
 	MaxNameLength = 1024
+	// MaxItems is the most values of one formatted answer (paths with
+	// wildcards expand to one value per instance and counter).
+	MaxItems = 100_000
 )
 
 // HandlerOptions configure NewHandler. Zero values select the defaults.
@@ -87,6 +90,7 @@ type Handler struct {
 	// asked for, and the Global and Costly samples the object
 	// enumeration reads.
 	formatted, global, costly *sampler
+	maxItems                  int // MaxItems; tests lower it
 }
 
 // NewHandler returns the HTTP handler of the /v1 API (API.md) over the
@@ -107,7 +111,7 @@ func NewHandler(b Backend, opts HandlerOptions) *Handler {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	h := &Handler{b: b, opts: opts}
+	h := &Handler{b: b, opts: opts, maxItems: MaxItems}
 	h.formatted = newSampler(b, engine.QueryIndexes, opts.MinInterval, opts.KeepObjects)
 	h.global = newSampler(b, engine.QueryGlobal, opts.MinInterval, opts.KeepObjects)
 	h.costly = newSampler(b, engine.QueryCostly, opts.MinInterval, opts.KeepObjects)
@@ -334,7 +338,7 @@ func ParseQueryValue(v string) (engine.Query, error) {
 	}
 	switch q.Kind {
 	case engine.QueryForeign:
-		return engine.Query{}, fmt.Errorf("Foreign %s: this server answers for its own host only; ask %s's server", clipText(q.Host), clipText(q.Host))
+		return engine.Query{}, fmt.Errorf("a Foreign query (host %s): this server answers for its own host only; ask %s's server", clipText(q.Host), clipText(q.Host))
 	case engine.QueryCounter, engine.QueryHelp:
 		if q.Lang != "" && !isLang(q.Lang) {
 			return engine.Query{}, fmt.Errorf("language %q: want a hexadecimal language id such as 009", clipText(q.Lang))

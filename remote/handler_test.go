@@ -32,7 +32,9 @@ func (fixedClock) Freq() int64     { return 1_000_000_000 }
 
 // fixtureHost is the real local host over the fixture /proc and /sys of
 // package system (system/testdata/host), with a fixed clock.
-func fixtureHost(t *testing.T) *host.Host {
+func fixtureHost(t *testing.T) *host.Host { return fixtureHostTB(t) }
+
+func fixtureHostTB(t testing.TB) *host.Host {
 	t.Helper()
 	root := filepath.Join("..", "system", "testdata", "host")
 	h, err := host.New(host.Options{ProcRoot: filepath.Join(root, "proc"), SysRoot: filepath.Join(root, "sys"),
@@ -152,7 +154,7 @@ func TestQueryErrors(t *testing.T) {
 		{"missing", remote.PathQuery, "value"},
 		{"empty", remote.PathQuery + "?value=", "value"},
 		{"twice", remote.PathQuery + "?value=Global&value=Costly", "more than once"},
-		{"foreign", remote.PathQuery + "?value=" + url.QueryEscape("Foreign db7 238"), "Foreign db7"},
+		{"foreign", remote.PathQuery + "?value=" + url.QueryEscape("Foreign db7 238"), "Foreign query (host db7)"},
 		{"words after global", remote.PathQuery + "?value=" + url.QueryEscape("Global 2"), "unexpected words"},
 		{"not an index", remote.PathQuery + "?value=" + url.QueryEscape("2 four"), `"four" is not a title index`},
 		{"index too big", remote.PathQuery + "?value=4294967296", "not a title index"},
@@ -313,6 +315,14 @@ func TestSetsAbsent(t *testing.T) {
 // loopback only; a role the middleware set is kept.
 func TestLoopbackRole(t *testing.T) {
 	hd := remote.NewHandler(fixtureHost(t), remote.HandlerOptions{LoopbackRole: remote.RoleMonitor, ComputerName: "X"})
+	// Without LoopbackRole, loopback is no credential.
+	r := httptest.NewRequest("GET", remote.PathHost, nil)
+	r.RemoteAddr = "127.0.0.1:5000"
+	w := httptest.NewRecorder()
+	remote.NewHandler(fixtureHost(t), remote.HandlerOptions{}).ServeHTTP(w, r)
+	if w.Code != http.StatusUnauthorized {
+		t.Errorf("loopback without LoopbackRole: %d, want 401", w.Code)
+	}
 	for _, tc := range []struct {
 		addr string
 		role remote.Role
