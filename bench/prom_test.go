@@ -26,55 +26,90 @@ var promObjects = []string{"Processor", "Memory", "PhysicalDisk", "Network Inter
 // /metrics: export/prom over the live host (objects Processor, Memory,
 // PhysicalDisk, Network Interface) against Debian's
 // prometheus-node-exporter with only its cpu, meminfo, diskstats and
-// netdev collectors. Both run as their own processes, started here, and
-// are measured the same way: utime+stime of /proc/PID/stat over the
-// scrapes, divided by their number. The client asks for OpenMetrics like
-// Prometheus, without gzip (neither server compresses then).
+// netdev collectors. Both run as their own processes, started here (ours
+// is promserve, built here), and are measured the same way: utime+stime
+// of /proc/PID/stat over the scrapes, divided by their number. Each
+// iteration scrapes both, one after the other, so that the load of a
+// shared machine weighs on both alike; ratio is ours over
+// node_exporter's. The client asks for OpenMetrics like Prometheus,
+// without gzip (neither server compresses then).
 func BenchmarkPromScrape(b *testing.B) {
-	b.Run("ours", func(b *testing.B) {
-		bin := filepath.Join(b.TempDir(), "promserve")
-		if out, err := exec.Command("go", "build", "-o", bin, "./promserve").CombinedOutput(); err != nil {
-			b.Fatalf("building promserve: %v\n%s", err, out)
-		}
-		addr := freeAddr(b)
-		args := []string{"-listen", addr, "-objects", strings.Join(promObjects, ",")}
-		if p := os.Getenv("PERFC_BENCH_PROM_PROFILE"); p != "" {
-			args = append(args, "-cpuprofile", p) // the server's profile
-		}
-		scrapeBench(b, exec.Command(bin, args...), "http://"+addr+"/metrics")
-	})
-	b.Run("node_exporter", func(b *testing.B) {
-		bin, err := exec.LookPath("prometheus-node-exporter")
-		if err != nil {
-			b.Skip("prometheus-node-exporter not installed (Debian package prometheus-node-exporter)")
-		}
-		addr := freeAddr(b)
-		cmd := exec.Command(bin, "--web.listen-address="+addr, "--collector.disable-defaults",
-			"--collector.cpu", "--collector.meminfo", "--collector.diskstats", "--collector.netdev")
-		scrapeBench(b, cmd, "http://"+addr+"/metrics")
-	})
+	nodeBin, err := exec.LookPath("prometheus-node-exporter")
+	if err != nil {
+		b.Skip("prometheus-node-exporter not installed (Debian package prometheus-node-exporter)")
+	}
+	ours := filepath.Join(b.TempDir(), "promserve")
+	if out, err := exec.Command("go", "build", "-o", ours, "./promserve").CombinedOutput(); err != nil {
+		b.Fatalf("building promserve: %v\n%s", err, out)
+	}
+	oursAddr, nodeAddr := freeAddr(b), freeAddr(b)
+	args := []string{"-listen", oursAddr, "-objects", strings.Join(promObjects, ",")}
+	if p := os.Getenv("PERFC_BENCH_PROM_PROFILE"); p != "" {
+		args = append(args, "-cpuprofile", p) // the server's profile
+	}
+	o := startServer(b, exec.Command(ours, args...), "http://"+oursAddr+"/metrics")
+	n := startServer(b, exec.Command(nodeBin, "--web.listen-address="+nodeAddr, "--collector.disable-defaults",
+		"--collector.cpu", "--collector.meminfo", "--collector.diskstats", "--collector.netdev"), "http://"+nodeAddr+"/metrics")
+	o0, n0 := procCPU(b, o.pid), procCPU(b, n.pid)
+	iters := 0
+	for b.Loop() {
+		o.scrape(b)
+		n.scrape(b)
+		iters++
+	}
+	oc := float64(procCPU(b, o.pid)-o0) / float64(iters)
+	nc := float64(procCPU(b, n.pid)-n0) / float64(iters)
+	b.ReportMetric(oc, "ours-ns/op")
+	b.ReportMetric(nc, "node-ns/op")
+	b.ReportMetric(oc/nc, "ratio")
+	b.ReportMetric(float64(o.series), "ours-series")
+	b.ReportMetric(float64(n.series), "node-series")
+	b.ReportMetric(float64(n.nodeSeries), "node-collector-series")
 }
 
-func freeAddr(b *testing.B) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+// server is a /metrics server started by a benchmark.
+type server struct {
+	pid                int
+	url                string
+	client             *http.Client
+	series, nodeSeries int
+}
+
+// scrape gets /metrics once, as Prometheus asks for it but without gzip.
+func (s *server) scrape(b *testing.B) []byte {
+	body, err := s.get()
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().String()
+	return body
 }
 
-// scrapeBench starts the server cmd, waits for its first answer, then
-// scrapes it b.N times and reports its CPU time per scrape (server-ns/op)
-// and the series of an answer (series: sample lines; series-node: those
-// named node_*, the collectors' own, for node_exporter).
-func scrapeBench(b *testing.B, cmd *exec.Cmd, url string) {
+func (s *server) get() ([]byte, error) {
+	req, _ := http.NewRequest("GET", s.url, nil)
+	req.Header.Set("Accept", "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1")
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err == nil && resp.StatusCode != 200 {
+		err = fmt.Errorf("%s: %s: %s", s.url, resp.Status, body)
+	}
+	return body, err
+}
+
+// startServer starts cmd, stopped when the benchmark ends, waits (bounded)
+// for its first answer, scrapes it a few times to warm it up and counts
+// the series of an answer (sample lines; nodeSeries: those named node_*,
+// the collectors' own, less node_scrape_*).
+func startServer(b *testing.B, cmd *exec.Cmd, url string) *server {
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
-	defer func() {
+	b.Cleanup(func() {
 		cmd.Process.Signal(syscall.SIGTERM)
 		done := make(chan struct{})
 		go func() { cmd.Wait(); close(done) }()
@@ -84,72 +119,49 @@ func scrapeBench(b *testing.B, cmd *exec.Cmd, url string) {
 			cmd.Process.Kill()
 			<-done
 		}
-	}()
-	client := &http.Client{Transport: &http.Transport{DisableCompression: true}, Timeout: 10 * time.Second}
-	get := func() ([]byte, error) {
-		req, _ := http.NewRequest("GET", url, nil)
-		req.Header.Set("Accept", "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1")
-		resp, err := client.Do(req)
-		if err != nil {
-			return nil, err
-		}
-		defer resp.Body.Close()
-		body, err := io.ReadAll(resp.Body)
-		if err == nil && resp.StatusCode != 200 {
-			err = fmt.Errorf("%s: %s: %s", url, resp.Status, body)
-		}
-		return body, err
-	}
-	// Wait (bounded) for the server to answer.
+	})
+	s := &server{pid: cmd.Process.Pid, url: url,
+		client: &http.Client{Transport: &http.Transport{DisableCompression: true}, Timeout: 10 * time.Second}}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
-	var body []byte
 	for {
-		var err error
-		if body, err = get(); err == nil {
+		_, err := s.get()
+		if err == nil {
 			break
 		}
 		select {
 		case <-ctx.Done():
-			b.Fatalf("server did not answer: %v\n%s", err, stderr.String())
+			b.Fatalf("%s did not answer: %v\n%s", url, err, stderr.String())
 		case <-tick.C:
 		}
 	}
-	// A few warm-up scrapes (caches, first-sample work).
+	var body []byte
 	for range 5 {
-		if _, err := get(); err != nil {
-			b.Fatal(err)
-		}
+		body = s.scrape(b)
 	}
-	series, nodeSeries := 0, 0
 	sc := bufio.NewScanner(bytes.NewReader(body))
 	for sc.Scan() {
 		l := sc.Text()
 		if l == "" || l[0] == '#' {
 			continue
 		}
-		series++
+		s.series++
 		if strings.HasPrefix(l, "node_") && !strings.HasPrefix(l, "node_scrape_") {
-			nodeSeries++
+			s.nodeSeries++
 		}
 	}
-	start := procCPU(b, cmd.Process.Pid)
-	n := 0
-	for b.Loop() {
-		if _, err := get(); err != nil {
-			b.Fatal(err)
-		}
-		n++
+	return s
+}
+
+func freeAddr(b *testing.B) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
 	}
-	used := procCPU(b, cmd.Process.Pid) - start
-	b.ReportMetric(float64(used)/float64(n), "server-ns/op")
-	b.ReportMetric(float64(series), "series")
-	if nodeSeries > 0 {
-		b.ReportMetric(float64(nodeSeries), "series-node")
-	}
-	b.ReportMetric(float64(len(body)), "body-bytes")
+	defer l.Close()
+	return l.Addr().String()
 }
 
 // procCPU is the CPU time (user + system) process pid has used, in ns,

@@ -49,6 +49,7 @@ type Collector struct {
 
 	mu      sync.Mutex
 	flights [2]*flight // the collection in progress per format
+	spare   []byte     // a buffer no scrape uses any more
 
 	work sync.Mutex // one collection at a time; guards what follows
 	st   state
@@ -60,6 +61,7 @@ type flight struct {
 	done chan struct{}
 	body []byte
 	err  error
+	refs int // scrapes using body (guarded by Collector.mu)
 }
 
 // state is what a collection keeps for the next: the object list found
@@ -137,39 +139,74 @@ func NewCollector(src pdh.Source, opts Options) (*Collector, error) {
 // it. The returned bytes may be shared with other scrapes: do not modify
 // them.
 func (col *Collector) Scrape(ctx context.Context, f Format) ([]byte, error) {
+	fl, err := col.scrape(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	// Not released: the caller keeps the bytes, so they are never reused.
+	return fl.body, nil
+}
+
+// scrape returns the flight whose answer serves this scrape; the caller
+// releases it when done with its body (see release), or never.
+func (col *Collector) scrape(ctx context.Context, f Format) (*flight, error) {
 	k := 0
 	if f == OpenMetrics {
 		k = 1
 	}
 	col.mu.Lock()
 	if fl := col.flights[k]; fl != nil {
+		fl.refs++
 		col.mu.Unlock()
 		select {
 		case <-fl.done:
-			return fl.body, fl.err
+			if fl.err != nil {
+				col.release(fl)
+				return nil, fl.err
+			}
+			return fl, nil
 		case <-ctx.Done():
+			col.release(fl)
 			return nil, ctx.Err()
 		}
 	}
-	fl := &flight{done: make(chan struct{})}
+	fl := &flight{done: make(chan struct{}), refs: 1}
 	col.flights[k] = fl
+	buf := col.spare
+	col.spare = nil
 	col.mu.Unlock()
 
 	// The collection serves every scrape that joined it: it ends with its
 	// own deadline, not with the first scraper's connection.
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), col.timeout)
-	fl.body, fl.err = col.collect(cctx, f)
+	fl.body, fl.err = col.collect(cctx, f, buf)
 	cancel()
 
 	col.mu.Lock()
 	col.flights[k] = nil
 	col.mu.Unlock()
 	close(fl.done)
-	return fl.body, fl.err
+	if fl.err != nil {
+		col.release(fl)
+		return nil, fl.err
+	}
+	return fl, nil
+}
+
+// release says one scrape is done with fl's body; after the last one the
+// buffer serves the next collection.
+func (col *Collector) release(fl *flight) {
+	col.mu.Lock()
+	defer col.mu.Unlock()
+	fl.refs--
+	if fl.refs == 0 && fl.body != nil && (col.spare == nil || cap(fl.body) > cap(col.spare)) {
+		col.spare = fl.body[:0]
+	}
 }
 
 // collect takes one sample and writes it.
-func (col *Collector) collect(ctx context.Context, f Format) ([]byte, error) {
+// buf, when not nil, is a free buffer to write into.
+func (col *Collector) collect(ctx context.Context, f Format, buf []byte) ([]byte, error) {
 	col.work.Lock()
 	defer col.work.Unlock()
 	st := &col.st
@@ -211,7 +248,10 @@ func (col *Collector) collect(ctx context.Context, f Format) ([]byte, error) {
 		st.discoveredAt = time.Now()
 	}
 
-	w := make([]byte, 0, st.size+st.size/8+4096)
+	w := buf[:0]
+	if want := st.size + st.size/8 + 4096; cap(w) < want {
+		w = make([]byte, 0, want)
+	}
 	st.seen = st.seen[:0]
 	for _, blk := range smp.Blocks {
 		h := blk.Header()

@@ -52,11 +52,13 @@ func (col *Collector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f := Negotiate(r.Header.Get("Accept"))
-	body, err := col.Scrape(r.Context(), f)
+	fl, err := col.scrape(r.Context(), f)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
+	defer col.release(fl)
+	body := fl.body
 	h := w.Header()
 	h.Set("Content-Type", f.ContentType())
 	h.Set("Content-Length", strconv.Itoa(len(body)))

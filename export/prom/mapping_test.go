@@ -326,3 +326,61 @@ func TestFormatted(t *testing.T) {
 		t.Errorf("formatted type %q", types["perfc_test_object_ops_formatted"])
 	}
 }
+
+// TestParentsAndMissing checks the perf_parent label (a child object's
+// instances naming their parent's by position) and that placeholder
+// values of a partial object (pdh.Problem.Missing) are left out.
+func TestParentsAndMissing(t *testing.T) {
+	db := titles.New()
+	for i, n := range map[uint32]string{1000: "Parent Object", 1002: "Child Object", 1004: "Items"} {
+		if err := db.SetAt(i, n, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	specs := []perfdata.CounterSpec{{NameIndex: 1004, Type: ct.PERF_COUNTER_RAWCOUNT}}
+	l, err := perfdata.NewLayout(specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := perfdata.NewBuilder(nil)
+	b.Reset(perfdata.Header{PerfTime: 1, PerfFreq: testPerfFreq, PerfTime100nSec: perfdata.FileTime(testWall), SystemName: "TESTHOST"})
+	if err := b.BeginObject(perfdata.ObjectSpec{NameIndex: 1000, DefaultCounter: -1}, l, specs); err != nil {
+		t.Fatal(err)
+	}
+	b.Instance("p0", 0, 0, perfdata.NoUniqueID).Set(0, 1)
+	b.Instance("p1", 0, 0, perfdata.NoUniqueID).Set(0, 2)
+	if err := b.EndObject(); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.BeginObject(perfdata.ObjectSpec{NameIndex: 1002, DefaultCounter: -1}, l, specs); err != nil {
+		t.Fatal(err)
+	}
+	b.Instance("c", 1000, 1, perfdata.NoUniqueID).Set(0, 10)
+	b.Instance("c", 1000, 0, perfdata.NoUniqueID).Set(0, 11)
+	b.Instance("c", 1000, 1, perfdata.NoUniqueID).Set(0, 12)
+	if err := b.EndObject(); err != nil {
+		t.Fatal(err)
+	}
+	smp := sampleOf(t, slices.Clone(b.Bytes()))
+	// The second instance of the parent object is a placeholder.
+	smp.Problems = []pdh.Problem{{Object: 1000, ObjectName: "Parent Object", Partial: true, Reason: "unreadable",
+		Missing: []pdh.MissingValues{{Instance: 1, Counters: []uint32{1004}}}}}
+	col, err := NewCollector(&fixedSource{db: db, samples: []*pdh.Sample{smp}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := col.Scrape(context.Background(), OpenMetrics)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := samplesAndTypes(string(body))
+	want := []string{
+		`perfc_parent_object_items{perf_instance="p0"} 1`,
+		`perfc_child_object_items{perf_instance="c",perf_parent="p1"} 10`,
+		`perfc_child_object_items{perf_instance="c",perf_parent="p0"} 11`,
+		`perfc_child_object_items{perf_instance="c#1",perf_parent="p1"} 12`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("samples:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -243,6 +243,32 @@ func TestHandler(t *testing.T) {
 			t.Errorf("Accept %q: # EOF at the end is %v, want %v", tc.accept, !tc.eof, tc.eof)
 		}
 	}
+	// Concurrent scrapes over HTTP share collections and reuse buffers:
+	// every answer is whole and the same (the source repeats its last
+	// sample).
+	var wg sync.WaitGroup
+	bodies := make([]string, 16)
+	for i := range bodies {
+		wg.Go(func() {
+			req, _ := http.NewRequest("GET", srv.URL, nil)
+			req.Header.Set("Accept", "application/openmetrics-text")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			var buf bytes.Buffer
+			buf.ReadFrom(resp.Body)
+			resp.Body.Close()
+			bodies[i] = buf.String()
+		})
+	}
+	wg.Wait()
+	for i, b := range bodies {
+		if b != bodies[0] || !strings.HasSuffix(b, "# EOF\n") {
+			t.Errorf("concurrent answer %d differs or is cut", i)
+		}
+	}
 	resp, err := http.Post(srv.URL, "text/plain", nil)
 	if err != nil {
 		t.Fatal(err)

@@ -37,7 +37,7 @@ func (s *fixedSource) Sample(ctx context.Context, objects []uint32) (*pdh.Sample
 	return smp, nil
 }
 
-func (s *fixedSource) Titles() *titles.DB      { return s.db }
+func (s *fixedSource) Titles() *titles.DB     { return s.db }
 func (s *fixedSource) Recorded() pdh.Recorded { return nil }
 
 // windowsSource returns the real Windows samples s01 and s02 of
