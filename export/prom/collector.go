@@ -232,6 +232,11 @@ func (col *Collector) collect(ctx context.Context, f Format, buf []byte) ([]byte
 	if err != nil {
 		return nil, fmt.Errorf("metrics export: collecting: %w", err)
 	}
+	if smp.Gap && col.opts.Formatted {
+		// The source did not collect since the previous sample: nothing
+		// to difference with.
+		clear(st.prev)
+	}
 	if discover {
 		st.discovered = st.discovered[:0]
 		for _, blk := range smp.Blocks {
@@ -271,9 +276,6 @@ func (col *Collector) collect(ctx context.Context, f Format, buf []byte) ([]byte
 	if col.opts.Formatted {
 		st.prev, st.cur = st.cur, st.prev
 		clear(st.cur)
-		if smp.Gap {
-			clear(st.prev)
-		}
 	}
 	st.size = len(w)
 	return w, nil

@@ -325,6 +325,23 @@ func TestFormatted(t *testing.T) {
 	if types["perfc_test_object_ops_formatted"] != "gauge" {
 		t.Errorf("formatted type %q", types["perfc_test_object_ops_formatted"])
 	}
+
+	// After a gap (the source stopped collecting in between) two-sample
+	// values start over.
+	gap := sampleOf(t, b1)
+	gap.Gap = true
+	src = &fixedSource{db: db, samples: []*pdh.Sample{sampleOf(t, b0), gap}}
+	if col, err = NewCollector(src, Options{Formatted: true}); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if body, err = col.Scrape(context.Background(), OpenMetrics); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if strings.Contains(string(body), "perfc_test_object_ops_formatted") {
+		t.Errorf("a rate computed across a gap")
+	}
 }
 
 // TestParentsAndMissing checks the perf_parent label (a child object's
