@@ -36,6 +36,7 @@ type counterCase struct {
 	base     uint64
 	multi    uint32
 	scale    int32
+	detail   uint32
 }
 
 // buildBlock writes one object "Test Object" (title index 1000) holding
@@ -55,7 +56,7 @@ func buildBlock(t testing.TB, cases []counterCase, perfTime int64, instances []s
 			t.Fatal(err)
 		}
 		slots = append(slots, len(specs))
-		spec := perfdata.CounterSpec{NameIndex: idx, HelpIndex: idx + 1, Type: c.typ, DefaultScale: c.scale}
+		spec := perfdata.CounterSpec{NameIndex: idx, HelpIndex: idx + 1, Type: c.typ, DefaultScale: c.scale, DetailLevel: c.detail}
 		if c.typ.IsText() {
 			spec.Size = 16
 		}
@@ -399,5 +400,71 @@ func TestParentsAndMissing(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("samples:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestCollisions checks that counters whose names come out equal get
+// distinct names, in definition order, and that DetailLevel leaves out
+// counters above it.
+func TestCollisions(t *testing.T) {
+	cases := []counterCase{
+		{name: "Reads/sec", typ: ct.PERF_COUNTER_COUNTER, n: 1},
+		{name: "Reads", typ: ct.PERF_COUNTER_COUNTER, n: 2},
+		{name: "Reads", typ: ct.PERF_COUNTER_RAWCOUNT, n: 3},
+		{name: "% Free", typ: ct.PERF_RAW_FRACTION, n: 4, baseType: ct.PERF_RAW_BASE, base: 8},
+		{name: "Free Base", typ: ct.PERF_COUNTER_RAWCOUNT, n: 5},
+	}
+	blk, db := buildBlock(t, cases, 50_000, nil)
+	src := &fixedSource{db: db, samples: []*pdh.Sample{sampleOf(t, blk)}}
+	col, err := NewCollector(src, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := col.Scrape(context.Background(), OpenMetrics)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := samplesAndTypes(string(body))
+	want := []string{
+		"perfc_test_object_reads_total 1",
+		"perfc_test_object_reads_2_total 2",
+		"perfc_test_object_reads_3 3",
+		"perfc_test_object_free 4",
+		"perfc_test_object_free_base 8",
+		"perfc_test_object_free_base_2 5",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("samples:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	checkOpenMetrics(t, string(body))
+}
+
+func TestDetailLevel(t *testing.T) {
+	cases := []counterCase{
+		{name: "Novice", typ: ct.PERF_COUNTER_RAWCOUNT, n: 1, detail: 100},
+		{name: "Advanced", typ: ct.PERF_COUNTER_RAWCOUNT, n: 2, detail: 200},
+		{name: "Wizard", typ: ct.PERF_COUNTER_RAWCOUNT, n: 3, detail: 400},
+	}
+	blk, db := buildBlock(t, cases, 50_000, nil)
+	for _, tc := range []struct {
+		level uint32
+		want  []string
+	}{
+		{0, []string{"perfc_test_object_novice 1", "perfc_test_object_advanced 2", "perfc_test_object_wizard 3"}},
+		{200, []string{"perfc_test_object_novice 1", "perfc_test_object_advanced 2"}},
+		{100, []string{"perfc_test_object_novice 1"}},
+	} {
+		src := &fixedSource{db: db, samples: []*pdh.Sample{sampleOf(t, blk)}}
+		col, err := NewCollector(src, Options{DetailLevel: tc.level})
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := col.Scrape(context.Background(), OpenMetrics)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := samplesAndTypes(string(body)); !slices.Equal(got, tc.want) {
+			t.Errorf("detail level %d: %v, want %v", tc.level, got, tc.want)
+		}
 	}
 }

@@ -152,14 +152,11 @@ func checkOpenMetrics(t *testing.T, body string) {
 	}
 }
 
-// TestPromtool runs promtool on every golden answer in the text format,
-// and on the synthetic object of every counter type.
+// TestPromtoolAllTypes runs promtool on an object with a counter of
+// every kind (the golden answers are checked in TestGolden), with
+// duplicate, quoted and _Total instances.
 func TestPromtoolAllTypes(t *testing.T) {
-	var cases []counterCase
-	for _, c := range mappingCases() {
-		cases = append(cases, c)
-	}
-	blk, db := buildBlock(t, cases, 50_000, []string{"a", `b"\`, "a", "_Total"})
+	blk, db := buildBlock(t, mappingCases(), 50_000, []string{"a", `b"\`, "a", "_Total"})
 	src := &fixedSource{db: db, samples: []*pdh.Sample{sampleOf(t, blk)}}
 	got := scrapeTwice(t, src, Options{Formatted: true, Total: true}, Text)
 	promtoolCheck(t, got)
