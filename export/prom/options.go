@@ -13,12 +13,12 @@ import (
 // otherwise.
 const DefaultPrefix = "perfc_"
 
-// DefaultExclude are the objects left out of an export of every object
+// DefaultExclude returns the objects left out of an export of every object
 // (Options.Objects empty) unless Options.Exclude is set: one series per
 // process or thread and counter is what makes exporters' scrapes large
 // (windows_exporter's users' complaint). Name them in Options.Objects,
 // with an instance filter, to export them.
-var DefaultExclude = []string{"Process", "Process V2", "Thread"}
+func DefaultExclude() []string { return []string{"Process", "Process V2", "Thread"} }
 
 // DefaultRediscover is how often an export of every object asks the
 // source for all its objects (Global) to find new ones.
@@ -36,7 +36,7 @@ type Options struct {
 	// (its Global collection), less Exclude.
 	Objects []string `json:"objects,omitempty"`
 	// Exclude are objects left out when Objects is empty; nil is
-	// DefaultExclude, an empty list leaves nothing out.
+	// DefaultExclude(), an empty list leaves nothing out.
 	Exclude []string `json:"exclude,omitempty"`
 	// Instances filter the instances of named objects.
 	Instances []InstanceFilter `json:"instances,omitempty"`
@@ -146,7 +146,7 @@ func (o *Options) compile() (*compiled, error) {
 	}
 	excl := o.Exclude
 	if excl == nil {
-		excl = DefaultExclude
+		excl = DefaultExclude()
 	}
 	for _, name := range excl {
 		c.exclude[fold(name)] = true
