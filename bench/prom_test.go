@@ -32,7 +32,7 @@ var promObjects = []string{"Processor", "Memory", "PhysicalDisk", "Network Inter
 // iteration scrapes both, one after the other, so that the load of a
 // shared machine weighs on both alike; ratio is ours over
 // node_exporter's. The client asks for OpenMetrics like Prometheus,
-// without gzip (neither server compresses then).
+// with and without gzip.
 func BenchmarkPromScrape(b *testing.B) {
 	nodeBin, err := exec.LookPath("prometheus-node-exporter")
 	if err != nil {
@@ -50,21 +50,29 @@ func BenchmarkPromScrape(b *testing.B) {
 	o := startServer(b, exec.Command(ours, args...), "http://"+oursAddr+"/metrics")
 	n := startServer(b, exec.Command(nodeBin, "--web.listen-address="+nodeAddr, "--collector.disable-defaults",
 		"--collector.cpu", "--collector.meminfo", "--collector.diskstats", "--collector.netdev"), "http://"+nodeAddr+"/metrics")
-	o0, n0 := procCPU(b, o.pid), procCPU(b, n.pid)
-	iters := 0
-	for b.Loop() {
-		o.scrape(b)
-		n.scrape(b)
-		iters++
+	// identity: no compression asked; gzip: Accept-Encoding: gzip, as
+	// Prometheus asks (node_exporter compresses then; export/prom does
+	// not compress, whatever is asked).
+	for _, enc := range []string{"identity", "gzip"} {
+		b.Run(enc, func(b *testing.B) {
+			o.encoding, n.encoding = enc, enc
+			o0, n0 := procCPU(b, o.pid), procCPU(b, n.pid)
+			iters := 0
+			for b.Loop() {
+				o.scrape(b)
+				n.scrape(b)
+				iters++
+			}
+			oc := float64(procCPU(b, o.pid)-o0) / float64(iters)
+			nc := float64(procCPU(b, n.pid)-n0) / float64(iters)
+			b.ReportMetric(oc, "ours-ns/op")
+			b.ReportMetric(nc, "node-ns/op")
+			b.ReportMetric(oc/nc, "ratio")
+			b.ReportMetric(float64(o.series), "ours-series")
+			b.ReportMetric(float64(n.series), "node-series")
+			b.ReportMetric(float64(n.nodeSeries), "node-collector-series")
+		})
 	}
-	oc := float64(procCPU(b, o.pid)-o0) / float64(iters)
-	nc := float64(procCPU(b, n.pid)-n0) / float64(iters)
-	b.ReportMetric(oc, "ours-ns/op")
-	b.ReportMetric(nc, "node-ns/op")
-	b.ReportMetric(oc/nc, "ratio")
-	b.ReportMetric(float64(o.series), "ours-series")
-	b.ReportMetric(float64(n.series), "node-series")
-	b.ReportMetric(float64(n.nodeSeries), "node-collector-series")
 }
 
 // server is a /metrics server started by a benchmark.
@@ -72,10 +80,12 @@ type server struct {
 	pid                int
 	url                string
 	client             *http.Client
+	encoding           string // Accept-Encoding sent ("identity": none)
 	series, nodeSeries int
 }
 
-// scrape gets /metrics once, as Prometheus asks for it but without gzip.
+// scrape gets /metrics once, as Prometheus asks for it, with gzip or not
+// (s.encoding).
 func (s *server) scrape(b *testing.B) []byte {
 	body, err := s.get()
 	if err != nil {
@@ -87,6 +97,9 @@ func (s *server) scrape(b *testing.B) []byte {
 func (s *server) get() ([]byte, error) {
 	req, _ := http.NewRequest("GET", s.url, nil)
 	req.Header.Set("Accept", "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1")
+	if s.encoding == "gzip" {
+		req.Header.Set("Accept-Encoding", "gzip") // read as sent, not decompressed
+	}
 	resp, err := s.client.Do(req)
 	if err != nil {
 		return nil, err
