@@ -116,7 +116,9 @@ func TestPrometheusScrapes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer h.Close()
-	col, err := NewCollector(h.Source(), Options{Objects: []string{"Processor", "Memory", "PhysicalDisk", "Network Interface"}})
+	// Process too (real process names, duplicates) and formatted values:
+	// the whole answer must pass Prometheus' OpenMetrics parser.
+	col, err := NewCollector(h.Source(), Options{Objects: []string{"Processor", "Memory", "PhysicalDisk", "Network Interface", "Process"}, Formatted: true, Total: true})
 	if err != nil {
 		t.Fatal(err)
 	}
