@@ -77,6 +77,9 @@ var table = map[string]rule{
 	// given a live source by the program, it writes the logs and keeps
 	// the run-state records.
 	"pla": {3, []string{"collectorset", "pdh", "perflog/binlog", "perflog/pdhcsv", "perflog/sqllog", "state", "titles"}},
+	// export/prom: the counters of a source as Prometheus /metrics
+	// (OpenMetrics), mapped by counter type.
+	"export/prom": {3, []string{"calc", "countertype", "internal/utf16le", "pdh", "perfdata", "titles"}},
 	// L4: tools.
 	"internal/tool/dump":     {4, []string{"countertype", "perfdata", "perflog/binlog", "titles"}},
 	"internal/tool/query":    {4, []string{"engine"}},

@@ -1,0 +1,199 @@
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// promObjects are the objects matching node_exporter's cpu, meminfo,
+// diskstats and netdev collectors.
+var promObjects = []string{"Processor", "Memory", "PhysicalDisk", "Network Interface"}
+
+// BenchmarkPromScrape compares the server CPU time of one scrape of
+// /metrics: export/prom over the live host (objects Processor, Memory,
+// PhysicalDisk, Network Interface) against Debian's
+// prometheus-node-exporter with only its cpu, meminfo, diskstats and
+// netdev collectors. Both run as their own processes, started here (ours
+// is promserve, built here), and are measured the same way: utime+stime
+// of /proc/PID/stat over the scrapes, divided by their number. Each
+// iteration scrapes both, one after the other, so that the load of a
+// shared machine weighs on both alike; ratio is ours over
+// node_exporter's. The client asks for OpenMetrics like Prometheus,
+// with and without gzip.
+func BenchmarkPromScrape(b *testing.B) {
+	nodeBin, err := exec.LookPath("prometheus-node-exporter")
+	if err != nil {
+		b.Skip("prometheus-node-exporter not installed (Debian package prometheus-node-exporter)")
+	}
+	ours := filepath.Join(b.TempDir(), "promserve")
+	if out, err := exec.Command("go", "build", "-o", ours, "./promserve").CombinedOutput(); err != nil {
+		b.Fatalf("building promserve: %v\n%s", err, out)
+	}
+	oursAddr, nodeAddr := freeAddr(b), freeAddr(b)
+	args := []string{"-listen", oursAddr, "-objects", strings.Join(promObjects, ",")}
+	if p := os.Getenv("PERFC_BENCH_PROM_PROFILE"); p != "" {
+		args = append(args, "-cpuprofile", p) // the server's profile
+	}
+	o := startServer(b, exec.Command(ours, args...), "http://"+oursAddr+"/metrics")
+	n := startServer(b, exec.Command(nodeBin, "--web.listen-address="+nodeAddr, "--collector.disable-defaults",
+		"--collector.cpu", "--collector.meminfo", "--collector.diskstats", "--collector.netdev"), "http://"+nodeAddr+"/metrics")
+	// identity: no compression asked; gzip: Accept-Encoding: gzip, as
+	// Prometheus asks (node_exporter compresses then; export/prom does
+	// not compress, whatever is asked).
+	for _, enc := range []string{"identity", "gzip"} {
+		b.Run(enc, func(b *testing.B) {
+			o.encoding, n.encoding = enc, enc
+			o0, n0 := procCPU(b, o.pid), procCPU(b, n.pid)
+			iters := 0
+			for b.Loop() {
+				o.scrape(b)
+				n.scrape(b)
+				iters++
+			}
+			oc := float64(procCPU(b, o.pid)-o0) / float64(iters)
+			nc := float64(procCPU(b, n.pid)-n0) / float64(iters)
+			b.ReportMetric(oc, "ours-ns/op")
+			b.ReportMetric(nc, "node-ns/op")
+			b.ReportMetric(oc/nc, "ratio")
+			b.ReportMetric(float64(o.series), "ours-series")
+			b.ReportMetric(float64(n.series), "node-series")
+			b.ReportMetric(float64(n.nodeSeries), "node-collector-series")
+		})
+	}
+}
+
+// server is a /metrics server started by a benchmark.
+type server struct {
+	pid                int
+	url                string
+	client             *http.Client
+	encoding           string // Accept-Encoding sent ("identity": none)
+	series, nodeSeries int
+}
+
+// scrape gets /metrics once, as Prometheus asks for it, with gzip or not
+// (s.encoding).
+func (s *server) scrape(b *testing.B) []byte {
+	body, err := s.get()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return body
+}
+
+func (s *server) get() ([]byte, error) {
+	req, _ := http.NewRequest("GET", s.url, nil)
+	req.Header.Set("Accept", "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1")
+	if s.encoding == "gzip" {
+		req.Header.Set("Accept-Encoding", "gzip") // read as sent, not decompressed
+	}
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err == nil && resp.StatusCode != 200 {
+		err = fmt.Errorf("%s: %s: %s", s.url, resp.Status, body)
+	}
+	return body, err
+}
+
+// startServer starts cmd, stopped when the benchmark ends, waits (bounded)
+// for its first answer, scrapes it a few times to warm it up and counts
+// the series of an answer (sample lines; nodeSeries: those named node_*,
+// the collectors' own, less node_scrape_*).
+func startServer(b *testing.B, cmd *exec.Cmd, url string) *server {
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+	})
+	s := &server{pid: cmd.Process.Pid, url: url,
+		client: &http.Client{Transport: &http.Transport{DisableCompression: true}, Timeout: 10 * time.Second}}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		_, err := s.get()
+		if err == nil {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			b.Fatalf("%s did not answer: %v\n%s", url, err, stderr.String())
+		case <-tick.C:
+		}
+	}
+	var body []byte
+	for range 5 {
+		body = s.scrape(b)
+	}
+	sc := bufio.NewScanner(bytes.NewReader(body))
+	for sc.Scan() {
+		l := sc.Text()
+		if l == "" || l[0] == '#' {
+			continue
+		}
+		s.series++
+		if strings.HasPrefix(l, "node_") && !strings.HasPrefix(l, "node_scrape_") {
+			s.nodeSeries++
+		}
+	}
+	return s
+}
+
+func freeAddr(b *testing.B) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// procCPU is the CPU time (user + system) process pid has used, in ns,
+// from /proc/PID/stat (fields 14 and 15, in clock ticks of 1/100 s).
+func procCPU(b *testing.B, pid int) int64 {
+	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := string(raw)
+	// The command name (field 2) is in parentheses and may hold spaces.
+	rest := s[strings.LastIndexByte(s, ')')+2:]
+	f := strings.Fields(rest)
+	// rest starts at field 3 (state): utime is field 14, stime 15.
+	ut, err1 := strconv.ParseInt(f[14-3], 10, 64)
+	st, err2 := strconv.ParseInt(f[15-3], 10, 64)
+	if err1 != nil || err2 != nil {
+		b.Fatalf("/proc/%d/stat: %q", pid, s)
+	}
+	const tick = int64(time.Second / 100) // USER_HZ
+	return (ut + st) * tick
+}

@@ -1,0 +1,670 @@
+package prom
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/perfcounters/perfcounters/calc"
+	ct "github.com/perfcounters/perfcounters/countertype"
+	"github.com/perfcounters/perfcounters/internal/utf16le"
+	"github.com/perfcounters/perfcounters/pdh"
+	"github.com/perfcounters/perfcounters/perfdata"
+	"github.com/perfcounters/perfcounters/titles"
+)
+
+// Format is a text format of the export.
+type Format int
+
+const (
+	// Text is Prometheus' text format, version 0.0.4.
+	Text Format = iota
+	// OpenMetrics is the OpenMetrics text format, version 1.0.0.
+	OpenMetrics
+)
+
+// ContentType returns the media type of a scrape's answer in format f.
+func (f Format) ContentType() string {
+	if f == OpenMetrics {
+		return "application/openmetrics-text; version=1.0.0; charset=utf-8"
+	}
+	return "text/plain; version=0.0.4; charset=utf-8"
+}
+
+// Collector turns a source's samples into the text of /metrics. It is
+// safe for concurrent use: concurrent scrapes in one format share one
+// collection, and collections never overlap.
+type Collector struct {
+	src        pdh.Source
+	opts       Options
+	c          *compiled
+	timeout    time.Duration
+	rediscover time.Duration
+
+	mu      sync.Mutex
+	flights [2]*flight // the collection in progress per format
+	spare   []byte     // a buffer no scrape uses any more
+
+	work sync.Mutex // one collection at a time; guards what follows
+	st   state
+}
+
+// flight is one collection, shared by the scrapes that arrive while it
+// runs.
+type flight struct {
+	done chan struct{}
+	body []byte
+	err  error
+	refs int // scrapes using body (guarded by Collector.mu)
+}
+
+// state is what a collection keeps for the next: the object list found
+// by discovery, the names derived from definitions, the previous raw
+// values (Formatted) and reusable buffers.
+type state struct {
+	discovered   []uint32
+	discoveredAt time.Time
+
+	layouts map[uint32]*layout // by object title index
+	used    map[string]uint32  // metric names in use -> the object index owning them
+
+	prev, cur map[rawKey]calc.Raw
+
+	names   map[string]string // decoded instance names by their UTF-16 bytes
+	rows    []row
+	labels  []byte
+	parents []string
+	dups    map[dupKey]int32
+	seen    []uint32
+	missing map[int][]uint32
+	size    int // size of the last answer, a hint for the next
+}
+
+type dupKey struct{ parent, name string }
+
+// rawKey identifies one counter of one instance across collections.
+type rawKey struct {
+	obj  uint32
+	inst string
+	ctr  int
+}
+
+// row is one instance of an object in a collection.
+type row struct {
+	start, end int // its label text in state.labels
+	blk        perfdata.CounterBlock
+	pos        int    // its position in the object (for missing values)
+	display    string // PDH's name (parent/name#index), only with Formatted
+}
+
+// NewCollector returns a collector of src's counters as opts choose.
+// Objects named in opts must be known to the source's title database.
+func NewCollector(src pdh.Source, opts Options) (*Collector, error) {
+	c, err := opts.compile()
+	if err != nil {
+		return nil, err
+	}
+	db := src.Titles()
+	for _, name := range opts.Objects {
+		if _, ok := db.Index(name); !ok {
+			return nil, fmt.Errorf("metrics export: object %q is not in the title database", name)
+		}
+	}
+	col := &Collector{src: src, opts: opts, c: c, timeout: opts.Timeout, rediscover: opts.Rediscover}
+	if col.timeout <= 0 {
+		col.timeout = 10 * time.Second
+	}
+	if col.rediscover <= 0 {
+		col.rediscover = DefaultRediscover
+	}
+	col.st.layouts = map[uint32]*layout{}
+	col.st.used = map[string]uint32{}
+	col.st.names = map[string]string{}
+	col.st.dups = map[dupKey]int32{}
+	if opts.Formatted {
+		col.st.prev = map[rawKey]calc.Raw{}
+		col.st.cur = map[rawKey]calc.Raw{}
+	}
+	return col, nil
+}
+
+// Scrape collects once and returns the text of /metrics in format f. A
+// scrape that arrives while a collection for the same format runs shares
+// it. The returned bytes may be shared with other scrapes: do not modify
+// them.
+func (col *Collector) Scrape(ctx context.Context, f Format) ([]byte, error) {
+	fl, err := col.scrape(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	// Not released: the caller keeps the bytes, so they are never reused.
+	return fl.body, nil
+}
+
+// scrape returns the flight whose answer serves this scrape; the caller
+// releases it when done with its body (see release), or never.
+func (col *Collector) scrape(ctx context.Context, f Format) (*flight, error) {
+	k := 0
+	if f == OpenMetrics {
+		k = 1
+	}
+	col.mu.Lock()
+	if fl := col.flights[k]; fl != nil {
+		fl.refs++
+		col.mu.Unlock()
+		select {
+		case <-fl.done:
+			if fl.err != nil {
+				col.release(fl)
+				return nil, fl.err
+			}
+			return fl, nil
+		case <-ctx.Done():
+			col.release(fl)
+			return nil, ctx.Err()
+		}
+	}
+	fl := &flight{done: make(chan struct{}), refs: 1}
+	col.flights[k] = fl
+	buf := col.spare
+	col.spare = nil
+	col.mu.Unlock()
+
+	// The collection serves every scrape that joined it: it ends with its
+	// own deadline, not with the first scraper's connection.
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), col.timeout)
+	fl.body, fl.err = col.collect(cctx, f, buf)
+	cancel()
+
+	col.mu.Lock()
+	col.flights[k] = nil
+	col.mu.Unlock()
+	close(fl.done)
+	if fl.err != nil {
+		col.release(fl)
+		return nil, fl.err
+	}
+	return fl, nil
+}
+
+// release says one scrape is done with fl's body; after the last one the
+// buffer serves the next collection.
+func (col *Collector) release(fl *flight) {
+	col.mu.Lock()
+	defer col.mu.Unlock()
+	fl.refs--
+	if fl.refs == 0 && fl.body != nil && (col.spare == nil || cap(fl.body) > cap(col.spare)) {
+		col.spare = fl.body[:0]
+	}
+}
+
+// collect takes one sample and writes it.
+// buf, when not nil, is a free buffer to write into.
+func (col *Collector) collect(ctx context.Context, f Format, buf []byte) ([]byte, error) {
+	col.work.Lock()
+	defer col.work.Unlock()
+	st := &col.st
+	db := col.src.Titles()
+
+	var want []uint32
+	discover := false
+	if len(col.c.objects) > 0 {
+		for _, name := range col.c.objects {
+			if idx, ok := db.Index(name); ok {
+				want = append(want, idx)
+			}
+		}
+		if len(want) == 0 {
+			return nil, errors.New("metrics export: none of the objects to export is in the title database any more")
+		}
+	} else if st.discovered == nil || time.Since(st.discoveredAt) >= col.rediscover {
+		discover = true // want nil: the source's Global collection
+	} else {
+		want = st.discovered
+	}
+	smp, err := col.src.Sample(ctx, want)
+	if err != nil {
+		return nil, fmt.Errorf("metrics export: collecting: %w", err)
+	}
+	if smp.Gap && col.opts.Formatted {
+		// The source did not collect since the previous sample: nothing
+		// to difference with.
+		clear(st.prev)
+	}
+	if discover {
+		st.discovered = st.discovered[:0]
+		for _, blk := range smp.Blocks {
+			for it := blk.Objects(); it.Next(); {
+				idx := it.Object().NameIndex()
+				if col.exported(db, idx) {
+					st.discovered = append(st.discovered, idx)
+				}
+			}
+		}
+		if st.discovered == nil {
+			st.discovered = []uint32{}
+		}
+		st.discoveredAt = time.Now()
+	}
+
+	w := buf[:0]
+	if want := st.size + st.size/8 + 4096; cap(w) < want {
+		w = make([]byte, 0, want)
+	}
+	st.seen = st.seen[:0]
+	for _, blk := range smp.Blocks {
+		h := blk.Header()
+		for it := blk.Objects(); it.Next(); {
+			o := it.Object()
+			idx := o.NameIndex()
+			if o.Metadata() || !col.wanted(db, idx, want) || contains(st.seen, idx) {
+				continue
+			}
+			st.seen = append(st.seen, idx)
+			w = col.writeObject(w, f, db, &h, smp, o)
+		}
+	}
+	if f == OpenMetrics {
+		w = append(w, "# EOF\n"...)
+	}
+	if col.opts.Formatted {
+		st.prev, st.cur = st.cur, st.prev
+		clear(st.cur)
+	}
+	st.size = len(w)
+	return w, nil
+}
+
+func contains(s []uint32, x uint32) bool {
+	for _, v := range s {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+// exported reports whether discovery keeps object idx.
+func (col *Collector) exported(db *titles.DB, idx uint32) bool {
+	return !col.c.exclude[fold(db.Name(idx))]
+}
+
+// wanted reports whether object idx of a sample is to be written.
+func (col *Collector) wanted(db *titles.DB, idx uint32, want []uint32) bool {
+	if want == nil {
+		return col.exported(db, idx)
+	}
+	return contains(want, idx)
+}
+
+// clocks are the time fields of an object's block.
+func clocksOf(h *perfdata.Header, o perfdata.Object) calc.Clocks {
+	return calc.Clocks{PerfTime: h.PerfTime, PerfFreq: h.PerfFreq, PerfTime100nSec: h.PerfTime100nSec,
+		ObjectTime: o.PerfTime(), ObjectFreq: o.PerfFreq()}
+}
+
+// writeObject writes every family of one object.
+func (col *Collector) writeObject(w []byte, f Format, db *titles.DB, h *perfdata.Header, smp *pdh.Sample, o perfdata.Object) []byte {
+	st := &col.st
+	idx := o.NameIndex()
+	lay := col.layoutOf(db, o)
+	if len(lay.families) == 0 {
+		return w
+	}
+	col.rowsOf(db, smp, o)
+	if len(st.rows) == 0 {
+		return w
+	}
+	col.missingOf(smp, idx)
+	clk := clocksOf(h, o)
+	wallSec := float64(h.PerfTime100nSec-perfdata.FileTime(time.Unix(0, 0))) / 1e7
+	if h.PerfTime100nSec == 0 {
+		wallSec = float64(h.SystemTime.Time().UnixNano()) / 1e9
+	}
+	for fi := range lay.families {
+		fam := &lay.families[fi]
+		if fam.formatted && !col.opts.Formatted {
+			continue
+		}
+		mark := len(w)
+		w = append(w, fam.header[f]...)
+		n := 0
+		for ri := range st.rows {
+			r := &st.rows[ri]
+			if st.missing != nil && col.isMissing(r.pos, fam.def.NameIndex) {
+				continue
+			}
+			var ok bool
+			w, ok = col.writeValue(w, fam, r, &clk, wallSec, idx)
+			if ok {
+				n++
+			}
+		}
+		if n == 0 {
+			w = w[:mark] // no samples: no family
+		}
+	}
+	return w
+}
+
+// writeValue writes one sample line of family fam for row r; ok is false
+// (and nothing written) when the value is not known.
+func (col *Collector) writeValue(w []byte, fam *family, r *row, clk *calc.Clocks, wallSec float64, obj uint32) ([]byte, bool) {
+	st := &col.st
+	var (
+		num   float64
+		isInt bool
+		iv    uint64
+		neg   bool
+	)
+	v := r.blk.Value(fam.def)
+	if fam.formatted {
+		var second, multi uint64
+		if fam.hasBase {
+			second = r.blk.Value(fam.base)
+			if fam.multiFromBase {
+				multi = second
+			}
+		}
+		if fam.def.Type.Multi() && !fam.multiFromBase {
+			multi = uint64(r.blk.Multi(fam.def))
+		}
+		cur := calc.MakeRaw(fam.def.Type, *clk, v, second, multi)
+		key := rawKey{obj: obj, inst: r.display, ctr: fam.ctr}
+		st.cur[key] = cur
+		prev, had := st.prev[key]
+		var pp *calc.Raw
+		if had {
+			pp = &prev
+		}
+		fv := calc.Format(fam.def.Type, fam.def.DefaultScale, &cur, pp, calc.FmtDouble)
+		if !fv.HasValue() || math.IsNaN(fv.Double) || math.IsInf(fv.Double, 0) {
+			return w, false
+		}
+		num = fv.Double
+	} else {
+		switch fam.part.src {
+		case srcValue:
+			if fam.part.unit == unitNone {
+				if fam.part.kind == kindGauge {
+					// a raw count is a signed number, as PDH shows it
+					if int64(v) < 0 {
+						iv, neg = uint64(-int64(v)), true
+					} else {
+						iv = v
+					}
+				} else {
+					iv = v
+				}
+				isInt = true
+			} else {
+				num = float64(v)
+			}
+		case srcBase:
+			b := r.blk.Value(fam.base)
+			if fam.part.unit == unitNone {
+				if fam.part.kind == kindGauge && int64(b) < 0 {
+					iv, neg = uint64(-int64(b)), true
+				} else {
+					iv = b
+				}
+				isInt = true
+			} else {
+				num = float64(b)
+			}
+		case srcMultiBlock:
+			iv, isInt = uint64(r.blk.Multi(fam.def)), true
+		case srcDouble:
+			num = math.Float64frombits(v)
+			if math.IsNaN(num) || math.IsInf(num, 0) {
+				return w, false
+			}
+		case srcStartTime:
+			d, fq := uint64(clk.ObjectTime), clk.ObjectFreq
+			if v == 0 || v >= d || fq <= 0 {
+				return w, false // unknown start, or after the object's time stamp
+			}
+			num = wallSec - float64(d-v)/float64(fq)
+		}
+		if fam.part.unit == unitTime {
+			fq := timeFreq(fam.def.Type, clk)
+			if fq <= 0 {
+				return w, false
+			}
+			num /= float64(fq)
+		}
+	}
+	w = append(w, fam.sample...)
+	if r.end > r.start {
+		w = append(w, '{')
+		w = append(w, st.labels[r.start:r.end]...)
+		w = append(w, '}')
+	}
+	w = append(w, ' ')
+	if isInt {
+		if neg {
+			w = append(w, '-')
+		}
+		w = strconv.AppendUint(w, iv, 10)
+	} else {
+		w = strconv.AppendFloat(w, num, 'g', -1, 64)
+	}
+	w = append(w, '\n')
+	return w, true
+}
+
+// timeFreq is the frequency of counter type t's time base, in ticks per
+// second: the block's PerfFreq, 10^7 for 100 ns timers, the object's
+// PerfFreq for object timers.
+func timeFreq(t ct.Type, clk *calc.Clocks) int64 {
+	switch t.TimeBase() {
+	case ct.PERF_TIMER_100NS:
+		return 10_000_000
+	case ct.PERF_OBJECT_TIMER:
+		return clk.ObjectFreq
+	}
+	return clk.PerfFreq
+}
+
+// maxNames bounds the decoded-name table; past it the table starts afresh.
+const maxNames = 1 << 16
+
+// rowsOf fills st.rows with the instances of o that are exported, and
+// their label text.
+func (col *Collector) rowsOf(db *titles.DB, smp *pdh.Sample, o perfdata.Object) {
+	st := &col.st
+	st.rows = st.rows[:0]
+	st.labels = st.labels[:0]
+	if o.NumInstances() == perfdata.NoInstances {
+		st.rows = append(st.rows, row{blk: o.SingleBlock(), pos: -1})
+		return
+	}
+	filter := col.c.instances[fold(db.Name(o.NameIndex()))]
+	clear(st.dups)
+	var parentObj uint32
+	st.parents = st.parents[:0]
+	pos := -1
+	for it := o.Instances(); it.Next(); {
+		pos++
+		in := it.Instance()
+		var name string
+		if o.CodePage() != 0 {
+			name = in.Name()
+		} else {
+			nb := in.NameBytes()
+			var ok bool
+			if name, ok = st.names[string(nb)]; !ok {
+				if len(st.names) >= maxNames {
+					clear(st.names)
+				}
+				name = utf16le.DecodeLenient(nb)
+				st.names[string(nb)] = name
+			}
+		}
+		parent := ""
+		if pti := in.ParentObjectTitleIndex(); pti != 0 {
+			if pti != parentObj {
+				parentObj = pti
+				st.parents = parentNames(st.parents[:0], smp, pti, col)
+			}
+			if p := in.ParentObjectInstance(); int(p) < len(st.parents) {
+				parent = st.parents[p]
+			}
+		}
+		dk := dupKey{parent, name}
+		dup := st.dups[dk]
+		st.dups[dk] = dup + 1
+		if name == "_Total" && !col.opts.Total {
+			continue
+		}
+		display := ""
+		if filter != nil || col.opts.Formatted {
+			display = arrayName(parent, name, dup)
+			if !filter.keep(display) {
+				continue
+			}
+		}
+		start := len(st.labels)
+		st.labels = append(st.labels, `perf_instance="`...)
+		st.labels = appendLabelValue(st.labels, name)
+		if dup > 0 {
+			st.labels = append(st.labels, '#')
+			st.labels = strconv.AppendInt(st.labels, int64(dup), 10)
+		}
+		st.labels = append(st.labels, '"')
+		if parent != "" {
+			st.labels = append(st.labels, `,perf_parent="`...)
+			st.labels = appendLabelValue(st.labels, parent)
+			st.labels = append(st.labels, '"')
+		}
+		st.rows = append(st.rows, row{start: start, end: len(st.labels), blk: in.Block(), pos: pos, display: display})
+	}
+}
+
+// parentNames returns the instance names of object pti in the sample
+// (none when it is not there).
+func parentNames(dst []string, smp *pdh.Sample, pti uint32, col *Collector) []string {
+	for _, blk := range smp.Blocks {
+		po, ok := blk.Object(pti)
+		if !ok {
+			continue
+		}
+		for it := po.Instances(); it.Next(); {
+			in := it.Instance()
+			if po.CodePage() != 0 {
+				dst = append(dst, in.Name())
+				continue
+			}
+			nb := in.NameBytes()
+			name, ok := col.st.names[string(nb)]
+			if !ok {
+				name = utf16le.DecodeLenient(nb)
+			}
+			dst = append(dst, name)
+		}
+		return dst
+	}
+	return dst
+}
+
+// arrayName is PDH's name of an instance: parent/name#index.
+func arrayName(parent, name string, index int32) string {
+	if parent == "" && index == 0 {
+		return name
+	}
+	s := name
+	if parent != "" {
+		s = parent + "/" + name
+	}
+	if index > 0 {
+		s += "#" + strconv.Itoa(int(index))
+	}
+	return s
+}
+
+// missingOf notes the placeholder values of object idx (a partial
+// object's Problem), which are not exported.
+func (col *Collector) missingOf(smp *pdh.Sample, idx uint32) {
+	st := &col.st
+	st.missing = nil
+	for _, p := range smp.Problems {
+		if p.Object != idx || !p.Partial || len(p.Missing) == 0 {
+			continue
+		}
+		if st.missing == nil {
+			st.missing = map[int][]uint32{}
+		}
+		for _, m := range p.Missing {
+			if m.Counters == nil {
+				st.missing[m.Instance] = []uint32{}
+				continue
+			}
+			if cur, ok := st.missing[m.Instance]; ok && len(cur) == 0 {
+				continue
+			}
+			st.missing[m.Instance] = append(st.missing[m.Instance], m.Counters...)
+		}
+	}
+}
+
+func (col *Collector) isMissing(pos int, counter uint32) bool {
+	cs, ok := col.st.missing[pos]
+	if !ok {
+		return false
+	}
+	return len(cs) == 0 || contains(cs, counter)
+}
+
+// appendLabelValue appends s escaped as a label value: backslash, double
+// quote and line feed are escaped (both formats).
+func appendLabelValue(w []byte, s string) []byte {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '\\':
+			w = append(w, `\\`...)
+		case '"':
+			w = append(w, `\"`...)
+		case '\n':
+			w = append(w, `\n`...)
+		default:
+			w = append(w, c)
+		}
+	}
+	return w
+}
+
+// appendHelp appends s escaped as HELP text: backslash and line feed,
+// and in OpenMetrics also the double quote.
+func appendHelp(w []byte, s string, f Format) []byte {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '\\':
+			w = append(w, `\\`...)
+		case '\n':
+			w = append(w, `\n`...)
+		case '\r':
+			// dropped: explain texts written on Windows end lines with CR LF
+		case '"':
+			if f == OpenMetrics {
+				w = append(w, `\"`...)
+			} else {
+				w = append(w, c)
+			}
+		default:
+			w = append(w, c)
+		}
+	}
+	return w
+}

@@ -1,0 +1,28 @@
+// Package prom exports a data source's counters to Prometheus: an
+// http.Handler for /metrics that writes the OpenMetrics text format (or
+// Prometheus' text format 0.0.4 for scrapers that do not ask for
+// OpenMetrics), derived from each counter's type, never from its name.
+//
+// The mapping (MAPPING.md has the full table with examples):
+//
+//   - counters that accumulate (COUNTER, BULK_COUNT, DELTA, SAMPLE_COUNTER)
+//     become Prometheus counters (_total) of the raw value;
+//   - timers (TIMER, 100NSEC_TIMER, OBJ_TIME_TIMER and the PRECISION
+//     timers) become counters in seconds, converted with the counter's own
+//     time base (the block's PerfFreq, 10^7 for 100 ns timers, the object's
+//     PerfFreq for object timers); inverse timers export the time they
+//     measure (the complement of what the counter shows) under an
+//     _inverse_seconds name;
+//   - RAWCOUNT, LARGE_RAWCOUNT and their HEX forms become gauges;
+//   - fractions and averages export their two parts (numerator and base,
+//     counters where both accumulate, gauges for RAW_FRACTION) so that
+//     PromQL computes rates and ratios, and, with Options.Formatted, the
+//     value as perfmon shows it, computed by package calc between the last
+//     two collections;
+//   - ELAPSED_TIME becomes a start-time gauge in seconds since the epoch.
+//
+// Every scrape collects the chosen objects once (concurrent scrapes share
+// that collection); nothing is cached between scrapes except the names
+// derived from the counter definitions and, for Options.Formatted, the
+// previous raw values.
+package prom

@@ -1,0 +1,186 @@
+package prom
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// DefaultPrefix starts every metric name unless Options.Prefix says
+// otherwise.
+const DefaultPrefix = "perfc_"
+
+// DefaultExclude returns the objects left out of an export of every object
+// (Options.Objects empty) unless Options.Exclude is set: one series per
+// process or thread and counter is what makes exporters' scrapes large
+// (windows_exporter's users' complaint). Name them in Options.Objects,
+// with an instance filter, to export them.
+func DefaultExclude() []string { return []string{"Process", "Process V2", "Thread"} }
+
+// DefaultRediscover is how often an export of every object asks the
+// source for all its objects (Global) to find new ones.
+const DefaultRediscover = time.Minute
+
+// Options choose what is exported and how it is named. The zero value
+// exports every object but DefaultExclude's, without _Total instances and
+// without formatted gauges.
+type Options struct {
+	// Prefix starts every metric name; "" is DefaultPrefix. It must be a
+	// valid metric name start: letters, digits, '_' (not a digit first).
+	Prefix string `json:"prefix,omitempty"`
+	// Objects are the objects to export, by name (as the title database
+	// names them, case-insensitive). Empty: every object the source has
+	// (its Global collection), less Exclude.
+	Objects []string `json:"objects,omitempty"`
+	// Exclude are objects left out when Objects is empty; nil is
+	// DefaultExclude(), an empty list leaves nothing out.
+	Exclude []string `json:"exclude,omitempty"`
+	// Instances filter the instances of named objects.
+	Instances []InstanceFilter `json:"instances,omitempty"`
+	// Total exports the _Total instances, which Prometheus can compute
+	// with sum() and which are left out by default.
+	Total bool `json:"total,omitempty"`
+	// Formatted adds to every counter whose displayed value is computed
+	// (rates, fractions, averages, timers) a gauge with the value perfmon
+	// shows, computed between the last two collections (scale and 100 %
+	// cap applied as PDH does); the first scrape has none.
+	Formatted bool `json:"formatted,omitempty"`
+	// DetailLevel leaves out counters of a higher detail level (100
+	// novice, 200 advanced, 300 expert, 400 wizard); 0 exports all.
+	DetailLevel uint32 `json:"detail_level,omitempty"`
+	// Timeout bounds one collection; 0 is 10 s.
+	Timeout time.Duration `json:"-"`
+	// Rediscover is how often an export of every object asks for the
+	// source's Global collection again; 0 is DefaultRediscover.
+	Rediscover time.Duration `json:"-"`
+}
+
+// InstanceFilter keeps the instances of one object whose name (as PDH
+// shows it: parent/name#index) matches Include and does not match
+// Exclude. The expressions are Go regular expressions (RE2) matched
+// against the whole name; "" is no condition.
+type InstanceFilter struct {
+	Object  string `json:"object"`
+	Include string `json:"include,omitempty"`
+	Exclude string `json:"exclude,omitempty"`
+}
+
+// compiledFilter is an InstanceFilter ready to use.
+type compiledFilter struct {
+	include, exclude *regexp.Regexp
+}
+
+func (f *compiledFilter) keep(name string) bool {
+	if f == nil {
+		return true
+	}
+	if f.include != nil && !f.include.MatchString(name) {
+		return false
+	}
+	return f.exclude == nil || !f.exclude.MatchString(name)
+}
+
+// maxConfig bounds the configuration ParseOptions reads.
+const maxConfig = 1 << 20
+
+// ParseOptions reads options written as JSON (the field names of the
+// json tags: prefix, objects, exclude, instances [{object, include,
+// exclude}], total, formatted, detail_level), refusing unknown fields,
+// and checks them as NewCollector does.
+func ParseOptions(b []byte) (Options, error) {
+	var o Options
+	if len(b) > maxConfig {
+		return o, fmt.Errorf("metrics export options: %d bytes, more than the %d allowed", len(b), maxConfig)
+	}
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&o); err != nil {
+		return Options{}, fmt.Errorf("metrics export options: %w", err)
+	}
+	if d.More() {
+		return Options{}, fmt.Errorf("metrics export options: more than one JSON value (at offset %d)", d.InputOffset())
+	}
+	if _, err := o.compile(); err != nil {
+		return Options{}, err
+	}
+	return o, nil
+}
+
+// compiled are the options checked and prepared.
+type compiled struct {
+	prefix    string
+	objects   []string                   // folded names, in the order given
+	exclude   map[string]bool            // folded names
+	instances map[string]*compiledFilter // by folded object name
+}
+
+func fold(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
+
+// compile checks the options: the prefix is a valid metric name start,
+// the expressions compile, no object is named twice in one list.
+func (o *Options) compile() (*compiled, error) {
+	c := &compiled{prefix: o.Prefix, exclude: map[string]bool{}, instances: map[string]*compiledFilter{}}
+	if c.prefix == "" {
+		c.prefix = DefaultPrefix
+	}
+	for i, r := range c.prefix {
+		ok := r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9'
+		if !ok {
+			return nil, fmt.Errorf("metrics export options: prefix %q: character %q at %d is not allowed in a metric name", o.Prefix, r, i)
+		}
+	}
+	seen := map[string]bool{}
+	for i, name := range o.Objects {
+		f := fold(name)
+		if f == "" {
+			return nil, fmt.Errorf("metrics export options: objects[%d] is empty", i)
+		}
+		if seen[f] {
+			return nil, fmt.Errorf("metrics export options: objects[%d]: object %q named twice", i, name)
+		}
+		seen[f] = true
+		c.objects = append(c.objects, f)
+	}
+	excl := o.Exclude
+	if excl == nil {
+		excl = DefaultExclude()
+	}
+	for _, name := range excl {
+		c.exclude[fold(name)] = true
+	}
+	for i, f := range o.Instances {
+		key := fold(f.Object)
+		if key == "" {
+			return nil, fmt.Errorf("metrics export options: instances[%d]: no object named", i)
+		}
+		if c.instances[key] != nil {
+			return nil, fmt.Errorf("metrics export options: instances[%d]: object %q has a filter already", i, f.Object)
+		}
+		cf := &compiledFilter{}
+		var err error
+		if cf.include, err = anchored(f.Include); err != nil {
+			return nil, fmt.Errorf("metrics export options: instances[%d] (object %q) include: %w", i, f.Object, err)
+		}
+		if cf.exclude, err = anchored(f.Exclude); err != nil {
+			return nil, fmt.Errorf("metrics export options: instances[%d] (object %q) exclude: %w", i, f.Object, err)
+		}
+		c.instances[key] = cf
+	}
+	return c, nil
+}
+
+// anchored compiles expr to match whole names; "" is nil. expr is
+// compiled alone first, so that a parenthesis in it cannot undo the
+// anchors.
+func anchored(expr string) (*regexp.Regexp, error) {
+	if expr == "" {
+		return nil, nil
+	}
+	if _, err := regexp.Compile(expr); err != nil {
+		return nil, err
+	}
+	return regexp.Compile(`^(?:` + expr + `)$`)
+}
