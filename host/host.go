@@ -41,6 +41,7 @@ type Host struct {
 	*engine.Engine
 	procs *system.ProcessObjects
 	proc  system.ProcReader // /proc, shared by every built-in object
+	sys   *system.Collector // the built-in objects, which keep /sys files open
 	v2    *v2Source
 	v1    []string // names of the V1 procedures added from the state directory
 }
@@ -101,7 +102,7 @@ func build(opts Options, st *statedir.State) (*Host, error) {
 	e := engine.New(engine.Options{Logger: opts.Logger, Clock: clk, Titles: st.Titles, SystemName: ComputerName()})
 	procs := system.NewProcessObjects(proc)
 	objs := append(c.Objects(), procs.Process(), procs.ProcessV2(), procs.Thread())
-	h := &Host{Engine: e, procs: procs, proc: proc, v2: v2}
+	h := &Host{Engine: e, procs: procs, proc: proc, sys: c, v2: v2}
 	for _, o := range objs {
 		if err := e.Add(adapt(c, o, opts.Logger)); err != nil {
 			procs.Close()
@@ -128,6 +129,7 @@ func (h *Host) Close() error {
 	h.closeV1()
 	h.procs.Close()
 	h.proc.Close()
+	h.sys.Close()
 	h.v2.close()
 	return nil
 }

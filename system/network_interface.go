@@ -118,7 +118,7 @@ func (c *Collector) networkInterfaceObject() Object {
 
 // readSpeed reads an interface's link speed in bit/s; 0 when unknown.
 func (c *Collector) readSpeed(name string) uint64 {
-	b, err := c.readFile(c.Sys, "class/net/"+name+"/speed")
+	b, err := c.readSys("class/net/" + name + "/speed")
 	if err != nil {
 		return 0 // EINVAL for interfaces without a link speed: not a failure
 	}
@@ -151,6 +151,8 @@ func (c *Collector) collectNetworkInterface(col Collection, w Writer) error {
 	// Speeds are read after the names are taken: readFile reuses the buffer
 	// the names point into.
 	n.speed = resize(n.speed, len(n.names))
+	round := c.sysKept.begin()
+	defer c.sysKept.sweep("class/net/", round)
 	for i, name := range n.names {
 		n.speed[i] = c.readSpeed(name)
 	}

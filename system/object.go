@@ -119,6 +119,8 @@ type Collector struct {
 	logical  logicalState
 	sysstate systemState
 	boot     bootState
+
+	sysKept keptSysFiles // /sys attributes read at every sample, kept open
 }
 
 // Option configures a Collector.

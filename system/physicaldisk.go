@@ -224,9 +224,11 @@ func (c *Collector) readWholeDisks(col Collection) error {
 	d := &c.disk
 	d.prev, d.disks = d.disks, d.prev[:0]
 	old := d.prev
+	round := c.sysKept.begin()
+	defer c.sysKept.sweep("block/", round)
 	for _, e := range ents {
 		name := e.Name()
-		b, err := c.readFile(c.Sys, "block/"+name+"/size")
+		b, err := c.readSys("block/" + name + "/size")
 		if err != nil {
 			partialf(col, "%v", err)
 			continue
