@@ -49,7 +49,15 @@ type outputConfig struct {
 func openOutput(ctx context.Context, s *collectorset.Set, src pdh.Source, cfg outputConfig) (output, error) {
 	c := &s.Collector
 	if c.LogFileFormat == collectorset.Sql {
-		w, err := sqllog.Create(ctx, "SQL:"+c.DataSourceName+"!"+logName(s), cfg.sql)
+		if s.Segment {
+			return nil, fmt.Errorf("set %q: starting new log sets (-cnf) is built for binary logs only (-f bin), not sql", s.Name)
+		}
+		// -max counts the log set's records: the set stops when it
+		// holds that many, as Windows stops a SQL log at its
+		// SegmentMaxRecords when it does not start new files.
+		opts := cfg.sql
+		opts.MaxRecords = int64(c.SegmentMaxRecords)
+		w, err := sqllog.Create(ctx, "SQL:"+c.DataSourceName+"!"+logName(s), opts)
 		if err != nil {
 			return nil, err
 		}

@@ -2,6 +2,7 @@ package pla
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -373,4 +374,51 @@ func gapsOf(t *testing.T, path string) (int, []int) {
 		}
 	}
 	return l.Len(), gaps
+}
+
+// TestSQLMaxRecords: -max of a SQL log counts records: the set stops
+// when its log set holds that many, with the reason in its record, and
+// a start on the full log set fails saying so.
+func TestSQLMaxRecords(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		db := filepath.Join(t.TempDir(), "perf.db")
+		set := newSet("sqlmax", "", `\Memory\Available Bytes`)
+		set.Collector.LogFileFormat, set.Collector.DataSourceName = collectorset.Sql, db
+		set.Collector.SegmentMaxRecords = 3
+		dir := stateDir(t)
+		src := newFakeSource(1)
+		svc := NewService(t.Context(), testOptions(src))
+		if err := svc.Start(dir, set, time.Time{}); err != nil {
+			t.Fatal(err)
+		}
+		done, reason := svc.Done(dir, set.Name)
+		time.Sleep(5*time.Second + time.Second/2) // 6 samples offered
+		synctest.Wait()
+		select {
+		case <-done:
+		default:
+			t.Fatal("the set still runs after 6 samples with -max 3 records")
+		}
+		if r := reason(); !strings.Contains(r, "maximum number of records") {
+			t.Errorf("reason %q, want it to say the log set holds its maximum number of records", r)
+		}
+		rec, err := ReadRecord(dir, set.Name)
+		if err != nil || rec == nil || rec.Stopped.IsZero() || !strings.Contains(rec.Reason, "-max") {
+			t.Errorf("record %+v, %v: want a clean stop naming -max", rec, err)
+		}
+		err = svc.Start(dir, set, time.Time{})
+		if !errors.Is(err, sqllog.ErrFull) {
+			t.Errorf("start on the full log set: %v, want sqllog.ErrFull", err)
+		}
+		svc.StopAll("done")
+		svc.Wait()
+		l, err := sqllog.Open(context.Background(), "SQL:"+db+"!sqlmax")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		if l.Len() != 3 {
+			t.Errorf("%d records in the SQL log set with -max 3, want 3", l.Len())
+		}
+	})
 }
