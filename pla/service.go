@@ -67,6 +67,7 @@ type run struct {
 	samples uint32
 	last    time.Time // when the last sample was written
 	rec     *Record
+	lock    *state.RunLock // held while the set runs here
 	done    chan struct{}
 	reason  string
 }
@@ -160,8 +161,10 @@ func (s *Service) warn(msg string) {
 
 func runKey(dir, name string) string { return dir + "\x00" + strings.ToLower(name) }
 
-// ErrRunning is the error of starting a set that runs.
-var ErrRunning = errors.New("the Data Collector Set is already running")
+// ErrRunning is the error of starting a set that runs, or that another
+// process is starting: its collector holds the set's run lock
+// (state.LockRun). It is state.ErrCollectorSetRunning.
+var ErrRunning = state.ErrCollectorSetRunning
 
 // ErrNotRunning is the error of stopping a set that does not run.
 var ErrNotRunning = errors.New("the Data Collector Set is not running")
@@ -189,6 +192,19 @@ func (s *Service) Start(dir string, def *collectorset.Set, stop time.Time) error
 	if _, ok := s.runs[key]; ok {
 		return ErrRunning
 	}
+	// The run lock, held until the run ends, makes the check of the
+	// record below and the start one step: of two collectors of one set
+	// started at once, one gets it and the other ErrRunning.
+	lock, err := state.LockRun(dir, def.Name)
+	if err != nil {
+		return err
+	}
+	started := false
+	defer func() {
+		if !started {
+			lock.Close()
+		}
+	}()
 	old, err := ReadRecord(dir, def.Name)
 	if err != nil {
 		return err
@@ -199,6 +215,10 @@ func (s *Service) Start(dir string, def *collectorset.Set, stop time.Time) error
 	}
 	if s.opts.Proc.Alive(old) && old.PID != pid {
 		return fmt.Errorf("%w (process %d)", ErrRunning, old.PID)
+	}
+	if s.opts.Proc.SupervisorAlive(old) && old.SupervisorPID != s.opts.Supervisor {
+		// Its collector crashed and its supervisor starts it again.
+		return fmt.Errorf("%w (its supervisor, process %d, restarts its collector)", ErrRunning, old.SupervisorPID)
 	}
 	crashed := s.opts.Proc.Crashed(old)
 	def = def.Clone()
@@ -223,7 +243,7 @@ func (s *Service) Start(dir string, def *collectorset.Set, stop time.Time) error
 	if err := WriteRecord(dir, rec); err != nil {
 		return err
 	}
-	r := &run{key: key, dir: dir, set: def, stop: stop, rec: rec, done: make(chan struct{})}
+	r := &run{key: key, dir: dir, set: def, stop: stop, rec: rec, lock: lock, done: make(chan struct{})}
 	if err := s.open(ctx, r, crashed, old); err != nil {
 		rec.Reason = "could not start: " + err.Error()
 		if !crashed {
@@ -238,6 +258,7 @@ func (s *Service) Start(dir string, def *collectorset.Set, stop time.Time) error
 	if err := WriteRecord(dir, rec); err != nil {
 		s.warn(err.Error())
 	}
+	started = true
 	s.runs[key] = r
 	r.g.runs = append(r.g.runs, r)
 	if m := def.Collector.MaxSamples; m > 0 && r.samples >= m {
@@ -424,6 +445,9 @@ func (s *Service) end(r *run, reason string) {
 		s.warn(err.Error())
 	}
 	if err := state.RemoveRunFile(r.dir, r.set.Name, state.StopRequestSuffix); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		s.warn(err.Error())
+	}
+	if err := r.lock.Close(); err != nil {
 		s.warn(err.Error())
 	}
 	if len(g.runs) == 0 {

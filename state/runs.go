@@ -133,3 +133,85 @@ func RemoveRunFile(path, name, suffix string) error {
 	}
 	return nil
 }
+
+// RunLockSuffix names the lock file of a set (run/NAME.lock): the
+// collector that runs the set holds an exclusive lock on it (flock) from
+// before it reads the set's run-state record until its log is closed, so
+// that two collectors of one set never run at once. The kernel drops the
+// lock when the collector dies, however it dies. The file is mode 0600:
+// another user cannot open it, so cannot hold it to keep the set from
+// starting.
+const RunLockSuffix = ".lock"
+
+// ErrCollectorSetRunning is the error of locking the run lock of a set
+// whose lock another collector holds: the set is running, or another
+// start of it is under way.
+var ErrCollectorSetRunning = errors.New("the Data Collector Set is already running, or another start of it is under way")
+
+// RunLock is a set's run lock, held (LockRun).
+type RunLock struct {
+	fd   int
+	path string
+}
+
+// LockRun takes the run lock of the set name in the state directory path
+// (creating run/ and the lock file when missing) without waiting: when
+// another process (or another LockRun of this process) holds it, the
+// error satisfies errors.Is(err, ErrCollectorSetRunning). The caller
+// must be allowed to write the state directory.
+func LockRun(path, name string) (*RunLock, error) {
+	if err := collectorset.CheckName(name); err != nil {
+		return nil, err
+	}
+	d, rfd, err := openRun(path, true)
+	if err != nil {
+		return nil, err
+	}
+	defer d.close()
+	defer unix.Close(rfd)
+	p := filepath.Join(d.path, runDir, name+RunLockSuffix)
+	fd, err := unix.Openat(rfd, name+RunLockSuffix, unix.O_RDWR|unix.O_CREAT|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0o600)
+	if err != nil {
+		return nil, fileError("collector run lock file", p, err)
+	}
+	if err := d.checkFD(fd, "collector run lock file", p, false); err != nil {
+		unix.Close(fd)
+		return nil, err
+	}
+	// A lock file others may read could be locked by them (flock needs
+	// only a descriptor): it is kept private to its owner.
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err == nil && st.Mode&0o077 != 0 {
+		if err := unix.Fchmod(fd, 0o600); err != nil {
+			unix.Close(fd)
+			return nil, &os.PathError{Op: "chmod 0600", Path: p, Err: err}
+		}
+	}
+	for {
+		err = unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB)
+		if !errors.Is(err, unix.EINTR) {
+			break
+		}
+	}
+	if err != nil {
+		unix.Close(fd)
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			return nil, fmt.Errorf("%w (%s is held by its collector)", ErrCollectorSetRunning, p)
+		}
+		return nil, &os.PathError{Op: "lock", Path: p, Err: err}
+	}
+	return &RunLock{fd: fd, path: p}, nil
+}
+
+// Close releases the lock.
+func (l *RunLock) Close() error {
+	if l == nil || l.fd < 0 {
+		return nil
+	}
+	err := unix.Close(l.fd)
+	l.fd = -1
+	if err != nil {
+		return &os.PathError{Op: "unlock", Path: l.path, Err: err}
+	}
+	return nil
+}
