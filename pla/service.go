@@ -68,6 +68,7 @@ type run struct {
 	last    time.Time // when the last sample was written
 	rec     *Record
 	lock    *state.RunLock // held while the set runs here
+	wl      *WarningLog
 	done    chan struct{}
 	reason  string
 }
@@ -243,20 +244,21 @@ func (s *Service) Start(dir string, def *collectorset.Set, stop time.Time) error
 	if err := WriteRecord(dir, rec); err != nil {
 		return err
 	}
-	r := &run{key: key, dir: dir, set: def, stop: stop, rec: rec, lock: lock, done: make(chan struct{})}
+	r := &run{key: key, dir: dir, set: def, stop: stop, rec: rec, lock: lock, done: make(chan struct{}),
+		wl: NewWarningLog(dir, def.Name, s.opts.Warn)}
 	if err := s.open(ctx, r, crashed, old); err != nil {
 		rec.Reason = "could not start: " + err.Error()
 		if !crashed {
 			rec.Stopped = time.Now()
 		} // else the record still says the last run crashed, so that a retry continues its log
 		if werr := WriteRecord(dir, rec); werr != nil {
-			s.warn(werr.Error())
+			r.wl.Warn(werr.Error())
 		}
 		return err
 	}
 	rec.Output = r.out.location()
 	if err := WriteRecord(dir, rec); err != nil {
-		s.warn(err.Error())
+		r.wl.Warn(err.Error())
 	}
 	started = true
 	s.runs[key] = r
@@ -295,7 +297,7 @@ func (s *Service) open(ctx context.Context, r *run, crashed bool, old *Record) e
 	var first error
 	for _, p := range r.set.Collector.Counters {
 		if _, err := r.q.AddCounterContext(ctx, p); err != nil {
-			s.warn(fmt.Sprintf("Data Collector Set %q: %v", r.set.Name, strings.TrimPrefix(err.Error(), "pdh: ")))
+			r.wl.Warn(fmt.Sprintf("Data Collector Set %q: %v", r.set.Name, strings.TrimPrefix(err.Error(), "pdh: ")))
 			if first == nil {
 				first = err
 			}
@@ -394,7 +396,13 @@ func (s *Service) tick(g *group) {
 	smp, err := g.src.Sample(s.ctx, ask)
 	if err != nil {
 		if s.ctx.Err() == nil {
-			s.warn(fmt.Sprintf("sample of the %v interval: %v", g.interval, err))
+			msg := fmt.Sprintf("sample of the %v interval: %v", g.interval, err)
+			for _, r := range g.runs {
+				r.wl.Warn(msg)
+			}
+			if len(g.runs) == 0 {
+				s.warn(msg)
+			}
 		}
 		return
 	}
@@ -405,7 +413,7 @@ func (s *Service) tick(g *group) {
 			continue // started in this very tick: it has this sample
 		}
 		if err := r.q.Collect(s.ctx); err != nil {
-			s.warn(fmt.Sprintf("Data Collector Set %q: %v", r.set.Name, err))
+			r.wl.Warn(fmt.Sprintf("Data Collector Set %q: %v", r.set.Name, err))
 			continue
 		}
 		if err := r.out.write(s.ctx, r.q); err != nil {
@@ -442,13 +450,14 @@ func (s *Service) end(r *run, reason string) {
 		r.rec.NextSerial = uint32(last + 1)
 	}
 	if err := WriteRecord(r.dir, r.rec); err != nil {
-		s.warn(err.Error())
+		r.wl.Warn(err.Error())
 	}
 	if err := state.RemoveRunFile(r.dir, r.set.Name, state.StopRequestSuffix); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		s.warn(err.Error())
+		r.wl.Warn(err.Error())
 	}
+	r.wl.Flush()
 	if err := r.lock.Close(); err != nil {
-		s.warn(err.Error())
+		r.wl.Warn(err.Error())
 	}
 	if len(g.runs) == 0 {
 		delete(s.groups, g.interval)

@@ -1,9 +1,12 @@
 package state
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/perfcounters/perfcounters/internal/asuser"
@@ -117,5 +120,65 @@ func runLockStep(t *testing.T, step string) {
 		}
 	default:
 		t.Fatalf("unknown step %q", step)
+	}
+}
+
+// TestAppendRunLog: the warning log keeps the newest whole lines within
+// its limit, whatever the lengths of the lines appended; every state of
+// it is a run of whole lines ending with the newest.
+func TestAppendRunLog(t *testing.T) {
+	cases := []struct {
+		name  string
+		limit int
+		lines []string
+		want  string
+	}{
+		{"fits", 100, []string{"a\n", "bb\n"}, "a\nbb\n"},
+		{"exactly the limit", 6, []string{"ab\n", "cd\n"}, "ab\ncd\n"},
+		{"oldest dropped", 6, []string{"ab\n", "cd\n", "ef\n"}, "cd\nef\n"},
+		{"a cut line is dropped whole", 7, []string{"abcd\n", "ef\n", "g\n"}, "ef\ng\n"},
+		{"several lines at once", 8, []string{"a\n", "b\nc\nd\n"}, "a\nb\nc\nd\n"},
+		{"a line longer than the limit keeps its end", 4, []string{"x\n", "abcdefg\n"}, "efg\n"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "state")
+			for _, l := range tc.lines {
+				if err := AppendRunLog(dir, "s", []byte(l), tc.limit); err != nil {
+					t.Fatal(err)
+				}
+			}
+			b, err := ReadRunFile(dir, "s", WarningLogSuffix)
+			if err != nil || string(b) != tc.want {
+				t.Errorf("log %q, %v; want %q", b, err, tc.want)
+			}
+		})
+	}
+	// Many lines of many lengths: each state is a suffix of all that was
+	// written, of whole lines, within the limit, ending with the newest.
+	dir := filepath.Join(t.TempDir(), "state")
+	const limit = 200
+	var all []byte
+	for i := range 300 {
+		line := []byte(fmt.Sprintf("%d %s\n", i, strings.Repeat("x", i*7%90)))
+		all = append(all, line...)
+		if err := AppendRunLog(dir, "s", line, limit); err != nil {
+			t.Fatal(err)
+		}
+		b, err := ReadRunFile(dir, "s", WarningLogSuffix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := len(all) - len(b)
+		if len(b) > limit || !bytes.HasSuffix(all, b) || !bytes.HasSuffix(b, line) || (start > 0 && all[start-1] != '\n') {
+			t.Fatalf("after line %d: log %q is not the newest whole lines within %d bytes", i, b, limit)
+		}
+		// No whole older line that would have fit was dropped.
+		if prev := bytes.LastIndexByte(all[:max(start-1, 0)], '\n'); start > 0 && len(all)-(prev+1) <= limit {
+			t.Fatalf("after line %d: %d bytes kept, but %d would fit", i, len(b), len(all)-(prev+1))
+		}
+	}
+	if err := AppendRunLog(dir, "s", []byte("x\n"), maxStateFile+1); err == nil {
+		t.Error("a limit past the state file bound accepted")
 	}
 }

@@ -8,6 +8,7 @@ package state
 // with the same owner, mode and symbolic-link checks as the definitions.
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -28,6 +29,9 @@ const (
 	// StopRequestSuffix names a request to stop a set run by a shared
 	// service process.
 	StopRequestSuffix = ".stop"
+	// WarningLogSuffix names the log of the warnings of a set's
+	// collector (AppendRunLog), which `logman query NAME` shows.
+	WarningLogSuffix = ".log"
 )
 
 // openRun opens the state directory path and its run/ directory (created
@@ -68,8 +72,8 @@ func runFile(name, suffix string) (string, error) {
 	if err := collectorset.CheckName(name); err != nil {
 		return "", err
 	}
-	if suffix != RunRecordSuffix && suffix != StopRequestSuffix {
-		return "", fmt.Errorf("run-state file suffix %q: want %q or %q", suffix, RunRecordSuffix, StopRequestSuffix)
+	if suffix != RunRecordSuffix && suffix != StopRequestSuffix && suffix != WarningLogSuffix {
+		return "", fmt.Errorf("run-state file suffix %q: want %q, %q or %q", suffix, RunRecordSuffix, StopRequestSuffix, WarningLogSuffix)
 	}
 	return name + suffix, nil
 }
@@ -214,4 +218,54 @@ func (l *RunLock) Close() error {
 		return &os.PathError{Op: "unlock", Path: l.path, Err: err}
 	}
 	return nil
+}
+
+// AppendRunLog appends lines (whole lines, each ending in '\n') to the
+// warning log of the set name (run/NAME.log) in the state directory path.
+// The log never passes limit bytes: when the lines would make it longer,
+// its oldest whole lines are dropped (lines longer than limit keep their
+// last limit bytes). The file is replaced
+// atomically, so a crash leaves the old log or the new, never a torn one.
+func AppendRunLog(path, name string, lines []byte, limit int) error {
+	file, err := runFile(name, WarningLogSuffix)
+	if err != nil {
+		return err
+	}
+	if limit < 2 || limit > maxStateFile {
+		return fmt.Errorf("warning log limit %d: want 2 to %d bytes", limit, maxStateFile)
+	}
+	d, fd, err := openRun(path, true)
+	if err != nil {
+		return err
+	}
+	defer d.close()
+	defer unix.Close(fd)
+	p := filepath.Join(path, runDir, file)
+	old, err := d.readAt(fd, file, "collector warning log", p)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if len(lines) > limit {
+		lines = lines[len(lines)-limit:] // the newest, the end of a line first
+	}
+	if len(old)+len(lines) > limit {
+		start := len(old) - min(len(old), max(0, limit-len(lines)))
+		if start > 0 && old[start-1] != '\n' {
+			// from the first whole line after the cut
+			if i := bytes.IndexByte(old[start:], '\n'); i >= 0 {
+				start += i + 1
+			} else {
+				start = len(old)
+			}
+		}
+		old = old[start:]
+	}
+	return d.writeAt(fd, filepath.Join(path, runDir), file, append(old[:len(old):len(old)], lines...))
+}
+
+// RunFilePath is the path of the run-state file of the set name (suffix
+// RunRecordSuffix, StopRequestSuffix, WarningLogSuffix or RunLockSuffix)
+// in the state directory path, for messages.
+func RunFilePath(path, name, suffix string) string {
+	return filepath.Join(path, runDir, name+suffix)
 }

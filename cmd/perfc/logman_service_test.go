@@ -378,3 +378,29 @@ func TestLogmanStartRace(t *testing.T) {
 		}
 	}
 }
+
+// TestLogmanBackgroundWarnings: the warnings of a collector started in
+// the background (a counter this computer lacks) are shown by logman
+// query NAME; before, the background collector dropped them.
+func TestLogmanBackgroundWarnings(t *testing.T) {
+	bin := buildPerfc(t)
+	tmp := t.TempDir()
+	env := append(os.Environ(), "PERFC_STATE_DIR="+filepath.Join(tmp, "state"), "HOME="+filepath.Join(tmp, "home"), "PERFC_WARNINGS=off")
+	perfc := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(bin, args...)
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("perfc %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	perfc("logman", "create", "counter", "warned", "-c", `\Memory\Available Bytes`, `\No Such Object\Whatever`, "-si", "1", "-o", filepath.Join(tmp, "logs", "warned"))
+	perfc("logman", "start", "warned")
+	defer perfc("logman", "stop", "warned")
+	out := perfc("logman", "query", "warned")
+	if !regexp.MustCompile(`(?m)^Warnings \(in .*/run/warned\.log\):\n +\S.*\\No Such Object\\Whatever`).MatchString(out) {
+		t.Errorf("query warned does not show the collector's warning about the missing counter:\n%s", out)
+	}
+}

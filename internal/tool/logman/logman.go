@@ -295,6 +295,10 @@ func Delete(o Options, name string) error {
 	if _, err := state.DeleteCollectorSet(f.dir, f.set.Name); err != nil {
 		return fail(err, f.dir)
 	}
+	// Its warnings go with it: a later set of the name starts clean.
+	if err := state.RemoveRunFile(f.dir, f.set.Name, state.WarningLogSuffix); err != nil {
+		o.warn(err.Error())
+	}
 	_, err = io.WriteString(o.Stdout, completed)
 	return err
 }
