@@ -43,6 +43,10 @@ type outputConfig struct {
 	// Query.Sample.
 	reduce func(q *pdh.Query) (*pdh.Sample, error)
 	sql    sqllog.Options
+	// shared is the binary logs' compression cache of the sets of one
+	// sample interval: sets writing the same samples compress each
+	// record once (nil: none).
+	shared *binlog.Shared
 }
 
 // openOutput opens the log of s as its format, naming and mode say.
@@ -99,6 +103,7 @@ func openBinary(s *collectorset.Set, src pdh.Source, cfg outputConfig) (output, 
 	opts.Titles = src.Titles()
 	opts.Counters = append([]string(nil), c.Counters...)
 	opts.Location = time.Local
+	opts.Shared = cfg.shared
 	base := filepath.Join(s.RootPath, logName(s)+c.LogFileFormat.Extension())
 	path := s.OutputLocation(cfg.now)
 	rolling := s.Segment && (s.SegmentMaxDuration > 0 || s.SegmentMaxSize > 0)

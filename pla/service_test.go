@@ -1,6 +1,7 @@
 package pla
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -253,6 +254,23 @@ func TestSharedCollection(t *testing.T) {
 		for i := range 10 {
 			if k, _ := logLen(t, filepath.Join(root, fmt.Sprintf("s%d.plog", i))); k != 11 {
 				t.Errorf("set s%d: %d samples, want 11", i, k)
+			}
+		}
+		// Started together, the sets start from one sample, so their
+		// logs hold the same records (past the file header, which
+		// says when each file was made): written, and compressed, once.
+		want, err := os.ReadFile(filepath.Join(root, "s0.plog"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		const header = 64
+		for i := 1; i < 10; i++ {
+			got, err := os.ReadFile(filepath.Join(root, fmt.Sprintf("s%d.plog", i)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) < header || !bytes.Equal(got[header:], want[header:]) {
+				t.Errorf("set s%d: its log's records differ from set s0's (%d bytes, %d)", i, len(got), len(want))
 			}
 		}
 	})
