@@ -33,7 +33,7 @@ func TestWarningLog(t *testing.T) {
 			{12 * time.Minute, "counter \\X\\Y: no such object"},
 		}
 		for _, s := range steps {
-			time.Sleep(t0.Add(s.after).Sub(time.Now()))
+			time.Sleep(time.Until(t0.Add(s.after)))
 			l.Warn(s.msg)
 		}
 		l.Flush()
