@@ -16,7 +16,9 @@ import (
 // and with 10 sets over the same objects of the live host (processors and
 // memory; and every process), each writing its own binary log: the 10
 // sets share one collection, so what they add to one set's cost is their
-// own queries and logs.
+// logs. Started together, they write the same records, which they
+// compress once; staggered (each started a tick after the one before),
+// their logs differ and each compresses its own.
 func BenchmarkServiceSample(b *testing.B) {
 	mixes := []struct {
 		name     string
@@ -27,12 +29,13 @@ func BenchmarkServiceSample(b *testing.B) {
 	}
 	for _, mix := range mixes {
 		for _, n := range []int{1, 10} {
-			b.Run(fmt.Sprintf("%s/sets=%d", mix.name, n), func(b *testing.B) { benchService(b, n, mix.counters) })
+			b.Run(fmt.Sprintf("%s/sets=%d", mix.name, n), func(b *testing.B) { benchService(b, n, mix.counters, false) })
 		}
+		b.Run(fmt.Sprintf("%s/sets=10-staggered", mix.name), func(b *testing.B) { benchService(b, 10, mix.counters, true) })
 	}
 }
 
-func benchService(b *testing.B, n int, counters []string) {
+func benchService(b *testing.B, n int, counters []string, staggered bool) {
 	{
 		{
 			h, err := host.New(host.Options{SegmentDir: b.TempDir()})
@@ -45,11 +48,23 @@ func benchService(b *testing.B, n int, counters []string) {
 				Warn: func(m string) { warned = append(warned, m) }}
 			svc := NewService(b.Context(), opts)
 			dir, root := filepath.Join(b.TempDir(), "state"), b.TempDir()
+			ticks := 0 // before the timed ones
 			for i := range n {
 				set := newSet(fmt.Sprintf("b%d", i), root, counters...)
 				set.Collector.SampleInterval = 3600 // the benchmark ticks, not the clock
 				if err := svc.Start(dir, set, time.Time{}); err != nil {
 					b.Fatal(err)
+				}
+				if staggered {
+					// Each set starts a tick after the one before (its own first sample):
+					// the logs then hold different records and share no compression.
+					g := svc.groups[time.Hour]
+					for _, r := range g.runs {
+						r.last = time.Time{}
+					}
+					svc.tick(g)
+					g.first = nil
+					ticks++
 				}
 			}
 			g := svc.groups[time.Hour]
@@ -71,8 +86,12 @@ func benchService(b *testing.B, n int, counters []string) {
 				b.Fatalf("%d warnings, the first: %s", len(warned), warned[0])
 			}
 			for i := range n {
-				if k, _ := logLen(b, filepath.Join(root, fmt.Sprintf("b%d.plog", i))); k != b.N+1 {
-					b.Fatalf("set b%d: %d samples in its log after %d ticks, want %d", i, k, b.N, b.N+1)
+				want := b.N + 1
+				if staggered {
+					want += ticks - i
+				}
+				if k, _ := logLen(b, filepath.Join(root, fmt.Sprintf("b%d.plog", i))); k != want {
+					b.Fatalf("set b%d: %d samples in its log after %d ticks, want %d", i, k, b.N, want)
 				}
 			}
 		}

@@ -16,6 +16,10 @@
 // collector from a dead one, a pid reused by another program and a
 // zombie, so that a crashed or killed collector never shows as running;
 // a run that starts after a crash continues the log after a gap mark.
+// The collector of a set holds the set's run lock (state.LockRun) while it
+// runs, so that two starts at once end with one collector. Its warnings go
+// to the set's warning log (WarningLog, run/NAME.log), which logman query
+// shows.
 //
 // Runner is logman's Runner: Start runs a set in the background
 // (Supervise: a supervisor in a session of its own that restarts a

@@ -43,13 +43,25 @@ type outputConfig struct {
 	// Query.Sample.
 	reduce func(q *pdh.Query) (*pdh.Sample, error)
 	sql    sqllog.Options
+	// shared is the binary logs' compression cache of the sets of one
+	// sample interval: sets writing the same samples compress each
+	// record once (nil: none).
+	shared *binlog.Shared
 }
 
 // openOutput opens the log of s as its format, naming and mode say.
 func openOutput(ctx context.Context, s *collectorset.Set, src pdh.Source, cfg outputConfig) (output, error) {
 	c := &s.Collector
 	if c.LogFileFormat == collectorset.Sql {
-		w, err := sqllog.Create(ctx, "SQL:"+c.DataSourceName+"!"+logName(s), cfg.sql)
+		if s.Segment {
+			return nil, fmt.Errorf("set %q: starting new log sets (-cnf) is built for binary logs only (-f bin), not sql", s.Name)
+		}
+		// -max counts the log set's records: the set stops when it
+		// holds that many, as Windows stops a SQL log at its
+		// SegmentMaxRecords when it does not start new files.
+		opts := cfg.sql
+		opts.MaxRecords = int64(c.SegmentMaxRecords)
+		w, err := sqllog.Create(ctx, "SQL:"+c.DataSourceName+"!"+logName(s), opts)
 		if err != nil {
 			return nil, err
 		}
@@ -91,6 +103,7 @@ func openBinary(s *collectorset.Set, src pdh.Source, cfg outputConfig) (output, 
 	opts.Titles = src.Titles()
 	opts.Counters = append([]string(nil), c.Counters...)
 	opts.Location = time.Local
+	opts.Shared = cfg.shared
 	base := filepath.Join(s.RootPath, logName(s)+c.LogFileFormat.Extension())
 	path := s.OutputLocation(cfg.now)
 	rolling := s.Segment && (s.SegmentMaxDuration > 0 || s.SegmentMaxSize > 0)

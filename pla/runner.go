@@ -123,6 +123,10 @@ func (r Runner) Start(ctx context.Context, dir string, set *collectorset.Set) er
 		if msg = strings.TrimSpace(msg); msg == "" {
 			return fmt.Errorf("the collector ended before it collected: %v", werr)
 		}
+		if strings.Contains(msg, ErrRunning.Error()) {
+			// Another start of the set won the race for its run lock.
+			return &reportedError{msg: msg, err: ErrRunning}
+		}
 		return errors.New(msg)
 	case <-ctx.Done():
 		return ctx.Err()
@@ -262,3 +266,13 @@ func RunOne(ctx context.Context, opts Options, dir, name string, ready *os.File)
 	svc.Wait()
 	return nil
 }
+
+// reportedError is an error a collector process reported on its ready
+// pipe, as it worded it, that is err.
+type reportedError struct {
+	msg string
+	err error
+}
+
+func (e *reportedError) Error() string { return e.msg }
+func (e *reportedError) Unwrap() error { return e.err }

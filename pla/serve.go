@@ -124,7 +124,7 @@ func reconcile(svc *Service, proc Proc, dir string, set *collectorset.Set, now t
 		stop = w.Stop
 	}
 	if err := svc.Start(dir, set, stop); err != nil {
-		warn(fmt.Sprintf("Data Collector Set %q could not be started: %v", set.Name, err))
+		NewWarningLog(dir, set.Name, warn).Warn(fmt.Sprintf("Data Collector Set %q could not be started: %v", set.Name, err))
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/perfcounters/perfcounters/collectorset"
 	"github.com/perfcounters/perfcounters/pdh"
+	"github.com/perfcounters/perfcounters/perflog/binlog"
 	"github.com/perfcounters/perfcounters/perflog/sqllog"
 	"github.com/perfcounters/perfcounters/state"
 	"github.com/perfcounters/perfcounters/titles"
@@ -67,6 +68,8 @@ type run struct {
 	samples uint32
 	last    time.Time // when the last sample was written
 	rec     *Record
+	lock    *state.RunLock // held while the set runs here
+	wl      *WarningLog
 	done    chan struct{}
 	reason  string
 }
@@ -87,6 +90,19 @@ type group struct {
 	// of a set (Query.Sample), by the objects its query asks for: sets
 	// reading the same objects write the same reduced sample.
 	reduced map[string]*pdh.Sample
+	// first is the last sample taken between ticks (the first sample of
+	// a set that starts), when, and for which objects (firstAll: all):
+	// a set that starts within firstReuse of it starts from it too, so
+	// that sets started together (at boot, by one service) write the
+	// same samples from the first on, and their binary logs the same
+	// records, which they then compress once (zshare).
+	first     *pdh.Sample
+	firstAt   time.Time
+	firstWant []uint32
+	firstAll  bool
+	// zshare lets the binary logs of the group's sets compress a record
+	// once when they write the same one.
+	zshare *binlog.Shared
 }
 
 // reduce is Query.Sample for the set of view v, shared within a tick by
@@ -95,17 +111,25 @@ func (g *group) reduce(v *view, q *pdh.Query) (*pdh.Sample, error) {
 	if g.cur == nil {
 		return q.Sample()
 	}
-	want := slices.Clone(v.want)
-	slices.Sort(want)
-	key := fmt.Sprint(v.all, want)
-	if smp, ok := g.reduced[key]; ok {
+	if smp, ok := g.reduced[v.key]; ok {
 		return smp, nil
 	}
 	smp, err := q.Sample()
 	if err == nil {
-		g.reduced[key] = smp
+		g.reduced[v.key] = smp
 	}
 	return smp, err
+}
+
+// haveReduced reports whether the tick in progress has the reduced sample of
+// the objects v reads already: a set that writes that sample (a binary
+// log) need not collect its own query.
+func (g *group) haveReduced(v *view) bool {
+	if g.cur == nil || !v.asked {
+		return false
+	}
+	_, ok := g.reduced[v.key]
+	return ok
 }
 
 // view is one set's window on its group's source: between ticks it
@@ -116,17 +140,36 @@ type view struct {
 	want  []uint32
 	all   bool
 	asked bool
+	key   string // the objects asked for, sorted: the key of group.reduced
 }
 
 // Sample is the tick's shared sample when it holds the objects asked
 // for, else a sample of the source itself.
 func (v *view) Sample(ctx context.Context, objects []uint32) (*pdh.Sample, error) {
-	v.want, v.all, v.asked = append(v.want[:0], objects...), len(objects) == 0, true
+	if !v.asked || v.all != (len(objects) == 0) || !slices.Equal(v.want, objects) {
+		v.want, v.all, v.asked = append(v.want[:0], objects...), len(objects) == 0, true
+		sorted := slices.Clone(v.want)
+		slices.Sort(sorted)
+		v.key = fmt.Sprint(v.all, sorted)
+	}
 	if g := v.g; g.cur != nil && (g.all || (len(objects) > 0 && covers(g.want, objects))) {
 		return g.cur, nil
 	}
-	return v.g.src.Sample(ctx, objects)
+	g := v.g
+	if g.first != nil && time.Since(g.firstAt) < g.firstReuse() && (g.firstAll || (len(objects) > 0 && covers(g.firstWant, objects))) {
+		return g.first, nil
+	}
+	smp, err := g.src.Sample(ctx, objects)
+	if err == nil {
+		g.first, g.firstAt, g.firstWant, g.firstAll = smp, time.Now(), append(g.firstWant[:0], objects...), len(objects) == 0
+	}
+	return smp, err
 }
+
+// firstReuse is how long a sample taken for a set's start serves the
+// starts of other sets of the group: a tenth of the interval, at most a
+// second.
+func (g *group) firstReuse() time.Duration { return min(g.interval/10, time.Second) }
 
 // Titles are the shared source's.
 func (v *view) Titles() *titles.DB { return v.g.src.Titles() }
@@ -160,8 +203,10 @@ func (s *Service) warn(msg string) {
 
 func runKey(dir, name string) string { return dir + "\x00" + strings.ToLower(name) }
 
-// ErrRunning is the error of starting a set that runs.
-var ErrRunning = errors.New("the Data Collector Set is already running")
+// ErrRunning is the error of starting a set that runs, or that another
+// process is starting: its collector holds the set's run lock
+// (state.LockRun). It is state.ErrCollectorSetRunning.
+var ErrRunning = state.ErrCollectorSetRunning
 
 // ErrNotRunning is the error of stopping a set that does not run.
 var ErrNotRunning = errors.New("the Data Collector Set is not running")
@@ -189,6 +234,19 @@ func (s *Service) Start(dir string, def *collectorset.Set, stop time.Time) error
 	if _, ok := s.runs[key]; ok {
 		return ErrRunning
 	}
+	// The run lock, held until the run ends, makes the check of the
+	// record below and the start one step: of two collectors of one set
+	// started at once, one gets it and the other ErrRunning.
+	lock, err := state.LockRun(dir, def.Name)
+	if err != nil {
+		return err
+	}
+	started := false
+	defer func() {
+		if !started {
+			lock.Close()
+		}
+	}()
 	old, err := ReadRecord(dir, def.Name)
 	if err != nil {
 		return err
@@ -199,6 +257,10 @@ func (s *Service) Start(dir string, def *collectorset.Set, stop time.Time) error
 	}
 	if s.opts.Proc.Alive(old) && old.PID != pid {
 		return fmt.Errorf("%w (process %d)", ErrRunning, old.PID)
+	}
+	if s.opts.Proc.SupervisorAlive(old) && old.SupervisorPID != s.opts.Supervisor {
+		// Its collector crashed and its supervisor starts it again.
+		return fmt.Errorf("%w (its supervisor, process %d, restarts its collector)", ErrRunning, old.SupervisorPID)
 	}
 	crashed := s.opts.Proc.Crashed(old)
 	def = def.Clone()
@@ -223,21 +285,23 @@ func (s *Service) Start(dir string, def *collectorset.Set, stop time.Time) error
 	if err := WriteRecord(dir, rec); err != nil {
 		return err
 	}
-	r := &run{key: key, dir: dir, set: def, stop: stop, rec: rec, done: make(chan struct{})}
+	r := &run{key: key, dir: dir, set: def, stop: stop, rec: rec, lock: lock, done: make(chan struct{}),
+		wl: NewWarningLog(dir, def.Name, s.opts.Warn)}
 	if err := s.open(ctx, r, crashed, old); err != nil {
 		rec.Reason = "could not start: " + err.Error()
 		if !crashed {
 			rec.Stopped = time.Now()
 		} // else the record still says the last run crashed, so that a retry continues its log
 		if werr := WriteRecord(dir, rec); werr != nil {
-			s.warn(werr.Error())
+			r.wl.Warn(werr.Error())
 		}
 		return err
 	}
 	rec.Output = r.out.location()
 	if err := WriteRecord(dir, rec); err != nil {
-		s.warn(err.Error())
+		r.wl.Warn(err.Error())
 	}
+	started = true
 	s.runs[key] = r
 	r.g.runs = append(r.g.runs, r)
 	if m := def.Collector.MaxSamples; m > 0 && r.samples >= m {
@@ -260,7 +324,7 @@ func (s *Service) open(ctx context.Context, r *run, crashed bool, old *Record) e
 		if err != nil {
 			return err
 		}
-		g = &group{interval: iv, src: src, closer: closer, quit: make(chan struct{})}
+		g = &group{interval: iv, src: src, closer: closer, quit: make(chan struct{}), zshare: binlog.NewShared()}
 	}
 	fail := func(err error) error {
 		if fresh {
@@ -274,7 +338,7 @@ func (s *Service) open(ctx context.Context, r *run, crashed bool, old *Record) e
 	var first error
 	for _, p := range r.set.Collector.Counters {
 		if _, err := r.q.AddCounterContext(ctx, p); err != nil {
-			s.warn(fmt.Sprintf("Data Collector Set %q: %v", r.set.Name, strings.TrimPrefix(err.Error(), "pdh: ")))
+			r.wl.Warn(fmt.Sprintf("Data Collector Set %q: %v", r.set.Name, strings.TrimPrefix(err.Error(), "pdh: ")))
 			if first == nil {
 				first = err
 			}
@@ -290,7 +354,7 @@ func (s *Service) open(ctx context.Context, r *run, crashed bool, old *Record) e
 		return fail(err)
 	}
 	v, q := r.v, r.q
-	out, err := openOutput(ctx, r.set, g.src, outputConfig{mb: s.opts.MB, now: time.Now(), crashed: crashed, sql: s.opts.SQL,
+	out, err := openOutput(ctx, r.set, g.src, outputConfig{mb: s.opts.MB, now: time.Now(), crashed: crashed, sql: s.opts.SQL, shared: g.zshare,
 		reduce: func(*pdh.Query) (*pdh.Sample, error) { return g.reduce(v, q) }})
 	if err != nil {
 		return fail(err)
@@ -373,19 +437,30 @@ func (s *Service) tick(g *group) {
 	smp, err := g.src.Sample(s.ctx, ask)
 	if err != nil {
 		if s.ctx.Err() == nil {
-			s.warn(fmt.Sprintf("sample of the %v interval: %v", g.interval, err))
+			msg := fmt.Sprintf("sample of the %v interval: %v", g.interval, err)
+			for _, r := range g.runs {
+				r.wl.Warn(msg)
+			}
+			if len(g.runs) == 0 {
+				s.warn(msg)
+			}
 		}
 		return
 	}
-	g.cur, g.reduced = smp, map[string]*pdh.Sample{}
+	g.cur, g.reduced, g.first = smp, map[string]*pdh.Sample{}, nil
 	defer func() { g.cur, g.reduced = nil, nil }()
 	for _, r := range slices.Clone(g.runs) {
 		if now.Sub(r.last) < g.interval/2 {
 			continue // started in this very tick: it has this sample
 		}
-		if err := r.q.Collect(s.ctx); err != nil {
-			s.warn(fmt.Sprintf("Data Collector Set %q: %v", r.set.Name, err))
-			continue
+		// A binary log writes the tick's sample reduced to its objects:
+		// when a set reading the same objects made it already, this
+		// set's query need not collect.
+		if _, bin := r.out.(*binOutput); !bin || !g.haveReduced(r.v) {
+			if err := r.q.Collect(s.ctx); err != nil {
+				r.wl.Warn(fmt.Sprintf("Data Collector Set %q: %v", r.set.Name, err))
+				continue
+			}
 		}
 		if err := r.out.write(s.ctx, r.q); err != nil {
 			s.end(r, "writing the log failed: "+err.Error())
@@ -421,10 +496,14 @@ func (s *Service) end(r *run, reason string) {
 		r.rec.NextSerial = uint32(last + 1)
 	}
 	if err := WriteRecord(r.dir, r.rec); err != nil {
-		s.warn(err.Error())
+		r.wl.Warn(err.Error())
 	}
 	if err := state.RemoveRunFile(r.dir, r.set.Name, state.StopRequestSuffix); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		s.warn(err.Error())
+		r.wl.Warn(err.Error())
+	}
+	r.wl.Flush()
+	if err := r.lock.Close(); err != nil {
+		r.wl.Warn(err.Error())
 	}
 	if len(g.runs) == 0 {
 		delete(s.groups, g.interval)

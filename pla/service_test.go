@@ -1,7 +1,9 @@
 package pla
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -254,6 +256,23 @@ func TestSharedCollection(t *testing.T) {
 				t.Errorf("set s%d: %d samples, want 11", i, k)
 			}
 		}
+		// Started together, the sets start from one sample, so their
+		// logs hold the same records (past the file header, which
+		// says when each file was made): written, and compressed, once.
+		want, err := os.ReadFile(filepath.Join(root, "s0.plog"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		const header = 64
+		for i := 1; i < 10; i++ {
+			got, err := os.ReadFile(filepath.Join(root, fmt.Sprintf("s%d.plog", i)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) < header || !bytes.Equal(got[header:], want[header:]) {
+				t.Errorf("set s%d: its log's records differ from set s0's (%d bytes, %d)", i, len(got), len(want))
+			}
+		}
 	})
 }
 
@@ -373,4 +392,51 @@ func gapsOf(t *testing.T, path string) (int, []int) {
 		}
 	}
 	return l.Len(), gaps
+}
+
+// TestSQLMaxRecords: -max of a SQL log counts records: the set stops
+// when its log set holds that many, with the reason in its record, and
+// a start on the full log set fails saying so.
+func TestSQLMaxRecords(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		db := filepath.Join(t.TempDir(), "perf.db")
+		set := newSet("sqlmax", "", `\Memory\Available Bytes`)
+		set.Collector.LogFileFormat, set.Collector.DataSourceName = collectorset.Sql, db
+		set.Collector.SegmentMaxRecords = 3
+		dir := stateDir(t)
+		src := newFakeSource(1)
+		svc := NewService(t.Context(), testOptions(src))
+		if err := svc.Start(dir, set, time.Time{}); err != nil {
+			t.Fatal(err)
+		}
+		done, reason := svc.Done(dir, set.Name)
+		time.Sleep(5*time.Second + time.Second/2) // 6 samples offered
+		synctest.Wait()
+		select {
+		case <-done:
+		default:
+			t.Fatal("the set still runs after 6 samples with -max 3 records")
+		}
+		if r := reason(); !strings.Contains(r, "maximum number of records") {
+			t.Errorf("reason %q, want it to say the log set holds its maximum number of records", r)
+		}
+		rec, err := ReadRecord(dir, set.Name)
+		if err != nil || rec == nil || rec.Stopped.IsZero() || !strings.Contains(rec.Reason, "-max") {
+			t.Errorf("record %+v, %v: want a clean stop naming -max", rec, err)
+		}
+		err = svc.Start(dir, set, time.Time{})
+		if !errors.Is(err, sqllog.ErrFull) {
+			t.Errorf("start on the full log set: %v, want sqllog.ErrFull", err)
+		}
+		svc.StopAll("done")
+		svc.Wait()
+		l, err := sqllog.Open(context.Background(), "SQL:"+db+"!sqlmax")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		if l.Len() != 3 {
+			t.Errorf("%d records in the SQL log set with -max 3, want 3", l.Len())
+		}
+	})
 }

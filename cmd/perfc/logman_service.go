@@ -51,7 +51,10 @@ func runLogmanService(ctx context.Context, e *env, args []string) error {
 		if *dir == "" {
 			return usagef("logman service -supervise needs -dir")
 		}
-		return pla.Supervise(ctx, func() *exec.Cmd { return collectorCommand("-run", *sup, *dir) }, pla.Ready(e.getenv), opts.Warn)
+		// Its warnings (the collector crashed and is started again) go
+		// where the set's are: its warning log, shown by logman query.
+		wl := pla.NewWarningLog(*dir, *sup, opts.Warn)
+		return pla.Supervise(ctx, func() *exec.Cmd { return collectorCommand("-run", *sup, *dir) }, pla.Ready(e.getenv), wl.Warn)
 	}
 	if *one != "" {
 		if *dir == "" {

@@ -16,6 +16,7 @@ import (
 	"github.com/perfcounters/perfcounters/internal/proctest"
 	"github.com/perfcounters/perfcounters/perflog/binlog"
 	"github.com/perfcounters/perfcounters/pla"
+	"github.com/perfcounters/perfcounters/state"
 )
 
 // TestMain lets the test binary be perfc's collector process: tests that
@@ -277,5 +278,129 @@ func TestLogmanServiceScheduleReal(t *testing.T) {
 	}
 	if svc.ProcessState != nil {
 		t.Errorf("the service ended: %v", svc.ProcessState)
+	}
+}
+
+// TestLogmanStartRace starts one set from two processes at the same
+// moment, several times: each time exactly one start succeeds and
+// exactly one collector runs, and the other start is told that the set
+// is already in use (running, or being started).
+func TestLogmanStartRace(t *testing.T) {
+	bin := buildPerfc(t)
+	tmp := t.TempDir()
+	stateDir := filepath.Join(tmp, "state")
+	env := append(os.Environ(), "PERFC_STATE_DIR="+stateDir, "HOME="+filepath.Join(tmp, "home"), "PERFC_WARNINGS=off")
+	run := func(args ...string) (string, error) {
+		cmd := exec.Command(bin, args...)
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	if out, err := run("logman", "create", "counter", "race", "-c", `\Memory\Available Bytes`, "-si", "1", "-a", "-o", filepath.Join(tmp, "logs", "race")); err != nil {
+		t.Fatalf("create: %v\n%s", err, out)
+	}
+	// collectors lists the collector processes of the set.
+	want := "logman\x00service\x00-run\x00race\x00-dir\x00" + stateDir + "\x00"
+	collectors := func() []int {
+		var pids []int
+		ents, _ := os.ReadDir("/proc")
+		for _, e := range ents {
+			pid, err := strconv.Atoi(e.Name())
+			if err != nil {
+				continue
+			}
+			b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+			if err == nil && strings.HasSuffix(string(b), want) {
+				if st, _, err := (pla.Proc{}).Stat(pid); err == nil && st != 'Z' {
+					pids = append(pids, pid)
+				}
+			}
+		}
+		return pids
+	}
+	// A start under way (its collector holds the set's run lock, and has
+	// not yet written its run record) makes another start fail, with no
+	// collector left behind: the test holds the lock as that start.
+	lock, err := state.LockRun(stateDir, "race")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := run("logman", "start", "race")
+	lock.Close()
+	if err == nil || !strings.Contains(out, "already in use") || !strings.Contains(out, "another start of it is under way") {
+		t.Errorf("start while another start holds the run lock: %v\n%s\nwant it refused as already in use", err, out)
+	}
+	waitFor(t, "the refused collector to end", 10*time.Second, func() bool { return len(collectors()) == 0 })
+	const rounds = 6
+	for i := range rounds {
+		type result struct {
+			out string
+			err error
+		}
+		res := make(chan result, 2)
+		gate := make(chan struct{})
+		for range 2 {
+			go func() {
+				<-gate
+				out, err := run("logman", "start", "race")
+				res <- result{out, err}
+			}()
+		}
+		close(gate)
+		a, b := <-res, <-res
+		if (a.err == nil) == (b.err == nil) {
+			t.Fatalf("round %d: both starts %v, %v:\n%s\n%s", i, a.err, b.err, a.out, b.out)
+		}
+		lost := a
+		if a.err == nil {
+			lost = b
+		}
+		if !strings.Contains(lost.out, "already in use") {
+			t.Errorf("round %d: the losing start does not say the set is already in use:\n%s", i, lost.out)
+		}
+		rec, err := pla.ReadRecord(stateDir, "race")
+		if err != nil || !(pla.Proc{}).Alive(rec) {
+			t.Fatalf("round %d: record %+v, %v: no live collector", i, rec, err)
+		}
+		var pids []int
+		waitFor(t, "the losing collector to end", 10*time.Second, func() bool {
+			pids = collectors()
+			return len(pids) <= 1
+		})
+		if len(pids) != 1 || pids[0] != rec.PID {
+			t.Errorf("round %d: collector processes %v, want exactly the recorded one (%d)", i, pids, rec.PID)
+		}
+		if out, err := run("logman", "stop", "race"); err != nil {
+			t.Fatalf("round %d: stop: %v\n%s", i, err, out)
+		}
+		if !proctest.Exited(t, rec.PID, 10*time.Second) {
+			t.Fatalf("round %d: collector %d still runs after stop", i, rec.PID)
+		}
+	}
+}
+
+// TestLogmanBackgroundWarnings: the warnings of a collector started in
+// the background (a counter this computer lacks) are shown by logman
+// query NAME; before, the background collector dropped them.
+func TestLogmanBackgroundWarnings(t *testing.T) {
+	bin := buildPerfc(t)
+	tmp := t.TempDir()
+	env := append(os.Environ(), "PERFC_STATE_DIR="+filepath.Join(tmp, "state"), "HOME="+filepath.Join(tmp, "home"), "PERFC_WARNINGS=off")
+	perfc := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(bin, args...)
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("perfc %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	perfc("logman", "create", "counter", "warned", "-c", `\Memory\Available Bytes`, `\No Such Object\Whatever`, "-si", "1", "-o", filepath.Join(tmp, "logs", "warned"))
+	perfc("logman", "start", "warned")
+	defer perfc("logman", "stop", "warned")
+	out := perfc("logman", "query", "warned")
+	if !regexp.MustCompile(`(?m)^Warnings \(in .*/run/warned\.log\):\n +\S.*\\No Such Object\\Whatever`).MatchString(out) {
+		t.Errorf("query warned does not show the collector's warning about the missing counter:\n%s", out)
 	}
 }

@@ -144,6 +144,16 @@ func logmanUserStep(t *testing.T, step string) {
 		if code == 0 {
 			t.Errorf("Bob started Alice's set:\n%s", out)
 		}
+		out, code = perfc("logman", "delete", "a1")
+		if code == 0 || !strings.Contains(out, "is owned by uid 61001") {
+			t.Errorf("Bob deleting Alice's set with her state directory: exit %d\n%s\nwant a refusal of a state directory owned by uid 61001", code, out)
+		}
+		// Holding the run lock of her set would keep her from starting
+		// it again: Bob cannot open its lock file.
+		if f, err := os.Open(filepath.Join(alice, "run", "a1.lock")); err == nil {
+			f.Close()
+			t.Error("Bob opened the run lock file of Alice's set")
+		}
 	case "alice-stop":
 		must("logman", "stop", "a1")
 		deadline := time.Now().Add(5 * time.Second)

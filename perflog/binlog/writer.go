@@ -101,6 +101,9 @@ type Options struct {
 	MaxSize int64
 	// Rollover starts new files at a size or time limit (Linear only).
 	Rollover Rollover
+	// Shared, when not nil, is shared with writers of logs of the same
+	// samples, so that each record is compressed once (see Shared).
+	Shared *Shared
 }
 
 // DefaultOptions are the options a tool starts from: compression on, a
@@ -596,23 +599,34 @@ func (w *Writer) frameRecord(out []byte, kind Kind, seq uint64, t int64, pl []by
 		return appendFrame(out, kind, 0, seq, t, pl)
 	}
 	flags := uint8(flagCompressed)
-	enc := w.zenc
+	var dict []byte
+	var dictID uint32
 	if kind == KindSample && w.hasPrev && len(w.prev) >= minPrevDict {
-		// A second encoder that always holds a dictionary: one encoder
-		// switching between dictionary and none is rebuilt each time.
-		opt := zstd.WithEncoderDictRaw(prevDictID(w.prevSeq), w.prev)
-		var err error
-		if w.zdict == nil {
-			w.zdict, err = zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithEncoderCRC(false), opt)
-		} else {
-			err = w.zdict.ResetWithOptions(nil, opt)
-		}
-		if err == nil {
-			enc, flags = w.zdict, flags|flagPrevDict
-		}
+		dict, dictID = w.prev, prevDictID(w.prevSeq)
 	}
 	z := binary.AppendUvarint(w.zbuf[:0], uint64(len(pl)))
-	z = enc.EncodeAll(pl, z)
+	z, used := w.opts.Shared.compress(z, dictID, dict, pl, func(dst []byte) ([]byte, bool) {
+		enc, used := w.zenc, false
+		if dictID != 0 {
+			// A second encoder that always holds a dictionary: one
+			// encoder switching between dictionary and none is
+			// rebuilt each time.
+			opt := zstd.WithEncoderDictRaw(dictID, dict)
+			var err error
+			if w.zdict == nil {
+				w.zdict, err = zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithEncoderCRC(false), opt)
+			} else {
+				err = w.zdict.ResetWithOptions(nil, opt)
+			}
+			if err == nil {
+				enc, used = w.zdict, true
+			}
+		}
+		return enc.EncodeAll(pl, dst), used
+	})
+	if used {
+		flags |= flagPrevDict
+	}
 	w.zbuf = z
 	if len(z) < len(pl) && uint64(len(pl)) <= 64*uint64(len(z))+1<<20 {
 		return appendFrame(out, kind, flags, seq, t, z)

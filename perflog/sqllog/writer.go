@@ -28,7 +28,18 @@ type Options struct {
 	Getenv func(string) string
 	// ConfigFile is the data source file; "" is DefaultConfigFile.
 	ConfigFile string
+	// MaxRecords limits the records (samples) of a log set written by
+	// Create's Writer: a sample that would make the log set's
+	// NumberOfRecords pass it is not written, and WriteQuery returns an
+	// error satisfying errors.Is(err, ErrFull). The count is the log
+	// set's, records already there included (SQL logs always append), as
+	// logman's -max counts records for SQL logs. 0: no limit.
+	MaxRecords int64
 }
+
+// ErrFull is the error of a sample refused because its log set holds
+// Options.MaxRecords records.
+var ErrFull = errors.New("the log set holds its maximum number of records (-max)")
 
 func (o Options) getenv() func(string) string {
 	if o.Getenv != nil {
@@ -62,6 +73,7 @@ type Writer struct {
 	rows   []dataRow
 	seen   map[int64]bool
 	insert string // the INSERT of a full batch
+	max    int64  // Options.MaxRecords
 	closed bool
 }
 
@@ -103,8 +115,12 @@ func Create(ctx context.Context, dest string, opts Options) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opts.MaxRecords < 0 {
+		db.Close()
+		return nil, fmt.Errorf("SQL log %s!%s: a maximum of %d records", dsn, logset, opts.MaxRecords)
+	}
 	w := &Writer{db: db, d: d, src: src, logset: logset, ids: map[detailKey]int64{}, seen: map[int64]bool{},
-		where: fmt.Sprintf("SQL log %s!%s", dsn, logset)}
+		where: fmt.Sprintf("SQL log %s!%s", dsn, logset), max: opts.MaxRecords}
 	if err := w.open(ctx, opts); err != nil {
 		db.Close()
 		return nil, err
@@ -271,6 +287,9 @@ func (w *Writer) write(ctx context.Context, stamp string) error {
 			return fmt.Errorf("the log set's DisplayToID row (GUID %s) was deleted", w.guid)
 		}
 		return err
+	}
+	if w.max > 0 && n.Int64 >= w.max {
+		return fmt.Errorf("%w (%d)", ErrFull, w.max)
 	}
 	var last sql.NullInt64
 	if err := tx.QueryRowContext(ctx, w.d.q(`SELECT MAX(RecordIndex) FROM CounterData WHERE GUID = ?`), w.guid).Scan(&last); err != nil {

@@ -54,7 +54,9 @@ type Runner interface {
 	// Status tells whether the set runs now; detail, when not empty, says
 	// more (a pid, why it stopped) for `logman query NAME`.
 	Status(dir string, set *collectorset.Set) (running bool, detail string)
-	// Start starts the set's collection in the background.
+	// Start starts the set's collection in the background. When the set
+	// runs already, or another start of it won a race, its error
+	// satisfies errors.Is(err, state.ErrCollectorSetRunning).
 	Start(ctx context.Context, dir string, set *collectorset.Set) error
 	// Stop stops it.
 	Stop(ctx context.Context, dir string, set *collectorset.Set) error
@@ -293,6 +295,10 @@ func Delete(o Options, name string) error {
 	if _, err := state.DeleteCollectorSet(f.dir, f.set.Name); err != nil {
 		return fail(err, f.dir)
 	}
+	// Its warnings go with it: a later set of the name starts clean.
+	if err := state.RemoveRunFile(f.dir, f.set.Name, state.WarningLogSuffix); err != nil {
+		o.warn(err.Error())
+	}
 	_, err = io.WriteString(o.Stdout, completed)
 	return err
 }
@@ -310,6 +316,11 @@ func Start(ctx context.Context, o Options, name string) error {
 	if err := o.runner().Start(ctx, f.dir, f.set); err != nil {
 		if errors.Is(err, fs.ErrPermission) || errors.As(err, new(*state.TrustError)) {
 			return fail(err, f.dir)
+		}
+		if errors.Is(err, state.ErrCollectorSetRunning) {
+			// Another start of the set, at the same moment, won.
+			return &Error{Code: CodeInUse, Message: "The Data Collector Set or one of its dependencies is already in use.",
+				Detail: fmt.Sprintf("%s: %v", f.set.Name, err), Err: err}
 		}
 		return &Error{Code: CodeFailed, Message: "The Data Collector Set could not be started.", Detail: err.Error(), Err: err}
 	}

@@ -1,8 +1,10 @@
 package logman
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"strings"
 
 	"github.com/perfcounters/perfcounters/collectorset"
@@ -143,6 +145,7 @@ func QuerySet(o Options, name string) error {
 	for _, p := range c.Counters {
 		b.WriteString("    " + p + "\n")
 	}
+	writeWarnings(&b, f.dir, s.Name)
 	b.WriteString("\n" + completed)
 	_, err = io.WriteString(o.Stdout, b.String())
 	return err
@@ -185,4 +188,36 @@ func schedule(sc collectorset.Schedule) string {
 		s += ", until " + fmt.Sprintf("%d/%d/%04d", int(sc.EndDate.Month()), sc.EndDate.Day(), sc.EndDate.Year())
 	}
 	return s
+}
+
+// shownWarnings is how many of the newest lines of a set's warning log
+// logman query NAME shows.
+const shownWarnings = 10
+
+// writeWarnings adds the newest lines of the set's warning log (the
+// warnings of its background collector: counters that match nothing,
+// failed samples, crashes and restarts), when it has one.
+func writeWarnings(b *strings.Builder, dir, name string) {
+	path := state.RunFilePath(dir, name, state.WarningLogSuffix)
+	data, err := state.ReadRunFile(dir, name, state.WarningLogSuffix)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return
+	case err != nil:
+		b.WriteString("\nWarnings: " + err.Error() + "\n")
+		return
+	}
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if len(lines) == 1 && lines[0] == "" {
+		return
+	}
+	if len(lines) > shownWarnings {
+		fmt.Fprintf(b, "\nWarnings (the newest %d; all in %s):\n", shownWarnings, path)
+		lines = lines[len(lines)-shownWarnings:]
+	} else {
+		fmt.Fprintf(b, "\nWarnings (in %s):\n", path)
+	}
+	for _, l := range lines {
+		b.WriteString("    " + l + "\n")
+	}
 }
