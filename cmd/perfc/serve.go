@@ -5,17 +5,20 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
 	"strings"
 
+	"github.com/perfcounters/perfcounters/export/prom"
 	"github.com/perfcounters/perfcounters/host"
 	"github.com/perfcounters/perfcounters/internal/server"
+	"github.com/perfcounters/perfcounters/internal/tool/logman"
 	"github.com/perfcounters/perfcounters/remote"
 )
 
 func serveCommand() command {
 	return command{
 		name:  "serve",
-		usage: "[-listen <host:port>] [-config <web-config.yml>] [-tokenfile <filename>] [-anonymous]",
+		usage: "[-listen <host:port>] [-config <web-config.yml>] [-tokenfile <filename>] [-anonymous] [-metrics <options.json> | -nometrics]",
 		short: "serve this computer's performance data over the network (remote queries, TLS, authentication)",
 		run:   runServe,
 	}
@@ -24,7 +27,9 @@ func serveCommand() command {
 // serveOptions are serve's command line, read by parseServe.
 type serveOptions struct {
 	listen, config, tokenFile string
+	metrics                   string // /metrics export options file (JSON)
 	anonymous, nowarn         bool
+	noMetrics                 bool
 }
 
 func parseServe(e *env, args []string) (serveOptions, error) {
@@ -34,6 +39,8 @@ func parseServe(e *env, args []string) (serveOptions, error) {
 	fs.StringVar(&o.config, "config", "", "Web configuration `filename` in the format of Prometheus exporters' web-config.yml: TLS, client certificates, basic_auth_users, rate_limit, and perfc's bearer tokens and roles (docs/serve.md).")
 	fs.StringVar(&o.tokenFile, "tokenfile", "", "On loopback without authentication configured, the `filename` the server writes its random access token to (mode 0600). Default is $XDG_RUNTIME_DIR/perfc/serve-PORT.token.")
 	fs.BoolVar(&o.anonymous, "anonymous", false, "On loopback, let callers without credentials read counters (role monitor): every local user can then read what this user can.")
+	fs.StringVar(&o.metrics, "metrics", "", "Options `file` (JSON) of the OpenMetrics export at /metrics: objects, instance filters, _Total, formatted gauges (export/prom/MAPPING.md). Default: every object but Process, Process V2 and Thread.")
+	fs.BoolVar(&o.noMetrics, "nometrics", false, "Do not serve /metrics.")
 	fs.BoolVar(&o.nowarn, "nowarn", false, "Do not print warnings (also: environment PERFC_WARNINGS=off).")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -41,6 +48,9 @@ func parseServe(e *env, args []string) (serveOptions, error) {
 	}
 	if len(pos) > 0 {
 		return o, usagef("serve takes no arguments, got %q", strings.Join(pos, " "))
+	}
+	if o.noMetrics && o.metrics != "" {
+		return o, usagef("-metrics and -nometrics contradict each other")
 	}
 	return o, nil
 }
@@ -64,16 +74,39 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		level = slog.LevelError
 	}
 	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level}))
+	lo, err := logmanOptions(e, o.nowarn)
+	if err != nil {
+		return err
+	}
 	api := remote.NewHandler(h, remote.HandlerOptions{
 		ComputerName: host.ComputerName(),
 		Version:      strings.TrimSpace(strings.SplitN(versionText(), "\n", 2)[0]),
 		Logger:       log,
+		Sets:         logman.RemoteSets{Options: lo},
 	})
+	handlers := map[string]http.Handler{}
+	if !o.noMetrics {
+		mo := prom.Options{}
+		if o.metrics != "" {
+			b, err := server.ReadTrustedConfig(o.metrics, "metrics export options", os.Geteuid(), 1<<20)
+			if err != nil {
+				return err
+			}
+			if mo, err = prom.ParseOptions(b); err != nil {
+				return fmt.Errorf("%s: %w", o.metrics, err)
+			}
+		}
+		m, err := prom.NewCollector(h.Source(), mo)
+		if err != nil {
+			return err
+		}
+		handlers[remote.PathMetrics] = m
+	}
 	s, err := server.New(server.Options{
 		Addr:       o.listen,
 		ConfigFile: o.config,
 		API:        api,
-		Handlers:   map[string]http.Handler{},
+		Handlers:   handlers,
 		Anonymous:  o.anonymous,
 		TokenFile:  o.tokenFile,
 		Logger:     log,

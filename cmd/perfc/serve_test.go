@@ -81,8 +81,12 @@ func TestServeLoopback(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	get := func(auth string) (int, []byte) {
-		req, _ := http.NewRequest("GET", url+"/v1/host", nil)
+	get := func(auth string, path ...string) (int, []byte) {
+		p := "/v1/host"
+		if len(path) > 0 {
+			p = path[0]
+		}
+		req, _ := http.NewRequest("GET", url+p, nil)
 		if auth != "" {
 			req.Header.Set("Authorization", auth)
 		}
@@ -101,6 +105,19 @@ func TestServeLoopback(t *testing.T) {
 	var info struct{ Role, Who, API string }
 	if st != 200 || json.Unmarshal(b, &info) != nil || info.Role != "log" || info.API != "/v1" {
 		t.Errorf("with the token: %d %s, want 200 from /v1 as log", st, b)
+	}
+	// /metrics and the collector sets are served, behind the same token.
+	if st, _ := get("", "/metrics"); st != 401 {
+		t.Errorf("/metrics without the token: status %d, want 401", st)
+	}
+	st, b = get("Bearer "+strings.TrimSpace(string(tok)), "/metrics")
+	if st != 200 || !strings.Contains(string(b), "# TYPE perfc_memory_") {
+		t.Errorf("/metrics with the token: %d, want 200 with the Memory object's series; got %.300s", st, b)
+	}
+	st, b = get("Bearer "+strings.TrimSpace(string(tok)), "/v1/sets")
+	var sets struct{ Sets []struct{ Name string } }
+	if st != 200 || json.Unmarshal(b, &sets) != nil {
+		t.Errorf("/v1/sets with the token: %d %s, want 200 and the list", st, b)
 	}
 	cancel()
 	if code := <-done; code != 0 {

@@ -87,11 +87,11 @@ var table = map[string]rule{
 	"internal/tool/typeperf": {4, []string{"counterpath", "pdh", "perflog/pdhcsv"}},
 	"internal/tool/relog":    {4, []string{"calc", "counterpath", "countertype", "pdh", "perfdata", "perflog/pdhcsv", "titles"}},
 	"internal/tool/lodctr":   {4, []string{"manifest", "state", "titles"}},
-	"internal/tool/logman":   {4, []string{"collectorset", "state"}},
+	"internal/tool/logman":   {4, []string{"collectorset", "remote", "state"}},
 	"internal/server":        {4, []string{"remote"}}, // perfc serve: TLS, authentication, limits
 	// L5: the binary.
 	"cmd/perfc": {5, []string{"host", "internal/tool/ctrpp", "internal/tool/dump", "internal/tool/lodctr", "internal/tool/logman", "internal/tool/query",
-		"internal/tool/relog", "internal/tool/typeperf", "internal/server", "remote", "collectorset", "counterpath", "manifest", "pdh", "perfdata", "perflog", "pla", "state", "titles"}},
+		"internal/tool/relog", "internal/tool/typeperf", "internal/server", "remote", "export/prom", "collectorset", "counterpath", "manifest", "pdh", "perfdata", "perflog", "pla", "state", "titles"}},
 }
 
 type pkg struct {

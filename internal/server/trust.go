@@ -102,3 +102,11 @@ func LoadConfig(path string, uid int) (*Config, error) {
 	}
 	return ParseConfig(path, b)
 }
+
+// ReadTrustedConfig reads another configuration file of the server (the
+// /metrics export options, say) under the checks of the web configuration
+// (readTrusted): a regular file owned by uid or root that nobody else may
+// change, of at most max bytes. what names the file in errors.
+func ReadTrustedConfig(path, what string, uid int, max int64) ([]byte, error) {
+	return readTrusted(path, what, kindConfig, uid, max)
+}
