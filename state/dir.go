@@ -179,16 +179,32 @@ func (d *dir) takeLock(write bool) error {
 		flags, how = unix.O_RDWR|unix.O_CREAT, unix.LOCK_EX
 	}
 	path := d.join(lockFile)
-	fd, err := unix.Openat(d.fd, lockFile, flags|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0o644)
+	// The lock file is its owner's only (0600): a lock needs only a read
+	// descriptor, and another user holding a shared lock on it forever
+	// would keep the owner's writers waiting forever. Another user (a user
+	// reading the system sets in root's directory) reads without the lock:
+	// every file is replaced whole by a rename, so a read sees each file
+	// complete.
+	fd, err := unix.Openat(d.fd, lockFile, flags|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0o600)
 	if err != nil {
-		if !write && errors.Is(err, unix.ENOENT) {
-			return nil // never written: nothing to lock
+		if !write && (errors.Is(err, unix.ENOENT) || errors.Is(err, unix.EACCES)) {
+			return nil // never written, or another user's: nothing to lock
 		}
 		return fileError("state lock file", path, err)
 	}
 	d.lock = fd
 	if err := d.checkFD(fd, "state lock file", path, false); err != nil {
 		return err
+	}
+	if write {
+		// A lock file made readable by an older version is closed to
+		// others now.
+		var st unix.Stat_t
+		if err := unix.Fstat(fd, &st); err == nil && st.Mode&0o077 != 0 && int(st.Uid) == d.euid {
+			if err := unix.Fchmod(fd, 0o600); err != nil {
+				return fileError("state lock file", path, err)
+			}
+		}
 	}
 	for {
 		err = unix.Flock(fd, how)
