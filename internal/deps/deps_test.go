@@ -69,7 +69,7 @@ var table = map[string]rule{
 	"perflog/rawlog":   {2, []string{"countertype", "pdh", "perfdata", "titles"}},
 	"perflog/blg":      {2, []string{"countertype", "internal/utf16le", "pdh", "perfdata", "perflog/rawlog", "titles"}},
 	"perflog/sqllog":   {2, []string{"calc", "countertype", "pdh", "perflog/pdhcsv", "perflog/rawlog", "titles"}},
-	"remote":           {2, nil}, // the network API of perfc serve and its client; see remote/API.md
+	"remote":           {2, []string{"calc", "counterpath", "engine", "pdh", "perfdata", "titles"}}, // the network API of perfc serve and its client; see remote/API.md
 	// L3: the local machine assembled.
 	"perflog": {3, []string{"pdh", "perflog/binlog", "perflog/blg", "perflog/pdhcsv", "perflog/sqllog", "titles"}},
 	"host":    {3, []string{"collect", "counterset", "engine", "internal/shm", "pdh", "perfdata", "state", "system", "titles"}},
