@@ -18,8 +18,9 @@ import (
 // sets no timeout.
 const DefaultMemberTimeout = 2 * time.Second
 
-// Backoff after a member fails: it is not asked again before the delay,
-// which doubles with every failure in a row up to maxBackoff, so that a
+// Backoff after a member fails (unless Member.Retry says otherwise): it is
+// not asked again before the delay, which doubles with every failure in a
+// row up to maxBackoff, so that a
 // host that does not answer costs its timeout once per delay, not once
 // per sample.
 const (
@@ -41,6 +42,10 @@ type Member struct {
 	// Timeout bounds each sample of the member (DefaultMemberTimeout when
 	// 0): a member slower than that is left out of the sample.
 	Timeout time.Duration
+	// Retry is the first wait after a failure before the member is asked
+	// again (minBackoff, 1 s, when 0); it doubles with each failure in a
+	// row, up to 8 times Retry.
+	Retry time.Duration
 }
 
 // MachineSampler is a source of several machines that can be asked for
@@ -378,7 +383,11 @@ func (f *Fleet) take(m *fleetMember, s *Sample, out *Sample) error {
 
 // fail records a member's failure and its next try.
 func (m *fleetMember) fail(now time.Time, err error) {
-	m.backoff = min(max(2*m.backoff, minBackoff), maxBackoff)
+	first := m.Retry
+	if first <= 0 {
+		first = minBackoff
+	}
+	m.backoff = min(max(2*m.backoff, first), maxBackoff/minBackoff*first)
 	m.retryAt = now.Add(m.backoff)
 	msg := err.Error()
 	if !strings.HasPrefix(strings.ToLower(msg), strings.ToLower(m.Machine)+":") {
