@@ -160,16 +160,23 @@ func ParseByteSize(s string) (int64, error) {
 
 // DefaultHostsPath is where the hosts file is looked for: $PERFC_HOSTS,
 // else $XDG_CONFIG_HOME/perfc/hosts.yml, else ~/.config/perfc/hosts.yml.
-func DefaultHostsPath() (string, error) {
-	if p := os.Getenv(EnvHosts); p != "" {
+// getenv reads the environment (os.Getenv when nil).
+func DefaultHostsPath(getenv func(string) string) (string, error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	if p := getenv(EnvHosts); p != "" {
 		return p, nil
 	}
-	if d := os.Getenv("XDG_CONFIG_HOME"); d != "" && filepath.IsAbs(d) {
+	if d := getenv("XDG_CONFIG_HOME"); d != "" && filepath.IsAbs(d) {
 		return filepath.Join(d, "perfc", "hosts.yml"), nil
 	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("no hosts file: set %s or XDG_CONFIG_HOME (%v)", EnvHosts, err)
+	home := getenv("HOME")
+	if home == "" {
+		var err error
+		if home, err = os.UserHomeDir(); err != nil {
+			return "", fmt.Errorf("no hosts file: set %s or XDG_CONFIG_HOME (%v)", EnvHosts, err)
+		}
 	}
 	return filepath.Join(home, ".config", "perfc", "hosts.yml"), nil
 }

@@ -121,10 +121,8 @@ func TestDefaultHostsPath(t *testing.T) {
 		{"", "", "/h", "/h/.config/perfc/hosts.yml"},
 		{"", "relative", "/h", "/h/.config/perfc/hosts.yml"},
 	} {
-		t.Setenv(EnvHosts, tc.env)
-		t.Setenv("XDG_CONFIG_HOME", tc.xdg)
-		t.Setenv("HOME", tc.home)
-		got, err := DefaultHostsPath()
+		env := map[string]string{EnvHosts: tc.env, "XDG_CONFIG_HOME": tc.xdg, "HOME": tc.home}
+		got, err := DefaultHostsPath(func(k string) string { return env[k] })
 		if err != nil || got != tc.want {
 			t.Errorf("%+v: %q, %v", tc, got, err)
 		}
