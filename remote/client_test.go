@@ -106,12 +106,24 @@ var systemPaths = []string{
 // both read the same blocks.
 func TestTypeperfServedEqualsLocal(t *testing.T) {
 	h := fixtureHost(t)
-	s := serveHost(t, authenticated(remote.NewHandler(h, remote.HandlerOptions{})), "")
+	var notH2 atomic.Int32
+	hd := authenticated(remote.NewHandler(h, remote.HandlerOptions{}))
+	s := serveHost(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ProtoMajor != 2 || r.TLS == nil {
+			notH2.Add(1)
+		}
+		hd.ServeHTTP(w, r)
+	}), "")
 	c, err := remote.Dial(context.Background(), s.config("served"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
+	defer func() {
+		if n := notH2.Load(); n > 0 {
+			t.Errorf("%d requests were not HTTP/2 over TLS", n)
+		}
+	}()
 	local := runTypeperf(t, h.Source(), systemPaths)
 	var remotePaths []string
 	for _, p := range systemPaths {
