@@ -332,6 +332,9 @@ func (c *Client) readAnswer(resp *http.Response, u, want string, buf []byte) ([]
 	if resp.ContentLength > c.limit {
 		return nil, nil, fmt.Errorf("%s: %s: answer of %d bytes, more than the limit of %d (body_size_limit)", c.name, u, resp.ContentLength, c.limit)
 	}
+	if resp.ContentLength > 0 && int64(cap(buf)) <= resp.ContentLength {
+		buf = make([]byte, 0, resp.ContentLength+1) // one read to the end
+	}
 	body, err := readLimited(resp.Body, buf, c.limit)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %s: %w", c.name, u, err)
