@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"mime"
 	"net/http"
 	"net/url"
@@ -211,6 +212,11 @@ func (h *Handler) serveFormatted(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ans, err := h.formattedValues(r.Context(), req)
+	var apiErr *Error
+	if errors.As(err, &apiErr) {
+		serveError(w, apiErr.Status, apiErr.Code, apiErr.Reason)
+		return
+	}
 	if err != nil {
 		if r.Context().Err() != nil {
 			return
@@ -254,7 +260,11 @@ func (h *Handler) formattedValues(ctx context.Context, req FormattedRequest) (*F
 		ans.Interval = cur.smp.Time.Sub(prev.smp.Time).Seconds()
 	}
 	for _, p := range cur.smp.Problems {
-		ans.Problems = append(ans.Problems, Problem{Object: p.Object, ObjectName: p.ObjectName, Reason: p.Reason, Partial: p.Partial})
+		wp := Problem{Object: p.Object, ObjectName: p.ObjectName, Reason: p.Reason, Partial: p.Partial}
+		for _, m := range p.Missing {
+			wp.Missing = append(wp.Missing, MissingValues{Instance: m.Instance, Counters: m.Counters})
+		}
+		ans.Problems = append(ans.Problems, wp)
 	}
 
 	src := newPairSource(db, prev, cur)
@@ -293,6 +303,7 @@ func (h *Handler) formattedValues(ctx context.Context, req FormattedRequest) (*F
 	if req.NoCap100 {
 		opts |= calc.FmtNoCap100
 	}
+	total := 0
 	for i, c := range counters {
 		if c == nil {
 			continue
@@ -320,11 +331,14 @@ func (h *Handler) formattedValues(ctx context.Context, req FormattedRequest) (*F
 			fc.Reason = fmt.Sprintf("object %q is not in the latest sample", paths[i].Object)
 			continue
 		}
+		if total += len(items); total > h.maxItems {
+			return nil, &Error{Status: http.StatusRequestEntityTooLarge, Code: "answer_too_large",
+				Reason: fmt.Sprintf("the paths expand to more than %d values (at %s); ask for fewer instances or counters", h.maxItems, clipText(req.Paths[i]))}
+		}
 		fc.Items = make([]FormattedItem, 0, len(items))
 		for k, it := range items {
 			fi := FormattedItem{Path: it.Path.String(), Instance: it.Instance, Status: it.Value.Status.String()}
-			if it.Value.Status == calc.ValidData {
-				x := it.Value.Double
+			if x := it.Value.Double; it.Value.Status == calc.ValidData && !math.IsNaN(x) && !math.IsInf(x, 0) {
 				fi.Value = &x
 			}
 			if k < len(raws) {
@@ -340,9 +354,12 @@ func (h *Handler) formattedValues(ctx context.Context, req FormattedRequest) (*F
 
 // objectIndex is the title index a path's object names: a decimal index,
 // or the name's (lowest) index in the title database, as pdh resolves it.
+// An index without a name in the database is no object (the engine names
+// every object it has), which bounds what requests can add to the shared
+// sampler's union by the size of the title database.
 func objectIndex(db *titles.DB, name string) (uint32, bool) {
 	if n, err := strconv.ParseUint(name, 10, 32); err == nil {
-		return uint32(n), true
+		return uint32(n), db.Name(uint32(n)) != ""
 	}
 	return db.Index(name)
 }

@@ -9,6 +9,8 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -45,6 +47,9 @@ const (
 	MaxValueLength = 8 << 10
 	// MaxNameLength is the most bytes of an object or set name in a path.
 	MaxNameLength = 1024
+	// MaxItems is the most values of one formatted answer (paths with
+	// wildcards expand to one value per instance and counter).
+	MaxItems = 100_000
 )
 
 // HandlerOptions configure NewHandler. Zero values select the defaults.
@@ -85,6 +90,7 @@ type Handler struct {
 	// asked for, and the Global and Costly samples the object
 	// enumeration reads.
 	formatted, global, costly *sampler
+	maxItems                  int // MaxItems; tests lower it
 }
 
 // NewHandler returns the HTTP handler of the /v1 API (API.md) over the
@@ -105,7 +111,7 @@ func NewHandler(b Backend, opts HandlerOptions) *Handler {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	h := &Handler{b: b, opts: opts}
+	h := &Handler{b: b, opts: opts, maxItems: MaxItems}
 	h.formatted = newSampler(b, engine.QueryIndexes, opts.MinInterval, opts.KeepObjects)
 	h.global = newSampler(b, engine.QueryGlobal, opts.MinInterval, opts.KeepObjects)
 	h.costly = newSampler(b, engine.QueryCostly, opts.MinInterval, opts.KeepObjects)
@@ -126,7 +132,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}()
 	w.Header().Set("Cache-Control", "no-store")
 	role := h.role(r)
-	if role == RoleNone {
+	if role < RoleMonitor {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="perfc"`)
 		serveError(w, http.StatusUnauthorized, "unauthorized", "authentication required: this server accepts only authenticated callers (see the server's web configuration)")
 		return
@@ -134,6 +140,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if len(r.URL.RawQuery) > MaxQueryString {
 		serveError(w, http.StatusRequestURITooLong, "query_too_long",
 			fmt.Sprintf("query string of %d bytes, more than %d", len(r.URL.RawQuery), MaxQueryString))
+		return
+	}
+	if _, err := url.ParseQuery(r.URL.RawQuery); err != nil {
+		serveError(w, http.StatusBadRequest, "bad_query", fmt.Sprintf("query string: %v", err))
 		return
 	}
 	p := r.URL.Path
@@ -251,9 +261,27 @@ func singleParam(w http.ResponseWriter, r *http.Request, name string) (string, b
 	return "", false
 }
 
+// onlyParams answers 400 when r has a parameter other than names.
+func onlyParams(w http.ResponseWriter, r *http.Request, names ...string) bool {
+	for k, vs := range r.URL.Query() {
+		if !slices.Contains(names, k) {
+			want := "no parameters"
+			if len(names) > 0 {
+				want = strings.Join(names, ", ")
+			}
+			badParam(w, k, strings.Join(vs, ","), "unknown parameter (want "+want+")")
+			return false
+		}
+	}
+	return true
+}
+
 // serveQuery answers PathQuery: the engine's block (or MULTI_SZ list)
 // byte for byte, its problems in the Perfc-Problems header.
 func (h *Handler) serveQuery(w http.ResponseWriter, r *http.Request) {
+	if !onlyParams(w, r, "value") {
+		return
+	}
 	v, ok := singleParam(w, r, "value")
 	if !ok {
 		return
@@ -310,7 +338,7 @@ func ParseQueryValue(v string) (engine.Query, error) {
 	}
 	switch q.Kind {
 	case engine.QueryForeign:
-		return engine.Query{}, fmt.Errorf("Foreign %s: this server answers for its own host only; ask %s's server", clipText(q.Host), clipText(q.Host))
+		return engine.Query{}, fmt.Errorf("a Foreign query (host %s): this server answers for its own host only; ask %s's server", clipText(q.Host), clipText(q.Host))
 	case engine.QueryCounter, engine.QueryHelp:
 		if q.Lang != "" && !isLang(q.Lang) {
 			return engine.Query{}, fmt.Errorf("language %q: want a hexadecimal language id such as 009", clipText(q.Lang))
@@ -414,6 +442,9 @@ type hostInfo struct {
 }
 
 func (h *Handler) serveHost(w http.ResponseWriter, r *http.Request, role Role) {
+	if !onlyParams(w, r) {
+		return
+	}
 	_, who := Caller(r.Context())
 	c := h.opts.Clock
 	info := hostInfo{

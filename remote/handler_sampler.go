@@ -53,6 +53,11 @@ type sampler struct {
 	prev, cur   *shot
 	busy        chan struct{} // closed when the collection under way ends; nil when none
 	collections int           // collections taken, for tests and the log
+	// The last failed collection: requests within min of it get its
+	// error instead of another try, so a failing host is not asked once
+	// per waiting client.
+	failed   error
+	failedAt time.Time
 }
 
 func newSampler(b Backend, kind engine.QueryKind, min, keep time.Duration) *sampler {
@@ -74,6 +79,11 @@ func (s *sampler) get(ctx context.Context, objects []uint32) (prev, cur *shot, e
 			prev, cur = s.prev, s.cur
 			s.mu.Unlock()
 			return prev, cur, nil
+		}
+		if s.failed != nil && time.Since(s.failedAt) < s.min {
+			err := s.failed
+			s.mu.Unlock()
+			return nil, nil, err
 		}
 		if wait := s.busy; wait != nil {
 			s.mu.Unlock()
@@ -119,8 +129,10 @@ func (s *sampler) get(ctx context.Context, objects []uint32) (prev, cur *shot, e
 	s.busy = nil
 	close(done)
 	if err != nil {
+		s.failed, s.failedAt = err, time.Now()
 		return nil, nil, err
 	}
+	s.failed = nil
 	sh := &shot{at: time.Now(), smp: smp, objects: asked}
 	s.prev, s.cur = s.cur, sh
 	if s.prev != nil && sh.at.Sub(s.prev.at) > s.keep {
@@ -206,6 +218,8 @@ func newPairSource(db *titles.DB, prev, cur *shot) *pairSource {
 	return s
 }
 
+// Sample returns the next of the request's samples; the objects are
+// those the shared collection was asked for.
 func (s *pairSource) Sample(ctx context.Context, _ []uint32) (*pdh.Sample, error) {
 	if s.pos >= len(s.samples) {
 		return nil, io.EOF
@@ -214,6 +228,9 @@ func (s *pairSource) Sample(ctx context.Context, _ []uint32) (*pdh.Sample, error
 	s.pos++
 	return smp, nil
 }
+
+// The rest is pdh.Source and pdh.Recorded over the request's samples.
+
 func (s *pairSource) Titles() *titles.DB     { return s.db }
 func (s *pairSource) Recorded() pdh.Recorded { return s }
 func (s *pairSource) Len() int               { return len(s.samples) }

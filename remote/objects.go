@@ -258,24 +258,25 @@ func (h *Handler) objectList(ctx context.Context, p objectsParams) (*ObjectList,
 // 404 for an object the host does not have.
 func (h *Handler) objectDetail(ctx context.Context, p objectsParams) (*ObjectEntry, int, error) {
 	db := h.b.Titles()
-	smps, err := h.catalogs(ctx, true)
-	if err != nil {
-		return nil, http.StatusServiceUnavailable, fmt.Errorf("the host's objects could not be collected: %v", err)
-	}
-	var have []string
-	for k, smp := range smps {
-		for _, b := range smp.Blocks {
+	have := 0
+	// Global first; the Costly collection only for an object Global lacks.
+	for k, smp := range []*sampler{h.global, h.costly} {
+		_, sh, err := smp.get(ctx, nil)
+		if err != nil {
+			return nil, http.StatusServiceUnavailable, fmt.Errorf("the host's objects could not be collected: %v", err)
+		}
+		for _, b := range sh.smp.Blocks {
 			for it := b.Objects(); it.Next(); {
 				o := it.Object()
 				name := db.Name(o.NameIndex())
 				if !(strings.EqualFold(name, p.object) || fmt.Sprint(o.NameIndex()) == p.object) {
-					have = append(have, name)
+					have++
 					continue
 				}
 				if o.DetailLevel() > p.detail {
-					return nil, http.StatusNotFound, fmt.Errorf("object %q is of detail level %s, above %s", p.object, detailName(o.DetailLevel()), detailName(p.detail))
+					return nil, http.StatusNotFound, fmt.Errorf("object %q is of detail level %s, above %s", clipText(p.object), detailName(o.DetailLevel()), detailName(p.detail))
 				}
-				src := &pairSource{db: db, samples: []*pdh.Sample{smp}}
+				src := &pairSource{db: db, samples: []*pdh.Sample{sh.smp}}
 				e, err := describeObject(ctx, src, db, o.NameIndex(), p.detail, true)
 				if err != nil {
 					return nil, http.StatusInternalServerError, err
@@ -285,7 +286,7 @@ func (h *Handler) objectDetail(ctx context.Context, p objectsParams) (*ObjectEnt
 			}
 		}
 	}
-	return nil, http.StatusNotFound, fmt.Errorf("no object %q on this host (GET %s lists the %d it has)", clipText(p.object), PathObjects, len(have))
+	return nil, http.StatusNotFound, fmt.Errorf("no object %q on this host (GET %s?costly=1 lists the %d it has)", clipText(p.object), PathObjects, have)
 }
 
 // describeObject lists object idx of src's sample: its counters (up to
