@@ -87,7 +87,7 @@ var table = map[string]rule{
 	"internal/tool/logman":   {4, []string{"collectorset", "state"}},
 	// L5: the binary.
 	"cmd/perfc": {5, []string{"host", "internal/tool/ctrpp", "internal/tool/dump", "internal/tool/lodctr", "internal/tool/logman", "internal/tool/query",
-		"internal/tool/relog", "internal/tool/typeperf", "collectorset", "counterpath", "manifest", "pdh", "perfdata", "perflog", "pla", "state", "titles"}},
+		"internal/tool/relog", "internal/tool/typeperf", "collectorset", "counterpath", "engine", "manifest", "pdh", "perfdata", "perflog", "pla", "remote", "state", "titles"}},
 }
 
 type pkg struct {
