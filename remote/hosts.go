@@ -187,7 +187,7 @@ func DefaultHostsPath(getenv func(string) string) (string, error) {
 // only when it holds a secret itself (bearer_token, basic_auth.password).
 // A missing file is an error that errors.Is(err, fs.ErrNotExist) reports.
 func LoadHosts(path string) (*Hosts, error) {
-	data, err := readTrusted(path, maxHostsFile, "hosts file", false)
+	data, st, err := readChecked(path, maxHostsFile, "hosts file", false)
 	if err != nil {
 		return nil, err
 	}
@@ -204,7 +204,7 @@ func LoadHosts(path string) (*Hosts, error) {
 	}
 	if secret {
 		// The file holds a secret: like a key file, its owner only.
-		if _, err := readTrusted(path, maxHostsFile, "hosts file (it holds a bearer_token or password)", true); err != nil {
+		if err := st.check(path, "hosts file (it holds a bearer_token or password)", true); err != nil {
 			return nil, err
 		}
 	}
@@ -379,44 +379,64 @@ func (c *HostConfig) file(name string) string {
 // readable by group or others. The checks are made on the opened file
 // (O_NOFOLLOW, then fstat), so the file checked is the file read.
 func readTrusted(path string, limit int64, what string, secret bool) ([]byte, error) {
+	data, _, err := readChecked(path, limit, what, secret)
+	return data, err
+}
+
+// fileStat is what the checks read of an opened file.
+type fileStat struct {
+	uid  uint32
+	perm uint32
+}
+
+// check applies readTrusted's rules of owner and mode.
+func (st fileStat) check(path, what string, secret bool) error {
+	me := uint32(os.Geteuid())
+	if st.uid != me && st.uid != 0 {
+		return fmt.Errorf("%s %s: owned by uid %d, not by you (uid %d) or root: refused (another user could change it)", what, path, st.uid, me)
+	}
+	if st.perm&0o022 != 0 {
+		return fmt.Errorf("%s %s: mode %04o lets group or others write it: refused (chmod go-w %s)", what, path, st.perm, path)
+	}
+	if secret && st.perm&0o044 != 0 {
+		return fmt.Errorf("%s %s: mode %04o lets group or others read a secret: refused (chmod 600 %s)", what, path, st.perm, path)
+	}
+	if secret && st.uid != me {
+		return fmt.Errorf("%s %s: a secret owned by uid %d, not by you (uid %d): refused", what, path, st.uid, me)
+	}
+	return nil
+}
+
+// readChecked is readTrusted, also returning the file's owner and mode.
+func readChecked(path string, limit int64, what string, secret bool) ([]byte, fileStat, error) {
 	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
 	if err != nil {
 		if errors.Is(err, unix.ELOOP) {
-			return nil, fmt.Errorf("%s %s: a symbolic link: refused (name the file itself)", what, path)
+			return nil, fileStat{}, fmt.Errorf("%s %s: a symbolic link: refused (name the file itself)", what, path)
 		}
-		return nil, &os.PathError{Op: "open " + what, Path: path, Err: err}
+		return nil, fileStat{}, &os.PathError{Op: "open " + what, Path: path, Err: err}
 	}
 	f := os.NewFile(uintptr(fd), path)
 	defer f.Close()
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		return nil, fmt.Errorf("%s %s: %w", what, path, err)
+	var sys unix.Stat_t
+	if err := unix.Fstat(fd, &sys); err != nil {
+		return nil, fileStat{}, fmt.Errorf("%s %s: %w", what, path, err)
 	}
-	if st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return nil, fmt.Errorf("%s %s: not a regular file: refused", what, path)
+	if sys.Mode&unix.S_IFMT != unix.S_IFREG {
+		return nil, fileStat{}, fmt.Errorf("%s %s: not a regular file: refused", what, path)
 	}
-	me := uint32(os.Geteuid())
-	if st.Uid != me && st.Uid != 0 {
-		return nil, fmt.Errorf("%s %s: owned by uid %d, not by you (uid %d) or root: refused (another user could change it)", what, path, st.Uid, me)
-	}
-	perm := st.Mode & 0o777
-	if perm&0o022 != 0 {
-		return nil, fmt.Errorf("%s %s: mode %04o lets group or others write it: refused (chmod go-w %s)", what, path, perm, path)
-	}
-	if secret && perm&0o044 != 0 {
-		return nil, fmt.Errorf("%s %s: mode %04o lets group or others read a secret: refused (chmod 600 %s)", what, path, perm, path)
-	}
-	if secret && st.Uid != me {
-		return nil, fmt.Errorf("%s %s: a secret owned by uid %d, not by you (uid %d): refused", what, path, st.Uid, me)
+	st := fileStat{uid: sys.Uid, perm: sys.Mode & 0o777}
+	if err := st.check(path, what, secret); err != nil {
+		return nil, st, err
 	}
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w", what, path, err)
+		return nil, st, fmt.Errorf("%s %s: %w", what, path, err)
 	}
 	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s %s: larger than %d bytes", what, path, limit)
+		return nil, st, fmt.Errorf("%s %s: larger than %d bytes", what, path, limit)
 	}
-	return data, nil
+	return data, st, nil
 }
 
 // credentials are what an entry's secrets resolve to.
