@@ -176,3 +176,40 @@ func TestRelogHasNoS(t *testing.T) {
 		t.Errorf("exit %d, %q", code, errs)
 	}
 }
+
+// TestTypeperfRemoteLog: typeperf -f BIN records a served computer beside
+// this one, and relog reads both back, each computer's column by its
+// name; relog -c \\served\... keeps the served computer's alone.
+func TestTypeperfRemoteLog(t *testing.T) {
+	getenv := remoteEnv(t)
+	log := filepath.Join(t.TempDir(), "two.plog")
+	_, errs, code := runPerfcEnv(t, getenv, "typeperf", "-sc", "2", "-f", "BIN", "-o", log,
+		`\\served\Memory\Available Bytes`, `\Memory\Available Bytes`)
+	if code != 0 {
+		t.Fatalf("typeperf: exit %d: %s", code, errs)
+	}
+	for _, tc := range []struct {
+		args []string
+		cols []string
+	}{
+		{nil, []string{`\\served\Memory\Available Bytes`, `\\` + host.ComputerName() + `\Memory\Available Bytes`}},
+		{[]string{"-c", `\\served\Memory\Available Bytes`}, []string{`\\served\Memory\Available Bytes`}},
+	} {
+		out, errs, code := runPerfcEnv(t, getenv, append([]string{"relog", log, "-f", "CSV"}, tc.args...)...)
+		if code != 0 {
+			t.Fatalf("relog %q: exit %d: %s", tc.args, code, errs)
+		}
+		header, rest, _ := strings.Cut(out, "\n")
+		if n := strings.Count(header, `","`); n != len(tc.cols) {
+			t.Errorf("relog %q: header %s: %d columns, want %d", tc.args, header, n, len(tc.cols))
+		}
+		for _, c := range tc.cols {
+			if !strings.Contains(strings.ToLower(header), strings.ToLower(c)) {
+				t.Errorf("relog %q: header %s lacks %s", tc.args, header, c)
+			}
+		}
+		if !strings.Contains(rest, fixtureAvailableBytes[:11]) {
+			t.Errorf("relog %q: rows %q lack the served value", tc.args, rest)
+		}
+	}
+}
