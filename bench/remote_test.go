@@ -77,6 +77,19 @@ func runRemoteClient() int {
 		}
 	}
 	fmt.Println("start")
+	if n == 0 {
+		// Step mode: one fetch for each line read, its CPU and size
+		// answered, until stdin ends.
+		in := bufio.NewScanner(os.Stdin)
+		for in.Scan() {
+			t0 := cpuNow()
+			if !fetch() {
+				return 1
+			}
+			fmt.Println("ok", cpuNow()-t0, size)
+		}
+		return 0
+	}
 	t0 := cpuNow()
 	for range n {
 		if !fetch() {
@@ -187,58 +200,126 @@ func indexes(s string) []uint32 {
 	return out
 }
 
-// BenchmarkRemoteFetch: one remote fetch of the system objects (system)
-// or of Global, the client in a child process: client-cpu-ns/op is its
-// CPU (request, TLS, HTTP/2, parsing the block into a sample),
-// server-cpu-ns/op this process's (TLS, HTTP/2, the handler, the
-// engine's collection), total-cpu-ns/op their sum.
+// BenchmarkRemoteFetch: remote fetches of the system objects (system)
+// and of Global, each beside a local collection of the same objects by
+// the same host, one after the other, so that both see the same
+// processes (the host's are not ours alone: other work comes and goes).
+// The client runs in a child process, one fetch per request of this
+// process: client-cpu-ns/op is its CPU (request, TLS, HTTP/2, parsing
+// the block into a sample); server-cpu-ns/op is this process's while the
+// fetch is answered (TLS, HTTP/2, the handler, the engine's collection);
+// local-cpu-ns/op is LiveSource.Sample of the same objects (the engine's
+// collection and parsing the block); server/local is the ratio of the
+// two sums.
 func BenchmarkRemoteFetch(b *testing.B) {
 	for _, tc := range []struct{ name, objects string }{{"system", systemObjects}, {"global", ""}} {
 		b.Run(tc.name, func(b *testing.B) {
 			s := startBenchServer(b)
-			smp, err := s.h.Source().Sample(context.Background(), indexes(tc.objects))
+			objs := indexes(tc.objects)
+			ctx := context.Background()
+			src := s.h.Source()
+			smp, err := src.Sample(ctx, objs)
 			if err != nil {
 				b.Fatal(err)
 			}
 			values := countValues(smp.Blocks[0])
-			b.ResetTimer()
-			client, server, size := s.fetchRemote(b, tc.objects, b.N)
-			b.StopTimer()
-			b.ReportMetric(float64(client)/float64(b.N), "client-cpu-ns/op")
-			b.ReportMetric(float64(server)/float64(b.N), "server-cpu-ns/op")
-			b.ReportMetric(float64(client+server)/float64(b.N), "total-cpu-ns/op")
+			self, err := os.Executable()
+			if err != nil {
+				b.Fatal(err)
+			}
+			cmd := exec.Command(self, "-test.run=^$")
+			cmd.Env = append(os.Environ(), remoteClientEnv+"=1", "PERFC_BENCH_URL="+s.srv.URL, "PERFC_BENCH_CA="+s.ca,
+				"PERFC_BENCH_OBJECTS="+tc.objects, "PERFC_BENCH_N=0")
+			in, err := cmd.StdinPipe()
+			if err != nil {
+				b.Fatal(err)
+			}
+			out, err := cmd.StdoutPipe()
+			if err != nil {
+				b.Fatal(err)
+			}
+			cmd.Stderr = os.Stderr
+			if err := cmd.Start(); err != nil {
+				b.Fatal(err)
+			}
+			defer cmd.Wait()
+			defer in.Close()
+			rd := bufio.NewReader(out)
+			line := func() []string {
+				l, err := rd.ReadString('\n')
+				if err != nil {
+					b.Fatalf("client: %v (%q)", err, l)
+				}
+				return strings.Fields(l)
+			}
+			if f := line(); len(f) != 1 || f[0] != "start" {
+				b.Fatalf("client: %q", f)
+			}
+			var local, server, client int64
+			size := 0
+			for b.Loop() {
+				t := cpuNow()
+				if _, err := src.Sample(ctx, objs); err != nil {
+					b.Fatal(err)
+				}
+				local += cpuNow() - t
+				t = cpuNow()
+				if _, err := io.WriteString(in, "go\n"); err != nil {
+					b.Fatal(err)
+				}
+				f := line()
+				server += cpuNow() - t
+				if len(f) != 3 || f[0] != "ok" {
+					b.Fatalf("client: %q", f)
+				}
+				c, _ := strconv.ParseInt(f[1], 10, 64)
+				client += c
+				size, _ = strconv.Atoi(f[2])
+			}
+			n := float64(b.N)
+			b.ReportMetric(float64(client)/n, "client-cpu-ns/op")
+			b.ReportMetric(float64(server)/n, "server-cpu-ns/op")
+			b.ReportMetric(float64(client+server)/n, "total-cpu-ns/op")
+			b.ReportMetric(float64(local)/n, "local-cpu-ns/op")
+			b.ReportMetric(float64(server)/float64(local), "server/local")
 			b.ReportMetric(float64(values), "values/op")
 			b.ReportMetric(float64(size), "block-bytes")
 		})
 	}
 }
 
-// BenchmarkLocalFetch: the same collections locally (LiveSource.Sample:
-// the engine's query and parsing the block), the floor the server's CPU
-// is compared with.
-func BenchmarkLocalFetch(b *testing.B) {
-	for _, tc := range []struct{ name, objects string }{{"system", systemObjects}, {"global", ""}} {
-		b.Run(tc.name, func(b *testing.B) {
-			h, err := host.New(host.Options{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer h.Close()
-			src := h.Source()
-			objs := indexes(tc.objects)
-			ctx := context.Background()
-			for range 5 {
-				if _, err := src.Sample(ctx, objs); err != nil {
-					b.Fatal(err)
-				}
-			}
-			loop(b, func() {
-				if _, err := src.Sample(ctx, objs); err != nil {
-					b.Fatal(err)
-				}
-			})
-		})
+// BenchmarkRemoteFetchLoop: remote fetches of the system objects back
+// to back, as BenchmarkPCPFetch fetches (the client's loop in the child,
+// the server's CPU over the same span): the figures to compare with
+// PCP's pmFetch.
+func BenchmarkRemoteFetchLoop(b *testing.B) {
+	s := startBenchServer(b)
+	client, server, size := s.fetchRemote(b, systemObjects, b.N)
+	b.ReportMetric(float64(client)/float64(b.N), "client-cpu-ns/op")
+	b.ReportMetric(float64(server)/float64(b.N), "server-cpu-ns/op")
+	b.ReportMetric(float64(client+server)/float64(b.N), "total-cpu-ns/op")
+	b.ReportMetric(float64(size), "block-bytes")
+}
+
+// BenchmarkLocalFetchLoop: the same objects collected locally, back to
+// back (LiveSource.Sample): the engine's share of a remote fetch.
+func BenchmarkLocalFetchLoop(b *testing.B) {
+	h, err := host.New(host.Options{})
+	if err != nil {
+		b.Fatal(err)
 	}
+	defer h.Close()
+	src, objs, ctx := h.Source(), indexes(systemObjects), context.Background()
+	for range 5 {
+		if _, err := src.Sample(ctx, objs); err != nil {
+			b.Fatal(err)
+		}
+	}
+	loop(b, func() {
+		if _, err := src.Sample(ctx, objs); err != nil {
+			b.Fatal(err)
+		}
+	})
 }
 
 // BenchmarkPCPFetch: Performance Co-Pilot's pmFetch of 171 system values
