@@ -37,7 +37,8 @@ type Member struct {
 	// none.
 	Machine string
 	// Source is the machine's live source (the local host, a remote
-	// client).
+	// client). Its Sample must return when its context ends: that is how
+	// a slow member is left out.
 	Source Source
 	// Timeout bounds each sample of the member (DefaultMemberTimeout when
 	// 0): a member slower than that is left out of the sample.

@@ -10,6 +10,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/perfcounters/perfcounters/counterpath"
 	"github.com/perfcounters/perfcounters/host"
@@ -131,7 +132,9 @@ func fleetSource(ctx context.Context, e *env, h *host.Host, remotes []string) (s
 	if len(remotes) == 0 {
 		return h.Source(), func() {}, nil
 	}
-	members := []pdh.Member{{Machine: host.ComputerName(), Source: h.Source()}}
+	// This computer's collection is never "too slow" to wait for: a
+	// Global of thousands of processes may take seconds.
+	members := []pdh.Member{{Machine: host.ComputerName(), Source: h.Source(), Timeout: time.Hour}}
 	var clients []*remote.Client
 	close = func() {
 		for _, c := range clients {
