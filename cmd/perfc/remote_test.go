@@ -58,7 +58,7 @@ func remoteEnv(t *testing.T) func(string) string {
 	downAddr := ln.Addr().String()
 	ln.Close()
 	hostsFile := filepath.Join(dir, "hosts.yml")
-	text := fmt.Sprintf("hosts:\n  served: {url: %q, bearer_token: %s, tls_config: {ca_file: ca.pem}}\n  down: {url: 'https://%s', tls_config: {ca_file: ca.pem}, timeout: 1s}\n",
+	text := fmt.Sprintf("hosts:\n  served: {url: %q, bearer_token: %s, tls_config: {ca_file: ca.pem}, timeout: 20s}\n  down: {url: 'https://%s', tls_config: {ca_file: ca.pem}, timeout: 1s}\n",
 		srv.URL, token, downAddr)
 	if err := os.WriteFile(hostsFile, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
