@@ -140,7 +140,7 @@ func TestTypeperfServedEqualsLocal(t *testing.T) {
 	}
 
 	// The same through a fleet of the local host and the served one.
-	f, err := pdh.NewFleet(context.Background(), pdh.Member{Machine: sys, Source: h.Source()}, pdh.Member{Machine: "served", Source: c})
+	f, err := pdh.NewFleet(context.Background(), pdh.Member{Machine: sys, Source: h.Source(), Timeout: time.Minute}, pdh.Member{Machine: "served", Source: c, Timeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -310,8 +310,8 @@ func TestHostKilledAndRestarted(t *testing.T) {
 		t.Fatal(err)
 	}
 	sys := blockSystem(t, h)
-	f, err := pdh.NewFleet(context.Background(), pdh.Member{Machine: sys, Source: h.Source()},
-		pdh.Member{Machine: "served", Source: c, Retry: time.Nanosecond})
+	f, err := pdh.NewFleet(context.Background(), pdh.Member{Machine: sys, Source: h.Source(), Timeout: time.Minute},
+		pdh.Member{Machine: "served", Source: c, Timeout: 10 * time.Second, Retry: time.Nanosecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -395,8 +395,8 @@ func TestSlowHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	sys := blockSystem(t, h)
-	f, err := pdh.NewFleet(context.Background(), pdh.Member{Machine: sys, Source: h.Source()},
-		pdh.Member{Machine: "fast", Source: cf}, pdh.Member{Machine: "slow", Source: cs, Timeout: timeout})
+	f, err := pdh.NewFleet(context.Background(), pdh.Member{Machine: sys, Source: h.Source(), Timeout: time.Minute},
+		pdh.Member{Machine: "fast", Source: cf, Timeout: 10 * time.Second}, pdh.Member{Machine: "slow", Source: cs, Timeout: timeout})
 	if err != nil {
 		t.Fatal(err)
 	}
