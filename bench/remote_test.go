@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"testing"
@@ -74,6 +75,14 @@ func runRemoteClient() int {
 	for range 5 {
 		if !fetch() {
 			return 1
+		}
+	}
+	if p := os.Getenv("PERFC_BENCH_CLIENT_CPUPROFILE"); p != "" {
+		// The client's own profile (the parent's -test.cpuprofile is the
+		// server's).
+		f, err := os.Create(p)
+		if err == nil && pprof.StartCPUProfile(f) == nil {
+			defer pprof.StopCPUProfile()
 		}
 	}
 	fmt.Println("start")
