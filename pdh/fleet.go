@@ -450,10 +450,17 @@ func (q *Query) machineSample(ctx context.Context) (*Sample, error) {
 }
 
 // machineDown reports whether the current sample says machine ("" for
-// the sample's own) did not answer: a problem of the machine as a whole.
+// the sample's own) did not answer: a problem of the machine as a whole,
+// and no block of it.
 func (q *Query) machineDown(machine string) bool {
 	if machine == "" {
 		machine = q.system
+	}
+	fm := foldMachine(machine)
+	for _, blk := range q.blocks {
+		if foldMachine(blk.Header().SystemName) == fm {
+			return false
+		}
 	}
 	for i := range q.problems {
 		p := &q.problems[i]

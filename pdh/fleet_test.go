@@ -11,15 +11,17 @@ import (
 	"time"
 
 	"github.com/perfcounters/perfcounters/calc"
+	"github.com/perfcounters/perfcounters/perfdata"
 	"github.com/perfcounters/perfcounters/titles"
 )
 
 // step is what a fake member does on one Sample: answer a block, fail,
 // or (slow) block until its context ends.
 type step struct {
-	block []byte
-	err   error
-	slow  bool
+	block    []byte
+	err      error
+	slow     bool
+	problems []Problem
 }
 
 // fakeMember is a live source following a script, one step per Sample
@@ -47,7 +49,11 @@ func (f *fakeMember) Sample(ctx context.Context, objects []uint32) (*Sample, err
 	case s.err != nil:
 		return nil, s.err
 	}
-	return NewSample([][]byte{s.block})
+	smp, err := NewSample([][]byte{s.block})
+	if err == nil {
+		smp.Problems = s.problems
+	}
+	return smp, err
 }
 
 func (f *fakeMember) Titles() *titles.DB { return f.db }
@@ -360,4 +366,41 @@ func objectBytes(b interface{ Bytes() []byte }) []byte {
 	raw := b.Bytes()
 	hl := int(uint32(raw[24]) | uint32(raw[25])<<8 | uint32(raw[26])<<16 | uint32(raw[27])<<24)
 	return raw[hl:]
+}
+
+// TestFleetProblemIsNotDown: a machine that answered, with a problem of
+// its sample as a whole (a server's "more problems left out"), is not
+// down: an object it lacks is NoObject, not NoData.
+func TestFleetProblemIsNotDown(t *testing.T) {
+	a := &fakeMember{db: titles.English(), script: []step{{block: machineBlock(t, "ALPHA", t0, 0)}}}
+	b := &fakeMember{db: titles.English(), script: []step{
+		{block: machineBlock(t, "BETA", t0, 0)},
+		{block: buildEmpty(t, "BETA"), problems: []Problem{{Reason: "12 more problems left out"}}},
+	}}
+	f, err := NewFleet(context.Background(), Member{Machine: "ALPHA", Source: a}, Member{Machine: "BETA", Source: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := OpenQuery(f)
+	c, err := q.AddCounter(`\\BETA\Process(app)\% Processor Time`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Collect(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, st := value(t, c); st != calc.NoObject {
+		t.Errorf("status %v, want NoObject (BETA answered without Process)", st)
+	}
+	if !slices.ContainsFunc(q.Problems(), func(p Problem) bool { return p.Machine == "BETA" }) {
+		t.Errorf("problems %v: BETA's problem lost", q.Problems())
+	}
+}
+
+// buildEmpty is a block of system without objects.
+func buildEmpty(t *testing.T, system string) []byte {
+	t.Helper()
+	b := perfdata.NewBuilder(nil)
+	b.Reset(perfdata.Header{PerfTime: t0, PerfFreq: 1e7, PerfTime100nSec: t0, SystemName: system})
+	return slices.Clone(b.Bytes())
 }
