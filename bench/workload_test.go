@@ -148,6 +148,9 @@ func TestMain(m *testing.M) {
 		runChild(n)
 		return
 	}
+	if os.Getenv(remoteClientEnv) != "" { // the client of BenchmarkRemoteFetch
+		os.Exit(runRemoteClient())
+	}
 	// Pdeathsig fires when the thread that started a child exits: keep
 	// this goroutine's thread for the whole run.
 	runtime.LockOSThread()

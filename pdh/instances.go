@@ -51,6 +51,7 @@ type objState struct {
 	stPos  int      // "Elapsed Time" position, -1 none
 
 	present bool // in the current sample
+	down    bool // absent because its machine did not answer (fleet.go)
 	obj     perfdata.Object
 	clocks  calc.Clocks
 	system  string

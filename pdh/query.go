@@ -104,7 +104,7 @@ func (q *Query) wants(idx uint32) bool { return slices.Contains(q.want, idx) }
 // whose object, counter or instance is missing from the sample is not an
 // error: its values carry the status.
 func (q *Query) Collect(ctx context.Context) error {
-	smp, err := q.src.Sample(ctx, q.want)
+	smp, err := q.machineSample(ctx)
 	if err != nil {
 		return err
 	}
@@ -142,9 +142,10 @@ func (q *Query) Collect(ctx context.Context) error {
 	for _, s := range q.objs {
 		f, ok := q.found[q.keyOf(s.machine, s.index)]
 		if !ok {
-			s.present = false
+			s.present, s.down = false, q.machineDown(s.machine)
 			continue
 		}
+		s.down = false
 		s.update(q, f.obj, f.clocks, f.system)
 		s.setMissing(q.problems, f.system)
 	}
@@ -317,8 +318,14 @@ func (c *Counter) collect() {
 	s := c.obj
 	if !s.present {
 		c.missing = true
+		st := calc.NoObject
+		if s.down {
+			// its machine did not answer: no data, and rates start over
+			// when it does
+			st, c.collected = calc.NoData, false
+		}
 		if !c.wild {
-			c.record(calc.NoObject)
+			c.record(st)
 		}
 		return
 	}
@@ -417,6 +424,8 @@ func (c *Counter) record(st calc.Status) {
 func (c *Counter) status() calc.Status {
 	switch {
 	case !c.collected && !c.missing:
+		return calc.NoData
+	case c.missing && c.obj.down:
 		return calc.NoData
 	case c.missing:
 		return calc.NoObject

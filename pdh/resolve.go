@@ -335,6 +335,9 @@ func (q *Query) AddCounterContext(ctx context.Context, path string) (*Counter, e
 		q.catalogPos = rec.Pos()
 	}
 	if err != nil {
+		if c, ok := q.addUnanswered(p, err); ok {
+			return c, nil
+		}
 		return nil, err
 	}
 	idx := l.obj.NameIndex()

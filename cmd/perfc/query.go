@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
+	"github.com/perfcounters/perfcounters/engine"
 	"github.com/perfcounters/perfcounters/host"
 	"github.com/perfcounters/perfcounters/internal/tool/query"
 	"github.com/perfcounters/perfcounters/state"
@@ -15,7 +17,7 @@ import (
 func queryCommand() command {
 	return command{
 		name:  "query",
-		usage: `<value> [-o <filename>]   (value: Global | Costly | Counter | Help | "238 230 ...")`,
+		usage: `<value> [-o <filename>]   (value: Global | Costly | Counter | Help | "238 230 ..." | "Foreign HOST 238 ...")`,
 		short: "write the raw answer to a registry value name (a PERF_DATA_BLOCK, or a title list) to a file or stdout",
 		run:   runQuery,
 	}
@@ -39,6 +41,9 @@ func runQuery(ctx context.Context, e *env, args []string) error {
 	if (*out == "" || *out == "-") && isTerminal(e.stdout) {
 		return usagef("the answer to %q is binary: not writing it to a terminal (give -o <filename>, or redirect standard output)", value)
 	}
+	if q, err := engine.ParseQuery(value); err == nil && q.Kind == engine.QueryForeign {
+		return runForeign(ctx, e, q, *out)
+	}
 	h, err := newHost(e, *nowarn)
 	if err != nil {
 		return err
@@ -56,6 +61,63 @@ func runQuery(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	return f.Close()
+}
+
+// runForeign answers "Foreign HOST idx ...": HOST's block of the objects
+// (Global when none), asked of HOST's perfc serve through the hosts file,
+// written as HOST sent it; HOST's problems go to stderr. This computer's
+// name (or localhost) is answered here.
+func runForeign(ctx context.Context, e *env, q engine.Query, out string) error {
+	value := "Global"
+	if len(q.Indexes) > 0 {
+		idx := make([]string, len(q.Indexes))
+		for i, x := range q.Indexes {
+			idx[i] = strconv.FormatUint(uint64(x), 10)
+		}
+		value = strings.Join(idx, " ")
+	}
+	var body []byte
+	if isLocalMachine(strings.TrimPrefix(q.Host, `\\`)) {
+		h, err := newHost(e, false)
+		if err != nil {
+			return err
+		}
+		defer h.Close()
+		r, err := h.Engine.QueryValue(ctx, value)
+		if err != nil {
+			return err
+		}
+		body = r.Block
+		for _, p := range r.Problems {
+			fmt.Fprintf(e.stderr, "perfc query: warning: %v\n", p)
+		}
+		for _, p := range r.Partial {
+			fmt.Fprintf(e.stderr, "perfc query: note: %v\n", p)
+		}
+	} else {
+		c, err := openRemote(e, strings.TrimPrefix(q.Host, `\\`))
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		b, probs, err := c.QueryValue(ctx, value)
+		if err != nil {
+			return err
+		}
+		body = b
+		for _, p := range probs {
+			what := "warning"
+			if p.Partial {
+				what = "note"
+			}
+			fmt.Fprintf(e.stderr, "perfc query: %s: %s: object %s (%d): %s\n", what, c.Machine(), p.ObjectName, p.Object, p.Reason)
+		}
+	}
+	if out == "" || out == "-" {
+		_, err := e.stdout.Write(body)
+		return err
+	}
+	return os.WriteFile(out, body, 0o644)
 }
 
 // localTitles returns the title database of this host: English Windows'

@@ -38,6 +38,12 @@ func runRelog(ctx context.Context, e *env, args []string) error {
 	appendOut := fs.Bool("a", false, "Append output file instead of overwriting. This option applies to binary logs; SQL log sets always append.")
 	fs.String("config", "", "Settings file containing command options: [option] lines, each followed by its values.")
 	nowarn := fs.Bool("nowarn", false, "Do not print warnings (also: environment PERFC_WARNINGS=off).")
+	for _, a := range args {
+		if a == "-s" || a == "/s" || a == "-S" || a == "/S" {
+			// Windows' relog has no -s: it reads logs, not computers.
+			return usagef("relog has no -s: it converts logs, as Windows' relog does. To log a remote computer, record it with typeperf -s HOST -f BIN -o FILE (or \\\\HOST\\... paths), then relog that file; relog -c \\\\HOST\\... keeps one computer's counters of a log")
+		}
+	}
 	pos, err := parseWithConfig(fs, args, "config")
 	if err == errHelp {
 		return nil

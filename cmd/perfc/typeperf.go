@@ -13,6 +13,7 @@ import (
 
 	"github.com/perfcounters/perfcounters/counterpath"
 	"github.com/perfcounters/perfcounters/internal/tool/typeperf"
+	"github.com/perfcounters/perfcounters/pdh"
 	"github.com/perfcounters/perfcounters/perflog"
 )
 
@@ -38,7 +39,7 @@ func runTypeperf(ctx context.Context, e *env, args []string) error {
 	q := fs.Bool("q", false, "List installed counters (no instances). To list counters for one object, include the object name, such as Processor.")
 	qx := fs.Bool("qx", false, "List installed counters with instances. To list counters for one object, include the object name, such as Processor.")
 	fs.String("config", "", "Settings file containing command options: [option] lines, each followed by its values.")
-	server := fs.String("s", "", "Server to monitor if no server is specified in the counter path: this computer's name or localhost (remote computers are not supported yet).")
+	server := fs.String("s", "", "Server to monitor if no server is specified in the counter path: this computer (the default), or a computer of the hosts file ($PERFC_HOSTS or ~/.config/perfc/hosts.yml) that runs perfc serve.")
 	nowarn := fs.Bool("nowarn", false, "Do not print warnings (also: environment PERFC_WARNINGS=off).")
 	pos, err := parseWithConfig(fs, args, "config")
 	if err == errHelp {
@@ -53,9 +54,6 @@ func runTypeperf(ctx context.Context, e *env, args []string) error {
 		if strings.HasPrefix(p, "/") {
 			return usagef("unknown option %s", p)
 		}
-	}
-	if err := checkMachine("-s", *server); err != nil {
-		return err
 	}
 	f, err := perflog.ParseFormat(*format)
 	if err != nil {
@@ -75,16 +73,16 @@ func runTypeperf(ctx context.Context, e *env, args []string) error {
 		if len(pos) == 1 {
 			lo.Object = pos[0]
 		}
-		h, err := newHost(e, *nowarn)
+		src, closeSrc, err := listSource(ctx, e, *server, *nowarn)
 		if err != nil {
 			return err
 		}
-		defer h.Close()
+		defer closeSrc()
 		w, closeOut, err := createOutput(*out, *yes, e.stdout)
 		if err != nil {
 			return err
 		}
-		if err := typeperf.List(ctx, h.Source(), lo, w); err != nil {
+		if err := typeperf.List(ctx, src, lo, w); err != nil {
 			closeOut()
 			return err
 		}
@@ -102,9 +100,7 @@ func runTypeperf(ctx context.Context, e *env, args []string) error {
 	if len(paths) == 0 {
 		return usagef("no counter given")
 	}
-	if paths, err = localPaths(paths); err != nil {
-		return err
-	}
+	paths, remotes := machinePaths(paths, *server)
 	interval, err := typeperf.ParseInterval(*si)
 	if err != nil {
 		return usagef("-si: %v", err)
@@ -117,16 +113,21 @@ func runTypeperf(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer h.Close()
+	src, closeSrc, err := fleetSource(ctx, e, h, remotes)
+	if err != nil {
+		return err
+	}
+	defer closeSrc()
 	opts := typeperf.Options{Counters: paths, Interval: interval, Samples: *sc, Format: tf, Log: *out != "", Location: time.Local,
 		Warn: e.warnings(*nowarn).Warn}
 	if !text {
 		rec, err := perflog.Create(ctx, outName, f, perflog.CreateOptions{Overwrite: *yes, Counters: paths,
-			Location: time.Local, Titles: h.Source().Titles()})
+			Location: time.Local, Titles: src.Titles()})
 		if err != nil {
 			return err
 		}
 		opts.Sink = rec
-		err = typeperf.Run(ctx, h.Source(), opts, io.Discard, e.stdout, e.stderr)
+		err = typeperf.Run(ctx, src, opts, io.Discard, e.stdout, e.stderr)
 		if cerr := rec.Close(); err == nil {
 			err = cerr
 		}
@@ -140,11 +141,33 @@ func runTypeperf(ctx context.Context, e *env, args []string) error {
 	if *out == "-" {
 		console = e.stderr // keep the closing lines out of the log
 	}
-	err = typeperf.Run(ctx, h.Source(), opts, w, console, e.stderr)
+	err = typeperf.Run(ctx, src, opts, w, console, e.stderr)
 	if cerr := closeOut(); err == nil {
 		err = cerr
 	}
 	return err
+}
+
+// listSource is what typeperf -q and -qx list: this computer, or the
+// remote computer -s names (connected now: a list needs its answer).
+func listSource(ctx context.Context, e *env, server string, nowarn bool) (pdh.Source, func(), error) {
+	server = strings.TrimPrefix(server, `\\`)
+	if isLocalMachine(server) {
+		h, err := newHost(e, nowarn)
+		if err != nil {
+			return nil, nil, err
+		}
+		return h.Source(), func() { h.Close() }, nil
+	}
+	c, err := openRemote(e, server)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := c.Connect(ctx); err != nil {
+		c.Close()
+		return nil, nil, err
+	}
+	return c, func() { c.Close() }, nil
 }
 
 // createOutput opens the -o file (refusing to overwrite without -y, where

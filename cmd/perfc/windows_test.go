@@ -84,8 +84,8 @@ func TestTypeperfWindowsSyntax(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{"remote -s", []string{"typeperf", `\Memory\Available MBytes`, "/s", "db7"}, 1, "-s db7: remote computers are not supported yet"},
-		{"remote path", []string{"typeperf", `\\db7\Memory\Available MBytes`}, 1, `\\db7\Memory\Available MBytes: remote computers are not supported yet`},
+		{"remote -s", []string{"typeperf", `\Memory\Available MBytes`, "/s", "db7"}, 1, "computer db7: not in the hosts file"},
+		{"remote path", []string{"typeperf", `\\db7\Memory\Available MBytes`}, 1, "computer db7: not in the hosts file"},
 		{"overflowing -si", []string{"typeperf", `\Memory\Available MBytes`, "-si", "99999999:00:00"}, 2, "longer than the longest allowed"},
 		{"unknown option", []string{"typeperf", `\Memory\Available MBytes`, "-zz"}, 2, "unknown option -zz"},
 		{"unknown slash option", []string{"typeperf", `\Memory\Available MBytes`, "/ZZ"}, 2, "unknown option /ZZ"},

@@ -41,6 +41,11 @@ func QueryColumns(q *pdh.Query, machine string) *Columns {
 		p := c.Path()
 		if !p.HasWildcard() {
 			if len(arr) == 0 {
+				// A computer that did not answer (NoData) keeps its column,
+				// empty until it answers; a counter that is gone has none.
+				if v, _ := c.Formatted(ValueOptions); v.Status == calc.NoData {
+					cs.cols = append(cs.cols, column{c: c, key: p.String(), name: columnName(p, machine)})
+				}
 				continue
 			}
 			cs.cols = append(cs.cols, column{c: c, key: arr[0].Path.String(), name: columnName(p, machine)})
