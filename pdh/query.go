@@ -44,6 +44,8 @@ type Query struct {
 	// checked against fresh data.
 	catalog    *Sample
 	catalogPos int // the recorded source's position when catalog was taken
+
+	layouts uint64 // the last Counter.Layout given out
 }
 
 // objKey identifies an object in a sample: its machine (the block's system
@@ -258,6 +260,16 @@ type Counter struct {
 	hist     []calc.Raw // ring of raw samples (counters without wildcards)
 	histNext int
 	histFull bool
+
+	layout    uint64    // Layout
+	layoutSig layoutSig // what the items of layout were made of
+}
+
+// layoutSig is what a counter's items depend on besides its path: the
+// object's definitions and instance names, and whether it has values.
+type layoutSig struct {
+	gen, names int
+	status     calc.Status
 }
 
 // Path returns the path as added (it may hold wildcards).
@@ -314,6 +326,7 @@ func (c *Counter) matches(in *instInfo) bool {
 }
 
 func (c *Counter) collect() {
+	defer c.stampLayout()
 	s := c.obj
 	if !s.present {
 		c.missing = true
@@ -364,6 +377,24 @@ func (c *Counter) collect() {
 		c.record(calc.ValidData)
 	}
 }
+
+// stampLayout gives the counter a new Layout when what its items are made
+// of changed since the last sample.
+func (c *Counter) stampLayout() {
+	sig := layoutSig{gen: c.obj.gen, names: c.obj.nameGen, status: c.status()}
+	if c.layout == 0 || sig != c.layoutSig {
+		c.q.layouts++
+		c.layout, c.layoutSig = c.q.layouts, sig
+	}
+}
+
+// Layout identifies the items of the current sample: as long as it stays
+// the same from one sample to the next, AppendItems, AppendFormattedArray
+// and AppendComputed return the same instances and paths, in the same
+// order; a new value means they may differ. A tool that places items in
+// columns (relog) places them again only when it changes. Values are
+// unique within the query; 0 is before the first sample.
+func (c *Counter) Layout() uint64 { return c.layout }
 
 // readRaw reads one value with its base, item count and time base.
 func readRaw(col *column, blk perfdata.CounterBlock, clk *calc.Clocks) calc.Raw {
@@ -504,6 +535,40 @@ func (c *Counter) AppendFormattedArray(dst []Item, opts calc.Options) []Item {
 		for k := range c.cols {
 			v, x, st := c.value(r, k, opts)
 			dst = append(dst, Item{Instance: in.display, Path: c.itemPath(in, k), Value: v, Computed: x, Status: st})
+		}
+	}
+	return dst
+}
+
+// Computed is one item's value as PDH writes it into text logs.
+type Computed struct {
+	Value  float64     // calc.Compute: unscaled, uncapped (Item.Computed)
+	Status calc.Status // status of Value (Item.Status)
+}
+
+// AppendComputed appends the Computed and Status of each item that
+// AppendFormattedArray returns, in the same order, without naming or
+// formatting them: what a tool writing text logs needs for each sample
+// once it knows where the items go (Layout).
+func (c *Counter) AppendComputed(dst []Computed) []Computed {
+	if c.status() != calc.ValidData {
+		return dst
+	}
+	n := len(c.cols)
+	dst = slices.Grow(dst, len(c.rowPos)*n)
+	for r := range c.rowPos {
+		cur := c.curRaw[r*n : r*n+n]
+		var prev []calc.Raw // as value() pairs them
+		if pr := int(c.rowPrev[r]); pr >= 0 && pr*n < len(c.prvRaw) {
+			prev = c.prvRaw[pr*n : min(pr*n+n, len(c.prvRaw))]
+		}
+		for k := range cur {
+			var p *calc.Raw
+			if k < len(prev) {
+				p = &prev[k]
+			}
+			x, st := calc.Compute(c.cols[k].def.Type, &cur[k], p)
+			dst = append(dst, Computed{Value: x, Status: st})
 		}
 	}
 	return dst
