@@ -51,8 +51,8 @@ type objState struct {
 	// name, #index, in order) differ from the previous present sample's,
 	// or the definitions changed: counters read it for their Layout.
 	nameGen int
-	idPos  int      // "ID Process"/"ID Thread" position, -1 none
-	stPos  int      // "Elapsed Time" position, -1 none
+	idPos   int // "ID Process"/"ID Thread" position, -1 none
+	stPos   int // "Elapsed Time" position, -1 none
 
 	present bool // in the current sample
 	obj     perfdata.Object
