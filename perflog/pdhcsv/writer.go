@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -41,7 +42,11 @@ func NewWriter(w io.Writer, opts WriterOptions) *Writer {
 // style) and one cell per column. A quote inside a name is doubled, as
 // RFC 4180 readers expect (PDH never produces one in practice).
 func (w *Writer) WriteHeader(zone Zone, columns []string) error {
-	b := w.buf[:0]
+	n := 64
+	for _, c := range columns {
+		n += len(c) + 3
+	}
+	b := slices.Grow(w.buf[:0], n)
 	first := w.opts.Format.tag()
 	if w.opts.Style == StyleLog {
 		first += " (" + zone.Name + ")(" + strconv.Itoa(zone.Bias) + ")"
