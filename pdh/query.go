@@ -226,6 +226,7 @@ type column struct {
 	multiFromBase bool // PERF_COUNTER_MULTI_BASE gives the item count
 	multi         bool // the item count follows the value
 	name          string
+	time, freq    uint64 // the time base of the current sample (calc.TimeBase)
 }
 
 // Counter is one counter path in a query (a PDH counter handle). A path
@@ -352,6 +353,10 @@ func (c *Counter) collect() {
 	c.rowPos, c.rowPrev = c.rowPos[:0], prevRows[:0]
 	n := len(c.cols)
 	c.curRaw = slices.Grow(c.curRaw, len(s.cur)*n)
+	for k := range c.cols {
+		col := &c.cols[k]
+		col.time, col.freq = calc.TimeBase(col.def.Type, s.clocks) // the sample's, for every instance
+	}
 	for p := range s.cur {
 		in := &s.cur[p]
 		if !c.matches(in) {
@@ -369,12 +374,15 @@ func (c *Counter) collect() {
 		if n == 0 {
 			continue
 		}
-		for k := range c.cols {
-			r := readRaw(&c.cols[k], in.blk, &s.clocks)
-			if s.missing != nil && s.isMissing(p, c.cols[k].def.NameIndex) {
-				r.Status = calc.NoData // a placeholder, not a value
+		at := len(c.curRaw)
+		c.curRaw = c.curRaw[:at+n]
+		raw := c.curRaw[at : at+n]
+		for k := range raw {
+			col := &c.cols[k]
+			raw[k] = readRaw(col, in.blk, col.time, col.freq)
+			if s.missing != nil && s.isMissing(p, col.def.NameIndex) {
+				raw[k].Status = calc.NoData // a placeholder, not a value
 			}
-			c.curRaw = append(c.curRaw, r)
 		}
 	}
 	if !c.wild {
@@ -400,8 +408,10 @@ func (c *Counter) stampLayout() {
 // unique within the query; 0 is before the first sample.
 func (c *Counter) Layout() uint64 { return c.layout }
 
-// readRaw reads one value with its base, item count and time base.
-func readRaw(col *column, blk perfdata.CounterBlock, clk *calc.Clocks) calc.Raw {
+// readRaw reads one value with its base and item count, with the time
+// base (calc.TimeBase) of the sample given: calc.MakeRaw's value without
+// working the time base out for every instance.
+func readRaw(col *column, blk perfdata.CounterBlock, time, freq uint64) calc.Raw {
 	first := blk.Value(col.def)
 	var second, multi uint64
 	if col.hasBase {
@@ -413,7 +423,7 @@ func readRaw(col *column, blk perfdata.CounterBlock, clk *calc.Clocks) calc.Raw 
 	if col.multi && !col.multiFromBase {
 		multi = uint64(blk.Multi(col.def))
 	}
-	return calc.MakeRaw(col.def.Type, *clk, first, second, multi)
+	return calc.Raw{FirstValue: first, SecondValue: second, MultiCount: multi, Time: time, Freq: freq}
 }
 
 // record appends the current value of a counter without wildcards to its
