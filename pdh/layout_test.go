@@ -84,6 +84,37 @@ func TestLayout(t *testing.T) {
 	if err := q.Collect(context.Background()); !errors.Is(err, io.EOF) {
 		t.Errorf("after the last sample: %v, want io.EOF", err)
 	}
+
+	// A query of names only has the same items, and no values.
+	q = OpenQuery(&memSource{db: titles.English(), samples: samples})
+	q.SetNamesOnly(true)
+	names, err := q.AddCounter(`\Process(*)\*`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	single, err := q.AddCounter(`\Process(a)\ID Process`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prev = 0
+	for i, s := range steps {
+		if err := q.Collect(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if l := names.Layout(); (l != prev) != s.changed {
+			t.Errorf("names only, sample %d: Layout changed %v, want %v", i, l != prev, s.changed)
+		}
+		prev = names.Layout()
+		if got, want := len(names.AppendItems(nil)), 3*len(s.procs); got != want {
+			t.Errorf("names only, sample %d: %d items, want %d", i, got, want)
+		}
+		if n := len(names.AppendComputed(nil)) + len(names.FormattedArray(calc.FmtDouble)) + len(names.Raw()); n != 0 {
+			t.Errorf("names only, sample %d: %d values", i, n)
+		}
+		if v, _ := single.Formatted(calc.FmtDouble); i == 2 && v.Status != calc.NoData {
+			t.Errorf("names only, sample %d: a value of status %v, want NoData", i, v.Status)
+		}
+	}
 }
 
 func sameNames(a, b []Item) bool {

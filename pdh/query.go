@@ -45,7 +45,8 @@ type Query struct {
 	catalog    *Sample
 	catalogPos int // the recorded source's position when catalog was taken
 
-	layouts uint64 // the last Counter.Layout given out
+	layouts   uint64 // the last Counter.Layout given out
+	namesOnly bool   // SetNamesOnly
 }
 
 // objKey identifies an object in a sample: its machine (the block's system
@@ -97,6 +98,13 @@ func (q *Query) Machine() string { return q.system }
 // the reasons. Values the source marked as missing carry the status
 // NoData; the reasons are here, for a tool to report.
 func (q *Query) Problems() []Problem { return q.problems }
+
+// SetNamesOnly makes Collect follow the objects and instances of each
+// sample without reading their values: a tool that only learns what the
+// samples hold (relog's pass over a log for its columns) does not pay for
+// them. Counters then have items (AppendItems, AppendItemRows, Layout)
+// but no values: Formatted gives NoData, the arrays of values are empty.
+func (q *Query) SetNamesOnly(on bool) { q.namesOnly = on }
 
 func (q *Query) wants(idx uint32) bool { return slices.Contains(q.want, idx) }
 
@@ -371,7 +379,7 @@ func (c *Counter) collect() {
 		}
 		c.rowPos = append(c.rowPos, int32(p))
 		c.rowPrev = append(c.rowPrev, pr)
-		if n == 0 {
+		if n == 0 || c.q.namesOnly {
 			continue
 		}
 		at := len(c.curRaw)
@@ -385,7 +393,7 @@ func (c *Counter) collect() {
 			}
 		}
 	}
-	if !c.wild {
+	if !c.wild && !c.q.namesOnly {
 		c.record(calc.ValidData)
 	}
 }
@@ -524,6 +532,9 @@ func (c *Counter) Formatted(opts calc.Options) (calc.Value, error) {
 	if len(c.rowPos) == 0 {
 		return calc.Value{Status: calc.NoInstance}, nil
 	}
+	if c.q.namesOnly {
+		return calc.Value{Status: calc.NoData}, nil
+	}
 	v, _, _ := c.value(0, 0, opts)
 	return v, nil
 }
@@ -540,7 +551,7 @@ func (c *Counter) FormattedArray(opts calc.Options) []Item {
 // AppendFormattedArray is FormattedArray appending to dst, which lets a
 // caller reuse one slice across samples.
 func (c *Counter) AppendFormattedArray(dst []Item, opts calc.Options) []Item {
-	if c.status() != calc.ValidData {
+	if c.status() != calc.ValidData || c.q.namesOnly {
 		return dst
 	}
 	dst = slices.Grow(dst, len(c.rowPos)*len(c.cols))
@@ -565,7 +576,7 @@ type Computed struct {
 // formatting them: what a tool writing text logs needs for each sample
 // once it knows where the items go (Layout).
 func (c *Counter) AppendComputed(dst []Computed) []Computed {
-	if c.status() != calc.ValidData {
+	if c.status() != calc.ValidData || c.q.namesOnly {
 		return dst
 	}
 	n := len(c.cols)
@@ -639,7 +650,7 @@ func (c *Counter) itemPath(in *instInfo, k int) counterpath.Path {
 
 // Raw returns the raw values of the current sample (PdhGetRawCounterArray).
 func (c *Counter) Raw() []RawItem {
-	if c.status() != calc.ValidData {
+	if c.status() != calc.ValidData || c.q.namesOnly {
 		return nil
 	}
 	out := make([]RawItem, 0, len(c.rowPos)*len(c.cols))

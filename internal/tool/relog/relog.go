@@ -528,6 +528,7 @@ func scan(ctx context.Context, src pdh.Source, opts Options, paths []string) (*p
 	if err != nil {
 		return nil, err
 	}
+	q.SetNamesOnly(true) // the columns and times; the values are the next pass's
 	p := &plan{cols: newColumns()}
 	for {
 		if err := q.Collect(ctx); err != nil {
