@@ -5,8 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
+	"github.com/perfcounters/perfcounters/internal/tool/relog"
 	"github.com/perfcounters/perfcounters/pdh"
+	"github.com/perfcounters/perfcounters/perflog/blg"
+	"github.com/perfcounters/perfcounters/perflog/pdhcsv"
 )
 
 // relogInputsEnv names a folder of saved binary logs for
@@ -77,4 +81,50 @@ func BenchmarkRelogSaved(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkRelogSavedConsole is BenchmarkRelogSaved's "run" with the
+// console report `perfc relog FILE -f CSV -o x.csv` prints (Input,
+// progress, Output) written to io.Discard: relog then learns the input's
+// range before it writes.
+func BenchmarkRelogSavedConsole(b *testing.B) {
+	dir := relogInputs(b)
+	for _, wl := range logWorkloads {
+		path := filepath.Join(dir, savedLogName(wl.name, "binz"))
+		b.Run(wl.name+"/binz", func(b *testing.B) {
+			benchRelogConsole(b, func() (pdh.Source, io.Closer, error) { return openBinlog(path) })
+		})
+	}
+	b.Run("SampleLog", func(b *testing.B) {
+		benchRelogConsole(b, func() (pdh.Source, io.Closer, error) {
+			l, err := blg.Open(filepath.Join("..", "perflog", "blg", "testdata", "SampleLog.blg"))
+			return l, l, err
+		})
+	})
+}
+
+// benchRelogConsole opens the log every iteration and converts it with
+// the console report, reporting values/s and values/cpu-s as benchRelog.
+func benchRelogConsole(b *testing.B, open func() (pdh.Source, io.Closer, error)) {
+	values := relogValues(b, open)
+	b.ReportAllocs()
+	start := cpuNow()
+	n := 0
+	for b.Loop() {
+		src, c, err := open()
+		if err != nil {
+			b.Fatal(err)
+		}
+		opts := relog.Options{Format: pdhcsv.CSV, Location: time.UTC, Console: io.Discard, Files: []string{"in"}, OutFile: "out.csv"}
+		if _, _, err := relog.Run(b.Context(), src, opts, io.Discard); err != nil {
+			b.Fatal(err)
+		}
+		c.Close()
+		n++
+	}
+	cpu := float64(cpuNow()-start) / 1e9
+	b.ReportMetric(cpu*1e9/float64(n), "cpu-ns/op")
+	b.ReportMetric(float64(values), "values/op")
+	b.ReportMetric(float64(values)*float64(n)/b.Elapsed().Seconds(), "values/s")
+	b.ReportMetric(float64(values)*float64(n)/cpu, "values/cpu-s")
 }
