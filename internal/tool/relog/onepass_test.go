@@ -45,6 +45,9 @@ func TestOnePass(t *testing.T) {
 	twice := func(t *testing.T) pdh.Source {
 		return merge(t, pdh.Input{Name: "a.blg", Source: openBLG(t, "SampleLog.blg")}, pdh.Input{Name: "b.blg", Source: openBLG(t, "SampleLog.blg")})
 	}
+	sampleLog := openBLG(t, "SampleLog.blg")
+	badLog := openBLG(t, "BadCounterSamples.blg") // 26 warnings, from samples here and there
+	bad := func(t *testing.T) pdh.Source { return openBLG(t, "BadCounterSamples.blg") }
 	at := func(sec int) time.Time { return time.Date(2024, 3, 5, 12, 0, sec, 0, time.UTC) }
 	for _, tc := range []struct {
 		name string
@@ -59,7 +62,11 @@ func TestOnePass(t *testing.T) {
 		{"blocks and a later machine", mixed, Options{}},
 		{"blocks and a later machine -e", mixed, Options{End: at(2)}},
 		{"overlapping BLGs", twice, Options{Counters: []string{`\Processor(*)\% Processor Time`, `\Memory\*`}}},
-		{"BadCounterSamples", func(t *testing.T) pdh.Source { return openBLG(t, "BadCounterSamples.blg") }, Options{}},
+		{"overlapping BLGs -b after -e", twice, Options{Begin: sampleLog.Time(6), End: sampleLog.Time(3)}},
+		{"overlapping BLGs -b -e", twice, Options{Begin: sampleLog.Time(3), End: sampleLog.Time(6)}},
+		{"BadCounterSamples", bad, Options{}},
+		{"BadCounterSamples -b -e", bad, Options{Begin: badLog.Time(50), End: badLog.Time(150)}},
+		{"BadCounterSamples -b after -e", bad, Options{Begin: badLog.Time(200), End: badLog.Time(20)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got, want events

@@ -274,8 +274,12 @@ func runOnce(ctx context.Context, src pdh.Source, opts Options, paths []string, 
 			continue
 		}
 		warnProblems(warn, q.Problems(), warned)
-		if (!opts.Begin.IsZero() && t.Before(opts.Begin)) || (!opts.End.IsZero() && t.After(opts.End)) {
-			past = !opts.End.IsZero() && t.After(opts.End)
+		if !opts.Begin.IsZero() && t.Before(opts.Begin) {
+			cols.learn(q)
+			continue // still primes rate counters, as relog's -b does
+		}
+		if !opts.End.IsZero() && t.After(opts.End) {
+			past = true
 			cols.learn(q)
 			continue
 		}
