@@ -47,8 +47,12 @@ type objState struct {
 	names  []string // counter names by definition position
 	bases  []int    // BaseOf by definition position
 	gen    int      // bumped when the definitions change
-	idPos  int      // "ID Process"/"ID Thread" position, -1 none
-	stPos  int      // "Elapsed Time" position, -1 none
+	// nameGen is bumped when the current sample's instance names (parent,
+	// name, #index, in order) differ from the previous present sample's,
+	// or the definitions changed: counters read it for their Layout.
+	nameGen int
+	idPos   int // "ID Process"/"ID Thread" position, -1 none
+	stPos   int // "Elapsed Time" position, -1 none
 
 	present bool // in the current sample
 	down    bool // absent because its machine did not answer (fleet.go)
@@ -187,10 +191,13 @@ func (s *objState) update(q *Query, o perfdata.Object, clocks calc.Clocks, syste
 		var prev int32 = -1
 		if len(s.prev) == 1 {
 			prev = 0
+		} else {
+			s.nameGen++
 		}
 		s.cur = append(s.cur, instInfo{prev: prev, blk: o.SingleBlock(), key: instKey{uid: -1}})
 		return
 	}
+	same := true // the names are the previous sample's, position by position
 	clear(s.dups)
 	delta := 0 // last prev-position minus position: guesses shifted lists
 	pos := 0
@@ -248,7 +255,14 @@ func (s *objState) update(q *Query, o perfdata.Object, clocks calc.Clocks, syste
 		if display == "" {
 			display = arrayName(parent, name, idx)
 		}
+		if same && pos < len(s.prev) {
+			pi := &s.prev[pos]
+			same = pi.name == name && pi.parent == parent && pi.index == idx
+		}
 		s.cur = append(s.cur, instInfo{name: name, parent: parent, index: idx, display: display, key: key, prev: prev, blk: blk})
+	}
+	if !same || len(s.cur) != len(s.prev) {
+		s.nameGen++
 	}
 }
 

@@ -44,6 +44,9 @@ type Query struct {
 	// checked against fresh data.
 	catalog    *Sample
 	catalogPos int // the recorded source's position when catalog was taken
+
+	layouts   uint64 // the last Counter.Layout given out
+	namesOnly bool   // SetNamesOnly
 }
 
 // objKey identifies an object in a sample: its machine (the block's system
@@ -95,6 +98,13 @@ func (q *Query) Machine() string { return q.system }
 // the reasons. Values the source marked as missing carry the status
 // NoData; the reasons are here, for a tool to report.
 func (q *Query) Problems() []Problem { return q.problems }
+
+// SetNamesOnly makes Collect follow the objects and instances of each
+// sample without reading their values: a tool that only learns what the
+// samples hold (relog's pass over a log for its columns) does not pay for
+// them. Counters then have items (AppendItems, AppendItemRows, Layout)
+// but no values: Formatted gives NoData, the arrays of values are empty.
+func (q *Query) SetNamesOnly(on bool) { q.namesOnly = on }
 
 func (q *Query) wants(idx uint32) bool { return slices.Contains(q.want, idx) }
 
@@ -225,6 +235,7 @@ type column struct {
 	multiFromBase bool // PERF_COUNTER_MULTI_BASE gives the item count
 	multi         bool // the item count follows the value
 	name          string
+	time, freq    uint64 // the time base of the current sample (calc.TimeBase)
 }
 
 // Counter is one counter path in a query (a PDH counter handle). A path
@@ -240,8 +251,9 @@ type Counter struct {
 	wildCtr  bool
 	wild     bool
 
-	gen  int // objState.gen the columns belong to
-	cols []column
+	gen      int // objState.gen the columns belong to
+	cols     []column
+	colNames []string // the names of cols
 
 	// values of the current and previous sample in which the object was
 	// present: rows are selected instances, row-major [row*len(cols)+col]
@@ -259,6 +271,16 @@ type Counter struct {
 	hist     []calc.Raw // ring of raw samples (counters without wildcards)
 	histNext int
 	histFull bool
+
+	layout    uint64    // Layout
+	layoutSig layoutSig // what the items of layout were made of
+}
+
+// layoutSig is what a counter's items depend on besides its path: the
+// object's definitions and instance names, and whether it has values.
+type layoutSig struct {
+	gen, names int
+	status     calc.Status
 }
 
 // Path returns the path as added (it may hold wildcards).
@@ -285,6 +307,7 @@ func (c *Counter) Info() CounterInfo {
 func (c *Counter) resolveColumns() {
 	s := c.obj
 	c.cols = c.cols[:0]
+	c.colNames = nil // a new slice: callers of AppendItemRows keep the old one
 	for i, def := range s.defs {
 		if def.Type.IsBase() {
 			continue
@@ -298,6 +321,7 @@ func (c *Counter) resolveColumns() {
 			col.multiFromBase = s.defs[b].Type == countertype.PERF_COUNTER_MULTI_BASE
 		}
 		c.cols = append(c.cols, col)
+		c.colNames = append(c.colNames, col.name)
 		if !c.wildCtr {
 			break
 		}
@@ -315,6 +339,7 @@ func (c *Counter) matches(in *instInfo) bool {
 }
 
 func (c *Counter) collect() {
+	defer c.stampLayout()
 	s := c.obj
 	if !s.present {
 		c.missing = true
@@ -342,6 +367,11 @@ func (c *Counter) collect() {
 	prevRows := c.rowPrev // reuse the storage
 	c.rowPos, c.rowPrev = c.rowPos[:0], prevRows[:0]
 	n := len(c.cols)
+	c.curRaw = slices.Grow(c.curRaw, len(s.cur)*n)
+	for k := range c.cols {
+		col := &c.cols[k]
+		col.time, col.freq = calc.TimeBase(col.def.Type, s.clocks) // the sample's, for every instance
+	}
 	for p := range s.cur {
 		in := &s.cur[p]
 		if !c.matches(in) {
@@ -356,24 +386,47 @@ func (c *Counter) collect() {
 		}
 		c.rowPos = append(c.rowPos, int32(p))
 		c.rowPrev = append(c.rowPrev, pr)
-		if n == 0 {
+		if n == 0 || c.q.namesOnly {
 			continue
 		}
-		for k := range c.cols {
-			r := readRaw(&c.cols[k], in.blk, &s.clocks)
-			if s.missing != nil && s.isMissing(p, c.cols[k].def.NameIndex) {
-				r.Status = calc.NoData // a placeholder, not a value
+		at := len(c.curRaw)
+		c.curRaw = c.curRaw[:at+n]
+		raw := c.curRaw[at : at+n]
+		for k := range raw {
+			col := &c.cols[k]
+			raw[k] = readRaw(col, in.blk, col.time, col.freq)
+			if s.missing != nil && s.isMissing(p, col.def.NameIndex) {
+				raw[k].Status = calc.NoData // a placeholder, not a value
 			}
-			c.curRaw = append(c.curRaw, r)
 		}
 	}
-	if !c.wild {
+	if !c.wild && !c.q.namesOnly {
 		c.record(calc.ValidData)
 	}
 }
 
-// readRaw reads one value with its base, item count and time base.
-func readRaw(col *column, blk perfdata.CounterBlock, clk *calc.Clocks) calc.Raw {
+// stampLayout gives the counter a new Layout when what its items are made
+// of changed since the last sample.
+func (c *Counter) stampLayout() {
+	sig := layoutSig{gen: c.obj.gen, names: c.obj.nameGen, status: c.status()}
+	if c.layout == 0 || sig != c.layoutSig {
+		c.q.layouts++
+		c.layout, c.layoutSig = c.q.layouts, sig
+	}
+}
+
+// Layout identifies the items of the current sample: as long as it stays
+// the same from one sample to the next, AppendItems, AppendFormattedArray
+// and AppendComputed return the same instances and paths, in the same
+// order; a new value means they may differ. A tool that places items in
+// columns (relog) places them again only when it changes. Values are
+// unique within the query; 0 is before the first sample.
+func (c *Counter) Layout() uint64 { return c.layout }
+
+// readRaw reads one value with its base and item count, with the time
+// base (calc.TimeBase) of the sample given: calc.MakeRaw's value without
+// working the time base out for every instance.
+func readRaw(col *column, blk perfdata.CounterBlock, time, freq uint64) calc.Raw {
 	first := blk.Value(col.def)
 	var second, multi uint64
 	if col.hasBase {
@@ -385,7 +438,7 @@ func readRaw(col *column, blk perfdata.CounterBlock, clk *calc.Clocks) calc.Raw 
 	if col.multi && !col.multiFromBase {
 		multi = uint64(blk.Multi(col.def))
 	}
-	return calc.MakeRaw(col.def.Type, *clk, first, second, multi)
+	return calc.Raw{FirstValue: first, SecondValue: second, MultiCount: multi, Time: time, Freq: freq}
 }
 
 // record appends the current value of a counter without wildcards to its
@@ -488,6 +541,9 @@ func (c *Counter) Formatted(opts calc.Options) (calc.Value, error) {
 	if len(c.rowPos) == 0 {
 		return calc.Value{Status: calc.NoInstance}, nil
 	}
+	if c.q.namesOnly {
+		return calc.Value{Status: calc.NoData}, nil
+	}
 	v, _, _ := c.value(0, 0, opts)
 	return v, nil
 }
@@ -504,7 +560,7 @@ func (c *Counter) FormattedArray(opts calc.Options) []Item {
 // AppendFormattedArray is FormattedArray appending to dst, which lets a
 // caller reuse one slice across samples.
 func (c *Counter) AppendFormattedArray(dst []Item, opts calc.Options) []Item {
-	if c.status() != calc.ValidData {
+	if c.status() != calc.ValidData || c.q.namesOnly {
 		return dst
 	}
 	dst = slices.Grow(dst, len(c.rowPos)*len(c.cols))
@@ -513,6 +569,40 @@ func (c *Counter) AppendFormattedArray(dst []Item, opts calc.Options) []Item {
 		for k := range c.cols {
 			v, x, st := c.value(r, k, opts)
 			dst = append(dst, Item{Instance: in.display, Path: c.itemPath(in, k), Value: v, Computed: x, Status: st})
+		}
+	}
+	return dst
+}
+
+// Computed is one item's value as PDH writes it into text logs.
+type Computed struct {
+	Value  float64     // calc.Compute: unscaled, uncapped (Item.Computed)
+	Status calc.Status // status of Value (Item.Status)
+}
+
+// AppendComputed appends the Computed and Status of each item that
+// AppendFormattedArray returns, in the same order, without naming or
+// formatting them: what a tool writing text logs needs for each sample
+// once it knows where the items go (Layout).
+func (c *Counter) AppendComputed(dst []Computed) []Computed {
+	if c.status() != calc.ValidData || c.q.namesOnly {
+		return dst
+	}
+	n := len(c.cols)
+	dst = slices.Grow(dst, len(c.rowPos)*n)
+	for r := range c.rowPos {
+		cur := c.curRaw[r*n : r*n+n]
+		var prev []calc.Raw // as value() pairs them
+		if pr := int(c.rowPrev[r]); pr >= 0 && pr*n < len(c.prvRaw) {
+			prev = c.prvRaw[pr*n : min(pr*n+n, len(c.prvRaw))]
+		}
+		for k := range cur {
+			var p *calc.Raw
+			if k < len(prev) {
+				p = &prev[k]
+			}
+			x, st := calc.Compute(c.cols[k].def.Type, &cur[k], p)
+			dst = append(dst, Computed{Value: x, Status: st})
 		}
 	}
 	return dst
@@ -536,14 +626,40 @@ func (c *Counter) AppendItems(dst []Item) []Item {
 	return dst
 }
 
-func (c *Counter) itemPath(in *instInfo, k int) counterpath.Path {
+// AppendItemRows appends, for each instance that has items in the current
+// sample, the path of its items without the counter, and returns the
+// counter of each item of an instance: item r*len(counters)+k of
+// AppendItems is rows[r] with Counter counters[k]. It lists the items as
+// AppendItems does for a fraction of the cost (one path per instance); the
+// counters slice must not be modified, and stays as it is while Layout
+// does.
+func (c *Counter) AppendItemRows(dst []counterpath.Path) (rows []counterpath.Path, counters []string) {
+	if c.status() != calc.ValidData {
+		return dst, nil
+	}
+	dst = slices.Grow(dst, len(c.rowPos))
+	for _, p := range c.rowPos {
+		in := &c.obj.cur[p]
+		dst = append(dst, c.rowPath(in))
+	}
+	return dst, c.colNames
+}
+
+// rowPath is the path of instance in's items, without the counter.
+func (c *Counter) rowPath(in *instInfo) counterpath.Path {
 	return counterpath.Path{Machine: c.path.Machine, Object: c.obj.name, Parent: in.parent,
-		Instance: in.name, Index: int(in.index), HasIndex: in.index > 0, Counter: c.cols[k].name}
+		Instance: in.name, Index: int(in.index), HasIndex: in.index > 0}
+}
+
+func (c *Counter) itemPath(in *instInfo, k int) counterpath.Path {
+	p := c.rowPath(in)
+	p.Counter = c.cols[k].name
+	return p
 }
 
 // Raw returns the raw values of the current sample (PdhGetRawCounterArray).
 func (c *Counter) Raw() []RawItem {
-	if c.status() != calc.ValidData {
+	if c.status() != calc.ValidData || c.q.namesOnly {
 		return nil
 	}
 	out := make([]RawItem, 0, len(c.rowPos)*len(c.cols))

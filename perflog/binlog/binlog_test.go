@@ -109,7 +109,7 @@ func TestSeekAndRandomAccess(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	for _, i := range []int{29, 0, 17, 16, 16, 3, 29} {
+	for _, i := range []int{29, 0, 0, 17, 16, 16, 17, 3, 29, 29} { // again: given again while the decoder stands there
 		if err := l.Seek(i); err != nil {
 			t.Fatal(err)
 		}

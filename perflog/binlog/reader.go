@@ -212,6 +212,11 @@ type Log struct {
 	failed map[int]int
 	body   []byte
 	raw    []byte
+	// last is the sample the decoder decoded last (record lastRec), given
+	// again while the decoder has not moved on: a tool that peeks at a
+	// sample and seeks back (pdh's path checks) reads it twice.
+	last    *pdh.Sample
+	lastRec int
 }
 
 var (
@@ -568,12 +573,22 @@ func (l *Log) Sample(ctx context.Context, objects []uint32) (*pdh.Sample, error)
 	}
 	ref := l.samples[l.pos]
 	l.pos++
+	if l.last != nil && l.lastRec == ref.rec && l.dec != nil && l.decNext == ref.rec+1 {
+		c := *l.last
+		c.Blocks = slices.Clone(c.Blocks)
+		c.Problems = slices.Clone(c.Problems)
+		return &c, nil
+	}
 	s, err := l.decodeAt(ref)
 	if err != nil {
 		return nil, err
 	}
 	s.Time = timeOf(ref.time)
 	s.Gap = s.Gap || ref.gap
+	c := *s
+	c.Blocks = slices.Clone(s.Blocks)
+	c.Problems = slices.Clone(s.Problems)
+	l.last, l.lastRec = &c, ref.rec
 	return s, nil
 }
 
@@ -599,6 +614,7 @@ func (l *Log) decodeAt(ref sampleRef) (*pdh.Sample, error) {
 
 // follow decodes the records of ref's epoch up to ref.
 func (l *Log) follow(ref sampleRef) (*pdh.Sample, error) {
+	l.last = nil // the decoder moves on: its last sample's blocks go
 	if l.dec == nil || l.decEpoch != ref.epoch || l.decNext > ref.rec {
 		l.dec, l.decEpoch, l.decNext = newDecoder(), ref.epoch, ref.epoch+1
 	}

@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/perfcounters/perfcounters/countertype"
 	"github.com/perfcounters/perfcounters/internal/utf16le"
 	"github.com/perfcounters/perfcounters/pdh"
+	"github.com/perfcounters/perfcounters/perfdata"
 	"github.com/perfcounters/perfcounters/perflog/rawlog"
 	"github.com/perfcounters/perfcounters/titles"
 )
@@ -65,7 +67,16 @@ type Log struct {
 	pos     int
 	notes   []string
 	buf     []byte
+	// decoded keeps samples already decoded, by position, up to
+	// maxDecoded bytes of blocks: a tool reads a log more than once
+	// (relog: its objects, then its rows), and rebuilding the blocks of
+	// listed counters costs far more than reading the record.
+	decoded     []*pdh.Sample
+	decodedSize int
 }
+
+// maxDecoded bounds the blocks a Log keeps decoded.
+const maxDecoded = 64 << 20
 
 var _ pdh.Source = (*Log)(nil)
 var _ pdh.Recorded = (*Log)(nil)
@@ -346,6 +357,10 @@ func (l *Log) Sample(ctx context.Context, objects []uint32) (*pdh.Sample, error)
 	if l.pos >= len(l.samples) {
 		return nil, io.EOF
 	}
+	if l.pos < len(l.decoded) && l.decoded[l.pos] != nil {
+		l.pos++
+		return ownCopy(l.decoded[l.pos-1]), nil
+	}
 	rec := &l.samples[l.pos]
 	l.pos++
 	b, err := readRecord(l.r, rec, l.buf)
@@ -357,5 +372,39 @@ func (l *Log) Sample(ctx context.Context, objects []uint32) (*pdh.Sample, error)
 	if err != nil {
 		return nil, fmt.Errorf("%s: sample %d (record at offset %d): %w", orLog(l.name), l.pos, rec.at, err)
 	}
+	l.keep(l.pos-1, s)
 	return s, nil
+}
+
+// keep keeps a copy of sample i (whose blocks share buffers that the next
+// sample reuses) while the kept blocks stay within maxDecoded bytes.
+func (l *Log) keep(i int, s *pdh.Sample) {
+	size := 0
+	for _, blk := range s.Blocks {
+		size += len(blk.Bytes())
+	}
+	if l.decodedSize+size > maxDecoded {
+		return
+	}
+	c := ownCopy(s)
+	for k, blk := range c.Blocks {
+		b, err := perfdata.Parse(slices.Clone(blk.Bytes()))
+		if err != nil {
+			return // it parsed before: not kept, decoded again next time
+		}
+		c.Blocks[k] = b
+	}
+	if l.decoded == nil {
+		l.decoded = make([]*pdh.Sample, len(l.samples))
+	}
+	l.decoded[i] = c
+	l.decodedSize += size
+}
+
+// ownCopy is a kept sample for a caller, who may change its slices.
+func ownCopy(s *pdh.Sample) *pdh.Sample {
+	c := *s
+	c.Blocks = slices.Clone(s.Blocks)
+	c.Problems = slices.Clone(s.Problems)
+	return &c
 }

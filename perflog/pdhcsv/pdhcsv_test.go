@@ -155,9 +155,37 @@ func TestG17(t *testing.T) {
 		{86.93735103284412, "86.93735103284412"},
 		{5e-324, "4.9406564584124654e-324"},
 		{math.MaxFloat64, "1.7976931348623157e+308"},
+		{-123456, "-123456"},
+		{-1e16, "-10000000000000000"},
+		{9.999999999999998e16, "99999999999999984"},
+		{-9.999999999999998e16, "-99999999999999984"},
+		{9007199254740993, "9007199254740992"},
+		{4503599627370495.5, "4503599627370495.5"},
+		{-0.5, "-0.5"},
 	} {
 		if got := string(AppendG17(nil, tc.x)); got != tc.want {
 			t.Errorf("%v: %s, want %s", tc.x, got, tc.want)
+		}
+	}
+}
+
+// TestG17Whole checks AppendG17's shortcut for whole numbers against
+// strconv's general %.17g formatting, around the limits of the shortcut.
+func TestG17Whole(t *testing.T) {
+	var xs []float64
+	for e := 0; e <= 18; e++ {
+		p := math.Pow10(e)
+		for _, d := range []float64{-2, -1, 0, 1, 2} {
+			xs = append(xs, p+d, -(p + d), math.Nextafter(p, 0), math.Nextafter(p, math.Inf(1)))
+		}
+	}
+	for i := range 64 {
+		x := float64(uint64(1) << i)
+		xs = append(xs, x, x-1, x+1, -x)
+	}
+	for _, x := range xs {
+		if got, want := string(AppendG17(nil, x)), strconv.FormatFloat(x, 'g', 17, 64); got != want {
+			t.Errorf("%v: %s, want %s", x, got, want)
 		}
 	}
 }
@@ -194,6 +222,18 @@ func TestWriterStyles(t *testing.T) {
 			}
 			if err := w.WriteRow(tm, vals[:1]); err == nil {
 				t.Error("short row accepted")
+			}
+			// A row kept with one value and padded to the header's two
+			// columns is the row written with the second value missing.
+			b.Reset()
+			if err := w.WritePadded(w.AppendRow(nil, tm, vals[:1]), 1); err != nil {
+				t.Fatal(err)
+			}
+			if want := tc.want[strings.IndexByte(tc.want, '\n')+1:]; b.String() != want {
+				t.Errorf("padded row\n%q\nwant\n%q", b.String(), want)
+			}
+			if err := w.WritePadded(nil, 3); err == nil {
+				t.Error("a row longer than the header accepted")
 			}
 		})
 	}

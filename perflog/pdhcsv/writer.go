@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -41,7 +42,11 @@ func NewWriter(w io.Writer, opts WriterOptions) *Writer {
 // style) and one cell per column. A quote inside a name is doubled, as
 // RFC 4180 readers expect (PDH never produces one in practice).
 func (w *Writer) WriteHeader(zone Zone, columns []string) error {
-	b := w.buf[:0]
+	n := 64
+	for _, c := range columns {
+		n += len(c) + 3
+	}
+	b := slices.Grow(w.buf[:0], n)
 	first := w.opts.Format.tag()
 	if w.opts.Style == StyleLog {
 		first += " (" + zone.Name + ")(" + strconv.Itoa(zone.Bias) + ")"
@@ -66,14 +71,43 @@ func (w *Writer) WriteRow(t time.Time, values []Value) error {
 	if len(values) != w.cols {
 		return errors.New("pdhcsv: row has " + strconv.Itoa(len(values)) + " values for " + strconv.Itoa(w.cols) + " columns")
 	}
-	b := w.buf[:0]
+	b := w.eol(w.AppendRow(w.buf[:0], t, values))
+	w.buf = b
+	_, err := w.w.Write(b)
+	return err
+}
+
+// AppendRow appends one sample as WriteRow writes it, without the line
+// end, to b: a caller that learns its columns while it reads the samples
+// (relog in one pass) keeps its rows this way and writes them after the
+// header with WritePadded.
+func (w *Writer) AppendRow(b []byte, t time.Time, values []Value) []byte {
 	b = append(b, '"')
 	b = t.In(w.opts.Location).AppendFormat(b, TimeLayout)
 	b = append(b, '"')
+	sep := w.opts.Format.sep()
 	for _, v := range values {
-		b = append(b, w.opts.Format.sep(), '"')
+		b = append(b, sep, '"')
 		b = w.appendValue(b, v)
 		b = append(b, '"')
+	}
+	return b
+}
+
+// WritePadded writes a row made by AppendRow with values for the first n
+// columns, then a blank cell for each further column of the header and
+// the line end: the bytes WriteRow writes for the same sample with those
+// cells missing.
+func (w *Writer) WritePadded(row []byte, n int) error {
+	if w.cols < 0 {
+		return errors.New("pdhcsv: row written before the header")
+	}
+	if n < 0 || n > w.cols {
+		return errors.New("pdhcsv: row has " + strconv.Itoa(n) + " values for " + strconv.Itoa(w.cols) + " columns")
+	}
+	b := append(w.buf[:0], row...)
+	for range w.cols - n {
+		b = append(b, w.opts.Format.sep(), '"', ' ', '"')
 	}
 	b = w.eol(b)
 	w.buf = b
@@ -106,6 +140,12 @@ func (w *Writer) appendValue(b []byte, v Value) []byte {
 // digits ("1e+20", "1.0000000000000001e-05"). This is how PDH writes values
 // into text logs.
 func AppendG17(b []byte, x float64) []byte {
+	// A whole number below 10^17 (most counters' values: counts, bytes)
+	// has at most 17 digits and an exponent below 17: %.17g writes its
+	// digits, which AppendInt writes faster. Negative zero is "-0".
+	if x > -1e17 && x < 1e17 && x == math.Trunc(x) && (x != 0 || !math.Signbit(x)) {
+		return strconv.AppendInt(b, int64(x), 10)
+	}
 	// strconv's 'g' with a precision keeps trailing zeros out and uses the
 	// same exponent rule and exponent spelling as C.
 	return strconv.AppendFloat(b, x, 'g', 17, 64)

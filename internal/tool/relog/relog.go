@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -92,38 +93,43 @@ func ParseTime(s string, loc *time.Location) (time.Time, error) {
 
 // column is one output column.
 type column struct {
-	c    int    // counter position in the query
-	key  string // concrete path without machine, lower case
-	name string
-}
-
-// plan is what the first pass learns.
-type plan struct {
-	cols    []column
-	machine string
-	in      Stats // every sample read
+	name string // the concrete path with its machine
 }
 
 // Run writes the selected samples as a PDH text log to out and returns
 // what it read and wrote. Columns are every concrete counter instance that
 // any sample holds, in order of first appearance; base counters never are
 // columns (pdh does not expose them as counters).
+//
+// A text log without a console report is converted in one pass over the
+// input: rows are kept (in memory, in a temporary file past rowSpill) until
+// the last sample has told every column, then written after the header,
+// each padded with blank cells for the columns found after it. With a
+// console report (whose Input section comes first) or a Sink, a first pass
+// learns the columns and the input's range.
 func Run(ctx context.Context, src pdh.Source, opts Options, out io.Writer) (in, written Stats, err error) {
 	src, opts, err = prepare(src, opts)
 	if err != nil {
 		return Stats{}, Stats{}, err
 	}
-	p, err := scan(ctx, src, opts)
+	paths, err := counterPaths(src, opts)
 	if err != nil {
 		return Stats{}, Stats{}, err
 	}
-	if len(p.cols) == 0 {
+	if opts.Console == nil && opts.Sink == nil {
+		return runOnce(ctx, src, opts, paths, out)
+	}
+	p, err := scan(ctx, src, opts, paths)
+	if err != nil {
+		return Stats{}, Stats{}, err
+	}
+	if len(p.cols.cols) == 0 {
 		return p.in, Stats{}, errors.New("no counter in the input matches")
 	}
 	if err := src.Recorded().Seek(0); err != nil {
 		return p.in, Stats{}, err
 	}
-	q, err := query(src, opts)
+	q, err := query(src, paths)
 	if err != nil {
 		return p.in, Stats{}, err
 	}
@@ -131,18 +137,10 @@ func Run(ctx context.Context, src pdh.Source, opts Options, out io.Writer) (in, 
 	if opts.Sink == nil {
 		w = pdhcsv.NewWriter(out, pdhcsv.WriterOptions{Format: opts.Format, Location: opts.Location, CRLF: opts.CRLF})
 	}
-	names := make([]string, len(p.cols))
-	for i, c := range p.cols {
-		names[i] = c.name
-	}
-	byKey := make(map[string]int, len(p.cols))
-	for i, c := range p.cols {
-		byKey[c.key] = i
-	}
-	cols := newColumnCache()
+	cols := p.cols
+	cols.rebind()
 	header := false
-	vals := make([]pdhcsv.Value, len(p.cols))
-	var items []pdh.Item
+	var r rowMaker
 	eol := "\n"
 	if opts.CRLF {
 		eol = "\r\n"
@@ -182,26 +180,12 @@ func Run(ctx context.Context, src pdh.Source, opts Options, out io.Writer) (in, 
 			continue
 		}
 		if !header {
-			if err := w.WriteHeader(pdhcsv.ZoneOf(t.In(opts.Location)), names); err != nil {
+			if err := w.WriteHeader(pdhcsv.ZoneOf(t.In(opts.Location)), cols.names()); err != nil {
 				return p.in, written, err
 			}
 			header = true
 		}
-		clear(vals)
-		for ci, c := range q.Counters() {
-			items = c.AppendFormattedArray(items[:0], fmtOpts)
-			for j := range items {
-				it := &items[j]
-				i, ok := cols.lookup(ci, j, it, q.Machine(), func(k string) (int, bool) {
-					i, ok := byKey[k]
-					return i, ok
-				})
-				if ok && it.Status == calc.ValidData {
-					vals[i] = pdhcsv.Value{Number: it.Computed, OK: true}
-				}
-			}
-		}
-		if err := w.WriteRow(t, vals); err != nil {
+		if err := w.WriteRow(t, r.values(q, cols, false)); err != nil {
 			return p.in, written, err
 		}
 		written.add(t)
@@ -219,6 +203,130 @@ func Run(ctx context.Context, src pdh.Source, opts Options, out io.Writer) (in, 
 		}
 	}
 	return p.in, written, nil
+}
+
+// rowMaker fills one sample's row of values.
+type rowMaker struct {
+	vals []pdhcsv.Value
+	comp []pdh.Computed
+}
+
+// values returns the current sample's value for each column known (after
+// adding the sample's new columns when add is set).
+func (r *rowMaker) values(q *pdh.Query, cols *columns, add bool) []pdhcsv.Value {
+	for ci, c := range q.Counters() {
+		cols.place(q, ci, c, add) // every column first: vals is sized once
+	}
+	r.vals = slices.Grow(r.vals[:0], len(cols.cols))[:len(cols.cols)]
+	clear(r.vals)
+	for ci, c := range q.Counters() {
+		at := cols.place(q, ci, c, add)
+		if len(at) == 0 {
+			continue
+		}
+		r.comp = c.AppendComputed(r.comp[:0])
+		for j, v := range r.comp[:min(len(r.comp), len(at))] {
+			if i := at[j]; i >= 0 && v.Status == calc.ValidData {
+				r.vals[i] = pdhcsv.Value{Number: v.Value, OK: true}
+			}
+		}
+	}
+	return r.vals
+}
+
+// runOnce is Run in one pass (no console report, no sink). Warnings are
+// told, and rows written, in the order the two passes did: a warning before
+// the row of its sample; none when the input fails.
+func runOnce(ctx context.Context, src pdh.Source, opts Options, paths []string, out io.Writer) (in, written Stats, err error) {
+	q, err := query(src, paths)
+	if err != nil {
+		return Stats{}, Stats{}, err
+	}
+	w := pdhcsv.NewWriter(out, pdhcsv.WriterOptions{Format: opts.Format, Location: opts.Location, CRLF: opts.CRLF})
+	cols := newColumns()
+	rows := newRowStore()
+	defer rows.close()
+	var r rowMaker
+	var zone pdhcsv.Zone
+	type warning struct {
+		row int // rows kept before it
+		msg string
+	}
+	var warns []warning
+	warned := map[string]bool{}
+	warn := func(msg string) { warns = append(warns, warning{written.Samples, msg}) }
+	if opts.Warn == nil {
+		warn = nil
+	}
+	past := false // a sample after End was read: no more rows nor warnings
+	var row []byte
+	for {
+		if err := q.Collect(ctx); err != nil {
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			return Stats{}, Stats{}, err
+		}
+		t := q.Time()
+		in.add(t)
+		if past {
+			cols.learn(q)
+			continue
+		}
+		warnProblems(warn, q.Problems(), warned)
+		if !opts.Begin.IsZero() && t.Before(opts.Begin) {
+			cols.learn(q)
+			continue // still primes rate counters, as relog's -b does
+		}
+		if !opts.End.IsZero() && t.After(opts.End) {
+			past = true
+			cols.learn(q)
+			continue
+		}
+		vals := r.values(q, cols, true)
+		if written.Samples == 0 {
+			zone = pdhcsv.ZoneOf(t.In(opts.Location))
+		}
+		row = w.AppendRow(row[:0], t, vals)
+		if err := rows.add(row, len(vals)); err != nil {
+			return Stats{}, Stats{}, err
+		}
+		written.add(t)
+	}
+	if in.Samples == 0 {
+		return Stats{}, Stats{}, errors.New("the input holds no sample")
+	}
+	if len(cols.cols) == 0 {
+		return in, Stats{}, errors.New("no counter in the input matches")
+	}
+	tell := func(upTo int) {
+		for len(warns) > 0 && warns[0].row <= upTo {
+			opts.Warn(warns[0].msg)
+			warns = warns[1:]
+		}
+	}
+	if written.Samples > 0 {
+		tell(0)
+		if err := w.WriteHeader(zone, cols.names()); err != nil {
+			return in, Stats{}, err
+		}
+	}
+	n := 0
+	err = rows.each(func(row []byte, cells int) error {
+		if n > 0 {
+			tell(n)
+		}
+		n++
+		return w.WritePadded(row, cells)
+	})
+	if err != nil {
+		return in, written, err
+	}
+	tell(n)
+	if written.Samples == 0 {
+		return in, written, errors.New("no sample in the time range")
+	}
+	return in, written, nil
 }
 
 // warnProblems tells warn each problem of a sample it was not told yet.
@@ -271,11 +379,8 @@ func (p *progress) done() string {
 	return "100.00%" + p.eol + p.eol
 }
 
-// fmtOpts: text logs hold unscaled, uncapped values (Item.Computed).
-const fmtOpts = calc.FmtDouble | calc.FmtNoScale | calc.FmtNoCap100
-
-// prepare checks that src is a recording (relog reads its input twice:
-// once to learn the columns, once to write), applies -t and rewinds.
+// prepare checks that src is a recording (relog may read it twice: once
+// to learn the columns, once to write), applies -t and rewinds.
 func prepare(src pdh.Source, opts Options) (pdh.Source, Options, error) {
 	if opts.Location == nil {
 		opts.Location = time.Local
@@ -290,20 +395,22 @@ func prepare(src pdh.Source, opts Options) (pdh.Source, Options, error) {
 	return src, opts, src.Recorded().Seek(0)
 }
 
-// query opens a query with the counters of opts, or with every object of
-// the input when opts names none.
-func query(src pdh.Source, opts Options) (*pdh.Query, error) {
-	q := pdh.OpenQuery(src)
-	paths := opts.Counters
-	if len(paths) == 0 {
-		var err error
-		if paths, err = allCounters(src); err != nil {
-			return nil, err
-		}
-		if err := src.Recorded().Seek(0); err != nil {
-			return nil, err
-		}
+// counterPaths are the counters of opts, or every object of the input
+// when opts names none; the source is rewound.
+func counterPaths(src pdh.Source, opts Options) ([]string, error) {
+	if len(opts.Counters) > 0 {
+		return opts.Counters, nil
 	}
+	paths, err := allCounters(src)
+	if err != nil {
+		return nil, err
+	}
+	return paths, src.Recorded().Seek(0)
+}
+
+// query opens a query with the counter paths (counterPaths).
+func query(src pdh.Source, paths []string) (*pdh.Query, error) {
+	q := pdh.OpenQuery(src)
 	var bad []string
 	// A path whose machine, object, counter or instance is missing from
 	// the first sample may name one of a later sample (inputs merged,
@@ -413,16 +520,20 @@ func allCounters(src pdh.Source) ([]string, error) {
 	}
 }
 
+// plan is what the first pass learns.
+type plan struct {
+	cols *columns
+	in   Stats // every sample read
+}
+
 // scan is the first pass: it learns the columns and the input's range.
-func scan(ctx context.Context, src pdh.Source, opts Options) (*plan, error) {
-	q, err := query(src, opts)
+func scan(ctx context.Context, src pdh.Source, opts Options, paths []string) (*plan, error) {
+	q, err := query(src, paths)
 	if err != nil {
 		return nil, err
 	}
-	p := &plan{}
-	seen := map[string]int{}
-	cache := newColumnCache()
-	var items []pdh.Item
+	q.SetNamesOnly(true) // the columns and times; the values are the next pass's
+	p := &plan{cols: newColumns()}
 	for {
 		if err := q.Collect(ctx); err != nil {
 			if errors.Is(err, io.EOF) {
@@ -430,31 +541,8 @@ func scan(ctx context.Context, src pdh.Source, opts Options) (*plan, error) {
 			}
 			return nil, err
 		}
-		t := q.Time()
-		if p.in.Samples == 0 {
-			p.in.Begin = t
-			p.machine = q.Machine()
-		}
-		p.in.End = t
-		p.in.Samples++
-		for ci, c := range q.Counters() {
-			items = c.AppendItems(items[:0])
-			for j := range items {
-				it := &items[j]
-				cache.lookup(ci, j, it, q.Machine(), func(k string) (int, bool) {
-					if i, ok := seen[k]; ok {
-						return i, true
-					}
-					seen[k] = len(p.cols)
-					path := it.Path
-					if path.Machine == "" {
-						path.Machine = q.Machine()
-					}
-					p.cols = append(p.cols, column{c: ci, key: k, name: path.String()})
-					return len(p.cols) - 1, true
-				})
-			}
-		}
+		p.in.add(q.Time())
+		p.cols.learn(q)
 	}
 	if p.in.Samples == 0 {
 		return nil, errors.New("the input holds no sample")
@@ -462,70 +550,152 @@ func scan(ctx context.Context, src pdh.Source, opts Options) (*plan, error) {
 	return p, nil
 }
 
-// columnCache finds an item's column without writing its path as text:
-// by the counter's position in the query, the machine, and the instance
-// and counter names as pdh gives them (the same strings sample after
-// sample), falling back to the item's key (itemKey) the first time.
-// Converting a log touches every value of every sample, and the text of
-// a path costs more than the value.
-type columnCache struct {
-	m map[cacheKey]int // -1: no column
-	// last remembers, per counter, each item position's key and column
-	// in the previous sample: instances mostly stay where they were, and
-	// comparing pdh's interned names costs less than hashing them.
-	last [][]memo
+// columns are the output's columns and where each counter's items go.
+// Items are placed again only when a counter's Layout changes, and then
+// an instance's items mostly by comparing its names with the instance at
+// the same place in the previous layout (shifted by the instances that
+// came or went): pdh gives the same strings sample after sample, which
+// compare at once. An item that is not there is looked up by its names,
+// and only an item never seen before has its path written out: converting
+// a log touches every value of every sample, and the text of a path costs
+// more than the value.
+type columns struct {
+	cols  []column
+	byKey map[string]int  // the path with its machine, lower case → column
+	items map[itemID]int  // items looked up (not new) → column
+	per   []counterPlaces // by counter position in the query
+	last  []colPlace      // by column: where a row's first item last went to it
 }
 
-type cacheKey struct {
-	counter           int
-	machine, inst, ct string
+// itemID is an item of a counter of the query, by its names.
+type itemID struct {
+	counter int
+	path    counterpath.Path // with the machine
 }
 
-type memo struct {
-	key cacheKey
-	col int
+// counterPlaces are the columns of a counter's items in one Layout.
+type counterPlaces struct {
+	layout  uint64
+	machine string
+	at      []int32            // by item
+	rows    []counterpath.Path // by row of items (pdh.Counter.AppendItemRows)
+	ctrs    []string           // the counter of each item of a row
+	// the slices of the layout before, reused for the next one
+	spareAt   []int32
+	spareRows []counterpath.Path
 }
 
-func newColumnCache() *columnCache { return &columnCache{m: make(map[cacheKey]int)} }
+// colPlace is the counter, layout and row a column was last placed from.
+type colPlace struct {
+	counter int
+	layout  uint64
+	row     int
+}
 
-// lookup returns the column of it, item pos of counter's items in this
-// sample, asking byKey (with the item's key) when the item was not seen
-// before.
-func (cc *columnCache) lookup(counter, pos int, it *pdh.Item, machine string, byKey func(string) (int, bool)) (int, bool) {
-	m := it.Path.Machine
-	if m == "" {
-		m = machine
+func newColumns() *columns {
+	return &columns{byKey: map[string]int{}, items: map[itemID]int{}}
+}
+
+// rebind forgets the counters' places (not the columns) for another query
+// over the same input with the same counters.
+func (cs *columns) rebind() {
+	cs.per = cs.per[:0]
+	clear(cs.last)
+}
+
+// names are the columns' header cells.
+func (cs *columns) names() []string {
+	out := make([]string, len(cs.cols))
+	for i, c := range cs.cols {
+		out[i] = c.name
 	}
-	k := cacheKey{counter, m, it.Instance, it.Path.Counter}
-	for len(cc.last) <= counter {
-		cc.last = append(cc.last, nil)
+	return out
+}
+
+// learn adds the columns of the current sample's items.
+func (cs *columns) learn(q *pdh.Query) {
+	for ci, c := range q.Counters() {
+		cs.place(q, ci, c, true)
 	}
-	l := cc.last[counter]
-	if pos < len(l) && l[pos].key == k {
-		return l[pos].col, l[pos].col >= 0
+}
+
+// place returns the column of each item of counter c (position ci of q)
+// in the current sample, -1 for an item without one; add gives new
+// items a column.
+func (cs *columns) place(q *pdh.Query, ci int, c *pdh.Counter, add bool) []int32 {
+	for len(cs.per) <= ci {
+		cs.per = append(cs.per, counterPlaces{})
 	}
-	i, ok := cc.m[k]
-	if !ok {
-		if i, ok = byKey(itemKey(it.Path, machine)); !ok {
-			i = -1
+	cp := &cs.per[ci]
+	m := q.Machine()
+	l := c.Layout()
+	if l != 0 && l == cp.layout && m == cp.machine {
+		return cp.at
+	}
+	rows, ctrs := c.AppendItemRows(cp.spareRows[:0])
+	k := len(ctrs)
+	prevAt, prevRows, prevLayout := cp.at, cp.rows, cp.layout
+	if m != cp.machine || !slices.Equal(ctrs, cp.ctrs) {
+		prevLayout = 0 // nothing to compare with
+	}
+	if len(cs.byKey) == 0 {
+		cs.byKey = make(map[string]int, len(rows)*k)
+	}
+	at := slices.Grow(cp.spareAt[:0], len(rows)*k)[:len(rows)*k]
+	delta := 0 // row in the previous layout minus row in this one
+	for r := range rows {
+		row := at[r*k : r*k+k]
+		if g := r + delta; prevLayout != 0 && g >= 0 && g < len(prevRows) && prevRows[g] == rows[r] {
+			copy(row, prevAt[g*k:g*k+k])
+			continue
 		}
-		cc.m[k] = i
+		for j := range row {
+			row[j] = int32(cs.column(ci, rows[r], ctrs[j], m, add))
+		}
+		if k > 0 && row[0] >= 0 && prevLayout != 0 {
+			if p := cs.last[row[0]]; p.counter == ci && p.layout == prevLayout {
+				delta = p.row - r // the rows after it likely follow it
+			}
+		}
 	}
-	for len(l) <= pos {
-		l = append(l, memo{col: -1, key: cacheKey{counter: -1}})
+	for r := range rows {
+		if k > 0 && at[r*k] >= 0 {
+			cs.last[at[r*k]] = colPlace{ci, l, r}
+		}
 	}
-	l[pos] = memo{k, i}
-	cc.last[counter] = l
-	return i, i >= 0
+	cp.layout, cp.machine, cp.at, cp.rows, cp.ctrs = l, m, at, rows, ctrs
+	cp.spareAt, cp.spareRows = prevAt, prevRows
+	return at
 }
 
-// itemKey identifies a column: its path with the machine (the sample's
-// own when the path names none), case-insensitively.
-func itemKey(p counterpath.Path, machine string) string {
+// column finds (or adds) the column of counter ci's item of path p (without
+// its counter) and counter ctr.
+func (cs *columns) column(ci int, p counterpath.Path, ctr, machine string, add bool) int {
 	if p.Machine == "" {
 		p.Machine = machine
 	}
-	return strings.ToLower(p.String())
+	p.Counter = ctr
+	id := itemID{ci, p}
+	if len(cs.items) > 0 {
+		if i, ok := cs.items[id]; ok {
+			return i
+		}
+	}
+	name := p.String()
+	key := strings.ToLower(name)
+	i, ok := cs.byKey[key]
+	switch {
+	case ok:
+		cs.items[id] = i // an item seen before: found by its names next time
+	case !add:
+		return -1
+	default:
+		i = len(cs.cols)
+		cs.byKey[key] = i
+		cs.cols = append(cs.cols, column{name: name})
+		cs.last = append(cs.last, colPlace{counter: -1})
+	}
+	return i
 }
 
 // Summary writes what relog -q prints: the input files, the time range and
@@ -536,7 +706,11 @@ func Summary(ctx context.Context, src pdh.Source, files []string, opts Options, 
 	if err != nil {
 		return err
 	}
-	p, err := scan(ctx, src, opts)
+	paths, err := counterPaths(src, opts)
+	if err != nil {
+		return err
+	}
+	p, err := scan(ctx, src, opts, paths)
 	if err != nil {
 		return err
 	}
@@ -547,10 +721,7 @@ func Summary(ctx context.Context, src pdh.Source, files []string, opts Options, 
 	var b strings.Builder
 	b.WriteString(eol)
 	writeStats(&b, "Input", labelFiles(files, opts), "", p.in, opts.Location, eol)
-	names := make([]string, len(p.cols))
-	for i, c := range p.cols {
-		names[i] = c.name
-	}
+	names := p.cols.names()
 	var lb strings.Builder
 	for _, n := range names {
 		lb.WriteString(n + eol)

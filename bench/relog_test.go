@@ -1,0 +1,130 @@
+package bench
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/perfcounters/perfcounters/internal/tool/relog"
+	"github.com/perfcounters/perfcounters/pdh"
+	"github.com/perfcounters/perfcounters/perflog/blg"
+	"github.com/perfcounters/perfcounters/perflog/pdhcsv"
+)
+
+// relogInputsEnv names a folder of saved binary logs for
+// BenchmarkRelogSaved: BenchmarkRelogSave writes them there, once, and
+// two test binaries (the code before and after a change) then convert the
+// same bytes, which BenchmarkRelogBIN, recording live samples each run,
+// cannot promise.
+const relogInputsEnv = "PERFC_RELOG_INPUTS"
+
+// relogInputs is the folder of saved logs, or a skip when none is named.
+func relogInputs(b *testing.B) string {
+	dir := os.Getenv(relogInputsEnv)
+	if dir == "" {
+		b.Skip(relogInputsEnv + " names no folder of saved binary logs")
+	}
+	return dir
+}
+
+// savedLogName is the file of workload wl (compressed or plain) in the
+// folder of saved logs.
+func savedLogName(wl, kind string) string { return wl + "-" + kind + ".plog" }
+
+// BenchmarkRelogSave records the inputs of BenchmarkRelogBIN (20 live
+// samples of each workload taken back to back, plain and compressed) into
+// the folder $PERFC_RELOG_INPUTS. It measures nothing.
+func BenchmarkRelogSave(b *testing.B) {
+	dir := relogInputs(b)
+	for _, wl := range logWorkloads {
+		for _, compress := range []bool{false, true} {
+			kind := "bin"
+			if compress {
+				kind = "binz"
+			}
+			_, src, want := liveQuery(b, wl.counters)
+			w, err := createBinlog(filepath.Join(dir, savedLogName(wl.name, kind)), src, wl.counters, compress)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for range 20 {
+				s, err := src.Sample(b.Context(), want)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := w.WriteSample(s); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := w.Close(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.Skip("saved in " + dir)
+}
+
+// BenchmarkRelogSaved is BenchmarkRelogBIN over the logs BenchmarkRelogSave
+// wrote into $PERFC_RELOG_INPUTS.
+func BenchmarkRelogSaved(b *testing.B) {
+	dir := relogInputs(b)
+	for _, wl := range logWorkloads {
+		for _, kind := range []string{"bin", "binz"} {
+			path := filepath.Join(dir, savedLogName(wl.name, kind))
+			if _, err := os.Stat(path); err != nil {
+				b.Fatal(err)
+			}
+			b.Run(wl.name+"/"+kind, func(b *testing.B) {
+				benchRelog(b, func() (pdh.Source, io.Closer, error) { return openBinlog(path) })
+			})
+		}
+	}
+}
+
+// BenchmarkRelogSavedConsole is BenchmarkRelogSaved's "run" with the
+// console report `perfc relog FILE -f CSV -o x.csv` prints (Input,
+// progress, Output) written to io.Discard: relog then learns the input's
+// range before it writes.
+func BenchmarkRelogSavedConsole(b *testing.B) {
+	dir := relogInputs(b)
+	for _, wl := range logWorkloads {
+		path := filepath.Join(dir, savedLogName(wl.name, "binz"))
+		b.Run(wl.name+"/binz", func(b *testing.B) {
+			benchRelogConsole(b, func() (pdh.Source, io.Closer, error) { return openBinlog(path) })
+		})
+	}
+	b.Run("SampleLog", func(b *testing.B) {
+		benchRelogConsole(b, func() (pdh.Source, io.Closer, error) {
+			l, err := blg.Open(filepath.Join("..", "perflog", "blg", "testdata", "SampleLog.blg"))
+			return l, l, err
+		})
+	})
+}
+
+// benchRelogConsole opens the log every iteration and converts it with
+// the console report, reporting values/s and values/cpu-s as benchRelog.
+func benchRelogConsole(b *testing.B, open func() (pdh.Source, io.Closer, error)) {
+	values := relogValues(b, open)
+	b.ReportAllocs()
+	start := cpuNow()
+	n := 0
+	for b.Loop() {
+		src, c, err := open()
+		if err != nil {
+			b.Fatal(err)
+		}
+		opts := relog.Options{Format: pdhcsv.CSV, Location: time.UTC, Console: io.Discard, Files: []string{"in"}, OutFile: "out.csv"}
+		if _, _, err := relog.Run(b.Context(), src, opts, io.Discard); err != nil {
+			b.Fatal(err)
+		}
+		c.Close()
+		n++
+	}
+	cpu := float64(cpuNow()-start) / 1e9
+	b.ReportMetric(cpu*1e9/float64(n), "cpu-ns/op")
+	b.ReportMetric(float64(values), "values/op")
+	b.ReportMetric(float64(values)*float64(n)/b.Elapsed().Seconds(), "values/s")
+	b.ReportMetric(float64(values)*float64(n)/cpu, "values/cpu-s")
+}

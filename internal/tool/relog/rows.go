@@ -1,0 +1,124 @@
+package relog
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+)
+
+// rowSpill is how many bytes of rows a one-pass conversion keeps in
+// memory; past it the rows go to a temporary file.
+const rowSpill = 64 << 20
+
+// rowStore keeps the rows of a one-pass conversion until the header can be
+// written: each row's text (pdhcsv.Writer.AppendRow) and how many cells it
+// holds. Rows stay in memory up to rowSpill bytes, then go to a temporary
+// file (removed as soon as it is made, so nothing is left behind whatever
+// happens to the process).
+type rowStore struct {
+	spill  int
+	chunks [][]byte // rows in memory, in chunks of up to rowChunk bytes or one row
+	size   int      // bytes in chunks
+	rows   []rowMeta
+	f      *os.File
+	w      *bufio.Writer
+}
+
+// rowChunk is the largest chunk a rowStore keeps rows in (unless a row is
+// larger): a chunk is never copied to grow.
+const rowChunk = 1 << 20
+
+type rowMeta struct{ size, cells int }
+
+func newRowStore() *rowStore { return &rowStore{spill: rowSpill} }
+
+// add keeps one row.
+func (s *rowStore) add(row []byte, cells int) error {
+	s.rows = append(s.rows, rowMeta{len(row), cells})
+	if s.w == nil && s.size+len(row) <= s.spill {
+		n := len(s.chunks)
+		if n == 0 || len(s.chunks[n-1])+len(row) > cap(s.chunks[n-1]) {
+			// Chunks double from 4 KiB to rowChunk: a small log is not
+			// charged a large chunk.
+			size := 4 << 10
+			if n > 0 {
+				size = min(2*cap(s.chunks[n-1]), rowChunk)
+			}
+			s.chunks = append(s.chunks, make([]byte, 0, max(size, len(row))))
+			n++
+		}
+		s.chunks[n-1] = append(s.chunks[n-1], row...)
+		s.size += len(row)
+		return nil
+	}
+	if s.w == nil {
+		f, err := os.CreateTemp("", "perfc-relog-*.rows")
+		if err != nil {
+			return fmt.Errorf("a temporary file for the rows: %w", err)
+		}
+		os.Remove(f.Name())
+		s.f, s.w = f, bufio.NewWriterSize(f, 1<<20)
+		for _, c := range s.chunks {
+			if _, err := s.w.Write(c); err != nil {
+				return s.fileError(err)
+			}
+		}
+		s.chunks = nil
+	}
+	if _, err := s.w.Write(row); err != nil {
+		return s.fileError(err)
+	}
+	return nil
+}
+
+func (s *rowStore) fileError(err error) error {
+	return fmt.Errorf("keeping the rows in the temporary file %s: %w", s.f.Name(), err)
+}
+
+// each calls f with every row in order; the row's bytes are f's until it
+// returns.
+func (s *rowStore) each(f func(row []byte, cells int) error) error {
+	if s.w == nil {
+		c, off := 0, 0
+		for _, r := range s.rows {
+			if off+r.size > len(s.chunks[c]) {
+				c, off = c+1, 0
+			}
+			if err := f(s.chunks[c][off:off+r.size], r.cells); err != nil {
+				return err
+			}
+			off += r.size
+		}
+		return nil
+	}
+	if err := s.w.Flush(); err != nil {
+		return s.fileError(err)
+	}
+	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
+		return s.fileError(err)
+	}
+	rd := bufio.NewReaderSize(s.f, 1<<20)
+	var b []byte
+	for _, r := range s.rows {
+		if cap(b) < r.size {
+			b = make([]byte, r.size)
+		}
+		b = b[:r.size]
+		if _, err := io.ReadFull(rd, b); err != nil {
+			return s.fileError(err)
+		}
+		if err := f(b, r.cells); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// close removes what the store holds.
+func (s *rowStore) close() {
+	if s.f != nil {
+		s.f.Close()
+	}
+	s.chunks, s.rows, s.f, s.w = nil, nil, nil, nil
+}
