@@ -77,6 +77,8 @@ var table = map[string]rule{
 	// given a live source by the program, it writes the logs and keeps
 	// the run-state records.
 	"pla": {3, []string{"collectorset", "pdh", "perflog/binlog", "perflog/pdhcsv", "perflog/sqllog", "state", "titles"}},
+	// export/otlp pushes a source's counters to OpenTelemetry over OTLP.
+	"export/otlp": {3, []string{"calc", "countertype", "pdh", "perfdata"}},
 	// L4: tools.
 	"internal/tool/dump":     {4, []string{"countertype", "perfdata", "perflog/binlog", "titles"}},
 	"internal/tool/query":    {4, []string{"engine"}},
