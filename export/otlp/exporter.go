@@ -181,6 +181,9 @@ func (e *Exporter) selectObjects(ctx context.Context) (*pdh.Sample, error) {
 		for _, blk := range first.Blocks {
 			for it := blk.Objects(); it.Next(); {
 				idx := it.Object().NameIndex()
+				if (idx == objProcess || idx == objThread) && !e.opts.Processes {
+					continue // per-process series only when asked for
+				}
 				if _, ok := e.export[idx]; !ok {
 					e.export[idx] = &Selection{Object: db.Name(idx)}
 				}

@@ -12,6 +12,7 @@ const (
 	objSystem     = 2
 	objMemory     = 4
 	objProcess    = 230
+	objThread     = 232
 	objPhysical   = 234
 	objProcessor  = 238
 	objNetwork    = 510

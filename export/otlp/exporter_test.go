@@ -1,0 +1,346 @@
+package otlp
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	metricpb "go.opentelemetry.io/proto/otlp/metrics/v1"
+)
+
+// want is an expected metric: its unit, kind, monotonicity and points.
+type want struct {
+	unit      string
+	kind      string
+	monotonic bool
+	points    map[string]float64
+}
+
+func sum(unit string, points map[string]float64) want { return want{unit, "sum", true, points} }
+func updown(unit string, points map[string]float64) want {
+	return want{unit, "sum", false, points}
+}
+func gauge(unit string, points map[string]float64) want { return want{unit, "gauge", false, points} }
+
+// expectFixture is what sample k of the fixture must export with
+// Processes and CPUUtilization on, computed by hand from the constants of
+// fixture (100 ns timers divided by 10^7, the AVERAGE_TIMER by the block's
+// PerfFreq of 10^7).
+func expectFixture(k float64, w widgetIdx) map[string]want {
+	cpu := func(n, mode string) string { return "cpu.logical_number=" + n + ",cpu.mode=" + mode }
+	disk := func(dir string) string { return "disk.io.direction=" + dir + ",system.device=sda" }
+	nic := func(name, dir string) string {
+		return "network.interface.name=" + name + ",network.io.direction=" + dir
+	}
+	proc := func(pid, mode string) string {
+		s := "process.executable.name=bash,process.pid=" + pid
+		if mode != "" {
+			s = "cpu.mode=" + mode + "," + s
+		}
+		return s
+	}
+	inst := func(name string) string { return "perfc.instance=" + name }
+	wi := func(parent string) string { return "perfc.instance=north,perfc.parent=" + parent }
+	errs := map[string]float64{nic("eth0", "transmit"): 4, nic("lo", "receive"): 0, nic("lo", "transmit"): 0}
+	if k == 0 {
+		errs[nic("eth0", "receive")] = 2 // a placeholder in sample 1
+	}
+	m := map[string]want{
+		"system.cpu.time": sum("s", map[string]float64{
+			cpu("0", "user"): 500 + 2*k, cpu("0", "system"): 270 + 2*k, cpu("0", "interrupt"): 30, cpu("0", "idle"): 900 + 6*k,
+			cpu("1", "user"): 100, cpu("1", "system"): 50, cpu("1", "interrupt"): 0, cpu("1", "idle"): 800 + 10*k}),
+		"system.memory.usage":            updown("By", map[string]float64{"system.memory.state=free": 2 << 30, "system.memory.state=cached": 1 << 30}),
+		"system.memory.linux.available":  updown("By", map[string]float64{"": 4 << 30}),
+		"system.paging.faults":           sum("{fault}", map[string]float64{"system.paging.fault.type=major": 300, "system.paging.fault.type=minor": 4700 + 10*k}),
+		"system.paging.operations":       sum("{operation}", map[string]float64{"system.paging.direction=in": 7, "system.paging.direction=out": 9}),
+		"system.disk.io":                 sum("By", map[string]float64{disk("read"): 4096000, disk("write"): 8192000}),
+		"system.disk.operations":         sum("{operation}", map[string]float64{disk("read"): 1000, disk("write"): 2000}),
+		"system.disk.io_time":            sum("s", map[string]float64{"system.device=sda": 300}),
+		"system.disk.operation_time":     sum("s", map[string]float64{disk("read"): 250, disk("write"): 100}),
+		"system.disk.pending_operations": updown("{operation}", map[string]float64{"system.device=sda": 3}),
+		"system.network.io": sum("By", map[string]float64{nic("eth0", "receive"): 1e6 + 1000*k, nic("eth0", "transmit"): 2e6,
+			nic("lo", "receive"): 5, nic("lo", "transmit"): 6}),
+		"system.network.packet.count": sum("{packet}", map[string]float64{nic("eth0", "receive"): 1000, nic("eth0", "transmit"): 2000,
+			nic("lo", "receive"): 7, nic("lo", "transmit"): 8}),
+		"system.network.errors": sum("{error}", errs),
+		"system.network.packet.dropped": sum("{packet}", map[string]float64{nic("eth0", "receive"): 1, nic("eth0", "transmit"): 3,
+			nic("lo", "receive"): 0, nic("lo", "transmit"): 0}),
+		"system.uptime":          gauge("s", map[string]float64{"": 3600 + 10*k}),
+		"process.cpu.time":       sum("s", map[string]float64{proc("100", "user"): 1, proc("100", "system"): 2, proc("200", "user"): 4, proc("200", "system"): 0}),
+		"process.memory.usage":   updown("By", map[string]float64{proc("100", ""): 1 << 20, proc("200", ""): 2 << 20}),
+		"process.memory.virtual": updown("By", map[string]float64{proc("100", ""): 1 << 24, proc("200", ""): 2 << 24}),
+		"process.thread.count":   updown("{thread}", map[string]float64{proc("100", ""): 1, proc("200", ""): 3}),
+
+		// The generic mapping of the counters the table does not carry.
+		"perfc.processor.interrupts":                sum("", map[string]float64{inst("0"): 1000 + 100*k, inst("1"): 10}),
+		"perfc.memory.committed_bytes_in_use":       gauge("", map[string]float64{"": 1000}),
+		"perfc.memory.committed_bytes_in_use.base":  gauge("", map[string]float64{"": 4000}),
+		"perfc.memory.committed_bytes":              gauge("", map[string]float64{"": 123456}),
+		"perfc.physicaldisk.avg_disk_queue_length":  sum("s", map[string]float64{inst("0 sda"): 5}),
+		"perfc.network_interface.current_bandwidth": gauge("", map[string]float64{inst("eth0"): 1e9, inst("lo"): 0}),
+		"perfc.system.processes":                    gauge("", map[string]float64{"": 42}),
+		"perfc.system.context_switches":             sum("", map[string]float64{"": 777}),
+		"perfc.process.processor_time":              sum("s", map[string]float64{inst("Idle"): 500, inst("bash"): 3, inst("bash#1"): 4}),
+		"perfc.process.elapsed_time.start_time": gauge("s", map[string]float64{
+			inst("Idle"): t0s - 3600, inst("bash"): t0s - 600, inst("bash#1"): t0s - 60}),
+		"perfc.widget_factory.widgets_made":                               sum("", map[string]float64{wi("1"): 100 + k, wi("0"): 200}),
+		"perfc.widget_factory.widgets_made_" + strconv.Itoa(int(w.made2)): gauge("", map[string]float64{wi("1"): 5, wi("0"): 6}),
+		"perfc.widget_factory.widget_mix":                                 sum("", map[string]float64{wi("1"): 30, wi("0"): 1}),
+		"perfc.widget_factory.widget_mix.base":                            sum("", map[string]float64{wi("1"): 60, wi("0"): 2}),
+		"perfc.widget_factory.avg_widget_size":                            sum("", map[string]float64{wi("1"): 900, wi("0"): 10}),
+		"perfc.widget_factory.avg_widget_size.base":                       sum("", map[string]float64{wi("1"): 3, wi("0"): 1}),
+		"perfc.widget_factory.busy":                                       sum("s", map[string]float64{wi("1"): 2.5, wi("0"): 0}),
+	}
+	if k == 1 {
+		m["system.cpu.utilization"] = gauge("1", map[string]float64{
+			cpu("0", "user"): 0.2, cpu("0", "system"): 0.2, cpu("0", "interrupt"): 0, cpu("0", "idle"): 0.6,
+			cpu("1", "user"): 0, cpu("1", "system"): 0, cpu("1", "interrupt"): 0, cpu("1", "idle"): 1})
+	}
+	return m
+}
+
+// compare checks the metrics of a request against the expectation: the
+// same names, units, kinds, cumulative temporality for sums, and points.
+func compare(t *testing.T, got map[string]*gotMetric, exp map[string]want) {
+	t.Helper()
+	for name, g := range got {
+		if len(g.points) == 0 {
+			continue // an instrument observed nothing this time
+		}
+		if _, ok := exp[name]; !ok {
+			t.Errorf("unexpected metric %s %v", name, g.points)
+		}
+	}
+	for _, name := range sortedKeys(exp) {
+		w := exp[name]
+		g, ok := got[name]
+		if !ok {
+			t.Errorf("metric %s missing", name)
+			continue
+		}
+		if g.unit != w.unit || g.kind != w.kind || g.monotonic != w.monotonic {
+			t.Errorf("metric %s: unit %q kind %s monotonic %v, want %q %s %v", name, g.unit, g.kind, g.monotonic, w.unit, w.kind, w.monotonic)
+		}
+		if g.kind == "sum" && g.temporality != metricpb.AggregationTemporality_AGGREGATION_TEMPORALITY_CUMULATIVE {
+			t.Errorf("metric %s: temporality %v, want cumulative", name, g.temporality)
+		}
+		if g.desc == "" {
+			t.Errorf("metric %s: no description", name)
+		}
+		for _, k := range sortedKeys(w.points) {
+			v, ok := g.points[k]
+			if !ok {
+				t.Errorf("metric %s: no point {%s}; got %v", name, k, g.points)
+				continue
+			}
+			if !near(v, w.points[k]) {
+				t.Errorf("metric %s {%s} = %v, want %v", name, k, v, w.points[k])
+			}
+		}
+		for k, v := range g.points {
+			if _, ok := w.points[k]; !ok {
+				t.Errorf("metric %s: unexpected point {%s} = %v", name, k, v)
+			}
+		}
+	}
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+// flush forces one collection and export, bounded by a deadline.
+func flush(t *testing.T, e *Exporter) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := e.ForceFlush(ctx); err != nil {
+		t.Fatalf("ForceFlush: %v", err)
+	}
+}
+
+func shutdown(t *testing.T, e *Exporter) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := e.Shutdown(ctx); err != nil {
+		t.Errorf("Shutdown: %v", err)
+	}
+}
+
+// TestGRPCFixture exports the two samples of the fixture to a real OTLP
+// gRPC MetricsService and checks every metric, unit, attribute and value
+// against the hand-computed expectation, one sample per export.
+func TestGRPCFixture(t *testing.T) {
+	rcv, addr := startGRPC(t)
+	src, w := fixture(t)
+	e, err := New(context.Background(), src, Options{Endpoint: addr, Insecure: true, Interval: time.Hour,
+		Processes: true, CPUUtilization: true, Headers: map[string]string{"x-tenant": "perfc-test"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer shutdown(t, e)
+	if n := src.samplesTaken(); n != 1 || src.Pos() != 0 {
+		t.Fatalf("after New: %d samples taken, position %d; want the first sample peeked (1, 0)", n, src.Pos())
+	}
+	for k := range 2 {
+		flush(t, e)
+		n, req, hdr := rcv.last()
+		if n != k+1 {
+			t.Fatalf("export %d: the receiver has %d requests", k+1, n)
+		}
+		if hdr["x-tenant"] != "perfc-test" {
+			t.Errorf("export %d: header x-tenant = %q", k+1, hdr["x-tenant"])
+		}
+		res, got := flatten(t, req)
+		if res != "host.name=TESTBOX,service.name=perfc" {
+			t.Errorf("resource %s", res)
+		}
+		t.Run(fmt.Sprintf("sample%d", k), func(t *testing.T) { compare(t, got, expectFixture(float64(k), w)) })
+	}
+	if n := src.samplesTaken(); n != 3 {
+		t.Errorf("%d samples taken for 2 exports (and New's peek), want 3: one per collection", n)
+	}
+	// New's peek asked for the Global objects (none named); every
+	// collection then asked for the exported objects only, the same ones.
+	if len(src.asked[0]) != 0 {
+		t.Errorf("New's first sample asked for %v, want the Global objects (nil)", src.asked[0])
+	}
+	wantObjs := slices.Sorted(slices.Values([]uint32{objProcessor, objMemory, objPhysical, objNetwork, objSystem, objProcess, w.object}))
+	for i, a := range src.asked[1:] {
+		if got := slices.Sorted(slices.Values(a)); !slices.Equal(got, wantObjs) {
+			t.Errorf("Sample %d asked for %v, want %v", i, got, wantObjs)
+		}
+	}
+}
+
+// TestHTTPSelection exports over OTLP/HTTP with a selection: only Memory
+// and the instances of PhysicalDisk matching "0 s*", with the _Total
+// instances; nothing else may arrive, and the samples ask for those two
+// objects only.
+func TestHTTPSelection(t *testing.T) {
+	rcv, base := startHTTP(t)
+	src, _ := fixture(t)
+	var sels []Selection
+	for _, s := range []string{"Memory", "PhysicalDisk(0 s*|_Total)", "Network Interface(wlan*)"} {
+		sel, err := ParseSelection(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sels = append(sels, sel)
+	}
+	e, err := New(context.Background(), src, Options{Protocol: HTTPProtobuf, Endpoint: base + "/v1/metrics", Interval: time.Hour,
+		Objects: sels, Totals: true, Headers: map[string]string{"Authorization": "Bearer s3cret"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer shutdown(t, e)
+	flush(t, e)
+	n, req, hdr := rcv.last()
+	if n != 1 {
+		t.Fatalf("the receiver has %d requests, want 1", n)
+	}
+	if hdr["authorization"] != "Bearer s3cret" {
+		t.Errorf("Authorization header %q", hdr["authorization"])
+	}
+	_, got := flatten(t, req)
+	var names []string
+	for name, g := range got {
+		if len(g.points) > 0 {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	wantNames := []string{"perfc.memory.committed_bytes", "perfc.memory.committed_bytes_in_use", "perfc.memory.committed_bytes_in_use.base",
+		"perfc.physicaldisk.avg_disk_queue_length", "system.disk.io", "system.disk.io_time", "system.disk.operation_time",
+		"system.disk.operations", "system.disk.pending_operations", "system.memory.linux.available", "system.memory.usage",
+		"system.paging.faults", "system.paging.operations"}
+	if !slices.Equal(names, wantNames) {
+		t.Errorf("metrics\n%s\nwant\n%s", strings.Join(names, "\n"), strings.Join(wantNames, "\n"))
+	}
+	// _Total is exported by the generic mapping only (Totals), never as a
+	// semantic-convention device.
+	q := got["perfc.physicaldisk.avg_disk_queue_length"]
+	if q == nil || len(q.points) != 2 || q.points["perfc.instance=_Total"] != 5 {
+		t.Errorf("avg_disk_queue_length points %v, want 0 sda and _Total at 5", q)
+	}
+	if io := got["system.disk.io_time"]; io == nil || len(io.points) != 1 {
+		t.Errorf("system.disk.io_time %v: want the one disk, no _Total", io)
+	}
+	for i, a := range src.asked {
+		if got := slices.Sorted(slices.Values(a)); !slices.Equal(got, []uint32{objMemory, objPhysical, objNetwork}) {
+			t.Errorf("Sample %d asked for %v", i, got)
+		}
+	}
+}
+
+// TestRecordingEnds: after the last sample of a recording the export goes
+// on without values (no error, no repeated sample), and Shutdown is
+// idempotent.
+func TestRecordingEnds(t *testing.T) {
+	rcv, addr := startGRPC(t)
+	src, _ := fixture(t)
+	e, err := New(context.Background(), src, Options{Endpoint: "http://" + addr, Interval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		flush(t, e)
+	}
+	shutdown(t, e)
+	shutdown(t, e)
+	n, req, _ := rcv.last()
+	if n < 2 {
+		t.Fatalf("%d requests, want at least the two samples'", n)
+	}
+	_, got := flatten(t, req)
+	for name, g := range got {
+		if len(g.points) > 0 {
+			t.Errorf("after the recording ended, %s still has points %v", name, g.points)
+		}
+	}
+}
+
+// TestNewErrors: what New refuses, with messages that name the thing.
+func TestNewErrors(t *testing.T) {
+	src, _ := fixture(t)
+	cases := []struct {
+		name string
+		opts Options
+		want string
+	}{
+		{"unknown object", Options{Objects: []Selection{{Object: "No Such Object"}}}, `object "No Such Object"`},
+		{"unknown index", Options{Objects: []Selection{{Object: "4294967295"}}}, "object 4294967295"},
+		{"bad endpoint", Options{Endpoint: "nohostport"}, `OTLP endpoint "nohostport"`},
+		{"bad scheme", Options{Endpoint: "ftp://x:1"}, `scheme "ftp"`},
+		{"grpc path", Options{Endpoint: "http://x:1/v1/metrics"}, "gRPC endpoint has no path"},
+		{"credentials in URL", Options{Protocol: HTTPProtobuf, Endpoint: "https://u:p@x:1"}, "user, query or fragment"},
+		{"bad protocol", Options{Protocol: "carrier-pigeon", Endpoint: "x:1"}, `protocol "carrier-pigeon"`},
+		{"negative interval", Options{Interval: -time.Second}, "negative interval"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e, err := New(context.Background(), src, tc.opts)
+			if err == nil {
+				shutdown(t, e)
+				t.Fatalf("New succeeded, want an error with %q", tc.want)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %q, want it to say %q", err, tc.want)
+			}
+		})
+	}
+}
