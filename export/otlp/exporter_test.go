@@ -287,6 +287,42 @@ func TestHTTPSelection(t *testing.T) {
 	}
 }
 
+// TestLateObject: an object that appears after New (a provider started
+// later) gets its instruments registered after the collection that first
+// sees it, and is exported from the next one on; each collection still
+// takes exactly one sample.
+func TestLateObject(t *testing.T) {
+	rcv, addr := startGRPC(t)
+	src, _ := fixtureOf(t, 3, 1)
+	e, err := New(context.Background(), src, Options{Endpoint: addr, Insecure: true, Interval: time.Hour,
+		Objects: []Selection{{Object: "Memory"}, {Object: "Widget Factory"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer shutdown(t, e)
+	widgets := func() *gotMetric {
+		_, req, _ := rcv.last()
+		_, got := flatten(t, req)
+		if got["system.memory.usage"] == nil {
+			t.Error("Memory missing")
+		}
+		return got["perfc.widget_factory.widgets_made"]
+	}
+	flush(t, e) // sample 0: no Widget Factory
+	if m := widgets(); m != nil && len(m.points) > 0 {
+		t.Errorf("sample 0 has no Widget Factory, got %v", m.points)
+	}
+	flush(t, e) // sample 1: seen, registered for the next collection
+	flush(t, e) // sample 2: exported
+	m := widgets()
+	if m == nil || m.points["perfc.instance=north,perfc.parent=1"] != 102 {
+		t.Errorf("sample 2: widgets_made %v, want north/1 at 102", m)
+	}
+	if n := src.samplesTaken(); n != 4 {
+		t.Errorf("%d samples for New and 3 exports, want 4", n)
+	}
+}
+
 // TestRecordingEnds: after the last sample of a recording the export goes
 // on without values (no error, no repeated sample), and Shutdown is
 // idempotent.

@@ -126,6 +126,13 @@ func c(idx uint32, typ ct.Type) perfdata.CounterSpec {
 // Packets Received Errors is a placeholder (a partial object).
 func fixture(t *testing.T) (*memSource, widgetIdx) {
 	t.Helper()
+	return fixtureOf(t, 2, 0)
+}
+
+// fixtureOf builds n samples of the fixture, with the Widget Factory
+// object from sample widgetFrom on (a provider that starts late).
+func fixtureOf(t *testing.T, n, widgetFrom int) (*memSource, widgetIdx) {
+	t.Helper()
 	db := titles.English()
 	reg := func(name string) uint32 {
 		i, err := db.Register(name, name+" explained.")
@@ -140,7 +147,7 @@ func fixture(t *testing.T) (*memSource, widgetIdx) {
 		1: {{Object: objNetwork, ObjectName: "Network Interface", Reason: "errs unreadable", Partial: true,
 			Missing: []pdh.MissingValues{{Instance: 0, Counters: []uint32{cRecvErrors}}}}},
 	}}
-	for k := range uint64(2) {
+	for k := range uint64(n) {
 		now := t0 + int64(k)*step
 		h := perfdata.Header{PerfTime: now, PerfFreq: 1e7, PerfTime100nSec: now, SystemName: "TESTBOX"}
 		objs := []objDef{
@@ -204,6 +211,9 @@ func fixture(t *testing.T) (*memSource, widgetIdx) {
 					{name: "north", pti: objProcessor, ppos: 1, vals: []uint64{100 + k, 5, 30, 60, 900, 3, 25e6}},
 					{name: "north", pti: objProcessor, ppos: 0, vals: []uint64{200, 6, 1, 2, 10, 1, 0}},
 				}},
+		}
+		if int(k) < widgetFrom {
+			objs = objs[:len(objs)-1]
 		}
 		src.samples = append(src.samples, buildBlock(t, h, objs))
 	}
