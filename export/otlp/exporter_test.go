@@ -165,7 +165,7 @@ func sortedKeys[V any](m map[string]V) []string {
 // flush forces one collection and export, bounded by a deadline.
 func flush(t *testing.T, e *Exporter) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	if err := e.ForceFlush(ctx); err != nil {
 		t.Fatalf("ForceFlush: %v", err)
@@ -174,7 +174,7 @@ func flush(t *testing.T, e *Exporter) {
 
 func shutdown(t *testing.T, e *Exporter) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	if err := e.Shutdown(ctx); err != nil {
 		t.Errorf("Shutdown: %v", err)

@@ -95,7 +95,14 @@ func TestHostSource(t *testing.T) {
 	defer h.Close()
 	rcv, addr := startGRPC(t)
 	rec := &recording{Source: h.Source()}
-	e, err := New(context.Background(), rec, Options{Endpoint: addr, Insecure: true, Interval: time.Hour, Processes: true, Totals: true})
+	var sels []Selection
+	for _, o := range []string{"Processor", "Memory", "PhysicalDisk", "Network Interface", "System", "LogicalDisk"} {
+		sels = append(sels, Selection{Object: o})
+	}
+	// The race detector slows a collection of the Process object a
+	// hundredfold: the timeout leaves room for it.
+	e, err := New(context.Background(), rec, Options{Endpoint: addr, Insecure: true, Interval: time.Hour, Timeout: 5 * time.Minute,
+		Objects: sels, Processes: true, Totals: true})
 	if err != nil {
 		t.Fatal(err)
 	}
