@@ -238,9 +238,9 @@ func (w *objectWalk) run(parents *parentNames) {
 			continue
 		}
 		var gattrs []attribute.KeyValue
-		gattrs = append(gattrs, attribute.String("perfc.instance", display))
+		gattrs = append(gattrs, attribute.String("perf.instance", display))
 		if pti := in.ParentObjectTitleIndex(); pti != 0 {
-			gattrs = append(gattrs, attribute.String("perfc.parent", parents.name(pti, in.ParentObjectInstance())))
+			gattrs = append(gattrs, attribute.String("perf.parent", parents.name(pti, in.ParentObjectInstance())))
 		}
 		w.instance(in.Block(), pos, name, display, gattrs)
 	}
@@ -421,22 +421,28 @@ func (w *objectWalk) genericValue(g genericUse, cb perfdata.CounterBlock, pos in
 	if w.isMissing(pos, d.NameIndex) {
 		return
 	}
-	w.part(g.m.plan.value, g.m.value, d.Type, d, cb, attrs)
-	if g.m.plan.base == partNone {
-		return
+	w.part(g.m.plan.value, g.m.value, d.Type, cb.Value(d), attrs)
+	switch {
+	case g.m.plan.second == partNone:
+	case g.m.plan.multi:
+		w.part(g.m.plan.second, g.m.second, d.Type, uint64(cb.Multi(d)), attrs)
+	default:
+		b := w.o.BaseOf(g.pos)
+		if b < 0 || w.isMissing(pos, w.defs[b].NameIndex) {
+			return // a base that does not follow its counter: the part cannot be read
+		}
+		w.part(g.m.plan.second, g.m.second, d.Type, cb.Value(w.defs[b]), attrs)
 	}
-	b := w.o.BaseOf(g.pos)
-	if b < 0 || w.isMissing(pos, w.defs[b].NameIndex) {
-		return
-	}
-	w.part(g.m.plan.base, g.m.base, d.Type, w.defs[b], cb, attrs)
 }
 
-// part observes one raw value (def's) of a counter of type typ.
-func (w *objectWalk) part(p part, sp spec, typ countertype.Type, def perfdata.CounterDef, cb perfdata.CounterBlock, attrs attribute.Set) {
-	raw := cb.Value(def)
+// part observes one raw value of a counter of type typ.
+func (w *objectWalk) part(p part, sp spec, typ countertype.Type, raw uint64, attrs attribute.Set) {
 	switch p {
-	case partGauge, partSum:
+	case partGauge:
+		// A 64-bit raw count is signed where providers give it a sign;
+		// a DWORD is zero-extended, as PDH shows it.
+		w.k.int(sp, int64(raw), attrs)
+	case partSum:
 		if raw > math.MaxInt64 {
 			return
 		}
@@ -447,7 +453,7 @@ func (w *objectWalk) part(p part, sp spec, typ countertype.Type, def perfdata.Co
 			return
 		}
 		w.k.float(sp, v, attrs)
-	case partTime:
+	case partTime, partQueue:
 		_, f := calc.TimeBase(typ, w.clocks)
 		if f == 0 || f > math.MaxInt64 {
 			return
@@ -455,7 +461,7 @@ func (w *objectWalk) part(p part, sp spec, typ countertype.Type, def perfdata.Co
 		w.k.float(sp, float64(raw)/float64(f), attrs)
 	case partStartTime:
 		d, f := calc.TimeBase(typ, w.clocks)
-		if f == 0 || f > math.MaxInt64 || raw == 0 || raw > d {
+		if f == 0 || f > math.MaxInt64 || raw == 0 || raw >= d {
 			return
 		}
 		age := float64(d-raw) / float64(f)
@@ -476,20 +482,35 @@ func (e *Exporter) genericFor(object uint32, d perfdata.CounterDef) *genericMetr
 		return m
 	}
 	db := e.src.Titles()
-	name := genericName(db.Name(object), object, db.Name(d.NameIndex), d.NameIndex, d.Type)
-	if k, taken := e.owner[name]; taken && k != key {
-		name += "_" + strconv.FormatUint(uint64(d.NameIndex), 10)
-		if k2, taken2 := e.owner[name]; taken2 && k2 != key {
-			name += "_" + strconv.FormatUint(uint64(d.Type), 16)
-		}
+	base := genericName(db.Name(object), object, db.Name(d.NameIndex), d.NameIndex, d.Type)
+	second := ".base"
+	if p.items {
+		second = ".items"
+	}
+	// A name taken by another counter (two counters whose names give the
+	// same words) gets _2, _3... in the order counters are first seen.
+	name := base
+	for n := 2; e.taken(name, key) || (p.second != partNone && e.taken(name+second, key)); n++ {
+		name = base + "_" + strconv.Itoa(n)
 	}
 	e.owner[name] = key
 	m := &genericMetric{plan: p, value: partSpec(p.value, name, helpText(db.Help(d.HelpIndex), d.Type))}
-	if p.base != partNone {
-		m.base = partSpec(p.base, name+".base", "Base of "+name+" ("+d.Type.String()+"): the denominator of the formatted value.")
+	if p.second != partNone {
+		e.owner[name+second] = key
+		what := "the denominator of the formatted value"
+		if p.items {
+			what = "the number of items timed"
+		}
+		m.second = partSpec(p.second, name+second, "Second part of "+name+" ("+d.Type.String()+"): "+what+".")
 	}
 	e.generic[key] = m
 	return m
+}
+
+// taken reports a metric name given to a counter other than key.
+func (e *Exporter) taken(name string, key genericKey) bool {
+	k, ok := e.owner[name]
+	return ok && k != key
 }
 
 // partSpec is the instrument of a part.
@@ -500,7 +521,7 @@ func partSpec(p part, name, desc string) spec {
 		sp.kind = kindIntGauge
 	case partSum:
 		sp.kind = kindIntCounter
-	case partTime:
+	case partTime, partQueue:
 		sp.kind = kindFloatCounter
 	case partFloat, partStartTime:
 		sp.kind = kindFloatGauge

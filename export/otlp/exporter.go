@@ -73,8 +73,8 @@ type genericKey struct {
 
 // genericMetric is a counter's generic metrics: its value and its base.
 type genericMetric struct {
-	plan        plan
-	value, base spec // the instruments; base.name "" when none
+	plan          plan
+	value, second spec // the instruments; second.name "" when none
 }
 
 // cpuPrev is a CPU mode's time at the previous sample, for utilization.
@@ -176,12 +176,16 @@ func (e *Exporter) selectObjects(ctx context.Context) (*pdh.Sample, error) {
 	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("OTLP export: first sample: %w", err)
 	}
+	perProcess := map[uint32]bool{objProcess: true, objThread: true}
+	if i, ok := db.Index("Process V2"); ok {
+		perProcess[i] = true
+	}
 	if global && first != nil {
 		// The Global objects of the first sample are the ones exported.
 		for _, blk := range first.Blocks {
 			for it := blk.Objects(); it.Next(); {
 				idx := it.Object().NameIndex()
-				if (idx == objProcess || idx == objThread) && !e.opts.Processes {
+				if perProcess[idx] && !e.opts.Processes {
 					continue // per-process series only when asked for
 				}
 				if _, ok := e.export[idx]; !ok {

@@ -6,7 +6,6 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -32,7 +31,7 @@ func gauge(unit string, points map[string]float64) want { return want{unit, "gau
 // Processes and CPUUtilization on, computed by hand from the constants of
 // fixture (100 ns timers divided by 10^7, the AVERAGE_TIMER by the block's
 // PerfFreq of 10^7).
-func expectFixture(k float64, w widgetIdx) map[string]want {
+func expectFixture(k float64) map[string]want {
 	cpu := func(n, mode string) string { return "cpu.logical_number=" + n + ",cpu.mode=" + mode }
 	disk := func(dir string) string { return "disk.io.direction=" + dir + ",system.device=sda" }
 	nic := func(name, dir string) string {
@@ -45,8 +44,8 @@ func expectFixture(k float64, w widgetIdx) map[string]want {
 		}
 		return s
 	}
-	inst := func(name string) string { return "perfc.instance=" + name }
-	wi := func(parent string) string { return "perfc.instance=north,perfc.parent=" + parent }
+	inst := func(name string) string { return "perf.instance=" + name }
+	wi := func(parent string) string { return "perf.instance=north,perf.parent=" + parent }
 	errs := map[string]float64{nic("eth0", "transmit"): 4, nic("lo", "receive"): 0, nic("lo", "transmit"): 0}
 	if k == 0 {
 		errs[nic("eth0", "receive")] = 2 // a placeholder in sample 1
@@ -82,20 +81,20 @@ func expectFixture(k float64, w widgetIdx) map[string]want {
 		"perfc.memory.committed_bytes_in_use":       gauge("", map[string]float64{"": 1000}),
 		"perfc.memory.committed_bytes_in_use.base":  gauge("", map[string]float64{"": 4000}),
 		"perfc.memory.committed_bytes":              gauge("", map[string]float64{"": 123456}),
-		"perfc.physicaldisk.avg_disk_queue_length":  sum("s", map[string]float64{inst("0 sda"): 5}),
+		"perfc.physical_disk.avg_disk_queue_length": sum("", map[string]float64{inst("0 sda"): 5}),
 		"perfc.network_interface.current_bandwidth": gauge("", map[string]float64{inst("eth0"): 1e9, inst("lo"): 0}),
 		"perfc.system.processes":                    gauge("", map[string]float64{"": 42}),
 		"perfc.system.context_switches":             sum("", map[string]float64{"": 777}),
 		"perfc.process.processor_time":              sum("s", map[string]float64{inst("Idle"): 500, inst("bash"): 3, inst("bash#1"): 4}),
 		"perfc.process.elapsed_time.start_time": gauge("s", map[string]float64{
 			inst("Idle"): t0s - 3600, inst("bash"): t0s - 600, inst("bash#1"): t0s - 60}),
-		"perfc.widget_factory.widgets_made":                               sum("", map[string]float64{wi("1"): 100 + k, wi("0"): 200}),
-		"perfc.widget_factory.widgets_made_" + strconv.Itoa(int(w.made2)): gauge("", map[string]float64{wi("1"): 5, wi("0"): 6}),
-		"perfc.widget_factory.widget_mix":                                 sum("", map[string]float64{wi("1"): 30, wi("0"): 1}),
-		"perfc.widget_factory.widget_mix.base":                            sum("", map[string]float64{wi("1"): 60, wi("0"): 2}),
-		"perfc.widget_factory.avg_widget_size":                            sum("", map[string]float64{wi("1"): 900, wi("0"): 10}),
-		"perfc.widget_factory.avg_widget_size.base":                       sum("", map[string]float64{wi("1"): 3, wi("0"): 1}),
-		"perfc.widget_factory.busy":                                       sum("s", map[string]float64{wi("1"): 2.5, wi("0"): 0}),
+		"perfc.widget_factory.widgets_made":         sum("", map[string]float64{wi("1"): 100 + k, wi("0"): 200}),
+		"perfc.widget_factory.widgets_made_2":       gauge("", map[string]float64{wi("1"): 5, wi("0"): 6}),
+		"perfc.widget_factory.widget_mix":           sum("", map[string]float64{wi("1"): 30, wi("0"): 1}),
+		"perfc.widget_factory.widget_mix.base":      sum("", map[string]float64{wi("1"): 60, wi("0"): 2}),
+		"perfc.widget_factory.avg_widget_size":      sum("", map[string]float64{wi("1"): 900, wi("0"): 10}),
+		"perfc.widget_factory.avg_widget_size.base": sum("", map[string]float64{wi("1"): 3, wi("0"): 1}),
+		"perfc.widget_factory.busy":                 sum("s", map[string]float64{wi("1"): 2.5, wi("0"): 0}),
 	}
 	if k == 1 {
 		m["system.cpu.utilization"] = gauge("1", map[string]float64{
@@ -209,7 +208,7 @@ func TestGRPCFixture(t *testing.T) {
 		if res != "host.name=TESTBOX,service.name=perfc" {
 			t.Errorf("resource %s", res)
 		}
-		t.Run(fmt.Sprintf("sample%d", k), func(t *testing.T) { compare(t, got, expectFixture(float64(k), w)) })
+		t.Run(fmt.Sprintf("sample%d", k), func(t *testing.T) { compare(t, got, expectFixture(float64(k))) })
 	}
 	if n := src.samplesTaken(); n != 3 {
 		t.Errorf("%d samples taken for 2 exports (and New's peek), want 3: one per collection", n)
@@ -265,7 +264,7 @@ func TestHTTPSelection(t *testing.T) {
 	}
 	sort.Strings(names)
 	wantNames := []string{"perfc.memory.committed_bytes", "perfc.memory.committed_bytes_in_use", "perfc.memory.committed_bytes_in_use.base",
-		"perfc.physicaldisk.avg_disk_queue_length", "system.disk.io", "system.disk.io_time", "system.disk.operation_time",
+		"perfc.physical_disk.avg_disk_queue_length", "system.disk.io", "system.disk.io_time", "system.disk.operation_time",
 		"system.disk.operations", "system.disk.pending_operations", "system.memory.linux.available", "system.memory.usage",
 		"system.paging.faults", "system.paging.operations"}
 	if !slices.Equal(names, wantNames) {
@@ -273,8 +272,8 @@ func TestHTTPSelection(t *testing.T) {
 	}
 	// _Total is exported by the generic mapping only (Totals), never as a
 	// semantic-convention device.
-	q := got["perfc.physicaldisk.avg_disk_queue_length"]
-	if q == nil || len(q.points) != 2 || q.points["perfc.instance=_Total"] != 5 {
+	q := got["perfc.physical_disk.avg_disk_queue_length"]
+	if q == nil || len(q.points) != 2 || q.points["perf.instance=_Total"] != 5 {
 		t.Errorf("avg_disk_queue_length points %v, want 0 sda and _Total at 5", q)
 	}
 	if io := got["system.disk.io_time"]; io == nil || len(io.points) != 1 {
@@ -315,7 +314,7 @@ func TestLateObject(t *testing.T) {
 	flush(t, e) // sample 1: seen, registered for the next collection
 	flush(t, e) // sample 2: exported
 	m := widgets()
-	if m == nil || m.points["perfc.instance=north,perfc.parent=1"] != 102 {
+	if m == nil || m.points["perf.instance=north,perf.parent=1"] != 102 {
 		t.Errorf("sample 2: widgets_made %v, want north/1 at 102", m)
 	}
 	if n := src.samplesTaken(); n != 4 {

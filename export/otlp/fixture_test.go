@@ -62,6 +62,7 @@ type objDef struct {
 	counters  []perfdata.CounterSpec
 	instances []instDef
 	single    []uint64
+	multi     map[int]uint32 // the item counts of the single instance's multi timers
 }
 
 // instDef is one instance: name, parent and values by counter position.
@@ -87,6 +88,9 @@ func buildBlock(t *testing.T, h perfdata.Header, objs []objDef) []byte {
 			v := b.Single()
 			for i, x := range o.single {
 				v.Set(i, x)
+			}
+			for i, n := range o.multi {
+				v.SetMulti(i, n)
 			}
 		}
 		for _, in := range o.instances {

@@ -17,39 +17,43 @@ import (
 // defines; a type added to countertype must be added here.
 func TestPlanOf(t *testing.T) {
 	none := plan{}
+	gauge := plan{value: partGauge}
+	sum := plan{value: partSum}
+	timer := plan{value: partTime}
+	queue := plan{value: partQueue}
 	want := map[ct.Type]plan{
-		ct.PERF_COUNTER_RAWCOUNT_HEX:           {value: partGauge},
-		ct.PERF_COUNTER_LARGE_RAWCOUNT_HEX:     {value: partGauge},
-		ct.PERF_COUNTER_RAWCOUNT:               {value: partGauge},
-		ct.PERF_COUNTER_LARGE_RAWCOUNT:         {value: partGauge},
+		ct.PERF_COUNTER_RAWCOUNT_HEX:           gauge,
+		ct.PERF_COUNTER_LARGE_RAWCOUNT_HEX:     gauge,
+		ct.PERF_COUNTER_RAWCOUNT:               gauge,
+		ct.PERF_COUNTER_LARGE_RAWCOUNT:         gauge,
 		ct.PERF_DOUBLE_RAW:                     {value: partFloat},
 		ct.PERF_COUNTER_TEXT:                   none,
-		ct.PERF_COUNTER_DELTA:                  {value: partSum},
-		ct.PERF_COUNTER_LARGE_DELTA:            {value: partSum},
-		ct.PERF_SAMPLE_COUNTER:                 {value: partSum},
-		ct.PERF_COUNTER_COUNTER:                {value: partSum},
-		ct.PERF_COUNTER_BULK_COUNT:             {value: partSum},
-		ct.PERF_COUNTER_QUEUELEN_TYPE:          {value: partTime},
-		ct.PERF_COUNTER_LARGE_QUEUELEN_TYPE:    {value: partTime},
-		ct.PERF_COUNTER_100NS_QUEUELEN_TYPE:    {value: partTime},
-		ct.PERF_COUNTER_OBJ_TIME_QUEUELEN_TYPE: {value: partTime},
-		ct.PERF_RAW_FRACTION:                   {value: partGauge, base: partGauge},
-		ct.PERF_LARGE_RAW_FRACTION:             {value: partGauge, base: partGauge},
-		ct.PERF_COUNTER_TIMER:                  {value: partTime},
-		ct.PERF_100NSEC_TIMER:                  {value: partTime},
-		ct.PERF_OBJ_TIME_TIMER:                 {value: partTime},
-		ct.PERF_COUNTER_TIMER_INV:              {value: partTime},
-		ct.PERF_100NSEC_TIMER_INV:              {value: partTime},
-		ct.PERF_COUNTER_MULTI_TIMER:            {value: partTime},
-		ct.PERF_100NSEC_MULTI_TIMER:            {value: partTime},
-		ct.PERF_COUNTER_MULTI_TIMER_INV:        {value: partTime, base: partGauge},
-		ct.PERF_100NSEC_MULTI_TIMER_INV:        {value: partTime, base: partGauge},
-		ct.PERF_PRECISION_SYSTEM_TIMER:         {value: partTime, base: partTime},
-		ct.PERF_PRECISION_100NS_TIMER:          {value: partTime, base: partTime},
-		ct.PERF_PRECISION_OBJECT_TIMER:         {value: partTime, base: partTime},
-		ct.PERF_SAMPLE_FRACTION:                {value: partSum, base: partSum},
-		ct.PERF_AVERAGE_TIMER:                  {value: partTime, base: partSum},
-		ct.PERF_AVERAGE_BULK:                   {value: partSum, base: partSum},
+		ct.PERF_COUNTER_DELTA:                  sum,
+		ct.PERF_COUNTER_LARGE_DELTA:            sum,
+		ct.PERF_SAMPLE_COUNTER:                 sum,
+		ct.PERF_COUNTER_COUNTER:                sum,
+		ct.PERF_COUNTER_BULK_COUNT:             sum,
+		ct.PERF_COUNTER_QUEUELEN_TYPE:          queue,
+		ct.PERF_COUNTER_LARGE_QUEUELEN_TYPE:    queue,
+		ct.PERF_COUNTER_100NS_QUEUELEN_TYPE:    queue,
+		ct.PERF_COUNTER_OBJ_TIME_QUEUELEN_TYPE: queue,
+		ct.PERF_RAW_FRACTION:                   {value: partGauge, second: partGauge},
+		ct.PERF_LARGE_RAW_FRACTION:             {value: partGauge, second: partGauge},
+		ct.PERF_COUNTER_TIMER:                  timer,
+		ct.PERF_100NSEC_TIMER:                  timer,
+		ct.PERF_OBJ_TIME_TIMER:                 timer,
+		ct.PERF_COUNTER_TIMER_INV:              {value: partTime, inverse: true},
+		ct.PERF_100NSEC_TIMER_INV:              {value: partTime, inverse: true},
+		ct.PERF_COUNTER_MULTI_TIMER:            {value: partTime, second: partGauge, items: true, multi: true},
+		ct.PERF_100NSEC_MULTI_TIMER:            {value: partTime, second: partGauge, items: true, multi: true},
+		ct.PERF_COUNTER_MULTI_TIMER_INV:        {value: partTime, second: partGauge, items: true, inverse: true},
+		ct.PERF_100NSEC_MULTI_TIMER_INV:        {value: partTime, second: partGauge, items: true, inverse: true},
+		ct.PERF_PRECISION_SYSTEM_TIMER:         {value: partTime, second: partTime},
+		ct.PERF_PRECISION_100NS_TIMER:          {value: partTime, second: partTime},
+		ct.PERF_PRECISION_OBJECT_TIMER:         {value: partTime, second: partTime},
+		ct.PERF_SAMPLE_FRACTION:                {value: partSum, second: partSum},
+		ct.PERF_AVERAGE_TIMER:                  {value: partTime, second: partSum},
+		ct.PERF_AVERAGE_BULK:                   {value: partSum, second: partSum},
 		ct.PERF_ELAPSED_TIME:                   {value: partStartTime},
 		ct.PERF_COUNTER_NODATA:                 none,
 		ct.PERF_SAMPLE_BASE:                    none,
@@ -70,9 +74,13 @@ func TestPlanOf(t *testing.T) {
 		if ok != (w != none) || got != w {
 			t.Errorf("planOf(%v) = %+v, %v; want %+v", typ, got, ok, w)
 		}
-		// A type exports a base exactly when it has a base definition.
-		if ok && (got.base != partNone) != typ.NeedsBase() {
-			t.Errorf("%v: base part %v but NeedsBase %v", typ, got.base, typ.NeedsBase())
+		// A second part is read from a base definition exactly when the
+		// type has one; otherwise from the multi count after the value.
+		if ok && got.second != partNone && !got.multi != typ.NeedsBase() {
+			t.Errorf("%v: second part from a base %v but NeedsBase %v", typ, !got.multi, typ.NeedsBase())
+		}
+		if ok && got.second == partNone && typ.NeedsBase() {
+			t.Errorf("%v: its base is not exported", typ)
 		}
 	}
 }
@@ -84,25 +92,34 @@ func TestGenericName(t *testing.T) {
 		typ             ct.Type
 		want            string
 	}{
-		{"PhysicalDisk", "Disk Reads/sec", ct.PERF_COUNTER_COUNTER, "perfc.physicaldisk.disk_reads"},
+		{"PhysicalDisk", "Disk Reads/sec", ct.PERF_COUNTER_COUNTER, "perfc.physical_disk.disk_reads"},
 		{"Network Interface", "Bytes Total/sec", ct.PERF_COUNTER_BULK_COUNT, "perfc.network_interface.bytes_total"},
 		{"Memory", "% Committed Bytes In Use", ct.PERF_RAW_FRACTION, "perfc.memory.committed_bytes_in_use"},
-		{"PhysicalDisk", "Avg. Disk sec/Transfer", ct.PERF_AVERAGE_TIMER, "perfc.physicaldisk.avg_disk_sec_transfer"},
-		// "/sec" goes only where the type displays a rate.
-		{"My App", "Packets/sec", ct.PERF_COUNTER_RAWCOUNT, "perfc.my_app.packets_sec"},
+		{"PhysicalDisk", "Avg. Disk sec/Transfer", ct.PERF_AVERAGE_TIMER, "perfc.physical_disk.avg_disk_seconds_per_transfer"},
+		{"Processor", "% Processor Time", ct.PERF_100NSEC_TIMER_INV, "perfc.processor.processor_time_inverse"},
+		{"TCPv4", "Segments/sec", ct.PERF_COUNTER_COUNTER, "perfc.tcpv4.segments"},
+		{"LogicalDisk", "Free Megabytes", ct.PERF_COUNTER_RAWCOUNT, "perfc.logical_disk.free_mbytes"},
+		{"Process", "Thread Count", ct.PERF_COUNTER_RAWCOUNT, "perfc.process.thread_count_value"},
+		{"Process", "Thread Count", ct.PERF_COUNTER_COUNTER, "perfc.process.thread_count"},
+		{"Job", "Uptime 5 m", ct.PERF_COUNTER_RAWCOUNT, "perfc.job.uptime_5m"},
+		{"Job", "m", ct.PERF_COUNTER_RAWCOUNT, "perfc.job.mx"},
+		{"Thread", "ID Thread #", ct.PERF_COUNTER_RAWCOUNT, "perfc.thread.id_thread_number"},
+		// "/sec" goes only where the type displays a rate; "%" only
+		// where it displays a percentage.
+		{"My App", "Packets/sec", ct.PERF_COUNTER_RAWCOUNT, "perfc.my_app.packets_per_seconds"},
+		{"My App", "% Done", ct.PERF_COUNTER_RAWCOUNT, "perfc.my_app.percent_done"},
 		{"Process", "Elapsed Time", ct.PERF_ELAPSED_TIME, "perfc.process.elapsed_time.start_time"},
-		{"Objects", "Processes", ct.PERF_COUNTER_RAWCOUNT, "perfc.objects.processes"},
-		{"Größe", "Ä / Ö", ct.PERF_COUNTER_RAWCOUNT, "perfc.gr_e.counter_7"},
+		{"Größe", "Ä", ct.PERF_COUNTER_RAWCOUNT, "perfc.gr_uf6_udf_e.uc4"},
 		{"", "", ct.PERF_COUNTER_RAWCOUNT, "perfc.object_42.counter_7"},
-		{"  __ ", "/sec", ct.PERF_COUNTER_COUNTER, "perfc.object_42.counter_7"},
-		{"X", long, ct.PERF_COUNTER_RAWCOUNT, ("perfc.x." + long)[:maxNameLen-len(".base_4294967295")]},
+		{"  __ ", "/sec", ct.PERF_COUNTER_COUNTER, "perfc.unnamed.unnamed"},
+		{"X", long, ct.PERF_COUNTER_RAWCOUNT, ("perfc.x." + long)[:maxNameLen-len(".items_4294967295")]},
 	}
 	for _, tc := range cases {
 		got := genericName(tc.object, 42, tc.counter, 7, tc.typ)
 		if got != tc.want {
 			t.Errorf("genericName(%q, %q, %v) = %q, want %q", tc.object, tc.counter, tc.typ, got, tc.want)
 		}
-		if len(got)+len(".base_4294967295") > maxNameLen {
+		if len(got)+len(".items_4294967295") > maxNameLen {
 			t.Errorf("%q: too long for a base and a suffix", got)
 		}
 	}
@@ -158,6 +175,8 @@ func TestGenericValues(t *testing.T) {
 		{ct.PERF_RAW_FRACTION, kindIntGauge, raw, kindIntGauge, base},
 		{ct.PERF_SAMPLE_FRACTION, kindIntCounter, raw, kindIntCounter, base},
 		{ct.PERF_100NSEC_MULTI_TIMER_INV, kindFloatCounter, 0.5, kindIntGauge, base},
+		{ct.PERF_100NSEC_MULTI_TIMER, kindFloatCounter, 0.5, kindIntGauge, 4}, // the DWORD after the value
+		{ct.PERF_COUNTER_LARGE_RAWCOUNT, kindIntGauge, raw, 0, math.NaN()},
 		// Started (objT - raw) / 1000 = 1000 s before the sample.
 		{ct.PERF_ELAPSED_TIME, kindFloatGauge, t0s - 1000, 0, math.NaN()},
 	}
@@ -174,7 +193,7 @@ func TestGenericValues(t *testing.T) {
 			}
 			blk := buildBlock(t, perfdata.Header{PerfTime: 1, PerfFreq: 1e6, PerfTime100nSec: t0, SystemName: "T"}, []objDef{{
 				spec:     perfdata.ObjectSpec{NameIndex: obj, Single: true, PerfTime: objT, PerfFreq: 1000},
-				counters: specs, single: vals}})
+				counters: specs, single: vals, multi: map[int]uint32{0: 4}}})
 			s, err := pdh.NewSample([][]byte{blk})
 			if err != nil {
 				t.Fatal(err)
@@ -184,19 +203,26 @@ func TestGenericValues(t *testing.T) {
 			c := &capture{kinds: map[string]instKind{}, vals: map[string]float64{}}
 			e.walk(s, c)
 			name := "perfc.test_object.test_counter"
-			if tc.typ == ct.PERF_ELAPSED_TIME {
+			switch tc.typ {
+			case ct.PERF_ELAPSED_TIME:
 				name += ".start_time"
+			case ct.PERF_100NSEC_TIMER_INV, ct.PERF_100NSEC_MULTI_TIMER_INV:
+				name += "_inverse"
+			}
+			second := name + ".base"
+			if tc.typ.Multi() {
+				second = name + ".items"
 			}
 			if got, ok := c.vals[name]; !ok || !near(got, tc.value) || c.kinds[name] != tc.kind {
 				t.Errorf("%s = %v (%v, kind %d), want %v kind %d; all: %v", name, got, ok, c.kinds[name], tc.value, tc.kind, c.vals)
 			}
-			got, ok := c.vals[name+".base"]
+			got, ok := c.vals[second]
 			if math.IsNaN(tc.baseValue) {
-				if ok {
-					t.Errorf("unexpected base %v", got)
+				if len(c.vals) != 1 {
+					t.Errorf("one metric expected, got %v", c.vals)
 				}
-			} else if !ok || !near(got, tc.baseValue) || c.kinds[name+".base"] != tc.baseKind {
-				t.Errorf("base = %v (%v, kind %d), want %v kind %d", got, ok, c.kinds[name+".base"], tc.baseValue, tc.baseKind)
+			} else if !ok || !near(got, tc.baseValue) || c.kinds[second] != tc.baseKind {
+				t.Errorf("%s = %v (%v, kind %d), want %v kind %d; all: %v", second, got, ok, c.kinds[second], tc.baseValue, tc.baseKind, c.vals)
 			}
 		})
 	}

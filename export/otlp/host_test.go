@@ -203,12 +203,12 @@ func TestHostSource(t *testing.T) {
 
 	// Every other exported object is there through the generic mapping,
 	// and _Total instances (Totals) only there.
-	if m := got["perfc.logicaldisk.free_megabytes"]; m == nil || m.kind != "gauge" || len(m.points) == 0 {
-		t.Errorf("perfc.logicaldisk.free_megabytes: %+v", m)
+	if m := got["perfc.logical_disk.free_mbytes"]; m == nil || m.kind != "gauge" || len(m.points) == 0 {
+		t.Errorf("perfc.logical_disk.free_mbytes: %+v", m)
 	}
 	if m := got["perfc.processor.interrupts"]; m == nil || !m.monotonic {
 		t.Errorf("perfc.processor.interrupts: %+v", m)
-	} else if _, ok := m.points["perfc.instance=_Total"]; !ok {
+	} else if _, ok := m.points["perf.instance=_Total"]; !ok {
 		t.Errorf("perfc.processor.interrupts has no _Total point with Totals")
 	}
 	for name, m := range got {
