@@ -404,7 +404,7 @@ func (w *objectWalk) utilization(cpu string, mode []attribute.KeyValue, sec, clo
 	}
 	key := cpu
 	for _, a := range mode {
-		key += "\x00" + a.Value.Emit()
+		key += "\x00" + a.Value.String()
 	}
 	w.cpuNext[key] = cpuPrev{seconds: sec, clock: clock}
 	prev, ok := w.e.prevCPU[key]

@@ -96,7 +96,6 @@ type rule struct {
 func t(counter uint32) term              { return term{counter: counter} }
 func minus(counter uint32) term          { return term{counter: counter, neg: true} }
 func baseOf(counter uint32) term         { return term{counter: counter, base: true} }
-func minusBase(counter uint32) term      { return term{counter: counter, base: true, neg: true} }
 func str(k, v string) attribute.KeyValue { return attribute.String(k, v) }
 
 // Counter title indexes used by the table (Windows English titles).
@@ -188,15 +187,6 @@ var semconvRules = []rule{
 	{object: objProcess, metric: scProcMemory, terms: []term{t(cWorkingSet)}},
 	{object: objProcess, metric: scProcVirtual, terms: []term{t(cVirtualBytes)}},
 	{object: objProcess, metric: scProcThreads, terms: []term{t(cThreadCount)}},
-}
-
-// semconvObject reports whether the table covers object.
-func semconvObject(object uint32) bool {
-	switch object {
-	case objSystem, objMemory, objProcess, objPhysical, objProcessor, objNetwork, objPagingFile:
-		return true
-	}
-	return false
 }
 
 // covered lists, per object, the counters the table exports (by title
