@@ -93,7 +93,7 @@ type rule struct {
 	scale  uint64 // multiplies a howCount value (KiB to bytes); 0 means 1
 }
 
-func t(counter uint32) term              { return term{counter: counter} }
+func plus(counter uint32) term           { return term{counter: counter} }
 func minus(counter uint32) term          { return term{counter: counter, neg: true} }
 func baseOf(counter uint32) term         { return term{counter: counter, base: true} }
 func str(k, v string) attribute.KeyValue { return attribute.String(k, v) }
@@ -143,50 +143,50 @@ const (
 // Time, a PERF_100NSEC_TIMER_INV whose raw value is the idle time (on
 // Linux idle + iowait).
 var semconvRules = []rule{
-	{object: objProcessor, metric: scCPUTime, attrs: []attribute.KeyValue{str("cpu.mode", "user")}, terms: []term{t(cUserTime)}, how: howTime},
-	{object: objProcessor, metric: scCPUTime, attrs: []attribute.KeyValue{str("cpu.mode", "system")}, terms: []term{t(cPrivilegedTime), minus(cInterruptTime), minus(cDPCTime)}, how: howTime},
-	{object: objProcessor, metric: scCPUTime, attrs: []attribute.KeyValue{str("cpu.mode", "interrupt")}, terms: []term{t(cInterruptTime), t(cDPCTime)}, how: howTime},
-	{object: objProcessor, metric: scCPUTime, attrs: []attribute.KeyValue{str("cpu.mode", "idle")}, terms: []term{t(cProcessorTime)}, how: howTime},
+	{object: objProcessor, metric: scCPUTime, attrs: []attribute.KeyValue{str("cpu.mode", "user")}, terms: []term{plus(cUserTime)}, how: howTime},
+	{object: objProcessor, metric: scCPUTime, attrs: []attribute.KeyValue{str("cpu.mode", "system")}, terms: []term{plus(cPrivilegedTime), minus(cInterruptTime), minus(cDPCTime)}, how: howTime},
+	{object: objProcessor, metric: scCPUTime, attrs: []attribute.KeyValue{str("cpu.mode", "interrupt")}, terms: []term{plus(cInterruptTime), plus(cDPCTime)}, how: howTime},
+	{object: objProcessor, metric: scCPUTime, attrs: []attribute.KeyValue{str("cpu.mode", "idle")}, terms: []term{plus(cProcessorTime)}, how: howTime},
 
-	{object: objMemory, metric: scMemoryUsage, attrs: []attribute.KeyValue{str("system.memory.state", "free")}, terms: []term{t(cFreeZeroBytes)}},
-	{object: objMemory, metric: scMemoryUsage, attrs: []attribute.KeyValue{str("system.memory.state", "cached")}, terms: []term{t(cCacheBytes)}},
-	{object: objMemory, metric: scMemoryAvailable, terms: []term{t(cAvailableBytes)}},
-	{object: objMemory, metric: scPagingFaults, attrs: []attribute.KeyValue{str("system.paging.fault.type", "major")}, terms: []term{t(cPageReads)}},
-	{object: objMemory, metric: scPagingFaults, attrs: []attribute.KeyValue{str("system.paging.fault.type", "minor")}, terms: []term{t(cPageFaults), minus(cPageReads)}},
-	{object: objMemory, metric: scPagingOps, attrs: []attribute.KeyValue{str("system.paging.direction", "in")}, terms: []term{t(cPagesInput)}},
-	{object: objMemory, metric: scPagingOps, attrs: []attribute.KeyValue{str("system.paging.direction", "out")}, terms: []term{t(cPagesOutput)}},
+	{object: objMemory, metric: scMemoryUsage, attrs: []attribute.KeyValue{str("system.memory.state", "free")}, terms: []term{plus(cFreeZeroBytes)}},
+	{object: objMemory, metric: scMemoryUsage, attrs: []attribute.KeyValue{str("system.memory.state", "cached")}, terms: []term{plus(cCacheBytes)}},
+	{object: objMemory, metric: scMemoryAvailable, terms: []term{plus(cAvailableBytes)}},
+	{object: objMemory, metric: scPagingFaults, attrs: []attribute.KeyValue{str("system.paging.fault.type", "major")}, terms: []term{plus(cPageReads)}},
+	{object: objMemory, metric: scPagingFaults, attrs: []attribute.KeyValue{str("system.paging.fault.type", "minor")}, terms: []term{plus(cPageFaults), minus(cPageReads)}},
+	{object: objMemory, metric: scPagingOps, attrs: []attribute.KeyValue{str("system.paging.direction", "in")}, terms: []term{plus(cPagesInput)}},
+	{object: objMemory, metric: scPagingOps, attrs: []attribute.KeyValue{str("system.paging.direction", "out")}, terms: []term{plus(cPagesOutput)}},
 
 	// Paging File's % Usage holds the used KiB over the size in KiB.
-	{object: objPagingFile, metric: scPagingUsage, attrs: []attribute.KeyValue{str("system.paging.state", "used")}, terms: []term{t(cUsage)}, scale: 1024},
+	{object: objPagingFile, metric: scPagingUsage, attrs: []attribute.KeyValue{str("system.paging.state", "used")}, terms: []term{plus(cUsage)}, scale: 1024},
 	{object: objPagingFile, metric: scPagingUsage, attrs: []attribute.KeyValue{str("system.paging.state", "free")}, terms: []term{baseOf(cUsage), minus(cUsage)}, scale: 1024},
 
-	{object: objPhysical, metric: scDiskIO, attrs: []attribute.KeyValue{str("disk.io.direction", "read")}, terms: []term{t(cDiskReadBytes)}},
-	{object: objPhysical, metric: scDiskIO, attrs: []attribute.KeyValue{str("disk.io.direction", "write")}, terms: []term{t(cDiskWriteBytes)}},
-	{object: objPhysical, metric: scDiskOps, attrs: []attribute.KeyValue{str("disk.io.direction", "read")}, terms: []term{t(cDiskReads)}},
-	{object: objPhysical, metric: scDiskOps, attrs: []attribute.KeyValue{str("disk.io.direction", "write")}, terms: []term{t(cDiskWrites)}},
+	{object: objPhysical, metric: scDiskIO, attrs: []attribute.KeyValue{str("disk.io.direction", "read")}, terms: []term{plus(cDiskReadBytes)}},
+	{object: objPhysical, metric: scDiskIO, attrs: []attribute.KeyValue{str("disk.io.direction", "write")}, terms: []term{plus(cDiskWriteBytes)}},
+	{object: objPhysical, metric: scDiskOps, attrs: []attribute.KeyValue{str("disk.io.direction", "read")}, terms: []term{plus(cDiskReads)}},
+	{object: objPhysical, metric: scDiskOps, attrs: []attribute.KeyValue{str("disk.io.direction", "write")}, terms: []term{plus(cDiskWrites)}},
 	// Busy time: the precision timer's base (the disk's clock) less its
 	// idle time, as the conventions say for Windows.
 	{object: objPhysical, metric: scDiskIOTime, terms: []term{baseOf(cDiskIdleTime), minus(cDiskIdleTime)}, how: howTime},
-	{object: objPhysical, metric: scDiskOpTime, attrs: []attribute.KeyValue{str("disk.io.direction", "read")}, terms: []term{t(cDiskSecRead)}, how: howTime},
-	{object: objPhysical, metric: scDiskOpTime, attrs: []attribute.KeyValue{str("disk.io.direction", "write")}, terms: []term{t(cDiskSecWrite)}, how: howTime},
-	{object: objPhysical, metric: scDiskPending, terms: []term{t(cQueueLength)}},
+	{object: objPhysical, metric: scDiskOpTime, attrs: []attribute.KeyValue{str("disk.io.direction", "read")}, terms: []term{plus(cDiskSecRead)}, how: howTime},
+	{object: objPhysical, metric: scDiskOpTime, attrs: []attribute.KeyValue{str("disk.io.direction", "write")}, terms: []term{plus(cDiskSecWrite)}, how: howTime},
+	{object: objPhysical, metric: scDiskPending, terms: []term{plus(cQueueLength)}},
 
-	{object: objNetwork, metric: scNetIO, attrs: []attribute.KeyValue{str("network.io.direction", "receive")}, terms: []term{t(cBytesReceived)}},
-	{object: objNetwork, metric: scNetIO, attrs: []attribute.KeyValue{str("network.io.direction", "transmit")}, terms: []term{t(cBytesSent)}},
-	{object: objNetwork, metric: scNetPackets, attrs: []attribute.KeyValue{str("network.io.direction", "receive")}, terms: []term{t(cPacketsReceived)}},
-	{object: objNetwork, metric: scNetPackets, attrs: []attribute.KeyValue{str("network.io.direction", "transmit")}, terms: []term{t(cPacketsSent)}},
-	{object: objNetwork, metric: scNetErrors, attrs: []attribute.KeyValue{str("network.io.direction", "receive")}, terms: []term{t(cRecvErrors)}},
-	{object: objNetwork, metric: scNetErrors, attrs: []attribute.KeyValue{str("network.io.direction", "transmit")}, terms: []term{t(cSentErrors)}},
-	{object: objNetwork, metric: scNetDropped, attrs: []attribute.KeyValue{str("network.io.direction", "receive")}, terms: []term{t(cRecvDiscarded)}},
-	{object: objNetwork, metric: scNetDropped, attrs: []attribute.KeyValue{str("network.io.direction", "transmit")}, terms: []term{t(cSentDiscarded)}},
+	{object: objNetwork, metric: scNetIO, attrs: []attribute.KeyValue{str("network.io.direction", "receive")}, terms: []term{plus(cBytesReceived)}},
+	{object: objNetwork, metric: scNetIO, attrs: []attribute.KeyValue{str("network.io.direction", "transmit")}, terms: []term{plus(cBytesSent)}},
+	{object: objNetwork, metric: scNetPackets, attrs: []attribute.KeyValue{str("network.io.direction", "receive")}, terms: []term{plus(cPacketsReceived)}},
+	{object: objNetwork, metric: scNetPackets, attrs: []attribute.KeyValue{str("network.io.direction", "transmit")}, terms: []term{plus(cPacketsSent)}},
+	{object: objNetwork, metric: scNetErrors, attrs: []attribute.KeyValue{str("network.io.direction", "receive")}, terms: []term{plus(cRecvErrors)}},
+	{object: objNetwork, metric: scNetErrors, attrs: []attribute.KeyValue{str("network.io.direction", "transmit")}, terms: []term{plus(cSentErrors)}},
+	{object: objNetwork, metric: scNetDropped, attrs: []attribute.KeyValue{str("network.io.direction", "receive")}, terms: []term{plus(cRecvDiscarded)}},
+	{object: objNetwork, metric: scNetDropped, attrs: []attribute.KeyValue{str("network.io.direction", "transmit")}, terms: []term{plus(cSentDiscarded)}},
 
-	{object: objSystem, metric: scUptime, terms: []term{t(cSystemUpTime)}, how: howElapsed},
+	{object: objSystem, metric: scUptime, terms: []term{plus(cSystemUpTime)}, how: howElapsed},
 
-	{object: objProcess, metric: scProcCPUTime, attrs: []attribute.KeyValue{str("cpu.mode", "user")}, terms: []term{t(cUserTime)}, how: howTime},
-	{object: objProcess, metric: scProcCPUTime, attrs: []attribute.KeyValue{str("cpu.mode", "system")}, terms: []term{t(cPrivilegedTime)}, how: howTime},
-	{object: objProcess, metric: scProcMemory, terms: []term{t(cWorkingSet)}},
-	{object: objProcess, metric: scProcVirtual, terms: []term{t(cVirtualBytes)}},
-	{object: objProcess, metric: scProcThreads, terms: []term{t(cThreadCount)}},
+	{object: objProcess, metric: scProcCPUTime, attrs: []attribute.KeyValue{str("cpu.mode", "user")}, terms: []term{plus(cUserTime)}, how: howTime},
+	{object: objProcess, metric: scProcCPUTime, attrs: []attribute.KeyValue{str("cpu.mode", "system")}, terms: []term{plus(cPrivilegedTime)}, how: howTime},
+	{object: objProcess, metric: scProcMemory, terms: []term{plus(cWorkingSet)}},
+	{object: objProcess, metric: scProcVirtual, terms: []term{plus(cVirtualBytes)}},
+	{object: objProcess, metric: scProcThreads, terms: []term{plus(cThreadCount)}},
 }
 
 // covered lists, per object, the counters the table exports (by title
