@@ -421,6 +421,9 @@ func (w *objectWalk) genericValue(g genericUse, cb perfdata.CounterBlock, pos in
 	if w.isMissing(pos, d.NameIndex) {
 		return
 	}
+	if d.Type.NeedsBase() && w.o.BaseOf(g.pos) < 0 {
+		return // a base that does not follow its counter: neither part can be read right
+	}
 	w.part(g.m.plan.value, g.m.value, d.Type, cb.Value(d), attrs)
 	switch {
 	case g.m.plan.second == partNone:
@@ -429,7 +432,7 @@ func (w *objectWalk) genericValue(g genericUse, cb perfdata.CounterBlock, pos in
 	default:
 		b := w.o.BaseOf(g.pos)
 		if b < 0 || w.isMissing(pos, w.defs[b].NameIndex) {
-			return // a base that does not follow its counter: the part cannot be read
+			return
 		}
 		w.part(g.m.plan.second, g.m.second, d.Type, cb.Value(w.defs[b]), attrs)
 	}

@@ -54,15 +54,19 @@ func expectFixture(k float64) map[string]want {
 		"system.cpu.time": sum("s", map[string]float64{
 			cpu("0", "user"): 500 + 2*k, cpu("0", "system"): 270 + 2*k, cpu("0", "interrupt"): 30, cpu("0", "idle"): 900 + 6*k,
 			cpu("1", "user"): 100, cpu("1", "system"): 50, cpu("1", "interrupt"): 0, cpu("1", "idle"): 800 + 10*k}),
-		"system.memory.usage":            updown("By", map[string]float64{"system.memory.state=free": 2 << 30, "system.memory.state=cached": 1 << 30}),
-		"system.memory.linux.available":  updown("By", map[string]float64{"": 4 << 30}),
-		"system.paging.faults":           sum("{fault}", map[string]float64{"system.paging.fault.type=major": 300, "system.paging.fault.type=minor": 4700 + 10*k}),
-		"system.paging.operations":       sum("{operation}", map[string]float64{"system.paging.direction=in": 7, "system.paging.direction=out": 9}),
-		"system.disk.io":                 sum("By", map[string]float64{disk("read"): 4096000, disk("write"): 8192000}),
-		"system.disk.operations":         sum("{operation}", map[string]float64{disk("read"): 1000, disk("write"): 2000}),
-		"system.disk.io_time":            sum("s", map[string]float64{"system.device=sda": 300}),
-		"system.disk.operation_time":     sum("s", map[string]float64{disk("read"): 250, disk("write"): 100}),
-		"system.disk.pending_operations": updown("{operation}", map[string]float64{"system.device=sda": 3}),
+		"system.memory.usage":           updown("By", map[string]float64{"system.memory.state=free": 2 << 30, "system.memory.state=cached": 1 << 30}),
+		"system.memory.linux.available": updown("By", map[string]float64{"": 4 << 30}),
+		"system.paging.faults":          sum("{fault}", map[string]float64{"system.paging.fault.type=major": 300, "system.paging.fault.type=minor": 4700 + 10*k}),
+		"system.paging.operations":      sum("{operation}", map[string]float64{"system.paging.direction=in": 7, "system.paging.direction=out": 9}),
+		"system.paging.usage": updown("By", map[string]float64{
+			"system.device=/swap.img,system.paging.state=used": 1024 * (1000 + k), "system.device=/swap.img,system.paging.state=free": 1024 * (3000 - k)}),
+		"perfc.paging_file.usage_peak":      gauge("", map[string]float64{inst("/swap.img"): 1500}),
+		"perfc.paging_file.usage_peak.base": gauge("", map[string]float64{inst("/swap.img"): 4000}),
+		"system.disk.io":                    sum("By", map[string]float64{disk("read"): 4096000, disk("write"): 8192000}),
+		"system.disk.operations":            sum("{operation}", map[string]float64{disk("read"): 1000, disk("write"): 2000}),
+		"system.disk.io_time":               sum("s", map[string]float64{"system.device=sda": 300}),
+		"system.disk.operation_time":        sum("s", map[string]float64{disk("read"): 250, disk("write"): 100}),
+		"system.disk.pending_operations":    updown("{operation}", map[string]float64{"system.device=sda": 3}),
 		"system.network.io": sum("By", map[string]float64{nic("eth0", "receive"): 1e6 + 1000*k, nic("eth0", "transmit"): 2e6,
 			nic("lo", "receive"): 5, nic("lo", "transmit"): 6}),
 		"system.network.packet.count": sum("{packet}", map[string]float64{nic("eth0", "receive"): 1000, nic("eth0", "transmit"): 2000,
@@ -218,7 +222,7 @@ func TestGRPCFixture(t *testing.T) {
 	if len(src.asked[0]) != 0 {
 		t.Errorf("New's first sample asked for %v, want the Global objects (nil)", src.asked[0])
 	}
-	wantObjs := slices.Sorted(slices.Values([]uint32{objProcessor, objMemory, objPhysical, objNetwork, objSystem, objProcess, w.object}))
+	wantObjs := slices.Sorted(slices.Values([]uint32{objProcessor, objMemory, objPagingFile, objPhysical, objNetwork, objSystem, objProcess, w.object}))
 	for i, a := range src.asked[1:] {
 		if got := slices.Sorted(slices.Values(a)); !slices.Equal(got, wantObjs) {
 			t.Errorf("Sample %d asked for %v, want %v", i, got, wantObjs)

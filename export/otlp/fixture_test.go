@@ -192,6 +192,13 @@ func fixtureOf(t *testing.T, n, widgetFrom int) (*memSource, widgetIdx) {
 					{name: "eth0", vals: []uint64{1e6 + k*1000, 2e6, 1000, 2000, 1, 2, 3, 4, 1e9}},
 					{name: "lo", vals: []uint64{5, 6, 7, 8, 0, 0, 0, 0, 0}},
 				}},
+			{spec: perfdata.ObjectSpec{NameIndex: objPagingFile, HelpIndex: objPagingFile + 1},
+				counters: []perfdata.CounterSpec{c(cUsage, ct.PERF_RAW_FRACTION), c(cUsage, ct.PERF_RAW_BASE),
+					c(704, ct.PERF_RAW_FRACTION), c(704, ct.PERF_RAW_BASE)},
+				instances: []instDef{
+					{name: "/swap.img", vals: []uint64{1000 + k, 4000, 1500, 4000}},
+					{name: "_Total", vals: []uint64{1000 + k, 4000, 1500, 4000}},
+				}},
 			{spec: perfdata.ObjectSpec{NameIndex: objSystem, HelpIndex: objSystem + 1, Single: true, PerfTime: now, PerfFreq: 1e7},
 				counters: []perfdata.CounterSpec{c(cSystemUpTime, ct.PERF_ELAPSED_TIME), c(248, ct.PERF_COUNTER_RAWCOUNT), c(146, ct.PERF_COUNTER_COUNTER)},
 				single:   []uint64{uint64(t0 - 3600*1e7), 42, 777}},
