@@ -2,15 +2,26 @@ package otlp
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"fmt"
+	"io"
+	"log"
+	"log/slog"
 	"math"
+	"net"
+	"net/http/httptest"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	colmetricpb "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
 	metricpb "go.opentelemetry.io/proto/otlp/metrics/v1"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
 )
 
 // want is an expected metric: its unit, kind, monotonicity and points.
@@ -379,6 +390,152 @@ func TestNewErrors(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %q, want it to say %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestRun: Run exports until its context ends, then shuts down with a
+// last export.
+func TestRun(t *testing.T) {
+	rcv, addr := startGRPC(t)
+	src, _ := fixture(t)
+	e, err := New(context.Background(), src, Options{Endpoint: addr, Insecure: true, Interval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- e.Run(ctx) }()
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+	case <-time.After(5 * time.Minute):
+		t.Fatal("Run did not return after its context ended")
+	}
+	n, req, _ := rcv.last()
+	if n != 1 {
+		t.Fatalf("%d requests after Run, want the last export", n)
+	}
+	if _, got := flatten(t, req); len(got["system.cpu.time"].points) != 8 {
+		t.Errorf("last export: system.cpu.time %v", got["system.cpu.time"])
+	}
+	if err := e.ForceFlush(context.Background()); err == nil {
+		t.Error("ForceFlush after Run's shutdown succeeded")
+	}
+}
+
+// TestCollectorDown: an export to a collector that is not there fails
+// within the timeout, says so to the caller and in the log, and the next
+// export works once the collector is there.
+func TestCollectorDown(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now
+	var logged strings.Builder
+	var mu sync.Mutex
+	logger := slog.New(slog.NewTextHandler(&lockedWriter{w: &logged, mu: &mu}, nil))
+	src, _ := fixture(t)
+	e, err := New(context.Background(), src, Options{Protocol: HTTPProtobuf, Endpoint: "http://" + addr, Interval: time.Hour,
+		Timeout: 2 * time.Second, Logger: logger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		if err := e.Shutdown(ctx); err == nil {
+			t.Error("Shutdown's last export to nowhere succeeded")
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if err := e.ForceFlush(ctx); err == nil {
+		t.Fatal("ForceFlush to nowhere succeeded")
+	}
+	mu.Lock()
+	log := logged.String()
+	mu.Unlock()
+	if !strings.Contains(log, "OTLP export failed") {
+		t.Errorf("log %q does not report the failed export", log)
+	}
+}
+
+type lockedWriter struct {
+	w  io.Writer
+	mu *sync.Mutex
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// TestTLS exports over TLS to both receivers, trusting the receiver's
+// certificate through Options.TLS; without it the export is refused.
+func TestTLS(t *testing.T) {
+	hrcv := &httpReceiver{}
+	hsrv := httptest.NewUnstartedServer(hrcv)
+	hsrv.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshakes are the test
+	hsrv.StartTLS()
+	defer hsrv.Close()
+	pool := x509.NewCertPool()
+	pool.AddCert(hsrv.Certificate())
+	clientTLS := &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+
+	// The gRPC receiver serves the same certificate (127.0.0.1).
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gsrv := grpc.NewServer(grpc.Creds(credentials.NewTLS(&tls.Config{Certificates: hsrv.TLS.Certificates, MinVersion: tls.VersionTLS12})))
+	grcv := &grpcReceiver{}
+	colmetricpb.RegisterMetricsServiceServer(gsrv, grcv)
+	served := make(chan struct{})
+	go func() { defer close(served); gsrv.Serve(ln) }()
+	defer func() { gsrv.Stop(); <-served }()
+
+	cases := []struct {
+		name  string
+		opts  Options
+		count func() int
+	}{
+		{"http", Options{Protocol: HTTPProtobuf, Endpoint: hsrv.URL}, func() int { n, _, _ := hrcv.last(); return n }},
+		{"grpc", Options{Endpoint: "https://" + ln.Addr().String()}, func() int { n, _, _ := grcv.last(); return n }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, trusted := range []bool{false, true} {
+				src, _ := fixture(t)
+				o := tc.opts
+				o.Interval, o.Timeout = time.Hour, 3*time.Second
+				if trusted {
+					o.TLS = clientTLS
+				}
+				e, err := New(context.Background(), src, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				before := tc.count()
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+				err = e.ForceFlush(ctx)
+				cancel()
+				if trusted && (err != nil || tc.count() != before+1) {
+					t.Errorf("trusted: ForceFlush %v, %d requests (was %d)", err, tc.count(), before)
+				}
+				if !trusted && (err == nil || tc.count() != before) {
+					t.Errorf("untrusted certificate: ForceFlush %v, %d requests (was %d); want refused", err, tc.count(), before)
+				}
+				sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
+				e.Shutdown(sctx)
+				scancel()
 			}
 		})
 	}
