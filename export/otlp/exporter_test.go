@@ -515,9 +515,9 @@ func TestTLS(t *testing.T) {
 			for _, trusted := range []bool{false, true} {
 				src, _ := fixture(t)
 				o := tc.opts
-				o.Interval, o.Timeout = time.Hour, 3*time.Second
+				o.Interval, o.Timeout = time.Hour, time.Second // the refusal is retried until the timeout
 				if trusted {
-					o.TLS = clientTLS
+					o.TLS, o.Timeout = clientTLS, time.Minute
 				}
 				e, err := New(context.Background(), src, o)
 				if err != nil {

@@ -63,7 +63,7 @@ func (g *grpcReceiver) Export(ctx context.Context, req *colmetricpb.ExportMetric
 
 // startGRPC serves the OTLP MetricsService on a loopback port without TLS
 // and returns the receiver and its address.
-func startGRPC(t *testing.T) (*grpcReceiver, string) {
+func startGRPC(t testing.TB) (*grpcReceiver, string) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
