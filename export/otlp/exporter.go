@@ -129,7 +129,8 @@ func New(ctx context.Context, src pdh.Source, opts Options) (*Exporter, error) {
 	}
 	e.exp = &loggedExporter{Exporter: exp, log: e.log}
 	e.reader = sdkmetric.NewPeriodicReader(e.exp, sdkmetric.WithInterval(opts.Interval), sdkmetric.WithTimeout(opts.Timeout))
-	e.provider = sdkmetric.NewMeterProvider(sdkmetric.WithReader(e.reader), sdkmetric.WithResource(e.resource(first)))
+	e.provider = sdkmetric.NewMeterProvider(sdkmetric.WithReader(e.reader), sdkmetric.WithResource(e.resource(first)),
+		sdkmetric.WithCardinalityLimit(max(opts.CardinalityLimit, 0)))
 	e.meter = e.provider.Meter(scope)
 
 	// Instruments: the semantic-convention ones of the exported objects,

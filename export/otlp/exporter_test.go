@@ -13,11 +13,15 @@ import (
 	"net/http/httptest"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	ct "github.com/perfcounters/perfcounters/countertype"
+	"github.com/perfcounters/perfcounters/perfdata"
+	"github.com/perfcounters/perfcounters/titles"
 	colmetricpb "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
 	metricpb "go.opentelemetry.io/proto/otlp/metrics/v1"
 	"google.golang.org/grpc"
@@ -538,5 +542,41 @@ func TestTLS(t *testing.T) {
 				scancel()
 			}
 		})
+	}
+}
+
+// TestCardinality: every instance of a large object is exported (the
+// SDK's default limit of 2000 points would fold the rest), unless
+// Options.CardinalityLimit says otherwise.
+func TestCardinality(t *testing.T) {
+	db := titles.English()
+	obj, _ := db.Register("Many", "")
+	ctr, _ := db.Register("Level", "")
+	var insts []instDef
+	for i := range 2500 {
+		insts = append(insts, instDef{name: "i" + strconv.Itoa(i), vals: []uint64{uint64(i)}})
+	}
+	blk := buildBlock(t, perfdata.Header{PerfTime: t0, PerfFreq: 1e7, PerfTime100nSec: t0, SystemName: "T"}, []objDef{{
+		spec: perfdata.ObjectSpec{NameIndex: obj}, counters: []perfdata.CounterSpec{c(ctr, ct.PERF_COUNTER_RAWCOUNT)}, instances: insts}})
+	for _, tc := range []struct {
+		limit, want int
+	}{{0, 2500}, {100, 100}} {
+		rcv, addr := startGRPC(t)
+		src := &memSource{db: db, samples: [][]byte{blk}}
+		e, err := New(context.Background(), src, Options{Endpoint: addr, Insecure: true, Interval: time.Hour, CardinalityLimit: tc.limit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		flush(t, e)
+		_, req, _ := rcv.last()
+		shutdown(t, e)
+		_, got := flatten(t, req)
+		m := got["perfc.many.level"]
+		if m == nil {
+			t.Fatalf("limit %d: no metric", tc.limit)
+		}
+		if len(m.points) != tc.want {
+			t.Errorf("limit %d: %d points, want %d", tc.limit, len(m.points), tc.want)
+		}
 	}
 }

@@ -81,6 +81,12 @@ type Options struct {
 	// CPUUtilization adds system.cpu.utilization, a gauge computed from
 	// two consecutive samples (none on the first export).
 	CPUUtilization bool
+	// CardinalityLimit is the most points one metric may have in one
+	// export; beyond it the SDK folds the rest into one point with the
+	// attribute otel.metric.overflow=true. 0 means no limit (the SDK's own
+	// default of 2000 would fold the processes of a busy host): the
+	// selection of objects and instances is what bounds the series.
+	CardinalityLimit int
 	// GenericAll also exports the generic perfc.* metric of counters that
 	// a semantic-convention metric already carries (by default each
 	// counter is exported once).
