@@ -163,16 +163,28 @@ func (e *Exporter) selectObjects(ctx context.Context) (*pdh.Sample, error) {
 		if err != nil {
 			return nil, err
 		}
+		if prev, ok := e.export[idx]; ok {
+			// Named twice: the instances of both (none is every one).
+			if len(prev.Instances) > 0 && len(sel.Instances) > 0 {
+				prev.Instances = append(prev.Instances, sel.Instances...)
+			} else {
+				prev.Instances = nil
+			}
+			continue
+		}
 		s := sel
 		e.export[idx] = &s
 		e.objects = append(e.objects, idx)
 	}
+	global := len(e.objects) == 0
 	if e.opts.Processes {
 		if _, ok := e.export[objProcess]; !ok {
 			e.export[objProcess] = &Selection{Object: "Process"}
+			if !global {
+				e.objects = append(e.objects, objProcess)
+			}
 		}
 	}
-	global := len(e.objects) == 0
 	first, err := peek(ctx, e.src, e.objects)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("OTLP export: first sample: %w", err)

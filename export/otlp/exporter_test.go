@@ -253,7 +253,7 @@ func TestHTTPSelection(t *testing.T) {
 	rcv, base := startHTTP(t)
 	src, _ := fixture(t)
 	var sels []Selection
-	for _, s := range []string{"Memory", "PhysicalDisk(0 s*|_Total)", "Network Interface(wlan*)"} {
+	for _, s := range []string{"Memory", "PhysicalDisk(0 s*)", "Network Interface(wlan*)", "PhysicalDisk(_Total)"} {
 		sel, err := ParseSelection(s)
 		if err != nil {
 			t.Fatal(err)
