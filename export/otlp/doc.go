@@ -14,6 +14,9 @@
 // fractions and averages are two metrics (the numerator and the base),
 // and instances are attributes. MAPPING.md has both tables.
 //
+// A program wires it with New and Run (or Shutdown); Options.Flags
+// registers the -otlp-* flags that fill the Options.
+//
 // All sums are cumulative (the raw values are totals since some start);
 // the backend computes rates. Values a source marks as placeholders
 // (pdh.Problem.Missing) are left out, never sent as zeros.
