@@ -80,6 +80,8 @@ var table = map[string]rule{
 	// export/prom: the counters of a source as Prometheus /metrics
 	// (OpenMetrics), mapped by counter type.
 	"export/prom": {3, []string{"calc", "countertype", "internal/utf16le", "pdh", "perfdata", "titles"}},
+	// export/otlp pushes a source's counters to OpenTelemetry over OTLP.
+	"export/otlp": {3, []string{"calc", "countertype", "pdh", "perfdata"}},
 	// L4: tools.
 	"internal/tool/dump":     {4, []string{"countertype", "perfdata", "perflog/binlog", "titles"}},
 	"internal/tool/query":    {4, []string{"engine"}},

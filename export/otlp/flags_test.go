@@ -1,0 +1,87 @@
+package otlp
+
+import (
+	"encoding/pem"
+	"flag"
+	"io"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestFlags(t *testing.T) {
+	srv := httptest.NewTLSServer(http.NotFoundHandler())
+	defer srv.Close()
+	caFile := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var o Options
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	finish := o.Flags(fs)
+	err := fs.Parse([]string{"-otlp-endpoint", "https://collector:4318", "-otlp-protocol", "http/protobuf",
+		"-otlp-header", "api-key=a%20b", "-otlp-header", "tenant=t1", "-otlp-interval", "15s", "-otlp-timeout", "5s",
+		"-otlp-object", "Memory", "-otlp-object", "PhysicalDisk(sd*|nvme*)", "-otlp-processes", "-otlp-totals",
+		"-otlp-cpu-utilization", "-otlp-ca", caFile})
+	if err != nil {
+		t.Fatal(err)
+	}
+	enabled, err := finish()
+	if err != nil || !enabled {
+		t.Fatalf("finish: %v, %v", enabled, err)
+	}
+	if o.Endpoint != "https://collector:4318" || o.Protocol != HTTPProtobuf || o.Interval != 15*time.Second || o.Timeout != 5*time.Second ||
+		!o.Processes || !o.Totals || !o.CPUUtilization || o.Insecure {
+		t.Errorf("options %+v", o)
+	}
+	if !maps.Equal(o.Headers, map[string]string{"api-key": "a b", "tenant": "t1"}) {
+		t.Errorf("headers %v", o.Headers)
+	}
+	if len(o.Objects) != 2 || o.Objects[1].String() != "PhysicalDisk(sd*|nvme*)" {
+		t.Errorf("objects %v", o.Objects)
+	}
+	if o.TLS == nil || o.TLS.RootCAs == nil || !o.TLS.RootCAs.Equal(srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs) {
+		t.Errorf("TLS %+v: want the CA file's pool", o.TLS)
+	}
+
+	// Nothing asked: not enabled. Bad values: errors naming the flag's value.
+	var none Options
+	fs = flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	finish = none.Flags(fs)
+	if err := fs.Parse(nil); err != nil {
+		t.Fatal(err)
+	}
+	if enabled, err := finish(); enabled || err != nil {
+		t.Errorf("no flags: enabled %v, %v", enabled, err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-otlp-protocol", "smoke"}, `"smoke"`},
+		{[]string{"-otlp-header", "nokey"}, "key=value"},
+		{[]string{"-otlp-object", "Memory("}, "no ')'"},
+		{[]string{"-otlp-endpoint", "x:1", "-otlp-cert", "c.pem"}, "go together"},
+		{[]string{"-otlp-endpoint", "x:1", "-otlp-ca", filepath.Join(t.TempDir(), "missing.pem")}, "-otlp-ca"},
+		{[]string{"-otlp-endpoint", "x:1", "-otlp-ca", os.DevNull}, "no PEM certificate"},
+	} {
+		var o Options
+		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		finish := o.Flags(fs)
+		err := fs.Parse(tc.args)
+		if err == nil {
+			_, err = finish()
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: error %v, want %q", tc.args, err, tc.want)
+		}
+	}
+}

@@ -1,0 +1,207 @@
+package otlp
+
+import (
+	"go.opentelemetry.io/otel/attribute"
+)
+
+// Title indexes of the objects the semantic conventions cover. They are
+// Windows' English title indexes, which our built-in Linux objects carry
+// too (host's TestWindowsTitleIndexes), so the table applies to both:
+// counters are identified by their index, never by their name.
+const (
+	objSystem     = 2
+	objMemory     = 4
+	objProcess    = 230
+	objThread     = 232
+	objPhysical   = 234
+	objProcessor  = 238
+	objNetwork    = 510
+	objPagingFile = 700
+)
+
+// instKind is the kind of an OpenTelemetry asynchronous instrument.
+type instKind uint8
+
+const (
+	kindIntCounter   instKind = iota // Int64ObservableCounter: monotonic cumulative sum
+	kindFloatCounter                 // Float64ObservableCounter
+	kindIntUpDown                    // Int64ObservableUpDownCounter: non-monotonic cumulative sum
+	kindIntGauge                     // Int64ObservableGauge
+	kindFloatGauge                   // Float64ObservableGauge
+	kindFloatUpDown                  // Float64ObservableUpDownCounter (unused by the table)
+	numKinds
+)
+
+// spec declares one instrument.
+type spec struct {
+	name, unit, desc string
+	kind             instKind
+}
+
+// The semantic-convention instruments (semantic conventions 1.43:
+// docs/system/system-metrics.md, process-metrics.md).
+var (
+	scCPUTime         = spec{"system.cpu.time", "s", "Seconds each logical CPU spent on each mode.", kindFloatCounter}
+	scCPUUtilization  = spec{"system.cpu.utilization", "1", "Fraction of the interval between two exports each logical CPU spent on each mode.", kindFloatGauge}
+	scMemoryUsage     = spec{"system.memory.usage", "By", "Reports memory in use by state.", kindIntUpDown}
+	scMemoryAvailable = spec{"system.memory.linux.available", "By", "An estimate of how much memory is available for starting new applications, without causing swapping.", kindIntUpDown}
+	scPagingUsage     = spec{"system.paging.usage", "By", "Unix swap or windows pagefile usage.", kindIntUpDown}
+	scPagingFaults    = spec{"system.paging.faults", "{fault}", "The number of page faults.", kindIntCounter}
+	scPagingOps       = spec{"system.paging.operations", "{operation}", "The number of paging operations.", kindIntCounter}
+	scDiskIO          = spec{"system.disk.io", "By", "Disk bytes transferred.", kindIntCounter}
+	scDiskOps         = spec{"system.disk.operations", "{operation}", "Disk operations count.", kindIntCounter}
+	scDiskIOTime      = spec{"system.disk.io_time", "s", "Time disk spent activated.", kindFloatCounter}
+	scDiskOpTime      = spec{"system.disk.operation_time", "s", "Sum of the time each operation took to complete.", kindFloatCounter}
+	scDiskPending     = spec{"system.disk.pending_operations", "{operation}", "The queue size of pending I/O operations.", kindIntUpDown}
+	scNetIO           = spec{"system.network.io", "By", "The number of bytes transmitted and received.", kindIntCounter}
+	scNetPackets      = spec{"system.network.packet.count", "{packet}", "The number of packets transferred.", kindIntCounter}
+	scNetErrors       = spec{"system.network.errors", "{error}", "Count of network errors detected.", kindIntCounter}
+	scNetDropped      = spec{"system.network.packet.dropped", "{packet}", "Count of packets that are dropped or discarded even though there was no error.", kindIntCounter}
+	scUptime          = spec{"system.uptime", "s", "The time the system has been running.", kindFloatGauge}
+	scProcCPUTime     = spec{"process.cpu.time", "s", "Total CPU seconds broken down by different CPU modes.", kindFloatCounter}
+	scProcMemory      = spec{"process.memory.usage", "By", "The amount of physical memory in use.", kindIntUpDown}
+	scProcVirtual     = spec{"process.memory.virtual", "By", "The amount of committed virtual memory.", kindIntUpDown}
+	scProcThreads     = spec{"process.thread.count", "{thread}", "Process threads count.", kindIntUpDown}
+)
+
+// term is one raw value of a rule: counter (title index) of the instance,
+// or its base; neg subtracts it.
+type term struct {
+	counter uint32
+	base    bool
+	neg     bool
+}
+
+// how is how a rule's terms become the value.
+type how uint8
+
+const (
+	howCount   how = iota // the sum of the terms, an integer
+	howTime               // the sum of the terms in the first term's time base, in seconds
+	howElapsed            // PERF_ELAPSED_TIME: (object time - value) / object frequency, seconds
+)
+
+// rule is one row of the semantic-convention table: the value of metric
+// for one instance of object, with the attributes attrs (besides the
+// instance's own).
+type rule struct {
+	object uint32
+	metric spec
+	attrs  []attribute.KeyValue
+	terms  []term
+	how    how
+	scale  uint64 // multiplies a howCount value (KiB to bytes); 0 means 1
+}
+
+func plus(counter uint32) term           { return term{counter: counter} }
+func minus(counter uint32) term          { return term{counter: counter, neg: true} }
+func baseOf(counter uint32) term         { return term{counter: counter, base: true} }
+func str(k, v string) attribute.KeyValue { return attribute.String(k, v) }
+
+// Counter title indexes used by the table (Windows English titles).
+const (
+	cProcessorTime   = 6    // Processor, Process: % Processor Time
+	cUserTime        = 142  // % User Time
+	cPrivilegedTime  = 144  // % Privileged Time
+	cDPCTime         = 696  // Processor: % DPC Time
+	cInterruptTime   = 698  // Processor: % Interrupt Time
+	cPageFaults      = 28   // Memory: Page Faults/sec
+	cAvailableBytes  = 24   // Memory: Available Bytes
+	cPageReads       = 42   // Memory: Page Reads/sec
+	cPagesInput      = 822  // Memory: Pages Input/sec
+	cPagesOutput     = 48   // Memory: Pages Output/sec
+	cCacheBytes      = 818  // Memory: Cache Bytes
+	cFreeZeroBytes   = 1676 // Memory: Free & Zero Page List Bytes
+	cUsage           = 702  // Paging File: % Usage (with its base)
+	cQueueLength     = 198  // PhysicalDisk: Current Disk Queue Length
+	cDiskSecRead     = 208  // PhysicalDisk: Avg. Disk sec/Read
+	cDiskSecWrite    = 210  // PhysicalDisk: Avg. Disk sec/Write
+	cDiskReads       = 214  // PhysicalDisk: Disk Reads/sec
+	cDiskWrites      = 216  // PhysicalDisk: Disk Writes/sec
+	cDiskReadBytes   = 220  // PhysicalDisk: Disk Read Bytes/sec
+	cDiskWriteBytes  = 222  // PhysicalDisk: Disk Write Bytes/sec
+	cDiskIdleTime    = 1482 // PhysicalDisk: % Idle Time (with its base)
+	cBytesReceived   = 264  // Network Interface: Bytes Received/sec
+	cBytesSent       = 506  // Network Interface: Bytes Sent/sec
+	cPacketsReceived = 266  // Network Interface: Packets Received/sec
+	cPacketsSent     = 452  // Network Interface: Packets Sent/sec
+	cRecvDiscarded   = 528  // Network Interface: Packets Received Discarded
+	cRecvErrors      = 530  // Network Interface: Packets Received Errors
+	cSentDiscarded   = 540  // Network Interface: Packets Outbound Discarded
+	cSentErrors      = 542  // Network Interface: Packets Outbound Errors
+	cSystemUpTime    = 674  // System: System Up Time
+	cWorkingSet      = 180  // Process: Working Set
+	cVirtualBytes    = 174  // Process: Virtual Bytes
+	cThreadCount     = 680  // Process: Thread Count
+	cIDProcess       = 784  // Process: ID Process
+)
+
+// semconvRules is the table (MAPPING.md shows it). Processor's modes:
+// % User Time is user (with nice); % Privileged Time holds interrupt and
+// DPC time on Windows and on Linux alike, so system is privileged less
+// both and interrupt is their sum; idle is the raw value of % Processor
+// Time, a PERF_100NSEC_TIMER_INV whose raw value is the idle time (on
+// Linux idle + iowait).
+var semconvRules = []rule{
+	{object: objProcessor, metric: scCPUTime, attrs: []attribute.KeyValue{str("cpu.mode", "user")}, terms: []term{plus(cUserTime)}, how: howTime},
+	{object: objProcessor, metric: scCPUTime, attrs: []attribute.KeyValue{str("cpu.mode", "system")}, terms: []term{plus(cPrivilegedTime), minus(cInterruptTime), minus(cDPCTime)}, how: howTime},
+	{object: objProcessor, metric: scCPUTime, attrs: []attribute.KeyValue{str("cpu.mode", "interrupt")}, terms: []term{plus(cInterruptTime), plus(cDPCTime)}, how: howTime},
+	{object: objProcessor, metric: scCPUTime, attrs: []attribute.KeyValue{str("cpu.mode", "idle")}, terms: []term{plus(cProcessorTime)}, how: howTime},
+
+	{object: objMemory, metric: scMemoryUsage, attrs: []attribute.KeyValue{str("system.memory.state", "free")}, terms: []term{plus(cFreeZeroBytes)}},
+	{object: objMemory, metric: scMemoryUsage, attrs: []attribute.KeyValue{str("system.memory.state", "cached")}, terms: []term{plus(cCacheBytes)}},
+	{object: objMemory, metric: scMemoryAvailable, terms: []term{plus(cAvailableBytes)}},
+	{object: objMemory, metric: scPagingFaults, attrs: []attribute.KeyValue{str("system.paging.fault.type", "major")}, terms: []term{plus(cPageReads)}},
+	{object: objMemory, metric: scPagingFaults, attrs: []attribute.KeyValue{str("system.paging.fault.type", "minor")}, terms: []term{plus(cPageFaults), minus(cPageReads)}},
+	{object: objMemory, metric: scPagingOps, attrs: []attribute.KeyValue{str("system.paging.direction", "in")}, terms: []term{plus(cPagesInput)}},
+	{object: objMemory, metric: scPagingOps, attrs: []attribute.KeyValue{str("system.paging.direction", "out")}, terms: []term{plus(cPagesOutput)}},
+
+	// Paging File's % Usage holds the used KiB over the size in KiB.
+	{object: objPagingFile, metric: scPagingUsage, attrs: []attribute.KeyValue{str("system.paging.state", "used")}, terms: []term{plus(cUsage)}, scale: 1024},
+	{object: objPagingFile, metric: scPagingUsage, attrs: []attribute.KeyValue{str("system.paging.state", "free")}, terms: []term{baseOf(cUsage), minus(cUsage)}, scale: 1024},
+
+	{object: objPhysical, metric: scDiskIO, attrs: []attribute.KeyValue{str("disk.io.direction", "read")}, terms: []term{plus(cDiskReadBytes)}},
+	{object: objPhysical, metric: scDiskIO, attrs: []attribute.KeyValue{str("disk.io.direction", "write")}, terms: []term{plus(cDiskWriteBytes)}},
+	{object: objPhysical, metric: scDiskOps, attrs: []attribute.KeyValue{str("disk.io.direction", "read")}, terms: []term{plus(cDiskReads)}},
+	{object: objPhysical, metric: scDiskOps, attrs: []attribute.KeyValue{str("disk.io.direction", "write")}, terms: []term{plus(cDiskWrites)}},
+	// Busy time: the precision timer's base (the disk's clock) less its
+	// idle time, as the conventions say for Windows.
+	{object: objPhysical, metric: scDiskIOTime, terms: []term{baseOf(cDiskIdleTime), minus(cDiskIdleTime)}, how: howTime},
+	{object: objPhysical, metric: scDiskOpTime, attrs: []attribute.KeyValue{str("disk.io.direction", "read")}, terms: []term{plus(cDiskSecRead)}, how: howTime},
+	{object: objPhysical, metric: scDiskOpTime, attrs: []attribute.KeyValue{str("disk.io.direction", "write")}, terms: []term{plus(cDiskSecWrite)}, how: howTime},
+	{object: objPhysical, metric: scDiskPending, terms: []term{plus(cQueueLength)}},
+
+	{object: objNetwork, metric: scNetIO, attrs: []attribute.KeyValue{str("network.io.direction", "receive")}, terms: []term{plus(cBytesReceived)}},
+	{object: objNetwork, metric: scNetIO, attrs: []attribute.KeyValue{str("network.io.direction", "transmit")}, terms: []term{plus(cBytesSent)}},
+	{object: objNetwork, metric: scNetPackets, attrs: []attribute.KeyValue{str("network.io.direction", "receive")}, terms: []term{plus(cPacketsReceived)}},
+	{object: objNetwork, metric: scNetPackets, attrs: []attribute.KeyValue{str("network.io.direction", "transmit")}, terms: []term{plus(cPacketsSent)}},
+	{object: objNetwork, metric: scNetErrors, attrs: []attribute.KeyValue{str("network.io.direction", "receive")}, terms: []term{plus(cRecvErrors)}},
+	{object: objNetwork, metric: scNetErrors, attrs: []attribute.KeyValue{str("network.io.direction", "transmit")}, terms: []term{plus(cSentErrors)}},
+	{object: objNetwork, metric: scNetDropped, attrs: []attribute.KeyValue{str("network.io.direction", "receive")}, terms: []term{plus(cRecvDiscarded)}},
+	{object: objNetwork, metric: scNetDropped, attrs: []attribute.KeyValue{str("network.io.direction", "transmit")}, terms: []term{plus(cSentDiscarded)}},
+
+	{object: objSystem, metric: scUptime, terms: []term{plus(cSystemUpTime)}, how: howElapsed},
+
+	{object: objProcess, metric: scProcCPUTime, attrs: []attribute.KeyValue{str("cpu.mode", "user")}, terms: []term{plus(cUserTime)}, how: howTime},
+	{object: objProcess, metric: scProcCPUTime, attrs: []attribute.KeyValue{str("cpu.mode", "system")}, terms: []term{plus(cPrivilegedTime)}, how: howTime},
+	{object: objProcess, metric: scProcMemory, terms: []term{plus(cWorkingSet)}},
+	{object: objProcess, metric: scProcVirtual, terms: []term{plus(cVirtualBytes)}},
+	{object: objProcess, metric: scProcThreads, terms: []term{plus(cThreadCount)}},
+}
+
+// covered lists, per object, the counters the table exports (by title
+// index): the generic mapping leaves them out unless GenericAll. Process's
+// ID Process is an attribute of its metrics.
+func covered() map[uint32]map[uint32]bool {
+	m := map[uint32]map[uint32]bool{}
+	for _, r := range semconvRules {
+		if m[r.object] == nil {
+			m[r.object] = map[uint32]bool{}
+		}
+		for _, tm := range r.terms {
+			m[r.object][tm.counter] = true
+		}
+	}
+	m[objProcess][cIDProcess] = true
+	return m
+}
