@@ -62,6 +62,7 @@ func commands() []command {
 		unlodctrCommand(),
 		ctrppCommand(),
 		explainCommand(),
+		perfmonCommand(),
 		versionCommand(),
 		completionCommand(),
 		completeCommand(),

@@ -85,9 +85,12 @@ var table = map[string]rule{
 	"internal/tool/relog":    {4, []string{"calc", "counterpath", "countertype", "pdh", "perfdata", "perflog/pdhcsv", "titles"}},
 	"internal/tool/lodctr":   {4, []string{"manifest", "state", "titles"}},
 	"internal/tool/logman":   {4, []string{"collectorset", "state"}},
+	// webui is perfmon's page (embedded files); it talks to remote's API
+	// over HTTP only, so it imports nothing of ours.
+	"internal/webui": {4, nil},
 	// L5: the binary.
 	"cmd/perfc": {5, []string{"host", "internal/tool/ctrpp", "internal/tool/dump", "internal/tool/lodctr", "internal/tool/logman", "internal/tool/query",
-		"internal/tool/relog", "internal/tool/typeperf", "collectorset", "counterpath", "manifest", "pdh", "perfdata", "perflog", "pla", "state", "titles"}},
+		"internal/tool/relog", "internal/tool/typeperf", "internal/webui", "collectorset", "counterpath", "manifest", "pdh", "perfdata", "perflog", "pla", "remote", "state", "titles"}},
 }
 
 type pkg struct {
