@@ -183,7 +183,12 @@ function renderLine() {
     width, height: 320,
     legend: { show: false },
     cursor: { drag: { x: false, y: false } },
-    scales: { x: { time: true }, y: { auto: false, range: [state.ymin, state.ymax] } },
+    // The time axis spans the graph's duration (points x interval), ending
+    // at the latest sample: new samples enter at the right (ChartScroll).
+    scales: {
+      x: { time: true, range: (u, lo, hi) => (hi == null ? [0, 1] : [hi - (state.points - 1) * state.interval, hi]) },
+      y: { auto: false, range: [state.ymin, state.ymax] },
+    },
     axes: [{ ...axis }, { ...axis }],
     series: [{}, ...state.series.map((s) => ({
       label: s.key, stroke: s.color, show: s.show, spanGaps: false,
@@ -236,51 +241,51 @@ function reportValue(s) {
   }
 }
 
-// renderReport writes perfmon's report: per computer and object, the
-// instances as columns and the counters as rows.
+// renderReport writes perfmon's report: per computer, each object as a
+// table with its instances as columns and its counters as rows.
 function renderReport() {
-  const el = $('report');
-  const table = document.createElement('table');
   const groups = new Map();
   for (const s of state.series) {
     if (!s.show) continue;
-    const g = `${s.parts.machine || state.host?.name || ''}\u0000${s.parts.object}`;
-    if (!groups.has(g)) groups.set(g, { machine: s.parts.machine || state.host?.name || '', object: s.parts.object, instances: [], counters: new Map() });
+    const machine = s.parts.machine || state.host?.name || '';
+    const g = `${machine}\u0000${s.parts.object}`;
+    if (!groups.has(g)) groups.set(g, { machine, object: s.parts.object, instances: [], counters: new Map() });
     const grp = groups.get(g);
     if (!grp.instances.includes(s.parts.instance)) grp.instances.push(s.parts.instance);
     if (!grp.counters.has(s.parts.counter)) grp.counters.set(s.parts.counter, new Map());
     grp.counters.get(s.parts.counter).set(s.parts.instance, s);
   }
-  const tbody = document.createElement('tbody');
+  const out = [];
   let lastMachine = null;
   for (const grp of groups.values()) {
     if (grp.machine !== lastMachine) {
-      const tr = tbody.insertRow();
-      tr.className = 'machine';
-      const th = document.createElement('th');
-      th.colSpan = grp.instances.length + 1;
-      th.scope = 'rowgroup';
-      th.textContent = '\\\\' + grp.machine;
-      tr.append(th);
+      const h = document.createElement('h3');
+      h.textContent = '\\\\' + grp.machine;
+      out.push(h);
       lastMachine = grp.machine;
     }
-    const head = tbody.insertRow();
+    const table = document.createElement('table');
+    const head = table.createTHead().insertRow();
     head.className = 'object';
     const oth = document.createElement('th');
-    oth.scope = 'rowgroup';
+    oth.scope = 'col';
     oth.textContent = grp.object;
     head.append(oth);
     for (const inst of grp.instances) {
       const th = document.createElement('th');
       th.scope = 'col';
+      th.className = 'instance';
       th.textContent = inst;
       head.append(th);
     }
+    const body = table.createTBody();
     for (const [counter, byInst] of grp.counters) {
-      const tr = tbody.insertRow();
+      const tr = body.insertRow();
       tr.className = 'counter';
-      const th = tr.insertCell();
+      const th = document.createElement('th');
+      th.scope = 'row';
       th.textContent = counter;
+      tr.append(th);
       for (const inst of grp.instances) {
         const td = tr.insertCell();
         td.className = 'value';
@@ -288,13 +293,13 @@ function renderReport() {
         if (s) {
           td.textContent = formatValue(reportValue(s));
           td.dataset.path = s.key;
-          if (s.key === state.selected) tr.classList.add('selected');
+          if (s.key === state.selected) td.classList.add('selected');
         }
       }
     }
+    out.push(table);
   }
-  table.append(tbody);
-  el.replaceChildren(table);
+  $('report').replaceChildren(...out);
 }
 
 function renderValueBar() {
@@ -447,6 +452,9 @@ function wireToolbar() {
   });
   let rt = 0;
   window.addEventListener('resize', () => { clearTimeout(rt); rt = setTimeout(render, 100); });
+  // The graph's axes take the theme's colours when drawn: redraw on a
+  // change of theme.
+  matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => { chartKey = ''; render(); });
 }
 
 // ---- Add Counters ------------------------------------------------------
@@ -587,6 +595,9 @@ async function start() {
 window.perfmon = {
   series: () => state.series.map((s) => ({ path: s.key, values: s.values.slice(), show: s.show })),
   samples: () => state.times.length,
+  requests: () => state.requests.map((q) => q.path),
+  busy: () => polling,
+  frozen: () => state.frozen,
   addPaths,
 };
 
