@@ -157,6 +157,7 @@ func perfmonHandler(api http.Handler, token string, port int) http.Handler {
 		}
 		if q := r.URL.Query(); q.Has("token") && r.URL.Path == "/" && r.Method == http.MethodGet {
 			if !holds(q.Get("token")) {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="perfc"`)
 				http.Error(w, "unauthorized: this key is not the one perfc perfmon printed", http.StatusUnauthorized)
 				return
 			}
