@@ -2,9 +2,11 @@ package webui_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -59,17 +61,35 @@ func fixtureHost(t *testing.T) *host.Host {
 	return h
 }
 
+// polls counts the page's polls (POST /v1/formatted) and keeps the
+// paths of the latest.
+type polls struct {
+	n    atomic.Int64
+	last atomic.Pointer[[]string]
+}
+
+func (p *polls) Load() int64 { return p.n.Load() }
+
 // serve mounts the page at / and the API at /v1/ as perfc perfmon does,
-// every request with the monitor role; formatted counts the POSTs of
-// /v1/formatted (the page's polls).
-func serve(t *testing.T, b remote.Backend, computer string) (srv *httptest.Server, formatted *atomic.Int64) {
+// every request with the monitor role; formatted counts the page's
+// polls.
+func serve(t *testing.T, b remote.Backend, computer string) (srv *httptest.Server, formatted *polls) {
 	t.Helper()
 	api := remote.NewHandler(b, remote.HandlerOptions{ComputerName: computer, MinInterval: 100 * time.Millisecond})
-	formatted = new(atomic.Int64)
+	formatted = new(polls)
 	mux := http.NewServeMux()
 	mux.Handle("/v1/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == remote.PathFormatted && r.Method == http.MethodPost {
-			formatted.Add(1)
+			body, err := io.ReadAll(r.Body)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			var req struct{ Paths []string }
+			json.Unmarshal(body, &req)
+			formatted.last.Store(&req.Paths)
+			formatted.n.Add(1)
+			r.Body = io.NopCloser(bytes.NewReader(body))
 		}
 		api.ServeHTTP(w, r.WithContext(remote.WithRole(r.Context(), remote.RoleMonitor, "test")))
 	}))
@@ -274,6 +294,10 @@ func TestPageInBrowser(t *testing.T) {
 	// The line gets points; every processor and _Total came from the
 	// wildcard.
 	p.wait("3 samples of Available Bytes", `perfmon.series().some(s => s.path === `+js(memPath)+` && s.values.filter(v => v !== null).length >= 3)`)
+	// One request per interval asks for every path of the page.
+	if got := *formatted.last.Load(); strings.Join(got, "|") != strings.Join(gotReq, "|") {
+		t.Errorf("the latest poll asked for %q, want every path of the page %q", got, gotReq)
+	}
 	p.wait("a series per processor and _Total", `perfmon.series().length === `+strconv.Itoa(ncpu+2))
 	p.wait("the graph drawn", `!document.getElementById('line').hidden && document.querySelector('#line canvas') !== null`)
 
@@ -397,4 +421,57 @@ func setDark(p page, dark bool) {
 		return chromedp.Void{}, err
 	})
 	p.wait(v+" background", `getComputedStyle(document.body).backgroundColor === `+js(bg))
+}
+
+// TestModel runs model.js's functions in the browser against values
+// written here by hand.
+func TestModel(t *testing.T) {
+	ctx := browser(t)
+	srv, _ := serve(t, fixtureHost(t), "FIXTURE")
+	p := page{t, ctx}
+	p.do("open the page", chromedp.Navigate(srv.URL))
+	tests := []struct{ expr, want string }{
+		{`m.parsePath('\\Processor(_Total)\\% Processor Time')`, `{"machine":"","object":"Processor","instance":"_Total","counter":"% Processor Time"}`},
+		{`m.parsePath('\\\\DB7\\Memory\\Available Bytes')`, `{"machine":"DB7","object":"Memory","instance":"","counter":"Available Bytes"}`},
+		{`m.parsePath('\\Thread(bash/0#1)\\% Processor Time')`, `{"machine":"","object":"Thread","instance":"bash/0#1","counter":"% Processor Time"}`},
+		{`m.parsePath('\\LogicalDisk(/home)\\% Free Space')`, `{"machine":"","object":"LogicalDisk","instance":"/home","counter":"% Free Space"}`},
+		{`m.parsePath('garbage')`, `{"machine":"","object":"","instance":"","counter":"garbage"}`},
+		{`m.parsePath('\\\\nohost')`, `{"machine":"nohost","object":"","instance":"","counter":""}`},
+		{`m.makePath('Processor', '*', '% Processor Time')`, `"\\Processor(*)\\% Processor Time"`},
+		{`m.makePath('Memory', '', 'Available Bytes')`, `"\\Memory\\Available Bytes"`},
+		{`m.stats([null, 2, 4, null, 9])`, `{"n":3,"last":9,"average":5,"minimum":2,"maximum":9}`},
+		{`m.stats([null, null])`, `{"n":0,"last":null,"average":null,"minimum":null,"maximum":null}`},
+		{`m.stats([])`, `{"n":0,"last":null,"average":null,"minimum":null,"maximum":null}`},
+		{`m.scaleToFit(25012125696, 100)`, `-9`}, // 25.0 fits, 250 does not
+		{`m.scaleToFit(0.5, 100)`, `2`},          // 50
+		{`m.scaleToFit(100, 100)`, `0`},          // exactly the top
+		{`m.scaleToFit(1e-12, 100)`, `8`},        // the largest scale
+		{`m.scaleToFit(1e12, 100)`, `-9`},        // the smallest, still above
+		{`m.scaleToFit(0, 100)`, `0`},            // nothing to fit
+		{`m.scaleLabel(-3)`, `"0.001"`},
+		{`m.scaleLabel(0)`, `"1"`},
+		{`m.scaleLabel(8)`, `"100000000"`},
+		{`m.formatValue(25012125696)`, `"25,012,125,696"`},
+		{`m.formatValue(12.5)`, `"12.500"`},
+		{`m.formatValue(null)`, `"—"`},
+		{`m.formatDuration(100)`, `"1:40"`},
+		{`m.formatDuration(3725)`, `"1:02:05"`},
+		{`m.clampInt('0', 2, 1000, 100)`, `2`},
+		{`m.clampInt('5000', 2, 1000, 100)`, `1000`},
+		{`m.clampInt('abc', 2, 1000, 100)`, `100`},
+		{`m.clampInt('', 1, 86400, 1)`, `1`},
+		{`m.clampInt('2.6', 1, 86400, 1)`, `3`},
+		{`m.COLORS.length`, `16`},
+		{`m.SCALES.join()`, `"-9,-8,-7,-6,-5,-4,-3,-2,-1,0,1,2,3,4,5,6,7,8"`},
+	}
+	for _, tt := range tests {
+		got, err := chromedp.Run(ctx, chromedp.Evaluate[string](`import('/model.js').then(m => JSON.stringify(`+tt.expr+`))`, chromedp.EvalAwaitPromise))
+		if err != nil {
+			t.Errorf("%s: %v", tt.expr, err)
+			continue
+		}
+		if got != tt.want {
+			t.Errorf("%s = %s, want %s", tt.expr, got, tt.want)
+		}
+	}
 }

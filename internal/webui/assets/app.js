@@ -10,8 +10,11 @@ const $ = (id) => document.getElementById(id);
 
 // The page's state. requests are the paths asked of the server (wildcards
 // stay wildcards); series are the concrete counters their answers gave,
-// each with values aligned with times. Hooks for the later items
-// (logs as a source, saved settings) read and write this object.
+// each with values aligned with times. The names of perfmon's properties
+// (DisplayType, UpdateInterval, DataPointCount, MinimumScale,
+// MaximumScale, ReportValueType, ManualUpdate) are noted beside theirs:
+// saved settings and links (the item 5, not built yet) are this
+// object's fields under those names.
 const state = {
   view: 'line',          // DisplayType: line, histogram, report
   interval: 1,           // UpdateInterval, seconds, >= 1
@@ -27,6 +30,20 @@ const state = {
   nextColor: 0,
   host: null,            // /v1/host
 };
+
+// liveSource is the data source of current activity: the server's
+// formatted values, one POST for every path. A log source (the issue's
+// item 4: BLG, CSV, SQL, our binary logs) is another object with the
+// same formatted(paths) answering from the log, plus a time range.
+const liveSource = {
+  name: 'live',
+  formatted: (paths) => api('/v1/formatted', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ paths }),
+  }),
+};
+state.source = liveSource;
 
 let timer = 0;
 let polling = false;
@@ -59,12 +76,7 @@ async function poll() {
   if (polling || state.requests.length === 0) return;
   polling = true;
   try {
-    const ans = await api('/v1/formatted', {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ paths: state.requests.map((q) => q.path) }),
-    });
-    addSample(ans);
+    addSample(await state.source.formatted(state.requests.map((q) => q.path)));
   } catch (e) {
     setStatus(String(e.message || e), true);
   } finally {
