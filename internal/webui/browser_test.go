@@ -261,7 +261,13 @@ func TestPageInBrowser(t *testing.T) {
 	p.do("open the page", chromedp.Navigate(srv.URL))
 	p.wait("the host's name", `document.getElementById('host').textContent === '\\\\FIXTURE'`)
 
-	// Add Counters: Memory\Available Bytes, with its explain text.
+	// Add Counters: Memory\Available Bytes, with its explain text. The
+	// dialog opens from the keyboard and Escape closes it.
+	p.do("focus Add counters", chromedp.Focus(chromedp.CSS("#add")))
+	p.do("press Enter", chromedp.KeyEvent("\r"))
+	p.wait("the dialog open, focus in its objects", `document.getElementById('addcounters').open && document.activeElement.id === 'ac-objects'`)
+	p.do("press Escape", chromedp.KeyEvent("\x1b"))
+	p.wait("the dialog closed by Escape", `!document.getElementById('addcounters').open`)
 	p.click("#add")
 	p.wait("the dialog's objects", `document.getElementById('addcounters').open && document.querySelectorAll('#ac-objects option').length > 3`)
 	p.choose("ac-objects", "Memory")
@@ -353,6 +359,13 @@ func TestPageInBrowser(t *testing.T) {
 	p.wait("cleared", `perfmon.samples() === 0 && document.getElementById('vb-last').textContent === '—'`)
 	p.click("#freeze")
 	p.wait("samples again after unfreezing", `perfmon.samples() >= 2 && !perfmon.frozen()`)
+
+	// A path the host cannot resolve costs only its own entry, and says
+	// why on the status line.
+	evalJS[int](p, `perfmon.addPaths(['\\Procesor(*)\\% Processor Time'])`)
+	p.wait("the reason on the status line", `document.getElementById('status').classList.contains('error') && document.getElementById('status').textContent.includes('Procesor')`)
+	n2 := evalJS[int](p, `perfmon.samples()`)
+	p.wait("samples go on", `perfmon.samples() >= `+strconv.Itoa(min(n2+1, 100)))
 
 	// Removing one counter of a wildcard keeps the wildcard, without it.
 	p.click(`button[aria-label="Remove \\Processor(0)\\% Processor Time"]`)

@@ -2,7 +2,7 @@
 // legend, value bar and the Add Counters dialog. Plain DOM, uPlot for the
 // line graph (the global uPlot of vendor/uPlot.iife.min.js).
 import {
-  COLORS, SCALES, parsePath, makePath, stats, scaleToFit, scaleLabel,
+  COLORS, SCALES, MAX_PATHS, parsePath, makePath, stats, scaleToFit, scaleLabel,
   formatValue, formatDuration, clampInt,
 } from './model.js';
 
@@ -148,6 +148,10 @@ export function addPaths(paths, defaultScales = new Map()) {
   let added = 0;
   for (const path of paths) {
     if (state.requests.some((q) => q.path.toLowerCase() === path.toLowerCase())) continue;
+    if (state.requests.length >= MAX_PATHS) {
+      setStatus(`${path}: not added, the page has ${MAX_PATHS} counter paths, the most one request may ask for`, true);
+      break;
+    }
     state.requests.push({ path, excluded: new Set(), defaultScales });
     added++;
   }

@@ -6,8 +6,12 @@
 // dark backgrounds.
 export const COLORS = [
   '#e6194b', '#3cb44b', '#4363d8', '#f58231', '#911eb4', '#42d4f4', '#f032e6', '#9a6324',
-  '#808000', '#469990', '#dcbeff', '#800000', '#aaffc3', '#000075', '#fabed4', '#a9a9a9',
+  '#808000', '#469990', '#dcbeff', '#ff9f1c', '#aaffc3', '#bfef45', '#fabed4', '#a9a9a9',
 ];
+
+// MAX_PATHS is the most counter paths the page asks for in one request
+// (the API's limit, remote.MaxPaths).
+export const MAX_PATHS = 1000;
 
 // SCALES are the exponents a counter's scale may take: 10^-9 .. 10^8.
 export const SCALES = Array.from({ length: 18 }, (_, i) => i - 9);
