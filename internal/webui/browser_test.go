@@ -360,6 +360,18 @@ func TestPageInBrowser(t *testing.T) {
 	p.click("#freeze")
 	p.wait("samples again after unfreezing", `perfmon.samples() >= 2 && !perfmon.frozen()`)
 
+	// DataPointCount: 2..1000; the graph keeps that many samples.
+	setInput := func(id, v string) {
+		evalJS[bool](p, `(() => { const e = document.getElementById(`+js(id)+`); e.value = `+js(v)+`; e.dispatchEvent(new Event('change')); return true })()`)
+	}
+	setInput("points", "5000")
+	if got := evalJS[string](p, `document.getElementById('points').value`); got != "1000" {
+		t.Errorf("points 5000: the field shows %s, want 1000 (the most)", got)
+	}
+	setInput("points", "1")
+	p.wait("2 points kept", `document.getElementById('points').value === '2' && perfmon.samples() === 2`)
+	setInput("points", "100")
+
 	// A path the host cannot resolve costs only its own entry, and says
 	// why on the status line.
 	evalJS[int](p, `perfmon.addPaths(['\\Procesor(*)\\% Processor Time'])`)

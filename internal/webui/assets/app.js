@@ -49,6 +49,7 @@ let timer = 0;
 let polling = false;
 let chart = null;
 let chartKey = '';
+let legendKey = '';
 
 // ---- server ------------------------------------------------------------
 
@@ -107,11 +108,19 @@ function addSample(ans) {
   render();
 }
 
+// trim keeps the latest DataPointCount samples. A counter of a wildcard
+// path with no value in a whole graph (a process that ended) leaves the
+// page, so instances that come and go do not pile up.
 function trim() {
   const extra = state.times.length - state.points;
   if (extra > 0) {
     state.times.splice(0, extra);
     for (const s of state.series) s.values.splice(0, extra);
+  }
+  const gone = (s) => s.request.path.includes('*') && s.values.length >= state.points && s.values.every((v) => v == null);
+  if (state.series.some(gone)) {
+    state.series = state.series.filter((s) => !gone(s));
+    if (!findSeries(state.selected)) state.selected = state.series[0]?.key ?? null;
   }
 }
 
@@ -328,7 +337,12 @@ function renderValueBar() {
   $('vb-duration').textContent = formatDuration(state.points * state.interval);
 }
 
+// renderLegend rebuilds the legend when what it shows changed, never for
+// a new sample alone: an open list or colour picker in it stays open.
 function renderLegend() {
+  const key = JSON.stringify([state.selected, state.host?.name, state.series.map((s) => [s.key, s.color, s.scale, s.show])]);
+  if (key === legendKey) return;
+  legendKey = key;
   const body = $('legend-rows');
   const focused = document.activeElement?.dataset?.focusKey;
   body.replaceChildren();
