@@ -1,11 +1,19 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
 	"net/http"
+	"net/http/cookiejar"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/perfcounters/perfcounters/host"
 	"github.com/perfcounters/perfcounters/remote"
 )
 
@@ -112,5 +120,82 @@ func TestNewToken(t *testing.T) {
 	b, _ := newToken()
 	if len(a) != 43 || a == b || strings.ContainsAny(a, "+/=") {
 		t.Errorf("keys %q and %q: want two different 43-character URL-safe keys (256 bits)", a, b)
+	}
+}
+
+// TestPerfmonCommand runs perfc perfmon over the live host: the printed
+// address opens the page in a client with cookies, which then reads the
+// API; a client without the key reads nothing; cancelling ends it with
+// exit status 0.
+func TestPerfmonCommand(t *testing.T) {
+	state := t.TempDir()
+	getenv := func(k string) string {
+		if k == "PERFC_STATE_DIR" {
+			return state
+		}
+		return ""
+	}
+	pr, pw := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var errb bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"perfmon", "-noopen", "-nowarn"}, &env{stdout: pw, stderr: &errb, stdin: strings.NewReader(""), getenv: getenv})
+		pw.Close()
+	}()
+	first, err := bufio.NewReader(pr).ReadString('\n')
+	go io.Copy(io.Discard, pr)
+	if err != nil {
+		t.Fatalf("perfc perfmon printed %q: %v (stderr %s)", first, err, errb.String())
+	}
+	m := regexp.MustCompile(`^Performance Monitor: (http://127\.0\.0\.1:\d+)/\?token=([A-Za-z0-9_-]{43})\n$`).FindStringSubmatch(first)
+	if m == nil {
+		t.Fatalf("first line %q: want the page's address with its key", first)
+	}
+	base := m[1]
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar}
+	resp, err := c.Get(base + "/?token=" + m[2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Request.URL.RawQuery != "" || !bytes.HasPrefix(page, []byte("<!doctype html>")) {
+		t.Fatalf("opening the address: %d at %s: %.80q", resp.StatusCode, resp.Request.URL, page)
+	}
+	resp, err = c.Get(base + "/v1/host")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hostAns struct{ Name, Role, Who string }
+	json.NewDecoder(resp.Body).Decode(&hostAns)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || hostAns.Name != host.ComputerName() || hostAns.Role != "monitor" || hostAns.Who != "perfmon" {
+		t.Errorf("/v1/host with the cookie: %d %+v, want 200 from %s, monitor, perfmon", resp.StatusCode, hostAns, host.ComputerName())
+	}
+	resp, err = c.Post(base+"/v1/formatted", "application/json", strings.NewReader(`{"paths":["\\Memory\\Available Bytes"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !bytes.Contains(body, []byte(`"PDH_CSTATUS_VALID_DATA"`)) {
+		t.Errorf("/v1/formatted with the cookie: %d %.200s", resp.StatusCode, body)
+	}
+	for _, path := range []string{"/", "/v1/host", "/app.js"} {
+		resp, err := http.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 401 {
+			t.Errorf("%s without the key: %d, want 401", path, resp.StatusCode)
+		}
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Errorf("exit %d after cancel: %s", code, errb.String())
 	}
 }
