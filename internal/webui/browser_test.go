@@ -21,6 +21,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	"github.com/perfcounters/perfcounters/host"
 	"github.com/perfcounters/perfcounters/internal/webui"
 	"github.com/perfcounters/perfcounters/remote"
@@ -260,6 +261,12 @@ func TestPageInBrowser(t *testing.T) {
 
 	p.do("open the page", chromedp.Navigate(srv.URL))
 	p.wait("the host's name", `document.getElementById('host').textContent === '\\\\FIXTURE'`)
+	evalJS[bool](p, `window.violations = []; document.addEventListener('securitypolicyviolation', e => violations.push(e.violatedDirective + ' ' + e.blockedURI)); true`)
+	defer func() {
+		if v := evalJS[[]string](p, `violations`); len(v) > 0 {
+			t.Errorf("the page broke its Content-Security-Policy: %q", v)
+		}
+	}()
 
 	// Add Counters: Memory\Available Bytes, with its explain text. The
 	// dialog opens from the keyboard and Escape closes it.
@@ -309,6 +316,11 @@ func TestPageInBrowser(t *testing.T) {
 
 	// Value bar of the selected counter (the first added is selected).
 	p.click(`button[aria-label="Select \\Memory\\Available Bytes"]`)
+	// The arrow keys move the selection in the legend.
+	p.do("arrow down in the legend", chromedp.KeyEvent(kb.ArrowDown))
+	p.wait("the next counter selected", `document.querySelector('#legend tr.selected')?.dataset.path === '\\Processor(0)\\% Processor Time' && document.activeElement.classList.contains('name')`)
+	p.do("arrow up in the legend", chromedp.KeyEvent(kb.ArrowUp))
+	p.wait("Available Bytes selected again", `document.querySelector('#legend tr.selected')?.dataset.path === `+js(memPath))
 	for _, id := range []string{"vb-last", "vb-average", "vb-minimum", "vb-maximum"} {
 		p.wait(id+" = "+wantMem, `document.getElementById(`+js(id)+`).textContent === `+js(wantMem))
 	}

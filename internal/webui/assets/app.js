@@ -474,10 +474,21 @@ function wireToolbar() {
     });
   }
   $('reportvalue').addEventListener('change', (e) => { state.reportValue = e.target.value; render(); });
+  // In the legend: Delete removes the selected counter, the arrow keys
+  // select the one above or below.
   document.addEventListener('keydown', (e) => {
-    if (e.key === 'Delete' && e.target.closest?.('#legend')) {
-      const s = findSeries(state.selected);
-      if (s) { e.preventDefault(); removeSeries(s); }
+    if (!e.target.closest?.('#legend')) return;
+    const i = state.series.findIndex((s) => s.key === state.selected);
+    if (e.key === 'Delete' && i >= 0) {
+      e.preventDefault();
+      removeSeries(state.series[i]);
+    } else if ((e.key === 'ArrowDown' || e.key === 'ArrowUp') && e.target.classList.contains('name')) {
+      const j = i + (e.key === 'ArrowDown' ? 1 : -1);
+      if (j < 0 || j >= state.series.length) return;
+      e.preventDefault();
+      state.selected = state.series[j].key;
+      render();
+      document.querySelector(`#legend [data-focus-key="${CSS.escape('name' + state.selected)}"]`)?.focus();
     }
   });
   let rt = 0;
