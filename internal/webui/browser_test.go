@@ -371,6 +371,12 @@ func TestPageInBrowser(t *testing.T) {
 	p.wait("cleared", `perfmon.samples() === 0 && document.getElementById('vb-last').textContent === '—'`)
 	p.click("#freeze")
 	p.wait("samples again after unfreezing", `perfmon.samples() >= 2 && !perfmon.frozen()`)
+	// Wrapping after a clear: the samples fill slots 0, 1, ... in order.
+	if placed := evalJS[string](p, `(() => { const n = perfmon.samples(); const d = perfmon.line();
+		const i = perfmon.series().findIndex(s => s.path === `+js(memPath)+`);
+		return d[i + 1].every((v, slot) => (slot < n) === (v !== null)) ? 'ok' : n + ' samples: ' + JSON.stringify(d[i + 1]) })()`); placed != "ok" {
+		t.Errorf("wrapped graph after a clear: Available Bytes at the wrong slots: %s", placed)
+	}
 
 	// DataPointCount: 2..1000; the graph keeps that many samples.
 	setInput := func(id, v string) {
@@ -383,6 +389,13 @@ func TestPageInBrowser(t *testing.T) {
 	setInput("points", "1")
 	p.wait("2 points kept", `document.getElementById('points').value === '2' && perfmon.samples() === 2`)
 	setInput("points", "100")
+	// Wrap (perfmon's default): 100 slots, sample k at slot k mod 100.
+	// Scroll: x is the samples' times.
+	p.wait("a wrapped graph of 100 slots", `(() => { const d = perfmon.line(); const n = perfmon.samples();
+		return d[0].length === 100 && d[0][99] === 99 && d.length === perfmon.series().length + 1 && n >= 1 })()`)
+	p.click("#scroll")
+	p.wait("a scrolling graph of the samples' times", `(() => { const d = perfmon.line(); return d[0].length === perfmon.samples() && d[0][0] > 1.7e9 })()`)
+	p.click("#scroll")
 
 	// A path the host cannot resolve costs only its own entry, and says
 	// why on the status line.

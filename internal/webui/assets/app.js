@@ -22,6 +22,8 @@ const state = {
   ymin: 0,               // MinimumScale
   ymax: 100,             // MaximumScale
   reportValue: 'current', // ReportValueType
+  scroll: false,         // ChartScroll: false wraps with a time bar, as perfmon
+  total: 0,              // samples added since the start or the last clear
   frozen: false,         // ManualUpdate
   requests: [],          // {path, excluded: Set, defaultScales: Map counter->exponent}
   series: [],            // {key, request, color, scale (null: default), show, values, parts}
@@ -102,6 +104,7 @@ function addSample(ans) {
     }
   });
   state.times.push(t);
+  state.total++;
   for (const s of state.series) s.values.push(now.has(s) ? now.get(s) : null);
   trim();
   setStatus(problems.length ? problems.join('; ') : `${ans.host}: ${state.series.length} counters, sample of ${new Date(t * 1000).toLocaleTimeString()}`, problems.length > 0);
@@ -194,31 +197,62 @@ function scaled(s) {
   return s.values.map((v) => (v == null ? null : v * f));
 }
 
+// lineData is the graph's data. Scrolling (ChartScroll), x is the sample
+// times and the graph ends at the latest. Wrapping (perfmon's default),
+// x is the slot 0..DataPointCount-1 and sample k is drawn at slot k mod
+// DataPointCount: the newest overwrite the oldest left to right, with
+// the time bar after the newest and a gap before the oldest.
+function lineData() {
+  if (state.scroll) return [state.times.slice(), ...state.series.map(scaled)];
+  const n = state.points, len = state.times.length, first = state.total - len;
+  const place = (vals) => {
+    const out = new Array(n).fill(null);
+    vals.forEach((v, i) => { out[(first + i) % n] = v; });
+    if (len === n) out[state.total % n] = null;
+    return out;
+  };
+  return [Array.from({ length: n }, (_, i) => i), ...state.series.map((s) => place(scaled(s)))];
+}
+
 function renderLine() {
   const el = $('line');
   const width = Math.max(300, el.clientWidth - 8);
-  const key = JSON.stringify([width, state.ymin, state.ymax, state.selected,
+  const key = JSON.stringify([width, state.ymin, state.ymax, state.selected, state.scroll, state.points,
     state.series.map((s) => [s.key, s.color, s.show])]);
-  const data = [state.times.slice(), ...state.series.map(scaled)];
+  const data = lineData();
   if (chart && key === chartKey) { chart.setData(data); return; }
   if (chart) chart.destroy();
   const fg = cssVar('--fg'), grid = cssVar('--grid');
   const axis = { stroke: fg, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid, width: 1 } };
+  const x = state.scroll
+    // The time axis spans the graph's duration (points x interval),
+    // ending at the latest sample.
+    ? { time: true, range: (u, lo, hi) => (hi == null ? [0, 1] : [hi - (state.points - 1) * state.interval, hi]) }
+    : { time: false, range: () => [0, state.points - 1] };
+  const timeBar = (u) => {
+    if (state.scroll || state.total === 0) return;
+    const px = u.valToPos((state.total - 1) % state.points, 'x', true);
+    const c = u.ctx;
+    c.save();
+    c.strokeStyle = fg;
+    c.lineWidth = 2 * devicePixelRatio;
+    c.beginPath();
+    c.moveTo(px, u.bbox.top);
+    c.lineTo(px, u.bbox.top + u.bbox.height);
+    c.stroke();
+    c.restore();
+  };
   chart = new uPlot({
     width, height: 320,
     legend: { show: false },
     cursor: { drag: { x: false, y: false } },
-    // The time axis spans the graph's duration (points x interval), ending
-    // at the latest sample: new samples enter at the right (ChartScroll).
-    scales: {
-      x: { time: true, range: (u, lo, hi) => (hi == null ? [0, 1] : [hi - (state.points - 1) * state.interval, hi]) },
-      y: { auto: false, range: [state.ymin, state.ymax] },
-    },
-    axes: [{ ...axis }, { ...axis }],
+    scales: { x, y: { auto: false, range: [state.ymin, state.ymax] } },
+    axes: [state.scroll ? { ...axis } : { ...axis, values: (u, splits) => splits.map(() => '') }, { ...axis }],
     series: [{}, ...state.series.map((s) => ({
       label: s.key, stroke: s.color, show: s.show, spanGaps: false,
       width: s.key === state.selected ? 3 : 1.25,
     }))],
+    hooks: { draw: [timeBar] },
   }, data, el);
   chart.root.setAttribute('role', 'img');
   chart.root.setAttribute('aria-label', `Line graph of ${state.series.length} counters over ${state.times.length} samples`);
@@ -446,6 +480,7 @@ function wireToolbar() {
   $('step').addEventListener('click', () => poll());
   $('clear').addEventListener('click', () => {
     state.times = [];
+    state.total = 0;
     for (const s of state.series) s.values = [];
     render();
   });
@@ -473,6 +508,7 @@ function wireToolbar() {
       render();
     });
   }
+  $('scroll').addEventListener('change', (e) => { state.scroll = e.target.checked; render(); });
   $('reportvalue').addEventListener('change', (e) => { state.reportValue = e.target.value; render(); });
   // In the legend: Delete removes the selected counter, the arrow keys
   // select the one above or below.
@@ -639,6 +675,7 @@ window.perfmon = {
   requests: () => state.requests.map((q) => q.path),
   busy: () => polling,
   frozen: () => state.frozen,
+  line: () => lineData(),
   addPaths,
 };
 
