@@ -7,6 +7,18 @@
 // origin: /v1/host, /v1/objects, /v1/objects/{name} and one POST
 // /v1/formatted per update interval with every path the page shows.
 //
+// A server mounts it beside the API, both behind its authentication:
+//
+//	mux := http.NewServeMux()
+//	mux.Handle("/v1/", auth(remote.NewHandler(h, opts)))
+//	mux.Handle("/", auth(webui.New()))
+//
+// The page sends no credentials of its own: its requests carry what the
+// browser holds for the origin (a cookie, Basic authentication, a client
+// certificate), so the authentication must accept one of those for the
+// page's GETs and its POSTs to /v1/formatted. perfc perfmon's loopback
+// key turned into a cookie (cmd/perfc/perfmon.go) is one such scheme.
+//
 // The built files of npm packages (assets/vendor) are made by
 // ui/build.sh from ui/package-lock.json and committed; their SOURCES file
 // records where each comes from and its sha256.
