@@ -9,11 +9,13 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/perfcounters/perfcounters/host"
+	"github.com/perfcounters/perfcounters/internal/asuser"
 	"github.com/perfcounters/perfcounters/remote"
 )
 
@@ -123,11 +125,11 @@ func TestNewToken(t *testing.T) {
 	}
 }
 
-// TestPerfmonCommand runs perfc perfmon over the live host: the printed
-// address opens the page in a client with cookies, which then reads the
-// API; a client without the key reads nothing; cancelling ends it with
-// exit status 0.
-func TestPerfmonCommand(t *testing.T) {
+// startPerfmon runs perfc perfmon in-process and returns the page's
+// base address, its key, and a function that stops it and returns its
+// exit status.
+func startPerfmon(t *testing.T) (base, key string, stop func() int) {
+	t.Helper()
 	state := t.TempDir()
 	getenv := func(k string) string {
 		if k == "PERFC_STATE_DIR" {
@@ -137,7 +139,6 @@ func TestPerfmonCommand(t *testing.T) {
 	}
 	pr, pw := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	var errb bytes.Buffer
 	done := make(chan int, 1)
 	go func() {
@@ -147,16 +148,89 @@ func TestPerfmonCommand(t *testing.T) {
 	first, err := bufio.NewReader(pr).ReadString('\n')
 	go io.Copy(io.Discard, pr)
 	if err != nil {
+		cancel()
 		t.Fatalf("perfc perfmon printed %q: %v (stderr %s)", first, err, errb.String())
 	}
 	m := regexp.MustCompile(`^Performance Monitor: (http://127\.0\.0\.1:\d+)/\?token=([A-Za-z0-9_-]{43})\n$`).FindStringSubmatch(first)
 	if m == nil {
+		cancel()
 		t.Fatalf("first line %q: want the page's address with its key", first)
 	}
-	base := m[1]
+	var once bool
+	var code int
+	stop = func() int {
+		if !once {
+			once = true
+			cancel()
+			code = <-done
+			if code != 0 {
+				t.Errorf("perfc perfmon: exit %d: %s", code, errb.String())
+			}
+		}
+		return code
+	}
+	t.Cleanup(func() { stop() })
+	return m[1], m[2], stop
+}
+
+// TestPerfmonOtherUser: another local user (Bob) reaches the loopback
+// server but reads nothing without the key printed to the user who
+// started it; with the key he would (the control: the refusals are the
+// key's doing, not an unreachable port).
+func TestPerfmonOtherUser(t *testing.T) {
+	if step, ok := asuser.Step(); ok {
+		perfmonUserStep(t, step)
+		return
+	}
+	r := asuser.New(t)
+	base, key, _ := startPerfmon(t)
+	if out, err := r.Run(asuser.Bob, "TestPerfmonOtherUser", "bob", "PERFMON_BASE="+base, "PERFMON_KEY="+key); err != nil {
+		t.Fatalf("bob: %s", asuser.Failed(out, err))
+	}
+}
+
+// perfmonUserStep is Bob's part of TestPerfmonOtherUser.
+func perfmonUserStep(t *testing.T, step string) {
+	if step != "bob" || os.Getuid() != int(asuser.Bob.UID) {
+		t.Fatalf("step %q as uid %d", step, os.Getuid())
+	}
+	base, key := os.Getenv("PERFMON_BASE"), os.Getenv("PERFMON_KEY")
+	get := func(path, bearer string) int {
+		req, _ := http.NewRequest("GET", base+path, nil)
+		if bearer != "" {
+			req.Header.Set("Authorization", "Bearer "+bearer)
+		}
+		resp, err := http.DefaultTransport.RoundTrip(req)
+		if err != nil {
+			t.Fatalf("bob: GET %s: %v", path, err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for _, c := range []struct{ path, bearer string }{
+		{"/", ""}, {"/v1/host", ""}, {"/v1/objects", ""}, {"/app.js", ""},
+		{"/?token=" + strings.Repeat("A", 43), ""},
+		{"/v1/host", strings.Repeat("A", 43)},
+		{"/v1/host", key[:42]},
+	} {
+		if got := get(c.path, c.bearer); got != http.StatusUnauthorized {
+			t.Errorf("bob: GET %s (bearer %q): %d, want 401", c.path, c.bearer, got)
+		}
+	}
+	if got := get("/v1/host", key); got != http.StatusOK {
+		t.Errorf("bob with the key: GET /v1/host: %d, want 200 (the control)", got)
+	}
+}
+
+// TestPerfmonCommand runs perfc perfmon over the live host: the printed
+// address opens the page in a client with cookies, which then reads the
+// API; a client without the key reads nothing; cancelling ends it with
+// exit status 0.
+func TestPerfmonCommand(t *testing.T) {
+	base, key, stop := startPerfmon(t)
 	jar, _ := cookiejar.New(nil)
 	c := &http.Client{Jar: jar}
-	resp, err := c.Get(base + "/?token=" + m[2])
+	resp, err := c.Get(base + "/?token=" + key)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,8 +268,7 @@ func TestPerfmonCommand(t *testing.T) {
 			t.Errorf("%s without the key: %d, want 401", path, resp.StatusCode)
 		}
 	}
-	cancel()
-	if code := <-done; code != 0 {
-		t.Errorf("exit %d after cancel: %s", code, errb.String())
+	if code := stop(); code != 0 {
+		t.Errorf("exit %d after cancel", code)
 	}
 }
