@@ -174,8 +174,8 @@ func startPerfmon(t *testing.T) (base, key string, stop func() int) {
 }
 
 // TestPerfmonOtherUser: another local user (Bob) reaches the loopback
-// server but reads nothing without the key printed to the user who
-// started it; with the key he would (the control: the refusals are the
+// server of the user who started it (the test's user) but reads nothing
+// without the key printed to that user; with the key he would (the control: the refusals are the
 // key's doing, not an unreachable port).
 func TestPerfmonOtherUser(t *testing.T) {
 	if step, ok := asuser.Step(); ok {
