@@ -103,6 +103,9 @@ function addSample(ans) {
       now.set(s, it.status === 'PDH_CSTATUS_VALID_DATA' ? it.value : null);
     }
   });
+  // Objects the host delivered in part or not at all (their values are
+  // null above: "no data", never a number).
+  for (const pr of ans.problems || []) problems.push(`${pr.objectName || 'host'}: ${pr.reason}`);
   state.times.push(t);
   state.total++;
   for (const s of state.series) s.values.push(now.has(s) ? now.get(s) : null);
