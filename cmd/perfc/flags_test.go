@@ -112,7 +112,7 @@ func errorsAs(err error, ue *usageError) bool {
 // TestHelpScreens compares each command's /? with its golden screen and
 // checks that every spelling of help prints the same, on stdout, exit 0.
 func TestHelpScreens(t *testing.T) {
-	for _, name := range []string{"typeperf", "relog", "logman", "query", "dump", "ctrpp", "explain", "version", "completion", "serve"} {
+	for _, name := range []string{"typeperf", "relog", "logman", "query", "dump", "ctrpp", "explain", "perfmon", "version", "completion", "serve"} {
 		t.Run(name, func(t *testing.T) {
 			out, errs, code := runPerfc(t, name, "/?")
 			if name == "dump" { // dump.go sends its help to stderr
@@ -141,7 +141,7 @@ func TestHelpScreens(t *testing.T) {
 		t.Fatalf("perfc /?: exit %d", code)
 	}
 	golden(t, "testdata/help-perfc.golden", out)
-	for _, c := range []string{"typeperf", "relog", "logman", "query", "dump", "lodctr", "unlodctr", "ctrpp", "explain", "version", "completion", "serve"} {
+	for _, c := range []string{"typeperf", "relog", "logman", "query", "dump", "lodctr", "unlodctr", "ctrpp", "explain", "perfmon", "version", "completion", "serve"} {
 		if !strings.Contains(out, "\n  "+c+" ") {
 			t.Errorf("perfc /? does not list %s", c)
 		}

@@ -113,6 +113,14 @@ func helpScreens() map[string]helpScreen {
 				{"An object and its counters:", "perfc explain LogicalDisk"},
 			},
 		},
+		"perfmon": {
+			about: "Perfmon serves Performance Monitor as a web page for this computer:\nline graph, histogram and report views of counters, and the Add Counters\ndialog with each counter's explain text. It listens on loopback only and\nprints the page's address, which holds a random key: only its holder\nreads the counters. A desktop opens the page in the browser. To stop\nPerfmon, press CTRL+C.",
+			usage: []string{"perfc perfmon [options]"},
+			examples: [][2]string{
+				{"Serve the page on a free port and print its address:", "perfc perfmon"},
+				{"On a fixed port, without opening a browser:", "perfc perfmon -addr 127.0.0.1:8080 -noopen"},
+			},
+		},
 		"version": {
 			about: "Version prints perfc's module version, the commit it was built from\nwhen known, and the Go version.",
 			usage: []string{"perfc version"},

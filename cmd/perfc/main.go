@@ -63,6 +63,7 @@ func commands() []command {
 		ctrppCommand(),
 		serveCommand(),
 		explainCommand(),
+		perfmonCommand(),
 		versionCommand(),
 		completionCommand(),
 		completeCommand(),

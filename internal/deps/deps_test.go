@@ -91,9 +91,12 @@ var table = map[string]rule{
 	"internal/tool/lodctr":   {4, []string{"manifest", "state", "titles"}},
 	"internal/tool/logman":   {4, []string{"collectorset", "remote", "state"}},
 	"internal/server":        {4, []string{"remote"}}, // perfc serve: TLS, authentication, limits
+	// webui is perfmon's page (embedded files); it talks to remote's API
+	// over HTTP only, so it imports nothing of ours.
+	"internal/webui": {4, nil},
 	// L5: the binary.
 	"cmd/perfc": {5, []string{"host", "internal/tool/ctrpp", "internal/tool/dump", "internal/tool/lodctr", "internal/tool/logman", "internal/tool/query",
-		"internal/tool/relog", "internal/tool/typeperf", "internal/server", "remote", "export/prom", "collectorset", "counterpath", "engine", "manifest", "pdh", "perfdata", "perflog", "pla", "state", "titles"}},
+		"internal/tool/relog", "internal/tool/typeperf", "internal/server", "internal/webui", "remote", "export/prom", "collectorset", "counterpath", "engine", "manifest", "pdh", "perfdata", "perflog", "pla", "state", "titles"}},
 }
 
 type pkg struct {

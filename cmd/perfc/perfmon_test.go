@@ -1,0 +1,274 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/perfcounters/perfcounters/host"
+	"github.com/perfcounters/perfcounters/internal/asuser"
+	"github.com/perfcounters/perfcounters/remote"
+)
+
+// TestPerfmonHandlerAuth: only the holder of the printed key reads the
+// page and the API; the key in the address becomes a cookie of this
+// port; a foreign Host header (DNS rebinding) gets nothing.
+func TestPerfmonHandlerAuth(t *testing.T) {
+	const token, port = "k3y-0f-the-test", 4242
+	api := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		role, who := remote.Caller(r.Context())
+		w.Write([]byte("api " + role.String() + " " + who))
+	})
+	h := perfmonHandler(api, token, port)
+	good := &http.Cookie{Name: "perfc-perfmon-4242", Value: token}
+	tests := []struct {
+		name, host, target string
+		cookie             *http.Cookie
+		bearer             string
+		status             int
+		body               string // prefix of the body
+	}{
+		{"key in the address", "127.0.0.1:4242", "/?token=" + token, nil, "", 303, ""},
+		{"wrong key in the address", "127.0.0.1:4242", "/?token=nope", nil, "", 401, "unauthorized"},
+		{"wrong key, good cookie", "127.0.0.1:4242", "/?token=nope", good, "", 401, "unauthorized"},
+		{"no key", "127.0.0.1:4242", "/", nil, "", 401, "unauthorized"},
+		{"no key, API", "127.0.0.1:4242", "/v1/host", nil, "", 401, "unauthorized"},
+		{"cookie, page", "127.0.0.1:4242", "/", good, "", 200, "<!doctype html>"},
+		{"cookie, API", "127.0.0.1:4242", "/v1/host", good, "", 200, "api monitor perfmon"},
+		{"cookie, localhost", "localhost:4242", "/v1/host", good, "", 200, "api monitor perfmon"},
+		{"cookie, ::1", "[::1]:4242", "/v1/host", good, "", 200, "api monitor perfmon"},
+		{"bearer, API", "127.0.0.1:4242", "/v1/formatted", nil, token, 200, "api monitor perfmon"},
+		{"wrong bearer", "127.0.0.1:4242", "/v1/host", nil, "nope", 401, "unauthorized"},
+		{"cookie of another port", "127.0.0.1:4242", "/v1/host", &http.Cookie{Name: "perfc-perfmon-4243", Value: token}, "", 401, "unauthorized"},
+		{"cookie with another key", "127.0.0.1:4242", "/v1/host", &http.Cookie{Name: "perfc-perfmon-4242", Value: token + "x"}, "", 401, "unauthorized"},
+		{"rebound name", "evil.example:4242", "/v1/host", good, "", 403, "forbidden"},
+		{"rebound name, key", "evil.example:4242", "/?token=" + token, nil, "", 403, "forbidden"},
+		{"other port", "127.0.0.1:80", "/v1/host", good, "", 403, "forbidden"},
+		{"no port", "127.0.0.1", "/v1/host", good, "", 403, "forbidden"},
+		{"LAN address", "192.168.1.2:4242", "/v1/host", good, "", 403, "forbidden"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := httptest.NewRequest("GET", tt.target, nil)
+			r.Host = tt.host
+			if tt.cookie != nil {
+				r.AddCookie(tt.cookie)
+			}
+			if tt.bearer != "" {
+				r.Header.Set("Authorization", "Bearer "+tt.bearer)
+			}
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, r)
+			if w.Code != tt.status {
+				t.Fatalf("status %d, want %d: %s", w.Code, tt.status, w.Body)
+			}
+			if !strings.HasPrefix(w.Body.String(), tt.body) {
+				t.Errorf("body %.60q, want it to start with %q", w.Body, tt.body)
+			}
+			if tt.status == 303 {
+				if loc := w.Header().Get("Location"); loc != "/" {
+					t.Errorf("redirect to %q, want / (the key out of the address)", loc)
+				}
+				c := w.Result().Cookies()
+				if len(c) != 1 || c[0].Name != "perfc-perfmon-4242" || c[0].Value != token || !c[0].HttpOnly || c[0].SameSite != http.SameSiteStrictMode || c[0].Path != "/" {
+					t.Errorf("cookies %v, want perfc-perfmon-4242 = the key, HttpOnly, SameSite=Strict, Path=/", c)
+				}
+			}
+			if tt.status == 401 && w.Header().Get("WWW-Authenticate") == "" {
+				t.Error("401 without WWW-Authenticate")
+			}
+		})
+	}
+}
+
+func TestCheckLoopback(t *testing.T) {
+	tests := []struct {
+		addr string
+		ok   bool
+	}{
+		{"127.0.0.1:0", true},
+		{"127.0.0.1:8080", true},
+		{"127.1.2.3:8080", true},
+		{"[::1]:0", true},
+		{"localhost:9000", true},
+		{"0.0.0.0:8080", false},
+		{":8080", false},
+		{"[::]:8080", false},
+		{"192.168.1.1:80", false},
+		{"example.com:80", false},
+		{"127.0.0.1", false},
+	}
+	for _, tt := range tests {
+		if err := checkLoopback(tt.addr); (err == nil) != tt.ok {
+			t.Errorf("checkLoopback(%q) = %v, want ok=%v", tt.addr, err, tt.ok)
+		}
+	}
+}
+
+func TestNewToken(t *testing.T) {
+	a, err := newToken()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := newToken()
+	if len(a) != 43 || a == b || strings.ContainsAny(a, "+/=") {
+		t.Errorf("keys %q and %q: want two different 43-character URL-safe keys (256 bits)", a, b)
+	}
+}
+
+// startPerfmon runs perfc perfmon in-process and returns the page's
+// base address, its key, and a function that stops it and returns its
+// exit status.
+func startPerfmon(t *testing.T) (base, key string, stop func() int) {
+	t.Helper()
+	state := t.TempDir()
+	getenv := func(k string) string {
+		if k == "PERFC_STATE_DIR" {
+			return state
+		}
+		return ""
+	}
+	pr, pw := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	var errb bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"perfmon", "-noopen", "-nowarn"}, &env{stdout: pw, stderr: &errb, stdin: strings.NewReader(""), getenv: getenv})
+		pw.Close()
+	}()
+	first, err := bufio.NewReader(pr).ReadString('\n')
+	go io.Copy(io.Discard, pr)
+	if err != nil {
+		cancel()
+		t.Fatalf("perfc perfmon printed %q: %v (stderr %s)", first, err, errb.String())
+	}
+	m := regexp.MustCompile(`^Performance Monitor: (http://127\.0\.0\.1:\d+)/\?token=([A-Za-z0-9_-]{43})\n$`).FindStringSubmatch(first)
+	if m == nil {
+		cancel()
+		t.Fatalf("first line %q: want the page's address with its key", first)
+	}
+	var once bool
+	var code int
+	stop = func() int {
+		if !once {
+			once = true
+			cancel()
+			code = <-done
+			if code != 0 {
+				t.Errorf("perfc perfmon: exit %d: %s", code, errb.String())
+			}
+		}
+		return code
+	}
+	t.Cleanup(func() { stop() })
+	return m[1], m[2], stop
+}
+
+// TestPerfmonOtherUser: another local user (Bob) reaches the loopback
+// server of the user who started it (the test's user) but reads nothing
+// without the key printed to that user; with the key he would (the control: the refusals are the
+// key's doing, not an unreachable port).
+func TestPerfmonOtherUser(t *testing.T) {
+	if step, ok := asuser.Step(); ok {
+		perfmonUserStep(t, step)
+		return
+	}
+	r := asuser.New(t)
+	base, key, _ := startPerfmon(t)
+	if out, err := r.Run(asuser.Bob, "TestPerfmonOtherUser", "bob", "PERFMON_BASE="+base, "PERFMON_KEY="+key); err != nil {
+		t.Fatalf("bob: %s", asuser.Failed(out, err))
+	}
+}
+
+// perfmonUserStep is Bob's part of TestPerfmonOtherUser.
+func perfmonUserStep(t *testing.T, step string) {
+	if step != "bob" || os.Getuid() != int(asuser.Bob.UID) {
+		t.Fatalf("step %q as uid %d", step, os.Getuid())
+	}
+	base, key := os.Getenv("PERFMON_BASE"), os.Getenv("PERFMON_KEY")
+	get := func(path, bearer string) int {
+		req, _ := http.NewRequest("GET", base+path, nil)
+		if bearer != "" {
+			req.Header.Set("Authorization", "Bearer "+bearer)
+		}
+		resp, err := http.DefaultTransport.RoundTrip(req)
+		if err != nil {
+			t.Fatalf("bob: GET %s: %v", path, err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for _, c := range []struct{ path, bearer string }{
+		{"/", ""}, {"/v1/host", ""}, {"/v1/objects", ""}, {"/app.js", ""},
+		{"/?token=" + strings.Repeat("A", 43), ""},
+		{"/v1/host", strings.Repeat("A", 43)},
+		{"/v1/host", key[:42]},
+	} {
+		if got := get(c.path, c.bearer); got != http.StatusUnauthorized {
+			t.Errorf("bob: GET %s (bearer %q): %d, want 401", c.path, c.bearer, got)
+		}
+	}
+	if got := get("/v1/host", key); got != http.StatusOK {
+		t.Errorf("bob with the key: GET /v1/host: %d, want 200 (the control)", got)
+	}
+}
+
+// TestPerfmonCommand runs perfc perfmon over the live host: the printed
+// address opens the page in a client with cookies, which then reads the
+// API; a client without the key reads nothing; cancelling ends it with
+// exit status 0.
+func TestPerfmonCommand(t *testing.T) {
+	base, key, stop := startPerfmon(t)
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar}
+	resp, err := c.Get(base + "/?token=" + key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Request.URL.RawQuery != "" || !bytes.HasPrefix(page, []byte("<!doctype html>")) {
+		t.Fatalf("opening the address: %d at %s: %.80q", resp.StatusCode, resp.Request.URL, page)
+	}
+	resp, err = c.Get(base + "/v1/host")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hostAns struct{ Name, Role, Who string }
+	json.NewDecoder(resp.Body).Decode(&hostAns)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || hostAns.Name != host.ComputerName() || hostAns.Role != "monitor" || hostAns.Who != "perfmon" {
+		t.Errorf("/v1/host with the cookie: %d %+v, want 200 from %s, monitor, perfmon", resp.StatusCode, hostAns, host.ComputerName())
+	}
+	resp, err = c.Post(base+"/v1/formatted", "application/json", strings.NewReader(`{"paths":["\\Memory\\Available Bytes"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !bytes.Contains(body, []byte(`"PDH_CSTATUS_VALID_DATA"`)) {
+		t.Errorf("/v1/formatted with the cookie: %d %.200s", resp.StatusCode, body)
+	}
+	for _, path := range []string{"/", "/v1/host", "/app.js"} {
+		resp, err := http.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 401 {
+			t.Errorf("%s without the key: %d, want 401", path, resp.StatusCode)
+		}
+	}
+	if code := stop(); code != 0 {
+		t.Errorf("exit %d after cancel", code)
+	}
+}

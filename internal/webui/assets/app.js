@@ -1,0 +1,685 @@
+// The perfmon page: state, polling of /v1/formatted, the three views,
+// legend, value bar and the Add Counters dialog. Plain DOM, uPlot for the
+// line graph (the global uPlot of vendor/uPlot.iife.min.js).
+import {
+  COLORS, SCALES, MAX_PATHS, parsePath, makePath, stats, scaleToFit, scaleLabel,
+  formatValue, formatDuration, clampInt,
+} from './model.js';
+
+const $ = (id) => document.getElementById(id);
+
+// The page's state. requests are the paths asked of the server (wildcards
+// stay wildcards); series are the concrete counters their answers gave,
+// each with values aligned with times. The names of perfmon's properties
+// (DisplayType, UpdateInterval, DataPointCount, MinimumScale,
+// MaximumScale, ReportValueType, ManualUpdate) are noted beside theirs:
+// saved settings and links (the issue's item 5, not built yet) are this
+// object's fields under those names.
+const state = {
+  view: 'line',          // DisplayType: line, histogram, report
+  interval: 1,           // UpdateInterval, seconds, >= 1
+  points: 100,           // DataPointCount, 2..1000
+  ymin: 0,               // MinimumScale
+  ymax: 100,             // MaximumScale
+  reportValue: 'current', // ReportValueType
+  scroll: false,         // ChartScroll: false wraps with a time bar, as perfmon
+  total: 0,              // samples added since the start or the last clear
+  frozen: false,         // ManualUpdate
+  requests: [],          // {path, excluded: Set, defaultScales: Map counter->exponent}
+  series: [],            // {key, request, color, scale (null: default), show, values, parts}
+  times: [],             // sample times, seconds since the epoch
+  selected: null,        // key of the selected series
+  nextColor: 0,
+  host: null,            // /v1/host
+};
+
+// liveSource is the data source of current activity: the server's
+// formatted values, one POST for every path. A log source (the issue's
+// item 4: BLG, CSV, SQL, our binary logs) is another object with the
+// same formatted(paths) answering from the log, plus a time range.
+const liveSource = {
+  name: 'live',
+  formatted: (paths) => api('/v1/formatted', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ paths }),
+  }),
+};
+state.source = liveSource;
+
+let timer = 0;
+let polling = false;
+let chart = null;
+let chartKey = '';
+let legendKey = '';
+
+// ---- server ------------------------------------------------------------
+
+async function api(path, init) {
+  const r = await fetch(path, { credentials: 'same-origin', ...init });
+  if (!r.ok) {
+    let reason = `${r.status} ${r.statusText}`;
+    try { const e = await r.json(); reason = e.error.reason || reason; } catch { /* not JSON */ }
+    if (r.status === 401) reason = 'not authorised: open the address perfc perfmon printed (' + reason + ')';
+    throw new Error(reason);
+  }
+  return r.json();
+}
+
+function setStatus(text, error) {
+  const s = $('status');
+  s.textContent = text;
+  s.classList.toggle('error', !!error);
+}
+
+// poll asks for every path of the page in one request and appends one
+// sample; an answer whose time is the previous one's (the server's shared
+// sample did not change) adds nothing.
+async function poll() {
+  if (polling || state.requests.length === 0) return;
+  polling = true;
+  try {
+    addSample(await state.source.formatted(state.requests.map((q) => q.path)));
+  } catch (e) {
+    setStatus(String(e.message || e), true);
+  } finally {
+    polling = false;
+  }
+}
+
+function addSample(ans) {
+  const t = Date.parse(ans.time) / 1000;
+  if (state.times.length && t <= state.times[state.times.length - 1]) return;
+  const now = new Map();
+  const problems = [];
+  ans.counters.forEach((c, i) => {
+    const q = state.requests[i];
+    if (!q || q.path !== c.path) return; // the page changed meanwhile
+    if (c.status !== 'PDH_CSTATUS_VALID_DATA') problems.push(`${c.path}: ${c.reason || c.status}`);
+    for (const it of c.items || []) {
+      if (q.excluded.has(it.path)) continue;
+      let s = findSeries(it.path);
+      if (!s) s = newSeries(it.path, q);
+      now.set(s, it.status === 'PDH_CSTATUS_VALID_DATA' ? it.value : null);
+    }
+  });
+  // Objects the host delivered in part or not at all (their values are
+  // null above: "no data", never a number).
+  for (const pr of ans.problems || []) problems.push(`${pr.objectName || 'host'}: ${pr.reason}`);
+  state.times.push(t);
+  state.total++;
+  for (const s of state.series) s.values.push(now.has(s) ? now.get(s) : null);
+  trim();
+  setStatus(problems.length ? problems.join('; ') : `${ans.host}: ${state.series.length} counters, sample of ${new Date(t * 1000).toLocaleTimeString()}`, problems.length > 0);
+  render();
+}
+
+// trim keeps the latest DataPointCount samples. A counter of a wildcard
+// path with no value in a whole graph (a process that ended) leaves the
+// page, so instances that come and go do not pile up.
+function trim() {
+  const extra = state.times.length - state.points;
+  if (extra > 0) {
+    state.times.splice(0, extra);
+    for (const s of state.series) s.values.splice(0, extra);
+  }
+  const gone = (s) => s.request.path.includes('*') && s.values.length >= state.points && s.values.every((v) => v == null);
+  if (state.series.some(gone)) {
+    state.series = state.series.filter((s) => !gone(s));
+    if (!findSeries(state.selected)) state.selected = state.series[0]?.key ?? null;
+  }
+}
+
+function findSeries(key) { return state.series.find((s) => s.key === key); }
+
+function newSeries(key, request) {
+  const parts = parsePath(key);
+  const s = {
+    key, request, parts,
+    color: COLORS[state.nextColor++ % COLORS.length],
+    scale: null, show: true,
+    values: state.times.map(() => null),
+  };
+  state.series.push(s);
+  if (!state.selected) state.selected = key;
+  return s;
+}
+
+function scaleOf(s) {
+  if (s.scale != null) return s.scale;
+  return s.request.defaultScales.get(s.parts.counter) ?? 0;
+}
+
+function schedule() {
+  clearTimeout(timer);
+  if (state.frozen) return;
+  timer = setTimeout(async () => { await poll(); schedule(); }, state.interval * 1000);
+}
+
+// addPaths adds counter paths to the page (a path already there is left
+// alone) and fetches at once; defaultScales maps counter names to their
+// default scale exponents.
+export function addPaths(paths, defaultScales = new Map()) {
+  let added = 0;
+  for (const path of paths) {
+    if (state.requests.some((q) => q.path.toLowerCase() === path.toLowerCase())) continue;
+    if (state.requests.length >= MAX_PATHS) {
+      setStatus(`${path}: not added, the page has ${MAX_PATHS} counter paths, the most one request may ask for`, true);
+      break;
+    }
+    state.requests.push({ path, excluded: new Set(), defaultScales });
+    added++;
+  }
+  if (added) { poll(); schedule(); }
+  return added;
+}
+
+// ---- rendering ---------------------------------------------------------
+
+function render() {
+  renderLegend();
+  renderValueBar();
+  for (const v of ['line', 'histogram', 'report']) {
+    $(v).hidden = state.view !== v;
+    $('view-' + v).setAttribute('aria-pressed', String(state.view === v));
+  }
+  if (state.view === 'line') renderLine();
+  if (state.view === 'histogram') renderHistogram();
+  if (state.view === 'report') renderReport();
+  const sel = findSeries(state.selected);
+  $('remove').disabled = !sel;
+  $('fit').disabled = !sel;
+  $('step').disabled = !state.frozen;
+  $('freeze').setAttribute('aria-pressed', String(state.frozen));
+}
+
+function cssVar(name) { return getComputedStyle(document.documentElement).getPropertyValue(name).trim(); }
+
+function scaled(s) {
+  const f = 10 ** scaleOf(s);
+  return s.values.map((v) => (v == null ? null : v * f));
+}
+
+// lineData is the graph's data. Scrolling (ChartScroll), x is the sample
+// times and the graph ends at the latest. Wrapping (perfmon's default),
+// x is the slot 0..DataPointCount-1 and sample k is drawn at slot k mod
+// DataPointCount: the newest overwrite the oldest left to right, with
+// the time bar after the newest and a gap before the oldest.
+function lineData() {
+  if (state.scroll) return [state.times.slice(), ...state.series.map(scaled)];
+  const n = state.points, len = state.times.length, first = state.total - len;
+  const place = (vals) => {
+    const out = new Array(n).fill(null);
+    vals.forEach((v, i) => { out[(first + i) % n] = v; });
+    if (len === n) out[state.total % n] = null;
+    return out;
+  };
+  return [Array.from({ length: n }, (_, i) => i), ...state.series.map((s) => place(scaled(s)))];
+}
+
+function renderLine() {
+  const el = $('line');
+  const width = Math.max(300, el.clientWidth - 8);
+  const key = JSON.stringify([width, state.ymin, state.ymax, state.selected, state.scroll, state.points,
+    state.series.map((s) => [s.key, s.color, s.show])]);
+  const data = lineData();
+  if (chart && key === chartKey) { chart.setData(data); return; }
+  if (chart) chart.destroy();
+  const fg = cssVar('--fg'), grid = cssVar('--grid');
+  const axis = { stroke: fg, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid, width: 1 } };
+  const x = state.scroll
+    // The time axis spans the graph's duration (points x interval),
+    // ending at the latest sample.
+    ? { time: true, range: (u, lo, hi) => (hi == null ? [0, 1] : [hi - (state.points - 1) * state.interval, hi]) }
+    : { time: false, range: () => [0, state.points - 1] };
+  const timeBar = (u) => {
+    if (state.scroll || state.total === 0) return;
+    const px = u.valToPos((state.total - 1) % state.points, 'x', true);
+    const c = u.ctx;
+    c.save();
+    c.strokeStyle = fg;
+    c.lineWidth = 2 * devicePixelRatio;
+    c.beginPath();
+    c.moveTo(px, u.bbox.top);
+    c.lineTo(px, u.bbox.top + u.bbox.height);
+    c.stroke();
+    c.restore();
+  };
+  chart = new uPlot({
+    width, height: 320,
+    legend: { show: false },
+    cursor: { drag: { x: false, y: false } },
+    scales: { x, y: { auto: false, range: [state.ymin, state.ymax] } },
+    axes: [state.scroll ? { ...axis } : { ...axis, values: (u, splits) => splits.map(() => '') }, { ...axis }],
+    series: [{}, ...state.series.map((s) => ({
+      label: s.key, stroke: s.color, show: s.show, spanGaps: false,
+      width: s.key === state.selected ? 3 : 1.25,
+    }))],
+    hooks: { draw: [timeBar] },
+  }, data, el);
+  chart.root.setAttribute('role', 'img');
+  chart.root.setAttribute('aria-label', `Line graph of ${state.series.length} counters over ${state.times.length} samples`);
+  chartKey = key;
+}
+
+function renderHistogram() {
+  const el = $('histogram');
+  el.replaceChildren();
+  const axis = document.createElement('div');
+  axis.className = 'axis';
+  axis.setAttribute('aria-hidden', 'true');
+  for (let i = 0; i <= 4; i++) {
+    const d = document.createElement('span');
+    d.textContent = formatValue(state.ymax - (state.ymax - state.ymin) * i / 4);
+    axis.append(d);
+  }
+  const bars = document.createElement('div');
+  bars.className = 'bars';
+  bars.setAttribute('role', 'list');
+  for (const s of state.series) {
+    if (!s.show) continue;
+    const v = reportValue(s);
+    const sv = v == null ? null : v * 10 ** scaleOf(s);
+    const frac = sv == null ? 0 : Math.min(1, Math.max(0, (sv - state.ymin) / (state.ymax - state.ymin || 1)));
+    const b = document.createElement('div');
+    b.className = 'bar' + (s.key === state.selected ? ' selected' : '');
+    b.setAttribute('role', 'listitem');
+    b.style.background = s.color;
+    b.style.height = (frac * 100).toFixed(2) + '%';
+    b.title = `${s.key}: ${formatValue(v)}`;
+    b.setAttribute('aria-label', b.title);
+    bars.append(b);
+  }
+  el.append(axis, bars);
+}
+
+function reportValue(s) {
+  const st = stats(s.values);
+  switch (state.reportValue) {
+    case 'average': return st.average;
+    case 'minimum': return st.minimum;
+    case 'maximum': return st.maximum;
+    default: { const v = s.values[s.values.length - 1]; return v ?? null; }
+  }
+}
+
+// renderReport writes perfmon's report: per computer, each object as a
+// table with its instances as columns and its counters as rows.
+function renderReport() {
+  const groups = new Map();
+  for (const s of state.series) {
+    if (!s.show) continue;
+    const machine = s.parts.machine || state.host?.name || '';
+    const g = `${machine}\u0000${s.parts.object}`;
+    if (!groups.has(g)) groups.set(g, { machine, object: s.parts.object, instances: [], counters: new Map() });
+    const grp = groups.get(g);
+    if (!grp.instances.includes(s.parts.instance)) grp.instances.push(s.parts.instance);
+    if (!grp.counters.has(s.parts.counter)) grp.counters.set(s.parts.counter, new Map());
+    grp.counters.get(s.parts.counter).set(s.parts.instance, s);
+  }
+  const out = [];
+  let lastMachine = null;
+  for (const grp of groups.values()) {
+    if (grp.machine !== lastMachine) {
+      const h = document.createElement('h3');
+      h.textContent = '\\\\' + grp.machine;
+      out.push(h);
+      lastMachine = grp.machine;
+    }
+    const table = document.createElement('table');
+    const head = table.createTHead().insertRow();
+    head.className = 'object';
+    const oth = document.createElement('th');
+    oth.scope = 'col';
+    oth.textContent = grp.object;
+    head.append(oth);
+    for (const inst of grp.instances) {
+      const th = document.createElement('th');
+      th.scope = 'col';
+      th.className = 'instance';
+      th.textContent = inst;
+      head.append(th);
+    }
+    const body = table.createTBody();
+    for (const [counter, byInst] of grp.counters) {
+      const tr = body.insertRow();
+      tr.className = 'counter';
+      const th = document.createElement('th');
+      th.scope = 'row';
+      th.textContent = counter;
+      tr.append(th);
+      for (const inst of grp.instances) {
+        const td = tr.insertCell();
+        td.className = 'value';
+        const s = byInst.get(inst);
+        if (s) {
+          td.textContent = formatValue(reportValue(s));
+          td.dataset.path = s.key;
+          if (s.key === state.selected) td.classList.add('selected');
+        }
+      }
+    }
+    out.push(table);
+  }
+  $('report').replaceChildren(...out);
+}
+
+function renderValueBar() {
+  const s = findSeries(state.selected);
+  const st = s ? stats(s.values) : stats([]);
+  $('vb-last').textContent = formatValue(s ? s.values[s.values.length - 1] : null);
+  $('vb-average').textContent = formatValue(st.average);
+  $('vb-minimum').textContent = formatValue(st.minimum);
+  $('vb-maximum').textContent = formatValue(st.maximum);
+  $('vb-duration').textContent = formatDuration(state.points * state.interval);
+}
+
+// renderLegend rebuilds the legend when what it shows changed, never for
+// a new sample alone: an open list or colour picker in it stays open.
+function renderLegend() {
+  const key = JSON.stringify([state.selected, state.host?.name, state.series.map((s) => [s.key, s.color, s.scale, s.show])]);
+  if (key === legendKey) return;
+  legendKey = key;
+  const body = $('legend-rows');
+  const focused = document.activeElement?.dataset?.focusKey;
+  body.replaceChildren();
+  for (const s of state.series) {
+    const tr = body.insertRow();
+    if (s.key === state.selected) tr.className = 'selected';
+    tr.dataset.path = s.key;
+
+    const show = document.createElement('input');
+    show.type = 'checkbox';
+    show.checked = s.show;
+    show.setAttribute('aria-label', 'Show ' + s.key);
+    show.dataset.focusKey = 'show' + s.key;
+    show.addEventListener('change', () => { s.show = show.checked; render(); });
+    tr.insertCell().append(show);
+
+    const color = document.createElement('input');
+    color.type = 'color';
+    color.value = s.color;
+    color.setAttribute('aria-label', 'Colour of ' + s.key);
+    color.dataset.focusKey = 'color' + s.key;
+    color.addEventListener('change', () => { s.color = color.value; render(); });
+    tr.insertCell().append(color);
+
+    const scale = document.createElement('select');
+    scale.setAttribute('aria-label', 'Scale of ' + s.key);
+    scale.dataset.focusKey = 'scale' + s.key;
+    const def = document.createElement('option');
+    def.value = '';
+    def.textContent = `Default (${scaleLabel(s.request.defaultScales.get(s.parts.counter) ?? 0)})`;
+    scale.append(def);
+    for (const e of SCALES) {
+      const o = document.createElement('option');
+      o.value = String(e);
+      o.textContent = scaleLabel(e);
+      scale.append(o);
+    }
+    scale.value = s.scale == null ? '' : String(s.scale);
+    scale.addEventListener('change', () => { s.scale = scale.value === '' ? null : Number(scale.value); render(); });
+    tr.insertCell().append(scale);
+
+    const name = document.createElement('button');
+    name.type = 'button';
+    name.className = 'name';
+    name.textContent = s.parts.counter;
+    name.setAttribute('aria-label', 'Select ' + s.key);
+    name.setAttribute('aria-pressed', String(s.key === state.selected));
+    name.dataset.focusKey = 'name' + s.key;
+    name.addEventListener('click', () => { state.selected = s.key; render(); });
+    tr.insertCell().append(name);
+    tr.insertCell().textContent = s.parts.instance || '---';
+    tr.insertCell().textContent = s.parts.object;
+    tr.insertCell().textContent = '\\\\' + (s.parts.machine || state.host?.name || '');
+
+    const rm = document.createElement('button');
+    rm.type = 'button';
+    rm.textContent = '✕';
+    rm.setAttribute('aria-label', 'Remove ' + s.key);
+    rm.dataset.focusKey = 'rm' + s.key;
+    rm.addEventListener('click', () => removeSeries(s));
+    tr.insertCell().append(rm);
+  }
+  if (focused) body.querySelector(`[data-focus-key="${CSS.escape(focused)}"]`)?.focus();
+}
+
+// removeSeries takes a counter off the page. One that came from a
+// wildcard path stays excluded from it; a path left with no counter is
+// no longer asked for.
+function removeSeries(s) {
+  const q = s.request;
+  state.series = state.series.filter((x) => x !== s);
+  if (q.path.toLowerCase() === s.key.toLowerCase() || !q.path.includes('*')) {
+    state.requests = state.requests.filter((x) => x !== q);
+  } else {
+    q.excluded.add(s.key);
+  }
+  if (state.selected === s.key) state.selected = state.series[0]?.key ?? null;
+  render();
+  $('remove').disabled || $('remove').focus();
+}
+
+// ---- toolbar -----------------------------------------------------------
+
+function wireToolbar() {
+  for (const v of ['line', 'histogram', 'report']) {
+    $('view-' + v).addEventListener('click', () => { state.view = v; render(); });
+  }
+  $('add').addEventListener('click', openAddCounters);
+  $('remove').addEventListener('click', () => { const s = findSeries(state.selected); if (s) removeSeries(s); });
+  $('fit').addEventListener('click', () => {
+    const s = findSeries(state.selected);
+    if (!s) return;
+    s.scale = scaleToFit(stats(s.values).maximum, state.ymax);
+    render();
+  });
+  $('freeze').addEventListener('click', () => {
+    state.frozen = !state.frozen;
+    render();
+    schedule();
+  });
+  $('step').addEventListener('click', () => poll());
+  $('clear').addEventListener('click', () => {
+    state.times = [];
+    state.total = 0;
+    for (const s of state.series) s.values = [];
+    render();
+  });
+  $('interval').addEventListener('change', (e) => {
+    state.interval = clampInt(e.target.value, 1, 86400, 1);
+    e.target.value = state.interval;
+    schedule();
+    render();
+  });
+  $('points').addEventListener('change', (e) => {
+    state.points = clampInt(e.target.value, 2, 1000, 100);
+    e.target.value = state.points;
+    trim();
+    render();
+  });
+  for (const id of ['ymin', 'ymax']) {
+    $(id).addEventListener('change', () => {
+      const lo = Number($('ymin').value), hi = Number($('ymax').value);
+      if (Number.isFinite(lo) && Number.isFinite(hi) && hi > lo) {
+        state.ymin = lo; state.ymax = hi;
+        setStatus('');
+      } else {
+        setStatus('the maximum must be above the minimum', true);
+      }
+      render();
+    });
+  }
+  $('scroll').addEventListener('change', (e) => { state.scroll = e.target.checked; render(); });
+  $('reportvalue').addEventListener('change', (e) => { state.reportValue = e.target.value; render(); });
+  // In the legend: Delete removes the selected counter, the arrow keys
+  // select the one above or below.
+  document.addEventListener('keydown', (e) => {
+    if (!e.target.closest?.('#legend')) return;
+    const i = state.series.findIndex((s) => s.key === state.selected);
+    if (e.key === 'Delete' && i >= 0) {
+      e.preventDefault();
+      removeSeries(state.series[i]);
+    } else if ((e.key === 'ArrowDown' || e.key === 'ArrowUp') && e.target.classList.contains('name')) {
+      const j = i + (e.key === 'ArrowDown' ? 1 : -1);
+      if (j < 0 || j >= state.series.length) return;
+      e.preventDefault();
+      state.selected = state.series[j].key;
+      render();
+      document.querySelector(`#legend [data-focus-key="${CSS.escape('name' + state.selected)}"]`)?.focus();
+    }
+  });
+  let rt = 0;
+  window.addEventListener('resize', () => { clearTimeout(rt); rt = setTimeout(render, 100); });
+  // The graph's axes take the theme's colours when drawn: redraw on a
+  // change of theme.
+  matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => { chartKey = ''; render(); });
+}
+
+// ---- Add Counters ------------------------------------------------------
+
+const dialog = {
+  objects: [],     // /v1/objects' objects
+  object: null,    // the selected object, with instances once fetched
+  seq: 0,          // answers of older requests are dropped
+};
+
+async function openAddCounters() {
+  $('addcounters').showModal();
+  if (dialog.objects.length === 0) await loadObjects();
+  $('ac-objects').focus();
+}
+
+async function loadObjects() {
+  const seq = ++dialog.seq;
+  const detail = $('ac-detail').value;
+  const costly = $('ac-costly').checked ? '1' : '0';
+  $('ac-status').textContent = 'Reading objects…';
+  try {
+    const ans = await api(`/v1/objects?detail=${detail}&costly=${costly}`);
+    if (seq !== dialog.seq) return;
+    dialog.objects = ans.objects.slice().sort((a, b) => a.name.localeCompare(b.name));
+    const sel = $('ac-objects');
+    const keep = dialog.object?.name;
+    sel.replaceChildren(...dialog.objects.map((o) => new Option(o.name, o.name)));
+    $('ac-status').textContent = `${dialog.objects.length} objects`;
+    const i = Math.max(0, dialog.objects.findIndex((o) => o.name === keep));
+    if (dialog.objects.length) { sel.selectedIndex = i; await selectObject(); }
+  } catch (e) {
+    $('ac-status').textContent = 'Objects: ' + (e.message || e);
+  }
+}
+
+async function selectObject() {
+  const o = dialog.objects.find((x) => x.name === $('ac-objects').value);
+  if (!o) return;
+  dialog.object = o;
+  const cs = $('ac-counters');
+  cs.replaceChildren(...o.counters.map((c) => {
+    const opt = new Option(c.name, c.name);
+    opt.selected = c.name === o.defaultCounter;
+    return opt;
+  }));
+  if (cs.selectedIndex < 0 && cs.options.length) cs.selectedIndex = 0;
+  describe(o.name, o.help);
+  $('ac-instances').replaceChildren();
+  $('ac-all').checked = false;
+  $('ac-all').disabled = !o.multiInstance;
+  $('ac-search').disabled = !o.multiInstance;
+  if (!o.multiInstance) return;
+  const seq = ++dialog.seq;
+  try {
+    const detail = $('ac-detail').value;
+    const ans = await api(`/v1/objects/${encodeURIComponent(o.name)}?detail=${detail}`);
+    if (seq !== dialog.seq) return;
+    o.instances = ans.instances || [];
+    fillInstances();
+  } catch (e) {
+    $('ac-status').textContent = `Instances of ${o.name}: ${e.message || e}`;
+  }
+}
+
+function fillInstances() {
+  const o = dialog.object;
+  if (!o?.instances) return;
+  const q = $('ac-search').value.toLowerCase();
+  const list = o.instances.filter((i) => i.display.toLowerCase().includes(q));
+  const sel = $('ac-instances');
+  sel.replaceChildren(...list.map((i) => new Option(i.display, i.display)));
+  if (list.length && !$('ac-all').checked) sel.options[0].selected = true;
+  sel.disabled = $('ac-all').checked;
+  $('ac-status').textContent = `${o.instances.length} instances of ${o.name}` + (q ? `, ${list.length} match` : '');
+}
+
+function describe(title, text) {
+  const d = $('ac-description');
+  d.hidden = !$('ac-explain').checked;
+  d.replaceChildren();
+  const b = document.createElement('strong');
+  b.textContent = title;
+  d.append(b, document.createElement('br'), text || 'No description.');
+}
+
+function addFromDialog() {
+  const o = dialog.object;
+  if (!o) { $('ac-status').textContent = 'Select an object.'; return; }
+  const counters = [...$('ac-counters').selectedOptions].map((x) => x.value);
+  if (!counters.length) { $('ac-status').textContent = 'Select one or more counters.'; return; }
+  let instances = [''];
+  if (o.multiInstance) {
+    instances = $('ac-all').checked ? ['*'] : [...$('ac-instances').selectedOptions].map((x) => x.value);
+    if (!instances.length) { $('ac-status').textContent = 'Select instances, or All instances.'; return; }
+  }
+  const paths = [];
+  for (const i of instances) for (const c of counters) paths.push(makePath(o.name, i, c));
+  const scales = new Map(o.counters.map((c) => [c.name, c.defaultScale ?? 0]));
+  const n = addPaths(paths, scales);
+  $('ac-status').textContent = n ? `Added ${n} of ${paths.length}: ${paths.slice(0, 3).join(', ')}${paths.length > 3 ? ', …' : ''}` : 'Already on the page.';
+}
+
+function wireDialog() {
+  $('ac-objects').addEventListener('change', selectObject);
+  $('ac-counters').addEventListener('change', () => {
+    const o = dialog.object;
+    const c = o?.counters.find((x) => x.name === $('ac-counters').value);
+    if (c) describe(`${o.name}\\${c.name}`, c.help);
+  });
+  $('ac-detail').addEventListener('change', loadObjects);
+  $('ac-costly').addEventListener('change', loadObjects);
+  $('ac-search').addEventListener('input', fillInstances);
+  $('ac-all').addEventListener('change', fillInstances);
+  $('ac-explain').addEventListener('change', () => { $('ac-description').hidden = !$('ac-explain').checked; });
+  $('ac-add').addEventListener('click', addFromDialog);
+}
+
+// ---- start ---------------------------------------------------------------
+
+async function start() {
+  wireToolbar();
+  wireDialog();
+  try {
+    state.host = await api('/v1/host');
+    $('host').textContent = '\\\\' + state.host.name;
+    $('ac-computer').replaceChildren(new Option(`${state.host.name} (local)`, ''));
+    setStatus('Add counters to begin (Add counters…).');
+  } catch (e) {
+    setStatus(String(e.message || e), true);
+  }
+  render();
+  schedule();
+}
+
+// window.perfmon is for tests and the console: a read-only look at the
+// page's samples, and addPaths.
+window.perfmon = {
+  series: () => state.series.map((s) => ({ path: s.key, values: s.values.slice(), show: s.show })),
+  samples: () => state.times.length,
+  requests: () => state.requests.map((q) => q.path),
+  busy: () => polling,
+  frozen: () => state.frozen,
+  line: () => lineData(),
+  addPaths,
+};
+
+start();

@@ -1,0 +1,112 @@
+// Package webui is perfmon in the browser: the page `perfc perfmon` (and
+// `perfc serve`) shows, with a line graph, a histogram and a report of
+// counters, a legend and value bar, and an Add Counters dialog. The page
+// is plain JavaScript (ES modules) and uPlot, all embedded in the binary:
+// it loads nothing from elsewhere and works on an offline machine. It
+// talks only to the /v1 API of package remote (API.md), on the same
+// origin: /v1/host, /v1/objects, /v1/objects/{name} and one POST
+// /v1/formatted per update interval with every path the page shows.
+//
+// A server mounts it beside the API, both behind its authentication:
+//
+//	mux := http.NewServeMux()
+//	mux.Handle("/v1/", auth(remote.NewHandler(h, opts)))
+//	mux.Handle("/", auth(webui.New()))
+//
+// The page sends no credentials of its own: its requests carry what the
+// browser holds for the origin (a cookie, Basic authentication, a client
+// certificate), so the authentication must accept one of those for the
+// page's GETs and its POSTs to /v1/formatted. perfc perfmon's loopback
+// key turned into a cookie (cmd/perfc/perfmon.go) is one such scheme.
+//
+// The built files of npm packages (assets/vendor) are made by
+// ui/build.sh from ui/package-lock.json and committed; their SOURCES file
+// records where each comes from and its sha256.
+package webui
+
+import (
+	"bytes"
+	"embed"
+	"io/fs"
+	"net/http"
+	"path"
+	"strings"
+	"time"
+)
+
+//go:embed assets
+var assets embed.FS
+
+// ContentSecurityPolicy is the policy every answer of the handler
+// carries: the page runs only its own scripts and styles and connects
+// only to its own origin.
+const ContentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; " +
+	"connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+// Handler serves the page and its files. Create it with New.
+type Handler struct {
+	files fs.FS
+}
+
+// New returns the handler of the page. Mount it at the server's root
+// beside the /v1 API (remote.NewHandler), behind the same
+// authentication: the page's requests go to /v1/... of the same origin.
+// It answers GET and HEAD of "/" (the page) and of the files the page
+// loads; anything else is 404 or 405.
+func New() *Handler {
+	sub, err := fs.Sub(assets, "assets")
+	if err != nil {
+		panic(err) // the embedded tree always has assets/
+	}
+	return &Handler{files: sub}
+}
+
+// ServeHTTP answers a request for the page or one of its files.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	hd := w.Header()
+	hd.Set("Content-Security-Policy", ContentSecurityPolicy)
+	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("Referrer-Policy", "no-referrer")
+	hd.Set("Cache-Control", "no-cache")
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		hd.Set("Allow", "GET, HEAD")
+		http.Error(w, "method not allowed: the page answers GET and HEAD", http.StatusMethodNotAllowed)
+		return
+	}
+	name := strings.TrimPrefix(path.Clean("/"+r.URL.Path), "/")
+	if name == "" {
+		name = "index.html"
+	}
+	if name == "SOURCES" || strings.HasSuffix(name, "/SOURCES") || !fs.ValidPath(name) {
+		http.NotFound(w, r)
+		return
+	}
+	b, err := fs.ReadFile(h.files, name)
+	if err != nil {
+		http.NotFound(w, r)
+		return
+	}
+	if ct := contentType(name); ct != "" {
+		hd.Set("Content-Type", ct)
+	}
+	// Embedded files have no time: no Last-Modified.
+	http.ServeContent(w, r, name, time.Time{}, bytes.NewReader(b))
+}
+
+// contentType is the media type of an embedded file, by its extension
+// (set here so the answer does not depend on the host's mime tables).
+func contentType(name string) string {
+	switch path.Ext(name) {
+	case ".html":
+		return "text/html; charset=utf-8"
+	case ".js":
+		return "text/javascript; charset=utf-8"
+	case ".css":
+		return "text/css; charset=utf-8"
+	case ".svg":
+		return "image/svg+xml"
+	case ".LICENSE", ".txt":
+		return "text/plain; charset=utf-8"
+	}
+	return ""
+}
