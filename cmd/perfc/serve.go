@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/perfcounters/perfcounters/export/otlp"
 	"github.com/perfcounters/perfcounters/export/prom"
 	"github.com/perfcounters/perfcounters/host"
 	"github.com/perfcounters/perfcounters/internal/server"
@@ -30,6 +31,8 @@ type serveOptions struct {
 	metrics                   string // /metrics export options file (JSON)
 	anonymous, nowarn         bool
 	noMetrics                 bool
+	otlp                      otlp.Options // push over OTLP when otlpOn
+	otlpOn                    bool
 }
 
 func parseServe(e *env, args []string) (serveOptions, error) {
@@ -42,9 +45,13 @@ func parseServe(e *env, args []string) (serveOptions, error) {
 	fs.StringVar(&o.metrics, "metrics", "", "Options `file` (JSON) of the OpenMetrics export at /metrics: objects, instance filters, _Total, formatted gauges (export/prom/MAPPING.md). Default: every object but Process, Process V2 and Thread.")
 	fs.BoolVar(&o.noMetrics, "nometrics", false, "Do not serve /metrics.")
 	fs.BoolVar(&o.nowarn, "nowarn", false, "Do not print warnings (also: environment PERFC_WARNINGS=off).")
+	otlpFinish := o.otlp.Flags(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return o, err
+	}
+	if o.otlpOn, err = otlpFinish(); err != nil {
+		return o, usagef("%v", err)
 	}
 	if len(pos) > 0 {
 		return o, usagef("serve takes no arguments, got %q", strings.Join(pos, " "))
@@ -115,7 +122,29 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	var pushed chan error
+	if o.otlpOn {
+		oo := o.otlp
+		oo.Logger = log
+		exp, err := otlp.New(ctx, h.Source(), oo)
+		if err != nil {
+			return err
+		}
+		pctx, stop := context.WithCancel(ctx)
+		defer stop()
+		pushed = make(chan error, 1)
+		go func() { pushed <- exp.Run(pctx) }()
+		// The pusher ends with the server, whyever the server ends.
+		defer func() { stop(); <-pushed }()
+	}
 	fmt.Fprintf(e.stdout, "perfc serve: listening on %s (API under %s/)\n", s.URL(), remote.APIVersion)
+	if o.otlpOn {
+		every := o.otlp.Interval
+		if every <= 0 {
+			every = otlp.DefaultInterval
+		}
+		fmt.Fprintf(e.stdout, "Pushing counters over OTLP to %s every %v.\n", o.otlp.Endpoint, every)
+	}
 	if tf := s.TokenFile(); tf != "" {
 		fmt.Fprintf(e.stdout, "Clients authenticate with the token in %s (Authorization: Bearer <token>); it is removed when the server stops.\n", tf)
 	}

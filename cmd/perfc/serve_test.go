@@ -6,10 +6,16 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	colmetricpb "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
+	"google.golang.org/protobuf/proto"
 )
 
 func TestServeRefusesNetworkWithoutTLS(t *testing.T) {
@@ -126,4 +132,78 @@ func TestServeLoopback(t *testing.T) {
 	if _, err := os.Stat(tf); !os.IsNotExist(err) {
 		t.Errorf("token file after the server stopped: %v", err)
 	}
+}
+
+// TestServeOTLP: perfc serve with -otlp-endpoint pushes the host's
+// counters over OTLP/HTTP to a receiver (the OTLP protocol's own protobuf
+// request, decoded here), with the semantic-convention names, and stops
+// pushing when the server stops.
+func TestServeOTLP(t *testing.T) {
+	got := make(chan *colmetricpb.ExportMetricsServiceRequest, 16)
+	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, err := io.ReadAll(io.LimitReader(r.Body, 64<<20))
+		req := &colmetricpb.ExportMetricsServiceRequest{}
+		if err != nil || r.URL.Path != "/v1/metrics" || proto.Unmarshal(b, req) != nil {
+			http.Error(w, "bad request", http.StatusBadRequest)
+			return
+		}
+		out, _ := proto.Marshal(&colmetricpb.ExportMetricsServiceResponse{})
+		w.Header().Set("Content-Type", "application/x-protobuf")
+		w.Write(out)
+		select {
+		case got <- req:
+		default:
+		}
+	}))
+	defer recv.Close()
+	state := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out, errs strings.Builder
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "/listen:127.0.0.1:0", "-tokenfile", filepath.Join(t.TempDir(), "tok"), "-nowarn", "-nometrics",
+			"-otlp-endpoint", recv.URL, "-otlp-protocol", "http/protobuf", "-otlp-interval", "1s"},
+			&env{stdout: &syncWriter{w: &out}, stderr: &syncWriter{w: &errs}, stdin: strings.NewReader(""),
+				getenv: func(k string) string {
+					if k == "PERFC_STATE_DIR" {
+						return state
+					}
+					return ""
+				}})
+	}()
+	names := map[string]bool{}
+	deadline := time.After(60 * time.Second)
+	for !names["system.memory.usage"] || !names["system.cpu.time"] {
+		select {
+		case req := <-got:
+			for _, rm := range req.ResourceMetrics {
+				for _, sm := range rm.ScopeMetrics {
+					for _, m := range sm.Metrics {
+						names[m.Name] = true
+					}
+				}
+			}
+		case code := <-done:
+			t.Fatalf("serve ended (exit %d) before an export: %s", code, errs.String())
+		case <-deadline:
+			t.Fatalf("no export with system.memory.usage and system.cpu.time within 60 s; got %v", names)
+		}
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Fatalf("exit %d after CTRL+C: %s", code, errs.String())
+	}
+}
+
+// syncWriter serializes writes of the server's goroutines.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
 }

@@ -96,7 +96,7 @@ var table = map[string]rule{
 	"internal/webui": {4, nil},
 	// L5: the binary.
 	"cmd/perfc": {5, []string{"host", "internal/tool/ctrpp", "internal/tool/dump", "internal/tool/lodctr", "internal/tool/logman", "internal/tool/query",
-		"internal/tool/relog", "internal/tool/typeperf", "internal/server", "internal/webui", "remote", "export/prom", "collectorset", "counterpath", "engine", "manifest", "pdh", "perfdata", "perflog", "pla", "state", "titles"}},
+		"internal/tool/relog", "internal/tool/typeperf", "internal/server", "internal/webui", "remote", "export/otlp", "export/prom", "collectorset", "counterpath", "engine", "manifest", "pdh", "perfdata", "perflog", "pla", "state", "titles"}},
 }
 
 type pkg struct {
