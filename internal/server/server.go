@@ -184,8 +184,17 @@ func New(opts Options) (*Server, error) {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("%s: no such path (the API is under %s/)", r.URL.Path, remote.APIVersion))
 	})
+	// A browser holding credentials of its own (a cached Basic password, a
+	// client certificate) must not be made to start or stop a set by
+	// another site's form: cross-origin requests that change something are
+	// refused (net/http's CrossOriginProtection reads Sec-Fetch-Site and
+	// Origin; programs that send neither are not browsers and pass).
+	cop := http.NewCrossOriginProtection()
+	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusForbidden, "cross_origin", "a cross-origin request from a browser may not change anything here")
+	}))
 	g := &gate{
-		auth: a, next: mux, limits: limits, headers: cfg.headers(),
+		auth: a, next: cop.Handler(mux), limits: limits, headers: cfg.headers(),
 		sem:   make(chan struct{}, limits.MaxConcurrent),
 		perIP: newClientLimiter(cfg.RateLimit, limits.MaxClients),
 		perID: newClientLimiter(cfg.RateLimit, limits.MaxClients),
