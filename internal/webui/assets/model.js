@@ -104,3 +104,199 @@ export function clampInt(s, lo, hi, def) {
   if (!Number.isFinite(v) || String(s).trim() === '') return def;
   return Math.min(hi, Math.max(lo, v));
 }
+
+// ---- settings: perfmon's property names --------------------------------
+
+// VIEWS maps the page's views to perfmon's DisplayType and back.
+const VIEWS = { line: 1, histogram: 2, report: 3 };
+// REPORT_VALUES maps the report's value to perfmon's ReportValueType
+// (0, perfmon's default, reads as current).
+const REPORT_VALUES = { current: 1, average: 2, minimum: 3, maximum: 4 };
+
+// MAX_PATH_LENGTH bounds a counter path read from settings.
+export const MAX_PATH_LENGTH = 2048;
+
+// MAX_SETTINGS_BYTES bounds a settings file or link read by the page.
+export const MAX_SETTINGS_BYTES = 1 << 20;
+
+// SCALE_LIMIT is the largest magnitude of MinimumScale and MaximumScale
+// (perfmon's MaximumScale goes up to 999,999,999).
+export const SCALE_LIMIT = 999999999;
+
+// settingsOf writes the page's settings under perfmon's property names:
+// view (line, histogram, report), interval, points, ymin, ymax,
+// reportValue, scroll, frozen and counters [{path, color (null: of the
+// cycle), scale (exponent), show}].
+export function settingsOf(v) {
+  return {
+    DisplayType: VIEWS[v.view] ?? 1,
+    UpdateInterval: v.interval,
+    DataPointCount: v.points,
+    MinimumScale: v.ymin,
+    MaximumScale: v.ymax,
+    ReportValueType: REPORT_VALUES[v.reportValue] ?? 1,
+    ChartScroll: !!v.scroll,
+    ManualUpdate: !!v.frozen,
+    Counters: v.counters.map((c) => {
+      const o = { Path: c.path };
+      if (c.color != null) o.Color = c.color;
+      o.ScaleFactor = c.scale;
+      o.Visible = c.show;
+      return o;
+    }),
+  };
+}
+
+// SettingsError is a settings file or link the page refuses; field names
+// the property at fault (Counters[3].Color).
+export class SettingsError extends Error {
+  constructor(field, msg) {
+    super(`${field}: ${msg}`);
+    this.field = field;
+  }
+}
+
+const isInt = (x) => typeof x === 'number' && Number.isInteger(x);
+
+// validateSettings checks an object read from a settings file or link
+// and returns the page's settings (the fields settingsOf takes); an
+// absent property takes perfmon's default, an unknown one is ignored. It
+// throws SettingsError naming the first field at fault, nothing else.
+export function validateSettings(o) {
+  if (o === null || typeof o !== 'object' || Array.isArray(o)) throw new SettingsError('settings', 'not a JSON object');
+  const has = (k) => Object.prototype.hasOwnProperty.call(o, k);
+  const out = { view: 'line', interval: 1, points: 100, ymin: 0, ymax: 100, reportValue: 'current', scroll: false, frozen: false, counters: [] };
+  if (has('DisplayType')) {
+    const v = Object.keys(VIEWS).find((k) => VIEWS[k] === o.DisplayType);
+    if (!v) throw new SettingsError('DisplayType', `${JSON.stringify(o.DisplayType)}: want 1 (line), 2 (histogram) or 3 (report)`);
+    out.view = v;
+  }
+  if (has('UpdateInterval')) {
+    if (!isInt(o.UpdateInterval) || o.UpdateInterval < 1 || o.UpdateInterval > 86400) throw new SettingsError('UpdateInterval', `${JSON.stringify(o.UpdateInterval)}: want whole seconds, 1 to 86400`);
+    out.interval = o.UpdateInterval;
+  }
+  if (has('DataPointCount')) {
+    if (!isInt(o.DataPointCount) || o.DataPointCount < 2 || o.DataPointCount > 1000) throw new SettingsError('DataPointCount', `${JSON.stringify(o.DataPointCount)}: want a whole number, 2 to 1000`);
+    out.points = o.DataPointCount;
+  }
+  for (const [k, f] of [['MinimumScale', 'ymin'], ['MaximumScale', 'ymax']]) {
+    if (!has(k)) continue;
+    if (typeof o[k] !== 'number' || !Number.isFinite(o[k]) || Math.abs(o[k]) > SCALE_LIMIT) throw new SettingsError(k, `${JSON.stringify(o[k])}: want a number, -${SCALE_LIMIT} to ${SCALE_LIMIT}`);
+    out[f] = o[k];
+  }
+  if (!(out.ymax > out.ymin)) throw new SettingsError('MaximumScale', `${out.ymax}: want above MinimumScale (${out.ymin})`);
+  if (has('ReportValueType')) {
+    const r = o.ReportValueType === 0 ? 'current' : Object.keys(REPORT_VALUES).find((k) => REPORT_VALUES[k] === o.ReportValueType);
+    if (!r) throw new SettingsError('ReportValueType', `${JSON.stringify(o.ReportValueType)}: want 0 to 4`);
+    out.reportValue = r;
+  }
+  for (const [k, f] of [['ChartScroll', 'scroll'], ['ManualUpdate', 'frozen']]) {
+    if (!has(k)) continue;
+    if (typeof o[k] !== 'boolean') throw new SettingsError(k, `${JSON.stringify(o[k])}: want true or false`);
+    out[f] = o[k];
+  }
+  if (has('Counters')) {
+    if (!Array.isArray(o.Counters)) throw new SettingsError('Counters', 'want a list');
+    if (o.Counters.length > MAX_PATHS) throw new SettingsError('Counters', `${o.Counters.length} counters: at most ${MAX_PATHS}`);
+    const seen = new Set();
+    o.Counters.forEach((c, i) => {
+      const f = `Counters[${i}]`;
+      if (c === null || typeof c !== 'object' || Array.isArray(c)) throw new SettingsError(f, 'not a JSON object');
+      const p = c.Path;
+      if (typeof p !== 'string' || p.length === 0 || p.length > MAX_PATH_LENGTH || !p.startsWith('\\')) {
+        throw new SettingsError(f + '.Path', `${typeof p === 'string' ? JSON.stringify(p.slice(0, 80)) : JSON.stringify(p ?? null)}: want a counter path (\\object\\counter), at most ${MAX_PATH_LENGTH} characters`);
+      }
+      if (seen.has(p.toLowerCase())) throw new SettingsError(f + '.Path', `${JSON.stringify(p)}: listed twice`);
+      seen.add(p.toLowerCase());
+      const cc = { path: p, color: null, scale: null, show: true };
+      if (c.Color != null) {
+        if (typeof c.Color !== 'string' || !/^#[0-9a-fA-F]{6}$/.test(c.Color)) throw new SettingsError(f + '.Color', `${JSON.stringify(c.Color)}: want #rrggbb`);
+        cc.color = c.Color.toLowerCase();
+      }
+      if (c.ScaleFactor != null) {
+        if (!isInt(c.ScaleFactor) || c.ScaleFactor < SCALES[0] || c.ScaleFactor > SCALES[SCALES.length - 1]) {
+          throw new SettingsError(f + '.ScaleFactor', `${JSON.stringify(c.ScaleFactor)}: want a power of ten, ${SCALES[0]} to ${SCALES[SCALES.length - 1]}`);
+        }
+        cc.scale = c.ScaleFactor;
+      }
+      const vis = c.Visible ?? c.Show;
+      if (vis != null) {
+        if (typeof vis !== 'boolean') throw new SettingsError(f + '.Visible', `${JSON.stringify(vis)}: want true or false`);
+        cc.show = vis;
+      }
+      out.counters.push(cc);
+    });
+  }
+  return out;
+}
+
+// parseSettings reads the text of a settings file: the page's settings,
+// or a SettingsError.
+export function parseSettings(text) {
+  if (typeof text !== 'string') throw new SettingsError('settings', 'not text');
+  if (text.length > MAX_SETTINGS_BYTES) throw new SettingsError('settings', `${text.length} bytes: at most ${MAX_SETTINGS_BYTES}`);
+  let o;
+  try {
+    o = JSON.parse(text);
+  } catch (e) {
+    throw new SettingsError('settings', 'not JSON: ' + e.message);
+  }
+  return validateSettings(o);
+}
+
+// encodeLink writes settings (perfmon's names) as a URL fragment,
+// settings= and the base64url of their JSON.
+export function encodeLink(settings) {
+  const bytes = new TextEncoder().encode(JSON.stringify(settings));
+  let bin = '';
+  for (const b of bytes) bin += String.fromCharCode(b);
+  return 'settings=' + btoa(bin).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+// decodeLink reads a URL fragment (with or without its #): the page's
+// settings, null when it holds none, or a SettingsError.
+export function decodeLink(fragment) {
+  const f = String(fragment).replace(/^#/, '');
+  if (!f.startsWith('settings=')) return null;
+  const b64 = f.slice('settings='.length);
+  if (b64.length > MAX_SETTINGS_BYTES * 4 / 3 + 4) throw new SettingsError('link', 'too long');
+  if (!/^[A-Za-z0-9_-]*$/.test(b64)) throw new SettingsError('link', 'not base64url');
+  let bin;
+  try {
+    bin = atob(b64.replace(/-/g, '+').replace(/_/g, '/') + '='.repeat((4 - b64.length % 4) % 4));
+  } catch {
+    throw new SettingsError('link', 'not base64url');
+  }
+  let text;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(bin, (ch) => ch.charCodeAt(0)));
+  } catch {
+    throw new SettingsError('link', 'not UTF-8');
+  }
+  return parseSettings(text);
+}
+
+// ---- data export -----------------------------------------------------------
+
+// pdhTime writes seconds since the epoch as perfmon's logs do, in UTC:
+// MM/dd/yyyy HH:mm:ss.fff.
+export function pdhTime(t) {
+  const d = new Date(Math.round(t * 1000));
+  const p = (x, n = 2) => String(x).padStart(n, '0');
+  return `${p(d.getUTCMonth() + 1)}/${p(d.getUTCDate())}/${d.getUTCFullYear()} ${p(d.getUTCHours())}:${p(d.getUTCMinutes())}:${p(d.getUTCSeconds())}.${p(d.getUTCMilliseconds(), 3)}`;
+}
+
+// exportText writes samples as a PDH text log, perfmon's "Save data as"
+// CSV (sep ',') or TSV (sep '\t'): a header with the format and the time
+// zone (UTC), then a column for each counter path, each row a sample
+// time and the values (" " for none). paths are the full counter paths,
+// columns the values aligned with times.
+export function exportText(sep, times, paths, columns) {
+  const q = (s) => '"' + String(s).replace(/"/g, '""') + '"';
+  const fmt = sep === '\t' ? 'PDH-TSV 4.0' : 'PDH-CSV 4.0';
+  const lines = [[q(`(${fmt}) (Coordinated Universal Time)(0)`), ...paths.map(q)].join(sep)];
+  times.forEach((t, i) => {
+    lines.push([q(pdhTime(t)), ...columns.map((c) => q(c[i] == null || !Number.isFinite(c[i]) ? ' ' : String(c[i])))].join(sep));
+  });
+  return lines.join('\r\n') + '\r\n';
+}
