@@ -513,7 +513,56 @@ func TestModel(t *testing.T) {
 		{`m.clampInt('2.6', 1, 86400, 1)`, `3`},
 		{`m.COLORS.length`, `16`},
 		{`m.SCALES.join()`, `"-9,-8,-7,-6,-5,-4,-3,-2,-1,0,1,2,3,4,5,6,7,8"`},
+		{`m.pdhTime(1479908790.874)`, `"11/23/2016 13:46:30.874"`},
+		{`m.pdhTime(0)`, `"01/01/1970 00:00:00.000"`},
+		{`m.exportText(',', [0, 1.5], ['\\\\h\\A\\b', '\\\\h\\C("q")\\d'], [[1, null], [2.5, 3]])`,
+			`"\"(PDH-CSV 4.0) (Coordinated Universal Time)(0)\",\"\\\\h\\A\\b\",\"\\\\h\\C(\"\"q\"\")\\d\"\r\n` +
+				`\"01/01/1970 00:00:00.000\",\"1\",\"2.5\"\r\n\"01/01/1970 00:00:01.500\",\" \",\"3\"\r\n"`},
+		{`m.exportText('\t', [], ['\\\\h\\A\\b'], [[]])`, `"\"(PDH-TSV 4.0) (Coordinated Universal Time)(0)\"\t\"\\\\h\\A\\b\"\r\n"`},
+		// Settings: defaults, a round trip through a link (a path with
+		// characters beyond ASCII), and the field named for each refusal.
+		{`m.parseSettings('{}')`, `{"view":"line","interval":1,"points":100,"ymin":0,"ymax":100,"reportValue":"current","scroll":false,"frozen":false,"counters":[]}`},
+		{`m.decodeLink('#' + m.encodeLink({DisplayType: 3, UpdateInterval: 5, DataPointCount: 2, MinimumScale: -1, MaximumScale: 999999999, ReportValueType: 4, ChartScroll: true, ManualUpdate: true, Counters: [{Path: '\\Tâche(ü)\\x', Color: '#A0b1C2', ScaleFactor: -9, Visible: false}, {Path: '\\P(*)\\y', Show: true}]}))`,
+			`{"view":"report","interval":5,"points":2,"ymin":-1,"ymax":999999999,"reportValue":"maximum","scroll":true,"frozen":true,"counters":[{"path":"\\Tâche(ü)\\x","color":"#a0b1c2","scale":-9,"show":false},{"path":"\\P(*)\\y","color":null,"scale":null,"show":true}]}`},
+		{`m.decodeLink('#other=1')`, `null`},
+		{`m.parseSettings('{"ReportValueType":0}').reportValue`, `"current"`},
 	}
+	refused := []struct{ text, field string }{
+		{`not json`, "settings"},
+		{`[]`, "settings"},
+		{`{"DisplayType":4}`, "DisplayType"},
+		{`{"DisplayType":"1"}`, "DisplayType"},
+		{`{"UpdateInterval":0}`, "UpdateInterval"},
+		{`{"UpdateInterval":1.5}`, "UpdateInterval"},
+		{`{"DataPointCount":1}`, "DataPointCount"},
+		{`{"DataPointCount":1001}`, "DataPointCount"},
+		{`{"MaximumScale":1e10}`, "MaximumScale"},
+		{`{"MinimumScale":"0"}`, "MinimumScale"},
+		{`{"MinimumScale":100,"MaximumScale":100}`, "MaximumScale"},
+		{`{"ReportValueType":5}`, "ReportValueType"},
+		{`{"ChartScroll":1}`, "ChartScroll"},
+		{`{"ManualUpdate":"yes"}`, "ManualUpdate"},
+		{`{"Counters":{}}`, "Counters"},
+		{`{"Counters":[null]}`, "Counters[0]"},
+		{`{"Counters":[{"Path":5}]}`, "Counters[0].Path"},
+		{`{"Counters":[{"Path":"Memory"}]}`, "Counters[0].Path"},
+		{`{"Counters":[{"Path":"\\a\\b"},{"Path":"\\A\\B"}]}`, "Counters[1].Path"},
+		{`{"Counters":[{"Path":"\\a\\` + strings.Repeat("x", 2048) + `"}]}`, "Counters[0].Path"},
+		{`{"Counters":[{"Path":"\\a\\b","Color":"red"}]}`, "Counters[0].Color"},
+		{`{"Counters":[{"Path":"\\a\\b","Color":"#12345"}]}`, "Counters[0].Color"},
+		{`{"Counters":[{"Path":"\\a\\b","ScaleFactor":9}]}`, "Counters[0].ScaleFactor"},
+		{`{"Counters":[{"Path":"\\a\\b","ScaleFactor":-10}]}`, "Counters[0].ScaleFactor"},
+		{`{"Counters":[{"Path":"\\a\\b","Visible":0}]}`, "Counters[0].Visible"},
+		{`{"Counters":[` + strings.Repeat(`{"Path":"\\a\\b"},`, 1000) + `{"Path":"\\a\\c"}]}`, "Counters"},
+	}
+	for _, r := range refused {
+		tests = append(tests, struct{ expr, want string }{
+			`(() => { try { m.parseSettings(` + js(r.text) + `); return 'accepted' } catch (e) { return e instanceof m.SettingsError ? e.field : 'threw ' + e } })()`,
+			js(r.field),
+		})
+	}
+	tests = append(tests, struct{ expr, want string }{`(() => { try { m.decodeLink('#settings=@@') } catch (e) { return e.field } })()`, `"link"`})
+	tests = append(tests, struct{ expr, want string }{`(() => { try { m.decodeLink('#settings=_w') } catch (e) { return e.field } })()`, `"link"`})
 	for _, tt := range tests {
 		got, err := chromedp.Run(ctx, chromedp.Evaluate[string](`import('/model.js').then(m => JSON.stringify(`+tt.expr+`))`, chromedp.EvalAwaitPromise))
 		if err != nil {

@@ -3,7 +3,7 @@
 // line graph (the global uPlot of vendor/uPlot.iife.min.js).
 import {
   COLORS, SCALES, MAX_PATHS, parsePath, makePath, stats, scaleToFit, scaleLabel,
-  formatValue, formatDuration, clampInt,
+  formatValue, formatDuration, clampInt, settingsOf, parseSettings, encodeLink, decodeLink, exportText,
 } from './model.js';
 
 const $ = (id) => document.getElementById(id);
@@ -31,6 +31,7 @@ const state = {
   selected: null,        // key of the selected series
   nextColor: 0,
   host: null,            // /v1/host
+  wanted: new Map(),     // lower-case request path -> {color, scale, show} of loaded settings
 };
 
 // liveSource is the data source of current activity: the server's
@@ -140,6 +141,13 @@ function newSeries(key, request) {
     scale: null, show: true,
     values: state.times.map(() => null),
   };
+  const w = state.wanted.get(request.path.toLowerCase());
+  if (w) {
+    // Loaded settings: a wildcard's instances keep colours of the cycle.
+    if (w.color && !request.path.includes('*')) s.color = w.color;
+    s.scale = w.scale;
+    s.show = w.show;
+  }
   state.series.push(s);
   if (!state.selected) state.selected = key;
   return s;
@@ -537,6 +545,121 @@ function wireToolbar() {
   matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => { chartKey = ''; render(); });
 }
 
+// ---- keep and share -----------------------------------------------------
+
+// currentSettings are the page's settings under perfmon's names: one
+// counter for each path asked for, with the colour, scale and visibility
+// of its (first) counter; a wildcard's colour is left to the cycle.
+function currentSettings() {
+  return settingsOf({
+    ...state,
+    counters: state.requests.map((q) => {
+      const s = state.series.find((x) => x.request === q);
+      return {
+        path: q.path,
+        color: s && !q.path.includes('*') ? s.color : null,
+        scale: s ? scaleOf(s) : null,
+        show: s ? s.show : true,
+      };
+    }),
+  });
+}
+
+// applySettings replaces the page's settings and counters with v
+// (validateSettings' result).
+function applySettings(v) {
+  state.view = v.view;
+  state.interval = v.interval;
+  state.points = v.points;
+  state.ymin = v.ymin;
+  state.ymax = v.ymax;
+  state.reportValue = v.reportValue;
+  state.scroll = v.scroll;
+  state.frozen = v.frozen;
+  state.requests = [];
+  state.series = [];
+  state.times = [];
+  state.total = 0;
+  state.selected = null;
+  state.nextColor = 0;
+  state.wanted = new Map(v.counters.map((c) => [c.path.toLowerCase(), c]));
+  $('interval').value = v.interval;
+  $('points').value = v.points;
+  $('ymin').value = v.ymin;
+  $('ymax').value = v.ymax;
+  $('scroll').checked = v.scroll;
+  $('reportvalue').value = v.reportValue;
+  chartKey = '';
+  render();
+  schedule();
+  if (v.counters.length) addPaths(v.counters.map((c) => c.path));
+}
+
+function download(name, blob) {
+  const a = document.createElement('a');
+  a.href = URL.createObjectURL(blob);
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(a.href), 60000);
+}
+
+function stamp() { return new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19); }
+
+// fullPath is a counter's path with its computer, as perfmon's logs
+// write it.
+function fullPath(s) {
+  return s.parts.machine ? s.key : '\\' + (state.host?.name || '') + s.key;
+}
+
+function exportData(sep) {
+  return exportText(sep, state.times, state.series.map(fullPath), state.series.map((s) => s.values));
+}
+
+function wireKeep() {
+  $('save-settings').addEventListener('click', () => {
+    download(`perfmon-settings-${stamp()}.json`, new Blob([JSON.stringify(currentSettings(), null, 2) + '\n'], { type: 'application/json' }));
+  });
+  $('load-settings').addEventListener('click', () => $('settings-file').click());
+  $('settings-file').addEventListener('change', async (e) => {
+    const f = e.target.files[0];
+    e.target.value = '';
+    if (f) loadSettingsText(await f.text(), f.name);
+  });
+  $('copy-link').addEventListener('click', async () => {
+    const url = location.href.split('#')[0] + '#' + encodeLink(currentSettings());
+    history.replaceState(null, '', url);
+    try {
+      await navigator.clipboard.writeText(url);
+      setStatus('The link to these settings is copied (and in the address bar).');
+    } catch {
+      setStatus('The link to these settings is in the address bar.');
+    }
+  });
+  $('save-csv').addEventListener('click', () => download(`perfmon-${stamp()}.csv`, new Blob([exportData(',')], { type: 'text/csv' })));
+  $('save-tsv').addEventListener('click', () => download(`perfmon-${stamp()}.tsv`, new Blob([exportData('\t')], { type: 'text/tab-separated-values' })));
+  $('save-png').addEventListener('click', () => {
+    if (state.view !== 'line' || !chart) { setStatus('The image is of the line graph: switch to Line first.', true); return; }
+    chart.ctx.canvas.toBlob((b) => { if (b) download(`perfmon-${stamp()}.png`, b); }, 'image/png');
+  });
+}
+
+// loadSettingsText applies a settings file's text; a file the page
+// refuses changes nothing and the status line names the field at fault.
+function loadSettingsText(text, name) {
+  let v;
+  try {
+    v = parseSettings(text);
+  } catch (e) {
+    setStatus(`${name}: not loaded, ${e.message}`, true);
+    return false;
+  }
+  applySettings(v);
+  setStatus(`${name}: loaded ${v.counters.length} counters.`);
+  return true;
+}
+
 // ---- Add Counters ------------------------------------------------------
 
 const dialog = {
@@ -658,6 +781,7 @@ function wireDialog() {
 async function start() {
   wireToolbar();
   wireDialog();
+  wireKeep();
   try {
     state.host = await api('/v1/host');
     $('host').textContent = '\\\\' + state.host.name;
@@ -668,6 +792,14 @@ async function start() {
   }
   render();
   schedule();
+  if (location.hash) {
+    try {
+      const v = decodeLink(location.hash);
+      if (v) { applySettings(v); setStatus(`Settings of the link: ${v.counters.length} counters.`); }
+    } catch (e) {
+      setStatus(`The link's settings are not applied: ${e.message}`, true);
+    }
+  }
 }
 
 // window.perfmon is for tests and the console: a read-only look at the
@@ -680,6 +812,12 @@ window.perfmon = {
   frozen: () => state.frozen,
   line: () => lineData(),
   addPaths,
+  settings: () => currentSettings(),
+  loadSettings: (text) => loadSettingsText(text, 'settings'),
+  link: () => encodeLink(currentSettings()),
+  csv: () => exportData(','),
+  tsv: () => exportData('\t'),
+  times: () => state.times.slice(),
 };
 
 start();
