@@ -610,7 +610,7 @@ function stamp() { return new Date().toISOString().replace(/[:.]/g, '-').slice(0
 // fullPath is a counter's path with its computer, as perfmon's logs
 // write it.
 function fullPath(s) {
-  return s.parts.machine ? s.key : '\\' + (state.host?.name || '') + s.key;
+  return s.parts.machine ? s.key : '\\\\' + (state.host?.name || '') + s.key;
 }
 
 function exportData(sep) {
