@@ -2,6 +2,8 @@ package webui_test
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -85,7 +87,11 @@ func TestKeepAndShare(t *testing.T) {
 		document.getElementById('points').value === '50' && document.getElementById('interval').value === '2' &&
 		document.getElementById('ymax').value === '250' && document.getElementById('reportvalue').value === 'maximum'`)
 
-	// Refused settings: nothing changes, the status names the field.
+	// Refused settings: nothing changes, the status names the field
+	// (frozen: no sample's status line replaces it).
+	p.click("#freeze")
+	p.wait("frozen", `perfmon.frozen() && !perfmon.busy()`)
+	want["ManualUpdate"] = true
 	for _, bad := range []struct{ text, field string }{
 		{`{"DataPointCount": 5000, "Counters": []}`, "DataPointCount"},
 		{`{"Counters": [{"Path": "\\Memory\\Available Bytes", "Color": "blue"}]}`, "Counters[0].Color"},
@@ -104,9 +110,7 @@ func TestKeepAndShare(t *testing.T) {
 		}
 	}
 
-	// CSV: freeze, then the export's header and rows against the samples.
-	p.click("#freeze")
-	p.wait("frozen", `perfmon.frozen() && !perfmon.busy()`)
+	// CSV: the export's header and rows against the samples.
 	csv := evalJS[string](p, `perfmon.csv()`)
 	times := evalJS[[]float64](p, `perfmon.times()`)
 	series := evalJS[[]struct {
@@ -162,7 +166,6 @@ func TestKeepAndShare(t *testing.T) {
 	if typ, text, _ := made("#save-tsv"); typ != "text/tab-separated-values" || text != tsv {
 		t.Errorf("Save data as TSV: %s, %q; want the TSV above", typ, text)
 	}
-	want["ManualUpdate"] = true // frozen above
 	typ, text, _ := made("#save-settings")
 	var saved map[string]any
 	if err := json.Unmarshal([]byte(text), &saved); err != nil || typ != "application/json" || !reflect.DeepEqual(saved, want) {
@@ -173,6 +176,24 @@ func TestKeepAndShare(t *testing.T) {
 	if typ, _, size := made("#save-png"); typ != "image/png" || size < 100 {
 		t.Errorf("Save image as PNG: %s of %d bytes", typ, size)
 	}
+
+	// Load settings from a file through the page's file input: the
+	// report view and one counter, shown at once.
+	file := filepath.Join(t.TempDir(), "report.json")
+	if err := os.WriteFile(file, []byte(`{"DisplayType": 3, "DataPointCount": 7, "Counters": [{"Path": `+js(memPath)+`, "Color": "#00ff00"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p.do("choose the settings file", chromedp.SetUploadFiles(chromedp.CSS("#settings-file"), []string{file}))
+	p.wait("the file's settings applied", `!document.getElementById('report').hidden && perfmon.requests().length === 1 && perfmon.series().length === 1 && document.getElementById('points').value === '7'`)
+	if got := settings()["Counters"]; !reflect.DeepEqual(got, []any{map[string]any{"Path": memPath, "Color": "#00ff00", "ScaleFactor": 0.0, "Visible": true}}) {
+		t.Errorf("counters after the file: %v", got)
+	}
+
+	// A link the page refuses: the page opens with its defaults and says
+	// why.
+	p.do("leave the page", chromedp.Navigate("about:blank"))
+	p.do("open a bad link", chromedp.Navigate(srv.URL+"/#settings=eyJEYXRhUG9pbnRDb3VudCI6MH0")) // {"DataPointCount":0}
+	p.wait("the refusal", `document.getElementById('status').textContent.includes('DataPointCount:') && perfmon.requests().length === 0 && document.getElementById('points').value === '100'`)
 }
 
 // byLabel is a JavaScript expression for the legend's element labelled
