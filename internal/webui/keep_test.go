@@ -76,6 +76,7 @@ func TestKeepAndShare(t *testing.T) {
 	p.do("leave the page", chromedp.Navigate("about:blank"))
 	p.do("open the link", chromedp.Navigate(srv.URL+"/#"+link))
 	p.wait("the link's counters with a sample", `perfmon.series().length === 2 && perfmon.samples() >= 1`)
+	evalJS[bool](p, `window.violations = []; document.addEventListener('securitypolicyviolation', e => violations.push(e.violatedDirective + ' ' + e.blockedURI)); true`)
 	if got := settings(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("settings after the link:\n%v\nwant\n%v", got, want)
 	}
@@ -175,6 +176,9 @@ func TestKeepAndShare(t *testing.T) {
 	p.wait("the line graph", `!document.getElementById('line').hidden && document.querySelector('#line canvas') !== null`)
 	if typ, _, size := made("#save-png"); typ != "image/png" || size < 100 {
 		t.Errorf("Save image as PNG: %s of %d bytes", typ, size)
+	}
+	if v := evalJS[[]string](p, `violations`); len(v) > 0 {
+		t.Errorf("the page broke its Content-Security-Policy: %q", v)
 	}
 
 	// Load settings from a file through the page's file input: the
