@@ -71,8 +71,10 @@ func TestKeepAndShare(t *testing.T) {
 		t.Fatalf("saved settings:\n%v\nwant\n%v", got, want)
 	}
 
-	// The link, in a fresh page.
+	// The link, in a fresh page. Copy link puts it in the address bar.
 	link := evalJS[string](p, `perfmon.link()`)
+	p.click("#copy-link")
+	p.wait("the link in the address bar", `location.hash === `+js("#"+link)+` && location.search === ''`)
 	p.do("leave the page", chromedp.Navigate("about:blank"))
 	p.do("open the link", chromedp.Navigate(srv.URL+"/#"+link))
 	p.wait("the link's counters with a sample", `perfmon.series().length === 2 && perfmon.samples() >= 1`)

@@ -628,7 +628,12 @@ function wireKeep() {
     if (f) loadSettingsText(await f.text(), f.name);
   });
   $('copy-link').addEventListener('click', async () => {
-    const url = location.href.split('#')[0] + '#' + encodeLink(currentSettings());
+    // The link never carries perfc perfmon's key (?token=), should the
+    // address still hold it.
+    const u = new URL(location.href);
+    u.searchParams.delete('token');
+    u.hash = encodeLink(currentSettings());
+    const url = u.href;
     history.replaceState(null, '', url);
     try {
       await navigator.clipboard.writeText(url);
