@@ -44,6 +44,7 @@ func TestKeepAndShare(t *testing.T) {
 	set(`document.querySelector('#points')`, "50")
 	set(`document.querySelector('#ymax')`, "250")
 	set(`document.querySelector('#reportvalue')`, "maximum")
+	p.click("#show-valuebar")
 
 	want := map[string]any{
 		"DisplayType":     2.0,
@@ -54,6 +55,8 @@ func TestKeepAndShare(t *testing.T) {
 		"ReportValueType": 4.0,
 		"ChartScroll":     false,
 		"ManualUpdate":    false,
+		"ShowLegend":      true,
+		"ShowValueBar":    false,
 		"Counters": []any{
 			map[string]any{"Path": memPath, "Color": "#123abc", "ScaleFactor": -6.0, "Visible": true},
 			map[string]any{"Path": cpuPath, "Color": "#3cb44b", "ScaleFactor": 0.0, "Visible": false},
@@ -88,7 +91,8 @@ func TestKeepAndShare(t *testing.T) {
 		`+byLabel("Scale of "+memPath)+`.value === '-6' &&
 		!`+byLabel("Show "+cpuPath)+`.checked &&
 		document.getElementById('points').value === '50' && document.getElementById('interval').value === '2' &&
-		document.getElementById('ymax').value === '250' && document.getElementById('reportvalue').value === 'maximum'`)
+		document.getElementById('ymax').value === '250' && document.getElementById('reportvalue').value === 'maximum' &&
+		document.getElementById('valuebar').hidden && !document.getElementById('show-valuebar').checked && !document.getElementById('legend').hidden`)
 
 	// Refused settings: nothing changes, the status names the field
 	// (frozen: no sample's status line replaces it).

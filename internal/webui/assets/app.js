@@ -25,6 +25,8 @@ const state = {
   scroll: false,         // ChartScroll: false wraps with a time bar, as perfmon
   total: 0,              // samples added since the start or the last clear
   frozen: false,         // ManualUpdate
+  legend: true,          // ShowLegend
+  valueBar: true,        // ShowValueBar
   requests: [],          // {path, excluded: Set, defaultScales: Map counter->exponent}
   series: [],            // {key, request, color, scale (null: default), show, values, parts}
   times: [],             // sample times, seconds since the epoch
@@ -198,6 +200,10 @@ function render() {
   $('remove').disabled = !sel;
   $('fit').disabled = !sel;
   $('step').disabled = !state.frozen;
+  $('legend').hidden = !state.legend;
+  $('valuebar').hidden = !state.valueBar;
+  $('show-legend').checked = state.legend;
+  $('show-valuebar').checked = state.valueBar;
   $('freeze').setAttribute('aria-pressed', String(state.frozen));
 }
 
@@ -520,6 +526,8 @@ function wireToolbar() {
     });
   }
   $('scroll').addEventListener('change', (e) => { state.scroll = e.target.checked; render(); });
+  $('show-legend').addEventListener('change', (e) => { state.legend = e.target.checked; render(); });
+  $('show-valuebar').addEventListener('change', (e) => { state.valueBar = e.target.checked; render(); });
   $('reportvalue').addEventListener('change', (e) => { state.reportValue = e.target.value; render(); });
   // In the legend: Delete removes the selected counter, the arrow keys
   // select the one above or below.
@@ -576,6 +584,8 @@ function applySettings(v) {
   state.reportValue = v.reportValue;
   state.scroll = v.scroll;
   state.frozen = v.frozen;
+  state.legend = v.legend;
+  state.valueBar = v.valueBar;
   state.requests = [];
   state.series = [];
   state.times = [];
