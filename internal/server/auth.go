@@ -48,8 +48,9 @@ func ParseAuthorization(h string) (Credentials, error) {
 	switch {
 	case strings.EqualFold(scheme, "Basic"):
 		// The base64 decoder skips line breaks: the credentials must be
-		// token68 characters only, as the header's syntax says.
-		raw, err := base64.StdEncoding.DecodeString(rest)
+		// token68 characters only, as the header's syntax says. Strict:
+		// padding bits must be zero, so one credential has one spelling.
+		raw, err := base64.StdEncoding.Strict().DecodeString(rest)
 		if err != nil || !isToken68(rest) {
 			return Credentials{}, errAuthSyntax
 		}
