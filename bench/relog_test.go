@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -29,12 +30,31 @@ func relogInputs(b *testing.B) string {
 	return dir
 }
 
+// relogSamplesEnv sets how many samples BenchmarkRelogSave records of
+// each workload (20 when unset): a log of hours has thousands, and a
+// relog's fixed costs (opening the file, learning its columns) weigh on
+// a log of 20 as they do not on a real one.
+const relogSamplesEnv = "PERFC_RELOG_SAMPLES"
+
+// savedSamples is the number of samples BenchmarkRelogSave records.
+func savedSamples(b *testing.B) int {
+	v := os.Getenv(relogSamplesEnv)
+	if v == "" {
+		return 20
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 2 {
+		b.Fatalf("%s=%q: want a whole number of samples, 2 or more", relogSamplesEnv, v)
+	}
+	return n
+}
+
 // savedLogName is the file of workload wl (compressed or plain) in the
 // folder of saved logs.
 func savedLogName(wl, kind string) string { return wl + "-" + kind + ".plog" }
 
 // BenchmarkRelogSave records the inputs of BenchmarkRelogBIN (20 live
-// samples of each workload taken back to back, plain and compressed) into
+// samples, or $PERFC_RELOG_SAMPLES, of each workload taken back to back, plain and compressed) into
 // the folder $PERFC_RELOG_INPUTS. It measures nothing.
 func BenchmarkRelogSave(b *testing.B) {
 	dir := relogInputs(b)
@@ -49,7 +69,7 @@ func BenchmarkRelogSave(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			for range 20 {
+			for range savedSamples(b) {
 				s, err := src.Sample(b.Context(), want)
 				if err != nil {
 					b.Fatal(err)

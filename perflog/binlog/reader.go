@@ -210,8 +210,11 @@ type Log struct {
 	// decoded: the samples after it cannot be either (their state is
 	// lost), and are refused at once instead of decoding the epoch again.
 	failed map[int]int
-	body   []byte
-	raw    []byte
+	// win reads the records' bodies through one buffer that slides
+	// forward: a sample is a few hundred bytes to a few KiB, and a read
+	// of the file for each costs more than decoding it.
+	win window
+	raw []byte
 	// last is the sample the decoder decoded last (record lastRec), given
 	// again while the decoder has not moved on: a tool that peeks at a
 	// sample and seeks back (pdh's path checks) reads it twice.
@@ -222,6 +225,7 @@ type Log struct {
 var (
 	_ pdh.Source   = (*Log)(nil)
 	_ pdh.Recorded = (*Log)(nil)
+	_ pdh.Lasting  = (*Log)(nil)
 )
 
 // Open opens the log at path.
@@ -254,7 +258,7 @@ func Read(r io.ReaderAt, size int64, name string) (*Log, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Log{r: r, sc: sc, notes: sc.notes, db: titles.New(), decEpoch: -1}
+	l := &Log{r: r, sc: sc, notes: sc.notes, db: titles.New(), decEpoch: -1, win: window{r: r, size: size}}
 	if sc.hdr.zstd {
 		l.zdec, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecodeAllCapLimit(true),
 			zstd.WithDecoderMaxMemory(maxPayload))
@@ -370,7 +374,12 @@ func (l *Log) samplePayload(f *frame, d *decoder) ([]byte, error) {
 		d.hasPrev = false
 		return nil, err
 	}
-	d.prev, d.prevSeq, d.hasPrev = append(d.prev[:0], b...), f.seq, true
+	if l.zdec != nil && l.sc.hdr.version >= 2 {
+		// Only a compressed log's next sample may use this one as its
+		// dictionary (a plain log's decoder keeps its state itself).
+		d.prev = append(d.prev[:0], b...)
+	}
+	d.prevSeq, d.hasPrev = f.seq, true
 	return b, nil
 }
 
@@ -378,11 +387,11 @@ func (l *Log) payloadAfter(f *frame, d *decoder) ([]byte, error) {
 	if f.flags&^knownFlags != 0 {
 		return nil, fmt.Errorf("%s: record seq %d at byte %d: unknown flags 0x%02X", l.sc.name, f.seq, f.off, f.flags)
 	}
-	if cap(l.body) < int(f.bodyLen) {
-		l.body = make([]byte, f.bodyLen)
+	body, err := l.win.at(f.off+frameHdrLen, int(f.bodyLen))
+	if err == nil && body == nil && f.bodyLen > 0 {
+		err = io.ErrUnexpectedEOF // the file was cut after it was opened
 	}
-	body := l.body[:f.bodyLen]
-	if _, err := l.r.ReadAt(body, f.off+frameHdrLen); err != nil && !(errors.Is(err, io.EOF) && f.bodyLen == 0) {
+	if err != nil {
 		return nil, fmt.Errorf("%s: record at byte %d: %w", l.sc.name, f.off, err)
 	}
 	if f.flags&flagCompressed == 0 {
@@ -506,6 +515,11 @@ func (l *Log) Titles() *titles.DB { return l.db }
 
 // Recorded returns the Log itself.
 func (l *Log) Recorded() pdh.Recorded { return l }
+
+// SamplesLast marks a Log as pdh.Lasting: each sample is decoded into
+// memory of its own, and Len, Time and Counters read only what Open
+// found, so it may be read ahead.
+func (l *Log) SamplesLast() {}
 
 // Len is the number of samples.
 func (l *Log) Len() int { return len(l.samples) }

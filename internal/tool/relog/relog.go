@@ -16,6 +16,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/perfcounters/perfcounters/calc"
 	"github.com/perfcounters/perfcounters/counterpath"
@@ -94,6 +96,7 @@ func ParseTime(s string, loc *time.Location) (time.Time, error) {
 // column is one output column.
 type column struct {
 	name string // the concrete path with its machine
+	next int32  // the next column whose name has the same fold hash, -1 for none
 }
 
 // Run writes the selected samples as a PDH text log to out and returns
@@ -112,6 +115,7 @@ func Run(ctx context.Context, src pdh.Source, opts Options, out io.Writer) (in, 
 	if err != nil {
 		return Stats{}, Stats{}, err
 	}
+	defer finish(src, &err)
 	paths, err := counterPaths(src, opts)
 	if err != nil {
 		return Stats{}, Stats{}, err
@@ -389,10 +393,34 @@ func prepare(src pdh.Source, opts Options) (pdh.Source, Options, error) {
 	if rec == nil {
 		return nil, opts, errors.New("relog reads recorded samples (logs, captured blocks), not a live source")
 	}
+	_, lasting := src.(pdh.Lasting)
 	if opts.Every > 1 {
 		src = &everyNth{src: src, rec: rec, n: opts.Every, warn: opts.Warn}
 	}
+	if lasting {
+		// A log whose samples last is read a sample ahead: decoding the
+		// next sample on the second core while this one is computed and
+		// written. Above -t's sampler, which then skips on that core too.
+		src = pdh.Prefetch(lastingSource{src})
+	}
 	return src, opts, src.Recorded().Seek(0)
+}
+
+// lastingSource marks a source over a Lasting one (everyNth passes its
+// samples on untouched) as Lasting.
+type lastingSource struct{ pdh.Source }
+
+func (lastingSource) SamplesLast() {}
+
+// finish waits for a sample prepare's Prefetcher reads ahead, so that no
+// reading goes on after relog returns; its error is err's unless err is
+// set.
+func finish(src pdh.Source, err *error) {
+	if pf, ok := src.(*pdh.Prefetcher); ok {
+		if werr := pf.Wait(); *err == nil {
+			*err = werr
+		}
+	}
 }
 
 // counterPaths are the counters of opts, or every object of the input
@@ -560,11 +588,11 @@ func scan(ctx context.Context, src pdh.Source, opts Options, paths []string) (*p
 // a log touches every value of every sample, and the text of a path costs
 // more than the value.
 type columns struct {
-	cols  []column
-	byKey map[string]int  // the path with its machine, lower case → column
-	items map[itemID]int  // items looked up (not new) → column
-	per   []counterPlaces // by counter position in the query
-	last  []colPlace      // by column: where a row's first item last went to it
+	cols   []column
+	byFold map[uint64]int32 // foldHash of the path with its machine → its first column
+	items  map[itemID]int   // items looked up (not new) → column
+	per    []counterPlaces  // by counter position in the query
+	last   []colPlace       // by column: where a row's first item last went to it
 }
 
 // itemID is an item of a counter of the query, by its names.
@@ -593,7 +621,7 @@ type colPlace struct {
 }
 
 func newColumns() *columns {
-	return &columns{byKey: map[string]int{}, items: map[itemID]int{}}
+	return &columns{byFold: map[uint64]int32{}, items: map[itemID]int{}}
 }
 
 // rebind forgets the counters' places (not the columns) for another query
@@ -638,8 +666,8 @@ func (cs *columns) place(q *pdh.Query, ci int, c *pdh.Counter, add bool) []int32
 	if m != cp.machine || !slices.Equal(ctrs, cp.ctrs) {
 		prevLayout = 0 // nothing to compare with
 	}
-	if len(cs.byKey) == 0 {
-		cs.byKey = make(map[string]int, len(rows)*k)
+	if len(cs.byFold) == 0 {
+		cs.byFold = make(map[uint64]int32, max(len(rows)*k, 1024))
 	}
 	at := slices.Grow(cp.spareAt[:0], len(rows)*k)[:len(rows)*k]
 	delta := 0 // row in the previous layout minus row in this one
@@ -682,30 +710,67 @@ func (cs *columns) column(ci int, p counterpath.Path, ctr, machine string, add b
 		}
 	}
 	name := p.String()
-	key := strings.ToLower(name)
-	i, ok := cs.byKey[key]
-	switch {
-	case ok:
-		cs.items[id] = i // an item seen before: found by its names next time
-	case !add:
-		return -1
-	default:
-		i = len(cs.cols)
-		cs.byKey[key] = i
-		cs.cols = append(cs.cols, column{name: name})
-		cs.last = append(cs.last, colPlace{counter: -1})
+	h := foldHash(name)
+	first, ok := cs.byFold[h]
+	if ok {
+		for i := first; i >= 0; i = cs.cols[i].next {
+			if strings.EqualFold(cs.cols[i].name, name) {
+				cs.items[id] = int(i) // an item seen before: found by its names next time
+				return int(i)
+			}
+		}
 	}
+	if !add {
+		return -1
+	}
+	i := len(cs.cols)
+	next := int32(-1)
+	if ok {
+		next = first
+	}
+	cs.byFold[h] = int32(i)
+	cs.cols = append(cs.cols, column{name: name, next: next})
+	cs.last = append(cs.last, colPlace{counter: -1})
 	return i
+}
+
+// foldHash is a hash of s that ignores case as strings.EqualFold does
+// (FNV-1a over each rune's smallest case-folding equivalent): paths are
+// compared without case, and lowering each path to compare it costs
+// more than the rest of placing it.
+func foldHash(s string) uint64 {
+	const prime = 1099511628211
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if 'a' <= c && c <= 'z' {
+				c -= 'a' - 'A'
+			}
+			h = (h ^ uint64(c)) * prime
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		i += n
+		m := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			m = min(m, f)
+		}
+		h = (h ^ uint64(m)) * prime
+	}
+	return h
 }
 
 // Summary writes what relog -q prints: the input files, the time range and
 // sample count, and the counters (concrete paths) the input holds. With
 // list non-nil the counter paths go there instead (relog -q -o FILE).
-func Summary(ctx context.Context, src pdh.Source, files []string, opts Options, w, list io.Writer) error {
-	src, opts, err := prepare(src, opts)
+func Summary(ctx context.Context, src pdh.Source, files []string, opts Options, w, list io.Writer) (err error) {
+	src, opts, err = prepare(src, opts)
 	if err != nil {
 		return err
 	}
+	defer finish(src, &err)
 	paths, err := counterPaths(src, opts)
 	if err != nil {
 		return err
