@@ -48,7 +48,21 @@ func appendPairs(b []byte, m map[uint32]string) []byte {
 type pair struct {
 	index uint32
 	text  string
-	at    string // "byte offset N" or "line N", for errors
+	at    where // for errors
+}
+
+// where is a pair's place in its list: a byte offset of a MULTI_SZ or a
+// line of a text list. It is written out only for an error.
+type where struct {
+	n    int
+	line bool
+}
+
+func (w where) String() string {
+	if w.line {
+		return "line " + strconv.Itoa(w.n)
+	}
+	return "byte offset " + strconv.Itoa(w.n)
 }
 
 // splitMultiSZ walks a REG_MULTI_SZ list of index/text pairs. A list whose
@@ -86,7 +100,7 @@ func splitMultiSZ(what string, b []byte) ([]pair, error) {
 		if err != nil {
 			return nil, fmt.Errorf("titles: %s MULTI_SZ: %v at byte offset %d", what, err, idxAt)
 		}
-		out = append(out, pair{index: i, text: text, at: "byte offset " + strconv.Itoa(idxAt)})
+		out = append(out, pair{index: i, text: text, at: where{n: idxAt}})
 		off += n + 2
 	}
 	return out, nil
@@ -116,8 +130,8 @@ func parseIndex(s string) (uint32, error) {
 // header, every other index must be even and appear once, and names must
 // not be empty.
 func buildNames(what string, pairs []pair) (*DB, error) {
-	db := newDB(0)
-	seen := make(map[uint32]string, len(pairs))
+	db := newDBSize(0, len(pairs))
+	seen := make(map[uint32]where, len(pairs))
 	for _, p := range pairs {
 		if first, dup := seen[p.index]; dup {
 			return nil, fmt.Errorf("titles: %s: duplicate index %d at %s (first at %s)", what, p.index, p.at, first)
@@ -162,7 +176,7 @@ func (db *DB) SetHelpMultiSZ(b []byte) error {
 	if err != nil {
 		return err
 	}
-	seen := make(map[uint32]string, len(pairs))
+	seen := make(map[uint32]where, len(pairs))
 	for _, p := range pairs {
 		if first, dup := seen[p.index]; dup {
 			return fmt.Errorf("titles: Help MULTI_SZ: duplicate index %d at %s (first at %s)", p.index, p.at, first)

@@ -1,13 +1,11 @@
 package titles
 
 import (
-	"bufio"
 	"bytes"
 	_ "embed"
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
 	"github.com/perfcounters/perfcounters/internal/utf16le"
@@ -21,7 +19,7 @@ var englishTSV string
 // indexes 2 to 4658, no help texts), with BaseIndex 1847. Each call returns
 // a fresh, independent copy.
 func English() *DB {
-	db, err := ParseTSV(strings.NewReader(englishTSV))
+	db, err := parseTSV(englishTSV)
 	if err != nil {
 		// english.tsv is part of the source; the tests parse it.
 		panic("titles: embedded english.tsv: " + err.Error())
@@ -38,13 +36,30 @@ const maxLine = 1 << 20
 // and CR line ends are allowed. The pair with index 1 is the header pair
 // (BaseIndex). Errors name the line.
 func ParseTSV(r io.Reader) (*DB, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(nil, maxLine)
-	var pairs []pair
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("titles: TSV: %w", err)
+	}
+	return parseTSV(string(b))
+}
+
+// parseTSV is ParseTSV over text in memory; the names are substrings of
+// it.
+func parseTSV(text string) (*DB, error) {
+	pairs := make([]pair, 0, strings.Count(text, "\n")+1)
 	line := 0
-	for sc.Scan() {
+	for len(text) > 0 {
 		line++
-		s := strings.TrimSuffix(sc.Text(), "\r")
+		s := text
+		if nl := strings.IndexByte(text, '\n'); nl >= 0 {
+			s, text = text[:nl], text[nl+1:]
+		} else {
+			text = ""
+		}
+		if len(s) > maxLine {
+			return nil, fmt.Errorf("titles: TSV line %d: longer than %d bytes", line, maxLine)
+		}
+		s = strings.TrimSuffix(s, "\r")
 		if line == 1 {
 			s = strings.TrimPrefix(s, "\uFEFF")
 		}
@@ -62,10 +77,7 @@ func ParseTSV(r io.Reader) (*DB, error) {
 		if err := checkText(s[tab+1:]); err != nil {
 			return nil, fmt.Errorf("titles: TSV line %d: name %v", line, err)
 		}
-		pairs = append(pairs, pair{index: i, text: s[tab+1:], at: "line " + strconv.Itoa(line)})
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("titles: TSV after line %d: %w", line, err)
+		pairs = append(pairs, pair{index: i, text: s[tab+1:], at: where{n: line, line: true}})
 	}
 	return buildNames("TSV", pairs)
 }

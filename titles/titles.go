@@ -31,6 +31,7 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 )
 
 // DefaultBaseIndex is the value of Windows' header pair "1" -> "1847"
@@ -66,11 +67,14 @@ func New() *DB {
 	return newDB(DefaultBaseIndex)
 }
 
-func newDB(base uint32) *DB {
+func newDB(base uint32) *DB { return newDBSize(base, 0) }
+
+// newDBSize is newDB with room for n names.
+func newDBSize(base uint32, n int) *DB {
 	return &DB{
-		names:  make(map[uint32]string),
+		names:  make(map[uint32]string, n),
 		helps:  make(map[uint32]string),
-		byName: make(map[string]uint32),
+		byName: make(map[string]uint32, n),
 		base:   base,
 	}
 }
@@ -79,6 +83,33 @@ func newDB(base uint32) *DB {
 // considers equal: each rune becomes the smallest rune of its simple-fold
 // orbit.
 func foldKey(s string) string {
+	// ASCII: the smallest rune of a letter's orbit is its capital (the
+	// other members, such as the Kelvin sign of k, are not ASCII); other
+	// ASCII characters fold to themselves.
+	lower := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			return foldKeyRunes(s)
+		}
+		lower = lower || ('a' <= c && c <= 'z')
+	}
+	if !lower {
+		return s
+	}
+	b := make([]byte, len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'a' <= c && c <= 'z' {
+			c -= 'a' - 'A'
+		}
+		b[i] = c
+	}
+	return string(b)
+}
+
+// foldKeyRunes is foldKey for a string that is not all ASCII.
+func foldKeyRunes(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	for _, r := range s {

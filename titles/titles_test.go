@@ -600,3 +600,21 @@ func TestLoadFileLimit(t *testing.T) {
 		t.Errorf("LoadFile(%s): %v", p, err)
 	}
 }
+
+// TestFoldKey checks foldKey's ASCII shortcut against the rune-by-rune
+// fold it stands for, and that names equal without case (strings.EqualFold)
+// get one key.
+func TestFoldKey(t *testing.T) {
+	names := []string{"", "Processor", "PROCESSOR", "processor", "% Processor Time", "Avg. Disk sec/Read",
+		"_Total", "k", "s", "Temperature (K)", "\u212a", "\u017f", "Straße", "STRASSE", "Ärger", "ärger", "x\xffy"}
+	for _, n := range names {
+		if got, want := foldKey(n), foldKeyRunes(n); got != want {
+			t.Errorf("foldKey(%q) = %q, the rune-by-rune fold gives %q", n, got, want)
+		}
+		for _, m := range names {
+			if strings.EqualFold(n, m) && foldKey(n) != foldKey(m) {
+				t.Errorf("%q and %q are equal without case but fold to %q and %q", n, m, foldKey(n), foldKey(m))
+			}
+		}
+	}
+}
