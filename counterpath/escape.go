@@ -40,6 +40,9 @@ func UnescapeInstance(s string) (string, error) {
 }
 
 func needsEscape(c byte, specials string) bool {
+	if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == ' ' {
+		return false // no set of specials holds a letter, a digit or a space
+	}
 	return c < 0x20 || c == 0x7f || c == '%' || strings.IndexByte(specials, c) >= 0
 }
 

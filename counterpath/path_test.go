@@ -390,3 +390,18 @@ func BenchmarkString(b *testing.B) {
 		_ = p.String()
 	}
 }
+
+// TestNeedsEscapeShortcut checks needsEscape's shortcut for letters,
+// digits and spaces against the rule it stands for, for every byte and
+// every set of specials.
+func TestNeedsEscapeShortcut(t *testing.T) {
+	for _, specials := range []string{machineSpecials, objectSpecials, instanceSpecials, mountSpecials} {
+		for c := 0; c < 256; c++ {
+			b := byte(c)
+			want := b < 0x20 || b == 0x7f || b == '%' || strings.IndexByte(specials, b) >= 0
+			if got := needsEscape(b, specials); got != want {
+				t.Errorf("needsEscape(%q, %q) = %v, want %v", b, specials, got, want)
+			}
+		}
+	}
+}
