@@ -72,7 +72,15 @@ func splitMultiSZ(what string, b []byte) ([]pair, error) {
 	if len(b)%2 != 0 {
 		return nil, fmt.Errorf("titles: %s MULTI_SZ: odd length %d bytes", what, len(b))
 	}
-	var out []pair
+	// The texts are decoded into one buffer and sliced from one string
+	// made of it: one allocation for the list, not one a text.
+	type span struct {
+		index      uint32
+		start, end int // of the text in buf
+		at         int
+	}
+	var spans []span
+	buf := make([]byte, 0, len(b)/2)
 	off := 0
 	for off < len(b) {
 		n := utf16le.IndexNUL(b[off:])
@@ -83,27 +91,52 @@ func splitMultiSZ(what string, b []byte) ([]pair, error) {
 			if k := utf16le.IndexNonZero(b[off+2:]); k >= 0 {
 				return nil, fmt.Errorf("titles: %s MULTI_SZ: data at byte offset %d after the list terminator at byte offset %d", what, off+2+k, off)
 			}
-			return out, nil
+			break
 		}
 		idxAt := off
-		idxText, _ := utf16le.Decode(b[off : off+n])
+		idx := b[off : off+n]
 		off += n + 2
 		if off >= len(b) || utf16le.IndexNUL(b[off:]) == 0 {
+			idxText, _ := utf16le.Decode(idx)
 			return nil, fmt.Errorf("titles: %s MULTI_SZ: index %q at byte offset %d has no text", what, idxText, idxAt)
 		}
 		n = utf16le.IndexNUL(b[off:])
 		if n < 0 {
 			return nil, fmt.Errorf("titles: %s MULTI_SZ: string at byte offset %d has no NUL terminator", what, off)
 		}
-		text, _ := utf16le.Decode(b[off : off+n])
-		i, err := parseIndex(idxText)
+		i, err := parseIndex16(idx)
 		if err != nil {
 			return nil, fmt.Errorf("titles: %s MULTI_SZ: %v at byte offset %d", what, err, idxAt)
 		}
-		out = append(out, pair{index: i, text: text, at: where{n: idxAt}})
+		start := len(buf)
+		buf = utf16le.AppendDecode(buf, b[off:off+n])
+		spans = append(spans, span{index: i, start: start, end: len(buf), at: idxAt})
 		off += n + 2
 	}
+	texts := string(buf)
+	out := make([]pair, len(spans))
+	for k, sp := range spans {
+		out[k] = pair{index: sp.index, text: texts[sp.start:sp.end], at: where{n: sp.at}}
+	}
 	return out, nil
+}
+
+// parseIndex16 is parseIndex over UTF-16LE text.
+func parseIndex16(b []byte) (uint32, error) {
+	var v uint64
+	for i := 0; i+1 < len(b); i += 2 {
+		c := b[i]
+		if b[i+1] != 0 || c < '0' || c > '9' || v > 1<<32 {
+			s, _ := utf16le.Decode(b)
+			return parseIndex(s) // its error, or its value for a long run of zeros
+		}
+		v = v*10 + uint64(c-'0')
+	}
+	if len(b) == 0 || v == 0 || v > 1<<32-1 {
+		s, _ := utf16le.Decode(b)
+		return parseIndex(s)
+	}
+	return uint32(v), nil
 }
 
 // parseIndex reads a decimal title index (1 to 2^32-1).

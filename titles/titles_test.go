@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf16"
 
 	"github.com/perfcounters/perfcounters/internal/utf16le"
 )
@@ -615,6 +616,22 @@ func TestFoldKey(t *testing.T) {
 			if strings.EqualFold(n, m) && foldKey(n) != foldKey(m) {
 				t.Errorf("%q and %q are equal without case but fold to %q and %q", n, m, foldKey(n), foldKey(m))
 			}
+		}
+	}
+}
+
+// TestParseIndex16 checks the UTF-16 index reader against parseIndex.
+func TestParseIndex16(t *testing.T) {
+	for _, s := range []string{"", "0", "1", "2", "0002", "1846", "4294967295", "4294967296", "99999999999999999999",
+		"000000000000000000000007", "12a", " 12", "-1", "+1", "١٢", "1\u0000"} {
+		var b []byte
+		for _, u := range utf16.Encode([]rune(s)) {
+			b = append(b, byte(u), byte(u>>8))
+		}
+		got, gerr := parseIndex16(b)
+		want, werr := parseIndex(s)
+		if got != want || (gerr == nil) != (werr == nil) || (gerr != nil && gerr.Error() != werr.Error()) {
+			t.Errorf("parseIndex16(%q) = %d, %v; parseIndex gives %d, %v", s, got, gerr, want, werr)
 		}
 	}
 }

@@ -7,6 +7,7 @@ package utf16le
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -37,13 +38,23 @@ func decode(b []byte) string {
 		}
 	}
 	if ascii {
-		buf := make([]byte, len(b)/2)
-		for i := range buf {
-			buf[i] = b[2*i]
+		var sb strings.Builder
+		sb.Grow(len(b) / 2)
+		for i := 0; i+1 < len(b); i += 2 {
+			sb.WriteByte(b[i])
 		}
-		return string(buf)
+		return sb.String()
 	}
-	out := make([]byte, 0, len(b))
+	return string(AppendDecode(make([]byte, 0, len(b)), b))
+}
+
+// AppendDecode appends b (UTF-16LE code units, no terminator expected; a
+// trailing odd byte is ignored) to dst as UTF-8 and returns the extended
+// slice. Unpaired surrogates become U+FFFD, as in Decode. Decoding many
+// strings into one buffer, then slicing one string made of it, costs one
+// allocation instead of one a string.
+func AppendDecode(dst, b []byte) []byte {
+	out := dst
 	for i := 0; i+1 < len(b); i += 2 {
 		u := uint16(b[i]) | uint16(b[i+1])<<8
 		r := rune(u)
@@ -58,9 +69,13 @@ func decode(b []byte) string {
 			}
 			r = utf8.RuneError
 		}
+		if r < utf8.RuneSelf {
+			out = append(out, byte(r))
+			continue
+		}
 		out = utf8.AppendRune(out, r)
 	}
-	return string(out)
+	return out
 }
 
 // DecodeNUL decodes a NUL-terminated string at the start of b: the text up to
