@@ -120,7 +120,7 @@ func Run(ctx context.Context, src pdh.Source, opts Options, out io.Writer) (in, 
 	if err != nil {
 		return Stats{}, Stats{}, err
 	}
-	if opts.Console == nil && opts.Sink == nil {
+	if opts.Sink == nil {
 		return runOnce(ctx, src, opts, paths, out)
 	}
 	p, err := scan(ctx, src, opts, paths)
@@ -238,13 +238,33 @@ func (r *rowMaker) values(q *pdh.Query, cols *columns, add bool) []pdhcsv.Value 
 	return r.vals
 }
 
-// runOnce is Run in one pass (no console report, no sink). Warnings are
-// told, and rows written, in the order the two passes did: a warning before
-// the row of its sample; none when the input fails.
+// runOnce is Run in one pass (no sink). Warnings are told, and rows
+// written, in the order the two passes did: a warning before the row of
+// its sample; none when the input fails. The console report's Input
+// section, which comes first, is the recording's own account of its
+// samples (Recorded's Len and Time: the times its samples have).
 func runOnce(ctx context.Context, src pdh.Source, opts Options, paths []string, out io.Writer) (in, written Stats, err error) {
 	q, err := query(src, paths)
 	if err != nil {
 		return Stats{}, Stats{}, err
+	}
+	eol := "\n"
+	if opts.CRLF {
+		eol = "\r\n"
+	}
+	rec := src.Recorded()
+	prog := newProgress(opts.Console, rec, eol)
+	if opts.Console != nil {
+		announced := recordedStats(rec)
+		if announced.Samples == 0 {
+			return Stats{}, Stats{}, errors.New("the input holds no sample")
+		}
+		var b strings.Builder
+		b.WriteString(eol)
+		writeStats(&b, "Input", labelFiles(opts.Files, opts), "", announced, opts.Location, eol)
+		if _, err := io.WriteString(opts.Console, b.String()); err != nil {
+			return announced, written, err
+		}
 	}
 	w := pdhcsv.NewWriter(out, pdhcsv.WriterOptions{Format: opts.Format, Location: opts.Location, CRLF: opts.CRLF})
 	cols := newColumns()
@@ -271,6 +291,7 @@ func runOnce(ctx context.Context, src pdh.Source, opts Options, paths []string, 
 			}
 			return Stats{}, Stats{}, err
 		}
+		prog.update()
 		t := q.Time()
 		in.add(t)
 		if past {
@@ -330,7 +351,26 @@ func runOnce(ctx context.Context, src pdh.Source, opts Options, paths []string, 
 	if written.Samples == 0 {
 		return in, written, errors.New("no sample in the time range")
 	}
+	if opts.Console != nil {
+		var b strings.Builder
+		b.WriteString(prog.done())
+		writeStats(&b, "Output", nil, opts.OutFile, written, opts.Location, eol)
+		b.WriteString("The command completed successfully." + eol)
+		if _, err := io.WriteString(opts.Console, b.String()); err != nil {
+			return in, written, err
+		}
+	}
 	return in, written, nil
+}
+
+// recordedStats is a recording's range and count as it tells them
+// without reading its samples.
+func recordedStats(rec pdh.Recorded) Stats {
+	n := rec.Len()
+	if n == 0 {
+		return Stats{}
+	}
+	return Stats{Begin: rec.Time(0), End: rec.Time(n - 1), Samples: n}
 }
 
 // warnProblems tells warn each problem of a sample it was not told yet.
