@@ -37,14 +37,19 @@ type Prefetcher struct {
 	db  *titles.DB
 	n   int // samples in the recording, fixed when it was opened
 	pos int // the position the caller's next Sample reads
-	// ahead is the sample being read ahead, nil when none is; while it
-	// is not nil only its goroutine touches src.
-	ahead chan readAhead
+	// The worker goroutine reads what it is asked on ask and answers on
+	// answer; pending says a read is asked and not yet answered, while
+	// which only the worker touches src. One goroutine reads every sample
+	// (its stack grown once, not for every sample); Wait stops it.
+	ask     chan readAhead
+	answer  chan readAhead
+	pending bool
 }
 
 // readAhead is a sample read ahead: of position pos for objects, with the
 // wrapped source's position after it (next).
 type readAhead struct {
+	ctx     context.Context
 	pos     int
 	objects []uint32
 	s       *Sample
@@ -102,35 +107,49 @@ func (p *Prefetcher) Sample(ctx context.Context, objects []uint32) (*Sample, err
 	return s, err
 }
 
-// readAhead starts reading the sample at p.pos for objects.
+// readAhead asks the worker (started if it is not) to read the sample at
+// p.pos for objects.
 func (p *Prefetcher) readAhead(ctx context.Context, objects []uint32) {
-	ch := make(chan readAhead, 1)
-	p.ahead = ch
-	a := readAhead{pos: p.pos, objects: slices.Clone(objects)}
-	src, rec := p.src, p.rec
-	go func() {
-		a.s, a.err = src.Sample(ctx, a.objects)
+	if p.ask == nil {
+		p.ask, p.answer = make(chan readAhead), make(chan readAhead, 1)
+		go work(p.src, p.rec, p.ask, p.answer)
+	}
+	p.ask <- readAhead{ctx: ctx, pos: p.pos, objects: slices.Clone(objects)}
+	p.pending = true
+}
+
+// work reads the samples asked on ask until ask is closed.
+func work(src Source, rec Recorded, ask <-chan readAhead, answer chan<- readAhead) {
+	for a := range ask {
+		a.s, a.err = src.Sample(a.ctx, a.objects)
 		a.next = rec.Pos()
-		ch <- a
-	}()
+		a.ctx = nil
+		answer <- a
+	}
 }
 
 // wait waits for the sample being read ahead, if one is.
 func (p *Prefetcher) wait() (readAhead, bool) {
-	if p.ahead == nil {
+	if !p.pending {
 		return readAhead{}, false
 	}
-	a := <-p.ahead
-	p.ahead = nil
+	a := <-p.answer
+	p.pending = false
 	return a, true
 }
 
 // Wait waits for a sample being read ahead and sets it aside, leaving the
-// wrapped source at Pos; the next Sample reads again from there. Call it
-// before using the wrapped source directly, and before dropping the
-// Prefetcher, so that no goroutine of its outlives it.
+// wrapped source at Pos, and stops the goroutine that reads ahead; the
+// next Sample reads again from Pos. Call it before using the wrapped
+// source directly, and before dropping the Prefetcher, so that no
+// goroutine of its outlives it.
 func (p *Prefetcher) Wait() error {
-	if _, waited := p.wait(); waited {
+	_, waited := p.wait()
+	if p.ask != nil {
+		close(p.ask)
+		p.ask, p.answer = nil, nil
+	}
+	if waited {
 		return p.rec.Seek(p.pos)
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"testing/synctest"
 
 	"github.com/perfcounters/perfcounters/titles"
 )
@@ -100,46 +101,50 @@ func TestPrefetch(t *testing.T) {
 		{"seek out of range", rec(3), []prefetchOp{sampleOp(), seekOp(3), sampleOp(), seekOp(0), sampleOp()}},
 	}
 	for _, tc := range tests {
+		// In a synctest bubble, which fails when a goroutine (the
+		// Prefetcher's reader) is left blocked after the test.
 		t.Run(tc.name, func(t *testing.T) {
-			ctx := context.Background()
-			direct := &lastingMem{memSource: &memSource{db: titles.English(), samples: tc.samples}}
-			ahead := &lastingMem{memSource: &memSource{db: direct.db, samples: tc.samples}}
-			pf := Prefetch(ahead)
-			var got, want bytes.Buffer
-			for i, op := range tc.ops {
-				switch {
-				case op.wait:
-					if err := pf.Wait(); err != nil {
-						t.Fatalf("step %d: Wait: %v", i, err)
+			synctest.Test(t, func(t *testing.T) {
+				ctx := context.Background()
+				direct := &lastingMem{memSource: &memSource{db: titles.English(), samples: tc.samples}}
+				ahead := &lastingMem{memSource: &memSource{db: direct.db, samples: tc.samples}}
+				pf := Prefetch(ahead)
+				var got, want bytes.Buffer
+				for i, op := range tc.ops {
+					switch {
+					case op.wait:
+						if err := pf.Wait(); err != nil {
+							t.Fatalf("step %d: Wait: %v", i, err)
+						}
+						if ahead.next != pf.Pos() {
+							t.Fatalf("step %d: after Wait the source stands at %d, the Prefetcher at %d", i, ahead.next, pf.Pos())
+						}
+						continue
+					case op.seek >= 0:
+						fmt.Fprintf(&got, "seek %d: %v\n", op.seek, pf.Seek(op.seek))
+						fmt.Fprintf(&want, "seek %d: %v\n", op.seek, direct.Seek(op.seek))
+					default:
+						s, err := pf.Sample(ctx, op.objects)
+						describe(&got, s, err, ahead.objectsOf(s))
+						s, err = direct.Sample(ctx, op.objects)
+						describe(&want, s, err, direct.objectsOf(s))
 					}
-					if ahead.next != pf.Pos() {
-						t.Fatalf("step %d: after Wait the source stands at %d, the Prefetcher at %d", i, ahead.next, pf.Pos())
-					}
-					continue
-				case op.seek >= 0:
-					fmt.Fprintf(&got, "seek %d: %v\n", op.seek, pf.Seek(op.seek))
-					fmt.Fprintf(&want, "seek %d: %v\n", op.seek, direct.Seek(op.seek))
-				default:
-					s, err := pf.Sample(ctx, op.objects)
-					describe(&got, s, err, ahead.objectsOf(s))
-					s, err = direct.Sample(ctx, op.objects)
-					describe(&want, s, err, direct.objectsOf(s))
+					fmt.Fprintf(&got, "pos %d\n", pf.Pos())
+					fmt.Fprintf(&want, "pos %d\n", direct.Pos())
 				}
-				fmt.Fprintf(&got, "pos %d\n", pf.Pos())
-				fmt.Fprintf(&want, "pos %d\n", direct.Pos())
-			}
-			if err := pf.Wait(); err != nil {
-				t.Fatal(err)
-			}
-			if got.String() != want.String() {
-				t.Errorf("through the Prefetcher:\n%s\nread directly:\n%s", got.String(), want.String())
-			}
-			if ahead.next != pf.Pos() {
-				t.Errorf("after Wait the source stands at %d, the Prefetcher at %d", ahead.next, pf.Pos())
-			}
-			if pf.Len() != direct.Len() {
-				t.Errorf("Len %d, want %d", pf.Len(), direct.Len())
-			}
+				if err := pf.Wait(); err != nil {
+					t.Fatal(err)
+				}
+				if got.String() != want.String() {
+					t.Errorf("through the Prefetcher:\n%s\nread directly:\n%s", got.String(), want.String())
+				}
+				if ahead.next != pf.Pos() {
+					t.Errorf("after Wait the source stands at %d, the Prefetcher at %d", ahead.next, pf.Pos())
+				}
+				if pf.Len() != direct.Len() {
+					t.Errorf("Len %d, want %d", pf.Len(), direct.Len())
+				}
+			})
 		})
 	}
 }
