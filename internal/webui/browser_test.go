@@ -530,7 +530,7 @@ func TestModel(t *testing.T) {
 	refused := []struct{ text, field string }{
 		{`not json`, "settings"},
 		{`[]`, "settings"},
-		{`{"DisplayType":4}`, "DisplayType"},
+		{`{"DisplayType":6}`, "DisplayType"},
 		{`{"DisplayType":"1"}`, "DisplayType"},
 		{`{"UpdateInterval":0}`, "UpdateInterval"},
 		{`{"UpdateInterval":1.5}`, "UpdateInterval"},

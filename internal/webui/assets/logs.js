@@ -1,0 +1,373 @@
+// Log mode of the perfmon page (the issue's item 4): a log opened by
+// perfc perfmon LOG or uploaded by "Open log…" is read through /v1/logs
+// (internal/logview, API.md there). The page asks once for the values of
+// every counter path over the whole log and keeps them; the time range
+// (drag in the overview, zoom in and out, whole log, or the From/To
+// sample fields) slices them, so the views, the value bar and the report
+// follow a new range at once, without asking the server again.
+//
+// In log mode:
+//   - the line, area and stacked area views draw every sample of the range
+//     against its time (no DataPointCount limit: perfmon drew 100 points);
+//   - the value bar's Last, Average, Minimum, Maximum are of the range,
+//     Duration the range's span;
+//   - the report and the histogram show, per ReportValueType, the value
+//     at the range's end ("Current", as perfmon's report of a log shows
+//     the value at the end of the selected range), or the range's
+//     average, minimum or maximum;
+//   - Add Counters lists the log's objects, counters and every instance
+//     the log holds in any sample, not only _Total.
+//
+// app.js calls the hooks of initLogs' answer; this module keeps its own
+// state and draws into #logchart and #logbar.
+
+const $ = (id) => document.getElementById(id);
+
+// STACK_ALPHA is the opacity of an area's fill (hex, appended to #rrggbb).
+const AREA_ALPHA = '55';
+
+// initLogs wires log mode to the page. app is what log mode needs of
+// app.js: state, render(), setStatus(text, error), api(path, init),
+// newSeries(key, request), findSeries(key), scaleOf(series), cssVar(name),
+// resetDialog(computers), live() (back to the live source).
+export function initLogs(app) {
+  const { state } = app;
+  const log = {
+    info: null,       // LogInfo of the open log set; null: live
+    uploaded: false,  // the page uploaded it (closed on leaving)
+    times: [],        // every sample's time, seconds since the epoch
+    from: 0, to: -1,  // the range: positions in times, both included
+    seq: 0,           // answers of older requests are dropped
+    loading: false,
+  };
+  let chart = null, chartKey = '';
+  let overview = null, overviewKey = '';
+
+  const source = {
+    name: 'log',
+    formatted: () => Promise.reject(new Error('a log is read by its time range, not polled')),
+  };
+
+  function active() { return log.info !== null; }
+
+  // open enters log mode with a log set (LogInfo).
+  function open(info, uploaded) {
+    leaveServerLog();
+    log.info = info;
+    log.uploaded = uploaded;
+    log.times = [];
+    log.from = 0; log.to = -1;
+    state.source = source;
+    state.frozen = false;
+    state.requests = [];
+    state.series = [];
+    state.times = [];
+    state.total = 0;
+    state.selected = null;
+    state.nextColor = 0;
+    if (!['line', 'histogram', 'report', 'area', 'stacked'].includes(state.view)) state.view = 'line';
+    app.resetDialog(info.computers.length ? info.computers : [''], 'log');
+    $('logbar').hidden = false;
+    $('log-name').textContent = info.names.join(', ') + ` (${info.formats.join(', ')}; ${info.samples} samples)`;
+    $('log-notes').textContent = (info.notes || []).join('; ');
+    $('from').max = $('to').max = info.samples;
+    chartKey = ''; overviewKey = '';
+    app.setStatus(`${info.names.join(', ')}: ${info.samples} samples of ${info.computers.join(', ') || 'an unnamed computer'}, ${utc(Date.parse(info.start) / 1000)} to ${utc(Date.parse(info.end) / 1000)}. Add counters to see them (Add counters… lists the log's).`);
+    app.render();
+  }
+
+  // leaveServerLog closes an uploaded log on the server (a log the server
+  // opened stays open there).
+  function leaveServerLog() {
+    if (log.info && log.uploaded) {
+      app.api(`/v1/logs/${log.info.id}`, { method: 'DELETE' }).catch(() => {});
+    }
+  }
+
+  // close leaves log mode for the live host.
+  function close() {
+    leaveServerLog();
+    log.info = null;
+    log.times = [];
+    if (overview) { overview.destroy(); overview = null; }
+    if (chart) { chart.destroy(); chart = null; }
+    $('logbar').hidden = true;
+    if (state.view === 'area' || state.view === 'stacked') state.view = 'line';
+    state.requests = [];
+    state.series = [];
+    state.times = [];
+    state.total = 0;
+    state.selected = null;
+    state.nextColor = 0;
+    app.live();
+  }
+
+  // fetch asks for every path of the page over the whole log and keeps
+  // each counter's values (series.full); the range slices them.
+  async function fetch() {
+    if (!active() || state.requests.length === 0) return;
+    const seq = ++log.seq;
+    const paths = state.requests.map((q) => q.path);
+    log.loading = true;
+    try {
+      const ans = await app.api(`/v1/logs/${log.info.id}/values`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ paths }),
+      });
+      if (seq !== log.seq || !active()) return;
+      const first = log.times.length === 0;
+      log.times = ans.times.map((t) => Date.parse(t) / 1000);
+      if (first || log.to >= log.times.length) { log.from = 0; log.to = log.times.length - 1; }
+      const problems = [];
+      const seen = new Set();
+      ans.counters.forEach((c, i) => {
+        const q = state.requests[i];
+        if (!q || q.path !== c.path) return;
+        if (c.status !== 'PDH_CSTATUS_VALID_DATA') problems.push(`${c.path}: ${c.reason || c.status}`);
+        for (const it of c.items) {
+          if (q.excluded.has(it.path)) continue;
+          const s = app.findSeries(it.path) || app.newSeries(it.path, q);
+          s.full = it.values;
+          seen.add(s);
+        }
+      });
+      for (const s of state.series) if (!seen.has(s)) s.full = log.times.map(() => null);
+      applyRange();
+      app.setStatus(problems.length ? problems.join('; ') : `${log.info.names.join(', ')}: ${state.series.length} counters over ${log.times.length} samples`, problems.length > 0);
+    } catch (e) {
+      if (seq === log.seq) app.setStatus(`${log.info?.names.join(', ')}: ${e.message || e}`, true);
+    } finally {
+      if (seq === log.seq) log.loading = false;
+    }
+  }
+
+  // applyRange puts the range's samples in the page's state (times and
+  // each counter's values), where the views and the value bar read them.
+  function applyRange() {
+    const n = log.times.length;
+    log.from = Math.max(0, Math.min(log.from, n - 1));
+    log.to = Math.max(log.from, Math.min(log.to, n - 1));
+    state.times = log.times.slice(log.from, log.to + 1);
+    state.total = state.times.length;
+    for (const s of state.series) s.values = (s.full || []).slice(log.from, log.to + 1);
+    $('from').value = n ? log.from + 1 : '';
+    $('to').value = n ? log.to + 1 : '';
+    $('log-range').textContent = n
+      ? `${utc(log.times[log.from])} – ${utc(log.times[log.to])} (samples ${log.from + 1} to ${log.to + 1} of ${n})`
+      : '';
+    app.render();
+  }
+
+  // setRange selects samples from..to (positions, both included).
+  function setRange(from, to) {
+    if (!log.times.length) return;
+    log.from = Math.round(Math.min(from, to));
+    log.to = Math.round(Math.max(from, to));
+    applyRange();
+  }
+
+  // setTimeRange selects the samples whose times fall in lo..hi (seconds);
+  // a range that holds none selects the sample nearest its middle.
+  function setTimeRange(lo, hi) {
+    const t = log.times;
+    let a = t.findIndex((x) => x >= lo);
+    let b = t.findLastIndex((x) => x <= hi);
+    if (a < 0 || b < 0 || a > b) {
+      const mid = (lo + hi) / 2;
+      let k = 0;
+      t.forEach((x, i) => { if (Math.abs(x - mid) < Math.abs(t[k] - mid)) k = i; });
+      a = b = k;
+    }
+    setRange(a, b);
+  }
+
+  function zoom(factor) {
+    const n = log.times.length;
+    if (!n) return;
+    const span = log.to - log.from;
+    const mid = (log.from + log.to) / 2;
+    const half = factor < 1 ? Math.max(0.5, span * factor / 2) : Math.max(1, span * factor / 2);
+    let a = Math.floor(mid - half), b = Math.ceil(mid + half);
+    if (factor < 1 && b - a >= span && span > 0) { a = log.from + 1; b = Math.max(a, log.to - 1); }
+    if (a < 0) { b -= a; a = 0; }
+    if (b > n - 1) { a -= b - (n - 1); b = n - 1; }
+    setRange(Math.max(0, a), b);
+  }
+
+  // ---- drawing ------------------------------------------------------------
+
+  function scaled(s, values) {
+    const f = 10 ** app.scaleOf(s);
+    return values.map((v) => (v == null ? null : v * f));
+  }
+
+  function axes() {
+    const fg = app.cssVar('--fg'), grid = app.cssVar('--grid');
+    const axis = { stroke: fg, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid, width: 1 } };
+    return [{ ...axis }, { ...axis }];
+  }
+
+  // renderChart draws the line, area or stacked area view of the range.
+  // Stacked: each shown counter is drawn as the sum of itself and the
+  // shown counters above it in the legend (a missing value counts 0 in
+  // the sums of the others), filled down to the one below.
+  function renderChart() {
+    const el = $('logchart');
+    const view = state.view;
+    const width = Math.max(300, el.clientWidth - 8);
+    const shown = state.series.filter((s) => s.show);
+    const key = JSON.stringify([view, width, state.ymin, state.ymax, state.selected,
+      state.series.map((s) => [s.key, s.color, s.show]), app.cssVar('--fg')]);
+    let data;
+    if (view === 'stacked') {
+      const acc = state.times.map(() => 0);
+      const any = state.times.map(() => false);
+      data = [state.times.slice(), ...shown.map((s) => {
+        const v = scaled(s, s.values);
+        return v.map((x, i) => {
+          if (x != null) { acc[i] += x; any[i] = true; }
+          return any[i] ? acc[i] : null;
+        });
+      })];
+    } else {
+      data = [state.times.slice(), ...shown.map((s) => scaled(s, s.values))];
+    }
+    if (chart && key === chartKey) { chart.setData(data); return; }
+    if (chart) chart.destroy();
+    const series = [{}, ...shown.map((s) => ({
+      label: s.key, stroke: s.color, spanGaps: false,
+      width: s.key === state.selected ? 3 : 1.25,
+      ...(view === 'line' ? {} : { fill: s.color + AREA_ALPHA }),
+    }))];
+    const bands = [];
+    if (view === 'stacked') for (let k = 2; k <= shown.length; k++) bands.push({ series: [k, k - 1] });
+    chart = new uPlot({
+      width, height: 320,
+      legend: { show: false },
+      cursor: { drag: { x: false, y: false } },
+      tzDate: (ts) => uPlot.tzDate(new Date(ts * 1e3), 'Etc/UTC'),
+      scales: { x: { time: true }, y: { auto: false, range: [state.ymin, state.ymax] } },
+      axes: axes(),
+      series,
+      bands,
+    }, data, el);
+    const what = { line: 'Line graph', area: 'Area graph', stacked: 'Stacked area graph' }[view];
+    chart.root.setAttribute('role', 'img');
+    chart.root.setAttribute('aria-label', `${what} of ${shown.length} counters of the log over ${state.times.length} samples`);
+    chart.root.dataset.view = view;
+    chartKey = key;
+  }
+
+  // renderOverview draws the whole log (the selected counter, or every
+  // shown one) with the range selected; dragging selects a new range.
+  function renderOverview() {
+    const el = $('overview');
+    const width = Math.max(300, el.clientWidth - 8);
+    const sel = state.series.find((s) => s.key === state.selected);
+    const shown = sel ? [sel] : state.series.filter((s) => s.show);
+    const key = JSON.stringify([width, log.info?.id, log.times.length, state.ymin, state.ymax, shown.map((s) => [s.key, s.color, app.scaleOf(s)]), app.cssVar('--fg')]);
+    const data = [log.times.slice(), ...shown.map((s) => scaled(s, s.full || []))];
+    if (!overview || key !== overviewKey) {
+      if (overview) overview.destroy();
+      const ax = axes();
+      overview = new uPlot({
+        width, height: 90,
+        legend: { show: false },
+        cursor: { drag: { x: true, y: false, setScale: false }, points: { show: false } },
+        select: { show: true },
+        tzDate: (ts) => uPlot.tzDate(new Date(ts * 1e3), 'Etc/UTC'),
+        scales: { x: { time: true, range: (u, lo, hi) => (lo === hi ? [lo - 30, hi + 30] : [lo, hi]) }, y: { auto: false, range: [state.ymin, state.ymax] } },
+        axes: [ax[0], { ...ax[1], show: false }],
+        series: [{}, ...shown.map((s) => ({ stroke: s.color, width: 1, fill: s.color + '33', spanGaps: false }))],
+        hooks: {
+          setSelect: [(u) => {
+            if (u.select.width < 2) return; // a click, not a drag
+            const lo = u.posToVal(u.select.left, 'x'), hi = u.posToVal(u.select.left + u.select.width, 'x');
+            setTimeRange(lo, hi);
+          }],
+        },
+      }, data, el);
+      overview.root.setAttribute('role', 'img');
+      overview.root.setAttribute('aria-label', 'The whole log; drag to select a time range');
+      overviewKey = key;
+    } else {
+      overview.setData(data);
+    }
+    // Show the range as the selection.
+    if (log.times.length) {
+      const a = overview.valToPos(log.times[log.from], 'x'), b = overview.valToPos(log.times[log.to], 'x');
+      overview.setSelect({ left: Math.min(a, b) - 2, width: Math.abs(b - a) + 4, top: 0, height: overview.bbox.height / devicePixelRatio }, false);
+    }
+  }
+
+  // render is called by app.js's render in log mode.
+  function render() {
+    if (!active()) return;
+    renderOverview();
+    const chartView = ['line', 'area', 'stacked'].includes(state.view);
+    if (chartView) renderChart();
+  }
+
+  // ---- wiring ---------------------------------------------------------------
+
+  async function upload(file) {
+    app.setStatus(`Reading ${file.name}…`);
+    try {
+      const info = await app.api(`/v1/logs?name=${encodeURIComponent(file.name)}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/octet-stream' },
+        body: file,
+      });
+      open(info, true);
+    } catch (e) {
+      app.setStatus(`${file.name}: not opened, ${e.message || e}`, true);
+    }
+  }
+
+  $('open-log').addEventListener('click', () => $('log-file').click());
+  $('log-file').addEventListener('change', (e) => {
+    const f = e.target.files[0];
+    e.target.value = '';
+    if (f) upload(f);
+  });
+  $('close-log').addEventListener('click', close);
+  $('zoom-in').addEventListener('click', () => zoom(0.5));
+  $('zoom-out').addEventListener('click', () => zoom(2));
+  $('whole-log').addEventListener('click', () => setRange(0, log.times.length - 1));
+  for (const id of ['from', 'to']) {
+    $(id).addEventListener('change', () => {
+      const n = log.times.length;
+      const a = Math.round(Number($('from').value)), b = Math.round(Number($('to').value));
+      if (!Number.isFinite(a) || !Number.isFinite(b) || a < 1 || b < 1 || a > n || b > n) {
+        app.setStatus(`the range's samples are 1 to ${n}`, true);
+        applyRange();
+        return;
+      }
+      setRange(a - 1, b - 1);
+    });
+  }
+
+  // start opens the log set the server was given (perfc perfmon LOG),
+  // if any; a server without /v1/logs leaves the page live.
+  async function start() {
+    try {
+      const list = await app.api('/v1/logs');
+      if (list.logs?.length) open(list.logs[list.logs.length - 1], false);
+    } catch { /* no log API here: live only */ }
+  }
+
+  window.perfmon.log = () => ({
+    id: log.info?.id ?? null, samples: log.times.length, from: log.from, to: log.to,
+    loading: log.loading, times: log.times.slice(), view: chart?.root.dataset.view ?? null,
+    data: chart ? chart.data.map((d) => Array.from(d)) : null,
+  });
+  window.perfmon.setRange = setRange;
+
+  return { active, open, close, fetch, render, start, chart: () => chart };
+}
+
+// utc writes seconds since the epoch as a UTC time, yyyy-mm-dd hh:mm:ss.
+function utc(t) {
+  return new Date(Math.round(t * 1000)).toISOString().replace('T', ' ').slice(0, 19) + ' UTC';
+}
