@@ -110,7 +110,8 @@ func New(opts Options) *Handler {
 type LogInfo struct {
 	ID string `json:"id"`
 	// Names are the logs as given (an upload's name), Formats what each
-	// was read as (Binary, BLG, CSV, TSV, SQL, ...).
+	// was read as: BIN (perfc's binary log), BLG, CSV, TSV, SQL or
+	// PERF_DATA_BLOCK.
 	Names   []string `json:"names"`
 	Formats []string `json:"formats"`
 	// Samples is how many samples the set holds; Start and End are the
@@ -179,8 +180,12 @@ func (h *Handler) open(ctx context.Context, files, names []string, after func())
 		in.Close()
 		return nil, err
 	}
+	formats := make([]string, len(in.Formats))
+	for i, f := range in.Formats {
+		formats[i] = f.String()
+	}
 	l := &openLog{in: in, cat: cat, info: LogInfo{
-		ID: id, Names: names, Formats: in.Kinds(), Samples: rec.Len(),
+		ID: id, Names: names, Formats: formats, Samples: rec.Len(),
 		Start: rec.Time(0).UTC(), End: rec.Time(rec.Len() - 1).UTC(),
 		Computers: cat.computers, Notes: append(renameAll(in.Notes, files, names), cat.notes...),
 	}}

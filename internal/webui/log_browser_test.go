@@ -2,6 +2,7 @@ package webui_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -30,7 +31,7 @@ var sampleLog = filepath.Join("..", "logview", "testdata", "SampleLog.blg")
 // serveLogs mounts the page, the API over the fixture host and the log
 // API (/v1/logs) as perfc perfmon does, every request with the monitor
 // role.
-func serveLogs(t *testing.T) *httptest.Server {
+func serveLogs(t *testing.T) (*httptest.Server, *logview.Handler) {
 	t.Helper()
 	api := remote.NewHandler(fixtureHost(t), remote.HandlerOptions{ComputerName: "FIXTURE", MinInterval: 100 * time.Millisecond})
 	logs := logview.New(logview.Options{TempDir: t.TempDir()})
@@ -47,7 +48,7 @@ func serveLogs(t *testing.T) *httptest.Server {
 	mux.Handle("/", webui.New())
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	return srv
+	return srv, logs
 }
 
 // processorTimes computes Processor(_Total)\% Processor Time of every
@@ -130,7 +131,7 @@ func pageFormat(v float64) string {
 // the log's raw values, and switches every view of a log.
 func TestLogInBrowser(t *testing.T) {
 	ctx := browser(t)
-	srv := serveLogs(t)
+	srv, _ := serveLogs(t)
 	p := page{t, ctx}
 	abs, err := filepath.Abs(sampleLog)
 	if err != nil {
@@ -163,6 +164,7 @@ func TestLogInBrowser(t *testing.T) {
 	p.click("#ac-close")
 	evalJS[int](p, `perfmon.addPaths(['\\LogicalDisk(C:)\\% Free Space', '\\LogicalDisk(C:)\\% Disk Time', '\\Memory\\% Committed Bytes In Use', '\\System\\System Up Time', '\\LogicalDisk(C:)\\Avg. Disk sec/Transfer'])`)
 	p.wait("the log's values", `perfmon.log().samples === 11 && !perfmon.log().loading && perfmon.series().length === 9`)
+	p.wait("the log's computer in the legend", `[...document.querySelectorAll('#legend-rows tr')].every(tr => tr.cells[6].textContent === '\\\\ZACH-PC')`)
 
 	// The report at the end of samples 1..2: the worked examples of
 	// rates (sample 1 -> 2), then of sample 1 alone.
@@ -186,6 +188,7 @@ func TestLogInBrowser(t *testing.T) {
 		}
 	}
 	setRange(1, 2)
+	p.wait("the log's computer in the report", `document.querySelector('#report h3').textContent === '\\\\ZACH-PC'`)
 	report(`\Processor(_Total)\% Processor Time`, 82.148113, 6)
 	report(`\Processor(_Total)\Interrupts/sec`, 1228.377778, 6)
 	report(`\LogicalDisk(C:)\% Disk Time`, 31.173144, 6)
@@ -259,10 +262,6 @@ func TestLogInBrowser(t *testing.T) {
 		return 'ok' })()`); got != "ok" {
 		t.Errorf("stacked area at sample %s", got)
 	}
-	p.screenshot("stacked-area")
-	p.click("#view-area")
-	p.wait("area view", `perfmon.log().view === 'area'`)
-	p.screenshot("area")
 	p.click("#view-histogram")
 	p.wait("the histogram of the log", `!document.getElementById('histogram').hidden && document.getElementById('logchart').hidden && document.querySelectorAll('#histogram .bar').length === 2`)
 	p.click("#view-report")
@@ -272,6 +271,24 @@ func TestLogInBrowser(t *testing.T) {
 		t.Errorf("report of the whole log: %% Processor Time of _Total %s, want %s (sample 11)", got, pageFormat(want[10]))
 	}
 	p.screenshot("report-log")
+
+	// Screenshots of the area views, with four percentages shown.
+	if *updateScreenshots {
+		shown := []string{`\Processor(_Total)\% Processor Time`, `\LogicalDisk(C:)\% Disk Time`, `\Memory\% Committed Bytes In Use`, `\LogicalDisk(C:)\% Free Space`}
+		list, _ := json.Marshal(shown)
+		evalJS[bool](p, `(() => { const keep = `+string(list)+`; for (let i = 0; i < 20; i++) {
+			const c = [...document.querySelectorAll('#legend input[type=checkbox]')].find(c => c.checked !== keep.includes(c.getAttribute('aria-label').slice(5)));
+			if (!c) break; c.click(); } return true })()`)
+		p.wait("four series shown", `perfmon.series().filter(s => s.show).length === 4`)
+		p.click("#view-area")
+		p.wait("area view", `perfmon.log().view === 'area'`)
+		p.screenshot("area")
+		// The sums go past 100: a vertical scale to 300.
+		evalJS[bool](p, `(() => { const e = document.getElementById('ymax'); e.value = '300'; e.dispatchEvent(new Event('change')); return true })()`)
+		p.click("#view-stacked")
+		p.wait("stacked view", `perfmon.log().view === 'stacked'`)
+		p.screenshot("stacked-area")
+	}
 
 	// Close the log: live again, area views off.
 	p.click("#view-area")
@@ -283,7 +300,7 @@ func TestLogInBrowser(t *testing.T) {
 // status line says which file and why.
 func TestLogUploadRefused(t *testing.T) {
 	ctx := browser(t)
-	srv := serveLogs(t)
+	srv, _ := serveLogs(t)
 	p := page{t, ctx}
 	bad := filepath.Join(t.TempDir(), "notes.blg")
 	if err := writeFile(bad, "not a log\n"); err != nil {
@@ -299,3 +316,22 @@ func TestLogUploadRefused(t *testing.T) {
 }
 
 func writeFile(name, text string) error { return os.WriteFile(name, []byte(text), 0o600) }
+
+// TestLogFromServer: a log the server was given (perfc perfmon LOG)
+// opens with the page, in log mode; its counters come from the log.
+func TestLogFromServer(t *testing.T) {
+	ctx := browser(t)
+	srv, logs := serveLogs(t)
+	if _, err := logs.Open(context.Background(), []string{sampleLog}); err != nil {
+		t.Fatal(err)
+	}
+	p := page{t, ctx}
+	p.do("open the page", chromedp.Navigate(srv.URL))
+	p.wait("the log open", `!document.getElementById('logbar').hidden && document.getElementById('log-name').textContent.includes('SampleLog.blg')`)
+	evalJS[int](p, `perfmon.addPaths(['\\Process(*)\\% Processor Time'])`)
+	// Every process of the log, also those of some samples only.
+	p.wait("every process of the log", `perfmon.log().samples === 11 && perfmon.series().length >= 52 && perfmon.series().some(s => s.path.endsWith('\\Process(svchost#12)\\% Processor Time'))`)
+	if n := evalJS[int](p, `perfmon.samples()`); n != 11 {
+		t.Errorf("the whole log in range: %d samples, want 11", n)
+	}
+}

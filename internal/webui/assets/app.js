@@ -138,6 +138,12 @@ function trim() {
   }
 }
 
+// sourceComputer is the computer of counters whose paths name none: the
+// log's (its first) in log mode, the host's live.
+function sourceComputer() {
+  return (inLog() ? window.perfmon.log().computer : state.host?.name) || '';
+}
+
 function findSeries(key) { return state.series.find((s) => s.key === key); }
 
 function newSeries(key, request) {
@@ -334,7 +340,7 @@ function renderReport() {
   const groups = new Map();
   for (const s of state.series) {
     if (!s.show) continue;
-    const machine = s.parts.machine || state.host?.name || '';
+    const machine = s.parts.machine || sourceComputer();
     const g = `${machine}\u0000${s.parts.object}`;
     if (!groups.has(g)) groups.set(g, { machine, object: s.parts.object, instances: [], counters: new Map() });
     const grp = groups.get(g);
@@ -406,7 +412,7 @@ function renderValueBar() {
 // renderLegend rebuilds the legend when what it shows changed, never for
 // a new sample alone: an open list or colour picker in it stays open.
 function renderLegend() {
-  const key = JSON.stringify([state.selected, state.host?.name, state.series.map((s) => [s.key, s.color, s.scale, s.show])]);
+  const key = JSON.stringify([state.selected, sourceComputer(), state.series.map((s) => [s.key, s.color, s.scale, s.show])]);
   if (key === legendKey) return;
   legendKey = key;
   const body = $('legend-rows');
@@ -461,7 +467,7 @@ function renderLegend() {
     tr.insertCell().append(name);
     tr.insertCell().textContent = s.parts.instance || '---';
     tr.insertCell().textContent = s.parts.object;
-    tr.insertCell().textContent = '\\\\' + (s.parts.machine || state.host?.name || '');
+    tr.insertCell().textContent = '\\\\' + (s.parts.machine || sourceComputer());
 
     const rm = document.createElement('button');
     rm.type = 'button';
@@ -635,7 +641,7 @@ function stamp() { return new Date().toISOString().replace(/[:.]/g, '-').slice(0
 // fullPath is a counter's path with its computer, as perfmon's logs
 // write it.
 function fullPath(s) {
-  return s.parts.machine ? s.key : '\\\\' + (state.host?.name || '') + s.key;
+  return s.parts.machine ? s.key : '\\\\' + sourceComputer() + s.key;
 }
 
 function exportData(sep) {

@@ -358,7 +358,7 @@ export function initLogs(app) {
   }
 
   window.perfmon.log = () => ({
-    id: log.info?.id ?? null, samples: log.times.length, from: log.from, to: log.to,
+    id: log.info?.id ?? null, computer: log.info?.computers[0] ?? '', samples: log.times.length, from: log.from, to: log.to,
     loading: log.loading, times: log.times.slice(), view: chart?.root.dataset.view ?? null,
     data: chart ? chart.data.map((d) => Array.from(d)) : null,
   });
