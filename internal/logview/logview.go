@@ -87,6 +87,10 @@ type Handler struct {
 	logs    map[string]*openLog
 	given   []string // ids of logs opened by Open, in order
 	uploads []string // ids of uploaded logs, oldest first
+
+	// uploaded, when set (by tests), is called with an upload's file once
+	// it is written, before it is opened and removed.
+	uploaded func(file string)
 }
 
 // New returns a handler with no log open.
@@ -403,6 +407,9 @@ func (h *Handler) serveUpload(w http.ResponseWriter, r *http.Request) {
 		cleanup()
 		serveError(w, http.StatusBadRequest, "bad_upload", fmt.Sprintf("%s: empty upload", name))
 		return
+	}
+	if h.uploaded != nil {
+		h.uploaded(file)
 	}
 	l, err := h.open(r.Context(), []string{file}, []string{name}, cleanup)
 	if err != nil {
