@@ -238,10 +238,20 @@ func TestLogInBrowser(t *testing.T) {
 	}
 
 	// Zoom out, in, and back to the whole log.
+	// Samples 5..8 span 3 intervals: out to 6 about the middle (4..10),
+	// in to 3 about its middle (6..9), then 1 (7..8) and 0 (one sample),
+	// where zooming in stops.
 	p.click("#zoom-out")
-	p.wait("a wider range", `perfmon.log().to - perfmon.log().from > 3 && perfmon.log().from <= 4 && perfmon.log().to >= 7`)
+	p.wait("zoomed out to samples 4..10", `perfmon.log().from === 3 && perfmon.log().to === 9`)
 	p.click("#zoom-in")
-	p.wait("a narrower range", `perfmon.log().to - perfmon.log().from < 6`)
+	p.wait("zoomed in to samples 6..9", `perfmon.log().from === 5 && perfmon.log().to === 8`)
+	p.click("#zoom-in")
+	p.wait("zoomed in to samples 7..8", `perfmon.log().from === 6 && perfmon.log().to === 7`)
+	p.click("#zoom-in")
+	p.click("#zoom-in")
+	p.wait("zoomed in to one sample", `perfmon.log().from === perfmon.log().to && perfmon.log().from >= 6 && perfmon.log().from <= 7`)
+	p.click("#zoom-out")
+	p.wait("zoomed out from one sample", `perfmon.log().to - perfmon.log().from === 1`)
 	p.click("#whole-log")
 	p.wait("the whole log", `perfmon.log().from === 0 && perfmon.log().to === 10`)
 

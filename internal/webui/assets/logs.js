@@ -23,7 +23,7 @@
 
 const $ = (id) => document.getElementById(id);
 
-// STACK_ALPHA is the opacity of an area's fill (hex, appended to #rrggbb).
+// AREA_ALPHA is the opacity of an area's fill (hex, appended to #rrggbb).
 const AREA_ALPHA = '55';
 
 // initLogs wires log mode to the page. app is what log mode needs of
@@ -182,17 +182,20 @@ export function initLogs(app) {
     setRange(a, b);
   }
 
+  // zoom scales the range's span (in samples) by factor about its middle,
+  // within the log: 0.5 zooms in, 2 out.
   function zoom(factor) {
     const n = log.times.length;
     if (!n) return;
     const span = log.to - log.from;
+    let want = factor < 1 ? Math.floor(span * factor) : Math.max(span + 1, Math.ceil(span * factor));
+    want = Math.max(0, Math.min(n - 1, want));
+    if (want === span) return;
     const mid = (log.from + log.to) / 2;
-    const half = factor < 1 ? Math.max(0.5, span * factor / 2) : Math.max(1, span * factor / 2);
-    let a = Math.floor(mid - half), b = Math.ceil(mid + half);
-    if (factor < 1 && b - a >= span && span > 0) { a = log.from + 1; b = Math.max(a, log.to - 1); }
-    if (a < 0) { b -= a; a = 0; }
-    if (b > n - 1) { a -= b - (n - 1); b = n - 1; }
-    setRange(Math.max(0, a), b);
+    let a = Math.round(mid - want / 2), b = a + want;
+    if (a < 0) { a = 0; b = want; }
+    if (b > n - 1) { b = n - 1; a = b - want; }
+    setRange(a, b);
   }
 
   // ---- drawing ------------------------------------------------------------
