@@ -86,7 +86,11 @@ async function poll() {
   if (polling || state.requests.length === 0) return;
   polling = true;
   try {
-    addSample(await state.source.formatted(state.requests.map((q) => q.path)));
+    // An answer of a source the page has left (a log opened meanwhile)
+    // is dropped.
+    const src = state.source;
+    const ans = await src.formatted(state.requests.map((q) => q.path));
+    if (state.source === src) addSample(ans);
   } catch (e) {
     setStatus(String(e.message || e), true);
   } finally {
@@ -869,6 +873,7 @@ logs = initLogs({
   state, render, setStatus, api, newSeries, findSeries, scaleOf, cssVar,
   // resetDialog makes the dialog list another source's objects.
   resetDialog: (computers, what) => {
+    dialog.seq++; // answers for the source left are dropped
     dialog.objects = [];
     dialog.object = null;
     $('ac-objects').replaceChildren();
@@ -879,6 +884,7 @@ logs = initLogs({
   // live goes back to the host's counters.
   live: () => {
     state.source = liveSource;
+    dialog.seq++;
     dialog.objects = [];
     dialog.object = null;
     if (state.host) $('ac-computer').replaceChildren(new Option(`${state.host.name} (local)`, ''));
