@@ -256,6 +256,7 @@ func (h *Handler) Close() error {
 //	DELETE /v1/logs/{id}               close an uploaded log
 //	GET    /v1/logs/{id}/objects       objects and counters (remote.ObjectList)
 //	GET    /v1/logs/{id}/objects/{obj} one object with every instance of the log
+//	GET    /v1/logs/{id}/times         every sample's time (Times)
 //	POST   /v1/logs/{id}/values        values of counter paths (Values)
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if role, _ := remote.Caller(r.Context()); role < remote.RoleMonitor {
@@ -313,6 +314,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			obj = parts[2]
 		}
 		l.serveObjects(w, r, obj)
+	case parts[1] == "times" && len(parts) == 2:
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			notAllowed(w, "GET")
+			return
+		}
+		h.serveTimes(w, l)
 	case parts[1] == "values" && len(parts) == 2:
 		if r.Method != http.MethodPost {
 			notAllowed(w, "POST")
@@ -320,7 +327,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		h.serveValues(w, r, l)
 	default:
-		serveError(w, http.StatusNotFound, "not_found", fmt.Sprintf("no such path %q under %s/{id}: want objects, objects/{name} or values", clip(r.URL.Path), Path))
+		serveError(w, http.StatusNotFound, "not_found", fmt.Sprintf("no such path %q under %s/{id}: want objects, objects/{name}, times or values", clip(r.URL.Path), Path))
 	}
 }
 

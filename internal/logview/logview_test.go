@@ -145,6 +145,12 @@ func TestUploadWorkedExamples(t *testing.T) {
 		t.Errorf("Process instances over the log: %d (svchost#12 %v, Idle %v, _Total %v), want at least 52", len(proc.Instances), has["svchost#12"], has["Idle"], has["_Total"])
 	}
 
+	var times logview.Times
+	call(t, "GET", srv.URL+logview.Path+"/"+info.ID+"/times", "", nil, &times)
+	if len(times.Times) != 11 || !times.Times[0].Equal(info.Start) || !times.Times[10].Equal(info.End) || times.Times[1].Sub(times.Times[0]) < 59e9 {
+		t.Errorf("times: %v, want 11 from %v to %v, 60 s apart", times.Times, info.Start, info.End)
+	}
+
 	// Samples 1 and 2 by time.
 	paths := make([]string, len(worked))
 	for i, w := range worked {

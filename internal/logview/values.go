@@ -123,6 +123,30 @@ func DecodeValuesRequest(r io.Reader) (ValuesRequest, error) {
 	return req, nil
 }
 
+// Times is the JSON of GET /v1/logs/{id}/times: the time of every sample
+// of the log (UTC), which a values request's start and end may name
+// exactly.
+type Times struct {
+	Times []time.Time `json:"times"`
+}
+
+func (h *Handler) serveTimes(w http.ResponseWriter, l *openLog) {
+	l.mu.Lock()
+	rec := l.in.Source.Recorded()
+	n := rec.Len()
+	if n > h.opts.MaxValues {
+		l.mu.Unlock()
+		serveError(w, http.StatusRequestEntityTooLarge, "answer_too_large", fmt.Sprintf("%s: %d samples, more than the %d values an answer may hold", strings.Join(l.info.Names, ", "), n, h.opts.MaxValues))
+		return
+	}
+	ans := Times{Times: make([]time.Time, n)}
+	for i := range n {
+		ans.Times[i] = rec.Time(i).UTC()
+	}
+	l.mu.Unlock()
+	serveJSON(w, http.StatusOK, ans)
+}
+
 // tooLarge is an answer over Options.MaxValues.
 type tooLarge struct{ msg string }
 

@@ -32,9 +32,15 @@ var sampleLog = filepath.Join("..", "logview", "testdata", "SampleLog.blg")
 // API (/v1/logs) as perfc perfmon does, every request with the monitor
 // role.
 func serveLogs(t *testing.T) (*httptest.Server, *logview.Handler) {
+	return serveLogsWith(t, logview.Options{})
+}
+
+// serveLogsWith is serveLogs with the log API's options.
+func serveLogsWith(t *testing.T, opts logview.Options) (*httptest.Server, *logview.Handler) {
 	t.Helper()
 	api := remote.NewHandler(fixtureHost(t), remote.HandlerOptions{ComputerName: "FIXTURE", MinInterval: 100 * time.Millisecond})
-	logs := logview.New(logview.Options{TempDir: t.TempDir()})
+	opts.TempDir = t.TempDir()
+	logs := logview.New(opts)
 	t.Cleanup(func() { logs.Close() })
 	mux := http.NewServeMux()
 	role := func(h http.Handler) http.Handler {
@@ -344,4 +350,30 @@ func TestLogFromServer(t *testing.T) {
 	if n := evalJS[int](p, `perfmon.samples()`); n != 11 {
 		t.Errorf("the whole log in range: %d samples, want 11", n)
 	}
+}
+
+// TestLogPastLimit: when the server answers at most 20 values (of 22 for
+// two counters over the log's 11 samples), the page holds the later
+// samples it can (6..11) and says so; a range beyond them reads them.
+func TestLogPastLimit(t *testing.T) {
+	ctx := browser(t)
+	srv, logs := serveLogsWith(t, logview.Options{MaxValues: 20})
+	if _, err := logs.Open(context.Background(), []string{sampleLog}); err != nil {
+		t.Fatal(err)
+	}
+	want := processorTimes(t)
+	p := page{t, ctx}
+	p.do("open the page", chromedp.Navigate(srv.URL))
+	p.wait("the log open", `!document.getElementById('logbar').hidden && perfmon.log().samples === 11`)
+	evalJS[int](p, `perfmon.addPaths(['\\Processor(*)\\% Processor Time'])`)
+	p.wait("samples 6..11 held", `(() => { const l = perfmon.log(); return !l.loading && l.win.join() === '5,10' && l.from === 5 && l.to === 10 })()`)
+	p.wait("the reason on the status line", `document.getElementById('status').textContent.includes('values of samples 6 to 11 only') && document.getElementById('status').textContent.includes('more than 20 values')`)
+	p.click(`button[aria-label="Select \\Processor(_Total)\\% Processor Time"]`)
+	p.wait("the value bar of samples 6..11", `document.getElementById('vb-last').textContent === `+js(pageFormat(want[10])))
+	// Samples 2..4: beyond what the page holds, read at once.
+	evalJS[bool](p, `(() => { const f = document.getElementById('from'), t = document.getElementById('to');
+		f.value = 2; t.value = 4; t.dispatchEvent(new Event('change')); return true })()`)
+	p.wait("samples 2..4 held", `(() => { const l = perfmon.log(); return !l.loading && l.win.join() === '1,3' && l.from === 1 && l.to === 3 })()`)
+	lo := min(want[1], want[2], want[3])
+	p.wait("the minimum of samples 2..4", `document.getElementById('vb-minimum').textContent === `+js(pageFormat(lo)))
 }

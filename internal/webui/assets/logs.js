@@ -36,7 +36,10 @@ export function initLogs(app) {
     info: null,       // LogInfo of the open log set; null: live
     uploaded: false,  // the page uploaded it (closed on leaving)
     times: [],        // every sample's time, seconds since the epoch
+    iso: [],          // the same as the server wrote them (start/end of requests)
     from: 0, to: -1,  // the range: positions in times, both included
+    win: [0, -1],     // the samples whose values the page holds (series.full)
+    cut: '',          // why win is not the whole log (the server's limit), or empty
     seq: 0,           // answers of older requests are dropped
     loading: false,
   };
@@ -56,7 +59,10 @@ export function initLogs(app) {
     log.info = info;
     log.uploaded = uploaded;
     log.times = [];
+    log.iso = [];
     log.from = 0; log.to = -1;
+    log.win = [0, -1];
+    log.cut = '';
     state.source = source;
     state.frozen = false;
     state.requests = [];
@@ -72,6 +78,7 @@ export function initLogs(app) {
     $('log-notes').textContent = (info.notes || []).join('; ');
     $('from').max = $('to').max = info.samples;
     chartKey = ''; overviewKey = '';
+    loadTimes(info);
     app.setStatus(`${info.names.join(', ')}: ${info.samples} samples of ${info.computers.join(', ') || 'an unnamed computer'}, ${utc(Date.parse(info.start) / 1000)} to ${utc(Date.parse(info.end) / 1000)}. Add counters to see them (Add counters… lists the log's).`);
     app.render();
   }
@@ -102,23 +109,67 @@ export function initLogs(app) {
     app.live();
   }
 
-  // fetch asks for every path of the page over the whole log and keeps
-  // each counter's values (series.full); the range slices them.
+  // loadTimes reads every sample's time of the log, then the values of
+  // the paths the page has.
+  async function loadTimes(info) {
+    const seq = ++log.seq;
+    log.loading = true;
+    try {
+      const ans = await app.api(`/v1/logs/${info.id}/times`);
+      if (seq !== log.seq || log.info !== info) return;
+      log.iso = ans.times;
+      log.times = ans.times.map((t) => Date.parse(t) / 1000);
+      log.from = 0; log.to = log.times.length - 1;
+      applyRange();
+    } catch (e) {
+      if (seq === log.seq) app.setStatus(`${info.names.join(', ')}: ${e.message || e}`, true);
+    } finally {
+      if (seq === log.seq) log.loading = false;
+    }
+    if (seq === log.seq && state.requests.length) fetch();
+  }
+
+  // values asks for paths over samples a..b. Past the server's limit on
+  // the values of one answer (413) it asks for the range instead, then
+  // for the later half, until the answer fits. It answers the answer, its
+  // a and b, and the server's reason when it had to cut.
+  async function values(paths, a, b) {
+    let cut = '';
+    for (;;) {
+      const r = await window.fetch(`/v1/logs/${log.info.id}/values`, {
+        method: 'POST', credentials: 'same-origin',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ paths, start: log.iso[a], end: log.iso[b] }),
+      });
+      if (r.ok) return { ans: await r.json(), a, b, cut };
+      let reason = `${r.status} ${r.statusText}`;
+      try { reason = (await r.json()).error.reason || reason; } catch { /* not JSON */ }
+      if (r.status !== 413 || a === b) throw new Error(reason);
+      cut = reason;
+      if ((a < log.from || b > log.to) && log.to - log.from < b - a) {
+        a = log.from; b = log.to;
+      } else {
+        a = b - Math.floor((b - a) / 2);
+      }
+    }
+  }
+
+  // fetch asks for every path of the page over the whole log (over the
+  // range, once the server's limit made the page hold part of the log)
+  // and keeps each counter's values (series.full, of samples win); the
+  // range slices them.
   async function fetch() {
-    if (!active() || state.requests.length === 0) return;
+    if (!active() || state.requests.length === 0 || log.times.length === 0) return;
     const seq = ++log.seq;
     const paths = state.requests.map((q) => q.path);
     log.loading = true;
     try {
-      const ans = await app.api(`/v1/logs/${log.info.id}/values`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ paths }),
-      });
+      const n = log.times.length;
+      const [a0, b0] = log.cut ? [log.from, log.to] : [0, n - 1];
+      const { ans, a, b, cut } = await values(paths, a0, b0);
       if (seq !== log.seq || !active()) return;
-      const first = log.times.length === 0;
-      log.times = ans.times.map((t) => Date.parse(t) / 1000);
-      if (first || log.to >= log.times.length) { log.from = 0; log.to = log.times.length - 1; }
+      log.win = [a, b];
+      log.cut = a > 0 || b < n - 1 ? (cut || log.cut) : '';
       const problems = [];
       const seen = new Set();
       ans.counters.forEach((c, i) => {
@@ -132,9 +183,14 @@ export function initLogs(app) {
           seen.add(s);
         }
       });
-      for (const s of state.series) if (!seen.has(s)) s.full = log.times.map(() => null);
-      applyRange();
-      app.setStatus(problems.length ? problems.join('; ') : `${log.info.names.join(', ')}: ${state.series.length} counters over ${log.times.length} samples`, problems.length > 0);
+      for (const s of state.series) if (!seen.has(s)) s.full = [];
+      if (log.cut && (log.from < a || log.to > b)) {
+        // The range keeps within the samples the page holds.
+        log.from = a; log.to = b;
+      }
+      applyRange(true);
+      if (log.cut) problems.push(`values of samples ${a + 1} to ${b + 1} only (${log.cut}); select a range to read another part of the log`);
+      app.setStatus(problems.length ? problems.join('; ') : `${log.info.names.join(', ')}: ${state.series.length} counters over ${n} samples`, problems.length > 0);
     } catch (e) {
       if (seq === log.seq) app.setStatus(`${log.info?.names.join(', ')}: ${e.message || e}`, true);
     } finally {
@@ -142,15 +198,28 @@ export function initLogs(app) {
     }
   }
 
+  // at is a counter's value at sample k of the log (null where the page
+  // holds none).
+  function at(s, k) {
+    const [a, b] = log.win;
+    return k >= a && k <= b ? (s.full?.[k - a] ?? null) : null;
+  }
+
   // applyRange puts the range's samples in the page's state (times and
   // each counter's values), where the views and the value bar read them.
-  function applyRange() {
+  // A range beyond the samples the page holds (the server's limit cut
+  // them) reads them.
+  function applyRange(loaded) {
     const n = log.times.length;
     log.from = Math.max(0, Math.min(log.from, n - 1));
     log.to = Math.max(log.from, Math.min(log.to, n - 1));
     state.times = log.times.slice(log.from, log.to + 1);
     state.total = state.times.length;
-    for (const s of state.series) s.values = (s.full || []).slice(log.from, log.to + 1);
+    for (const s of state.series) {
+      s.values = [];
+      for (let k = log.from; k <= log.to; k++) s.values.push(at(s, k));
+    }
+    if (!loaded && log.cut && (log.from < log.win[0] || log.to > log.win[1])) fetch();
     $('from').value = n ? log.from + 1 : '';
     $('to').value = n ? log.to + 1 : '';
     $('log-range').textContent = n
@@ -269,8 +338,8 @@ export function initLogs(app) {
     const width = Math.max(300, el.clientWidth - 8);
     const sel = state.series.find((s) => s.key === state.selected);
     const shown = sel ? [sel] : state.series.filter((s) => s.show);
-    const key = JSON.stringify([width, log.info?.id, log.times.length, state.ymin, state.ymax, shown.map((s) => [s.key, s.color, app.scaleOf(s)]), app.cssVar('--fg')]);
-    const data = [log.times.slice(), ...shown.map((s) => scaled(s, s.full || []))];
+    const key = JSON.stringify([width, log.info?.id, log.times.length, log.win, state.ymin, state.ymax, shown.map((s) => [s.key, s.color, app.scaleOf(s)]), app.cssVar('--fg')]);
+    const data = [log.times.slice(), ...shown.map((s) => scaled(s, log.times.map((_, k) => at(s, k))))];
     if (!overview || key !== overviewKey) {
       if (overview) overview.destroy();
       const ax = axes();
@@ -362,6 +431,7 @@ export function initLogs(app) {
 
   window.perfmon.log = () => ({
     id: log.info?.id ?? null, computer: log.info?.computers[0] ?? '', samples: log.times.length, from: log.from, to: log.to,
+    win: log.win.slice(), cut: log.cut,
     loading: log.loading, times: log.times.slice(), view: chart?.root.dataset.view ?? null,
     data: chart ? chart.data.map((d) => Array.from(d)) : null,
   });
