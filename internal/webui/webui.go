@@ -10,7 +10,8 @@
 // In log mode (assets/logs.js) it reads a log through /v1/logs
 // (internal/logview, whose API.md describes it): a log the server was
 // given, or one the page's "Open log…" uploads. It asks once for the
-// values of every path over the whole log and slices them by the time
+// values of every path over the whole log (past the server's limit on
+// values per answer, over part of it) and slices them by the time
 // range (drag in the overview, zoom, whole log, From/To sample); the
 // value bar shows the range's Last, Average, Minimum, Maximum and
 // Duration, the report and histogram the value at the range's end

@@ -4,7 +4,11 @@
 // every counter path over the whole log and keeps them; the time range
 // (drag in the overview, zoom in and out, whole log, or the From/To
 // sample fields) slices them, so the views, the value bar and the report
-// follow a new range at once, without asking the server again.
+// follow a new range at once, without asking the server again. Past the
+// server's limit on the values of one answer, the page holds the part of
+// the log it can (the range, or its later half until the answer fits),
+// says so on the status line, and reads another part when the range goes
+// beyond it.
 //
 // In log mode:
 //   - the line, area and stacked area views draw every sample of the range
