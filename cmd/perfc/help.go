@@ -114,10 +114,11 @@ func helpScreens() map[string]helpScreen {
 			},
 		},
 		"perfmon": {
-			about: "Perfmon serves Performance Monitor as a web page for this computer:\nline graph, histogram and report views of counters, and the Add Counters\ndialog with each counter's explain text. It listens on loopback only and\nprints the page's address, which holds a random key: only its holder\nreads the counters. A desktop opens the page in the browser. To stop\nPerfmon, press CTRL+C.",
-			usage: []string{"perfc perfmon [options]"},
+			about: "Perfmon serves Performance Monitor as a web page for this computer:\nline graph, histogram and report views of counters, and the Add Counters\ndialog with each counter's explain text. It listens on loopback only and\nprints the page's address, which holds a random key: only its holder\nreads the counters. A desktop opens the page in the browser. To stop\nPerfmon, press CTRL+C.\n\nLogs named on the command line (perfc's binary logs, BLG, CSV, TSV, or a\nSQL log set as SQL:DSN!logset) open in log mode: a time range over the\nwhole log, line, area and stacked area views, and every instance the log\nholds. The page's \"Open log\" uploads a log from the browser.",
+			usage: []string{"perfc perfmon [options] [LOG ...]"},
 			examples: [][2]string{
 				{"Serve the page on a free port and print its address:", "perfc perfmon"},
+				{"Show a log recorded by Performance Monitor:", "perfc perfmon SampleLog.blg"},
 				{"On a fixed port, without opening a browser:", "perfc perfmon -addr 127.0.0.1:8080 -noopen"},
 			},
 		},

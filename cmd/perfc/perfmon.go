@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/perfcounters/perfcounters/host"
+	"github.com/perfcounters/perfcounters/internal/logview"
 	"github.com/perfcounters/perfcounters/internal/webui"
 	"github.com/perfcounters/perfcounters/remote"
 )
@@ -28,8 +29,8 @@ import (
 func perfmonCommand() command {
 	return command{
 		name:  "perfmon",
-		usage: "[-addr 127.0.0.1:PORT] [-noopen]",
-		short: "watch counters in the browser: line graph, histogram, report",
+		usage: "[-addr 127.0.0.1:PORT] [-noopen] [-maxupload BYTES] [LOG ...]",
+		short: "watch counters (live, or of logs) in the browser: line, area, histogram, report",
 		run:   runPerfmon,
 	}
 }
@@ -39,6 +40,7 @@ func runPerfmon(ctx context.Context, e *env, args []string) error {
 	addr := fs.String("addr", "127.0.0.1:0", "Loopback address and port to listen on (port 0: any free one).")
 	noopen := fs.Bool("noopen", false, "Do not open a browser; only print the page's address.")
 	nowarn := fs.Bool("nowarn", false, "Do not print warnings (also: environment PERFC_WARNINGS=off).")
+	maxUpload := fs.Int64("maxupload", logview.DefaultMaxUploadBytes, "The largest log the page's \"Open log\" may upload, in bytes (logs named on the command line have no such limit).")
 	pos, err := parseFlags(fs, args)
 	if err == errHelp {
 		return nil
@@ -46,11 +48,24 @@ func runPerfmon(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if len(pos) > 0 {
-		return usagef("unexpected argument %q", pos[0])
-	}
 	if err := checkLoopback(*addr); err != nil {
 		return usagef("-addr %s: %v", *addr, err)
+	}
+	if *maxUpload <= 0 {
+		return usagef("-maxupload %d: want a positive number of bytes", *maxUpload)
+	}
+	// Logs named on the command line (files, or SQL:DSN!logset as relog
+	// takes them) are one log set the page starts with.
+	logs := logview.New(logview.Options{MaxUploadBytes: *maxUpload})
+	defer logs.Close()
+	if len(pos) > 0 {
+		info, err := logs.Open(ctx, pos)
+		if err != nil {
+			return err
+		}
+		for _, n := range info.Notes {
+			fmt.Fprintf(e.stdout, "note: %s\n", n)
+		}
 	}
 	h, err := newHost(e, *nowarn)
 	if err != nil {
@@ -66,7 +81,7 @@ func runPerfmon(ctx context.Context, e *env, args []string) error {
 		ln.Close()
 		return err
 	}
-	api := remote.NewHandler(h, remote.HandlerOptions{ComputerName: host.ComputerName(), Version: buildVersion()})
+	api := withLogs(remote.NewHandler(h, remote.HandlerOptions{ComputerName: host.ComputerName(), Version: buildVersion()}), logs)
 	port := ln.Addr().(*net.TCPAddr).Port
 	srv := &http.Server{
 		Handler:           perfmonHandler(api, token, port),
@@ -88,6 +103,15 @@ func runPerfmon(ctx context.Context, e *env, args []string) error {
 		srv.Shutdown(sctx)
 		return nil
 	}
+}
+
+// withLogs serves logs' API (/v1/logs) beside api.
+func withLogs(api http.Handler, logs *logview.Handler) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle(logview.Path, logs)
+	mux.Handle(logview.Path+"/", logs)
+	mux.Handle("/", api)
+	return mux
 }
 
 // buildVersion is the module version the binary was built as, for

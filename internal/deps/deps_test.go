@@ -94,9 +94,12 @@ var table = map[string]rule{
 	// webui is perfmon's page (embedded files); it talks to remote's API
 	// over HTTP only, so it imports nothing of ours.
 	"internal/webui": {4, nil},
+	// logview answers the page's questions about logs (/v1/logs): a log's
+	// counters and their values over a time range.
+	"internal/logview": {4, []string{"calc", "counterpath", "pdh", "perfdata", "perflog", "remote", "titles"}},
 	// L5: the binary.
 	"cmd/perfc": {5, []string{"host", "internal/tool/ctrpp", "internal/tool/dump", "internal/tool/lodctr", "internal/tool/logman", "internal/tool/query",
-		"internal/tool/relog", "internal/tool/typeperf", "internal/server", "internal/webui", "remote", "export/otlp", "export/prom", "collectorset", "counterpath", "engine", "manifest", "pdh", "perfdata", "perflog", "pla", "state", "titles"}},
+		"internal/tool/relog", "internal/tool/typeperf", "internal/server", "internal/webui", "internal/logview", "remote", "export/otlp", "export/prom", "collectorset", "counterpath", "engine", "manifest", "pdh", "perfdata", "perflog", "pla", "state", "titles"}},
 }
 
 type pkg struct {

@@ -526,11 +526,14 @@ func TestModel(t *testing.T) {
 			`{"view":"report","interval":5,"points":2,"ymin":-1,"ymax":999999999,"reportValue":"maximum","scroll":true,"frozen":true,"legend":false,"valueBar":true,"counters":[{"path":"\\Tâche(ü)\\x","color":"#a0b1c2","scale":-9,"show":false},{"path":"\\P(*)\\y","color":null,"scale":null,"show":true}]}`},
 		{`m.decodeLink('#other=1')`, `null`},
 		{`m.parseSettings('{"ReportValueType":0}').reportValue`, `"current"`},
+		{`m.parseSettings('{"DisplayType":4}').view`, `"area"`},
+		{`m.parseSettings('{"DisplayType":5}').view`, `"stacked"`},
+		{`m.settingsOf({view: 'stacked', counters: []}).DisplayType`, `5`},
 	}
 	refused := []struct{ text, field string }{
 		{`not json`, "settings"},
 		{`[]`, "settings"},
-		{`{"DisplayType":4}`, "DisplayType"},
+		{`{"DisplayType":6}`, "DisplayType"},
 		{`{"DisplayType":"1"}`, "DisplayType"},
 		{`{"UpdateInterval":0}`, "UpdateInterval"},
 		{`{"UpdateInterval":1.5}`, "UpdateInterval"},

@@ -7,6 +7,19 @@
 // origin: /v1/host, /v1/objects, /v1/objects/{name} and one POST
 // /v1/formatted per update interval with every path the page shows.
 //
+// In log mode (assets/logs.js) it reads a log through /v1/logs
+// (internal/logview, whose API.md describes it): a log the server was
+// given, or one the page's "Open log…" uploads. It asks once for the
+// values of every path over the whole log (past the server's limit on
+// values per answer, over part of it) and slices them by the time
+// range (drag in the overview, zoom, whole log, From/To sample); the
+// value bar shows the range's Last, Average, Minimum, Maximum and
+// Duration, the report and histogram the value at the range's end
+// (ReportValueType Current, as perfmon's report of a log) or the range's
+// average, minimum or maximum, and the line, area and stacked area views
+// (DisplayType 4 and 5, for logs only) every sample of the range. Times
+// are shown in UTC.
+//
 // A server mounts it beside the API, both behind its authentication:
 //
 //	mux := http.NewServeMux()

@@ -5,6 +5,7 @@ import {
   COLORS, SCALES, MAX_PATHS, parsePath, makePath, stats, scaleToFit, scaleLabel,
   formatValue, formatDuration, clampInt, settingsOf, parseSettings, encodeLink, decodeLink, exportText,
 } from './model.js';
+import { initLogs } from './logs.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -55,6 +56,9 @@ let polling = false;
 let chart = null;
 let chartKey = '';
 let legendKey = '';
+// logs is log mode (logs.js): set before start.
+let logs = null;
+const inLog = () => logs?.active() ?? false;
 
 // ---- server ------------------------------------------------------------
 
@@ -82,7 +86,11 @@ async function poll() {
   if (polling || state.requests.length === 0) return;
   polling = true;
   try {
-    addSample(await state.source.formatted(state.requests.map((q) => q.path)));
+    // An answer of a source the page has left (a log opened meanwhile)
+    // is dropped.
+    const src = state.source;
+    const ans = await src.formatted(state.requests.map((q) => q.path));
+    if (state.source === src) addSample(ans);
   } catch (e) {
     setStatus(String(e.message || e), true);
   } finally {
@@ -121,6 +129,7 @@ function addSample(ans) {
 // path with no value in a whole graph (a process that ended) leaves the
 // page, so instances that come and go do not pile up.
 function trim() {
+  if (inLog()) return; // a log's range holds every sample of it
   const extra = state.times.length - state.points;
   if (extra > 0) {
     state.times.splice(0, extra);
@@ -131,6 +140,12 @@ function trim() {
     state.series = state.series.filter((s) => !gone(s));
     if (!findSeries(state.selected)) state.selected = state.series[0]?.key ?? null;
   }
+}
+
+// sourceComputer is the computer of counters whose paths name none: the
+// log's (its first) in log mode, the host's live.
+function sourceComputer() {
+  return (inLog() ? window.perfmon.log().computer : state.host?.name) || '';
 }
 
 function findSeries(key) { return state.series.find((s) => s.key === key); }
@@ -162,7 +177,7 @@ function scaleOf(s) {
 
 function schedule() {
   clearTimeout(timer);
-  if (state.frozen) return;
+  if (state.frozen || state.source !== liveSource) return;
   timer = setTimeout(async () => { await poll(); schedule(); }, state.interval * 1000);
 }
 
@@ -180,7 +195,8 @@ export function addPaths(paths, defaultScales = new Map()) {
     state.requests.push({ path, excluded: new Set(), defaultScales });
     added++;
   }
-  if (added) { poll(); schedule(); }
+  if (added && inLog()) logs.fetch();
+  else if (added) { poll(); schedule(); }
   return added;
 }
 
@@ -189,11 +205,16 @@ export function addPaths(paths, defaultScales = new Map()) {
 function render() {
   renderLegend();
   renderValueBar();
-  for (const v of ['line', 'histogram', 'report']) {
-    $(v).hidden = state.view !== v;
+  // Log mode draws its line, area and stacked area views in #logchart.
+  const logChart = inLog() && ['line', 'area', 'stacked'].includes(state.view);
+  for (const v of ['line', 'histogram', 'report', 'area', 'stacked']) {
     $('view-' + v).setAttribute('aria-pressed', String(state.view === v));
   }
-  if (state.view === 'line') renderLine();
+  for (const v of ['line', 'histogram', 'report']) $(v).hidden = state.view !== v || logChart;
+  $('logchart').hidden = !logChart;
+  $('view-area').disabled = $('view-stacked').disabled = !inLog();
+  if (inLog()) logs.render();
+  if (state.view === 'line' && !logChart) renderLine();
   if (state.view === 'histogram') renderHistogram();
   if (state.view === 'report') renderReport();
   const sel = findSeries(state.selected);
@@ -323,7 +344,7 @@ function renderReport() {
   const groups = new Map();
   for (const s of state.series) {
     if (!s.show) continue;
-    const machine = s.parts.machine || state.host?.name || '';
+    const machine = s.parts.machine || sourceComputer();
     const g = `${machine}\u0000${s.parts.object}`;
     if (!groups.has(g)) groups.set(g, { machine, object: s.parts.object, instances: [], counters: new Map() });
     const grp = groups.get(g);
@@ -367,8 +388,10 @@ function renderReport() {
         td.className = 'value';
         const s = byInst.get(inst);
         if (s) {
-          td.textContent = formatValue(reportValue(s));
+          const v = reportValue(s);
+          td.textContent = formatValue(v);
           td.dataset.path = s.key;
+          td.dataset.value = v == null ? '' : String(v);
           if (s.key === state.selected) td.classList.add('selected');
         }
       }
@@ -385,13 +408,15 @@ function renderValueBar() {
   $('vb-average').textContent = formatValue(st.average);
   $('vb-minimum').textContent = formatValue(st.minimum);
   $('vb-maximum').textContent = formatValue(st.maximum);
-  $('vb-duration').textContent = formatDuration(state.points * state.interval);
+  // A log's duration is its range's span; live, the graph's.
+  const n = state.times.length;
+  $('vb-duration').textContent = formatDuration(inLog() ? (n ? state.times[n - 1] - state.times[0] : 0) : state.points * state.interval);
 }
 
 // renderLegend rebuilds the legend when what it shows changed, never for
 // a new sample alone: an open list or colour picker in it stays open.
 function renderLegend() {
-  const key = JSON.stringify([state.selected, state.host?.name, state.series.map((s) => [s.key, s.color, s.scale, s.show])]);
+  const key = JSON.stringify([state.selected, sourceComputer(), state.series.map((s) => [s.key, s.color, s.scale, s.show])]);
   if (key === legendKey) return;
   legendKey = key;
   const body = $('legend-rows');
@@ -446,7 +471,7 @@ function renderLegend() {
     tr.insertCell().append(name);
     tr.insertCell().textContent = s.parts.instance || '---';
     tr.insertCell().textContent = s.parts.object;
-    tr.insertCell().textContent = '\\\\' + (s.parts.machine || state.host?.name || '');
+    tr.insertCell().textContent = '\\\\' + (s.parts.machine || sourceComputer());
 
     const rm = document.createElement('button');
     rm.type = 'button';
@@ -478,7 +503,7 @@ function removeSeries(s) {
 // ---- toolbar -----------------------------------------------------------
 
 function wireToolbar() {
-  for (const v of ['line', 'histogram', 'report']) {
+  for (const v of ['line', 'histogram', 'report', 'area', 'stacked']) {
     $('view-' + v).addEventListener('click', () => { state.view = v; render(); });
   }
   $('add').addEventListener('click', openAddCounters);
@@ -576,7 +601,7 @@ function currentSettings() {
 // applySettings replaces the page's settings and counters with v
 // (validateSettings' result).
 function applySettings(v) {
-  state.view = v.view;
+  state.view = (v.view === 'area' || v.view === 'stacked') && !inLog() ? 'line' : v.view;
   state.interval = v.interval;
   state.points = v.points;
   state.ymin = v.ymin;
@@ -620,7 +645,7 @@ function stamp() { return new Date().toISOString().replace(/[:.]/g, '-').slice(0
 // fullPath is a counter's path with its computer, as perfmon's logs
 // write it.
 function fullPath(s) {
-  return s.parts.machine ? s.key : '\\\\' + (state.host?.name || '') + s.key;
+  return s.parts.machine ? s.key : '\\\\' + sourceComputer() + s.key;
 }
 
 function exportData(sep) {
@@ -655,8 +680,9 @@ function wireKeep() {
   $('save-csv').addEventListener('click', () => download(`perfmon-${stamp()}.csv`, new Blob([exportData(',')], { type: 'text/csv' })));
   $('save-tsv').addEventListener('click', () => download(`perfmon-${stamp()}.tsv`, new Blob([exportData('\t')], { type: 'text/tab-separated-values' })));
   $('save-png').addEventListener('click', () => {
-    if (state.view !== 'line' || !chart) { setStatus('The image is of the line graph: switch to Line first.', true); return; }
-    chart.ctx.canvas.toBlob((b) => { if (b) download(`perfmon-${stamp()}.png`, b); }, 'image/png');
+    const c = inLog() ? logs.chart() : chart;
+    if (!['line', 'area', 'stacked'].includes(state.view) || !c) { setStatus('The image is of the graph: switch to Line (or a log\'s Area, Stacked area) first.', true); return; }
+    c.ctx.canvas.toBlob((b) => { if (b) download(`perfmon-${stamp()}.png`, b); }, 'image/png');
   });
 }
 
@@ -695,7 +721,7 @@ async function loadObjects() {
   const costly = $('ac-costly').checked ? '1' : '0';
   $('ac-status').textContent = 'Reading objects…';
   try {
-    const ans = await api(`/v1/objects?detail=${detail}&costly=${costly}`);
+    const ans = await api(`${objectsBase()}?detail=${detail}&costly=${costly}`);
     if (seq !== dialog.seq) return;
     dialog.objects = ans.objects.slice().sort((a, b) => a.name.localeCompare(b.name));
     const sel = $('ac-objects');
@@ -729,7 +755,7 @@ async function selectObject() {
   const seq = ++dialog.seq;
   try {
     const detail = $('ac-detail').value;
-    const ans = await api(`/v1/objects/${encodeURIComponent(o.name)}?detail=${detail}`);
+    const ans = await api(`${objectsBase()}/${encodeURIComponent(o.name)}?detail=${detail}`);
     if (seq !== dialog.seq) return;
     o.instances = ans.instances || [];
     fillInstances();
@@ -791,6 +817,12 @@ function wireDialog() {
   $('ac-add').addEventListener('click', addFromDialog);
 }
 
+// objectsBase is where the dialog reads objects: the log's in log mode
+// (logs.js), the host's otherwise.
+function objectsBase() {
+  return inLog() ? `/v1/logs/${window.perfmon.log().id}/objects` : '/v1/objects';
+}
+
 // ---- start ---------------------------------------------------------------
 
 async function start() {
@@ -807,6 +839,7 @@ async function start() {
   }
   render();
   schedule();
+  await logs.start();
   if (location.hash) {
     try {
       const v = decodeLink(location.hash);
@@ -834,5 +867,32 @@ window.perfmon = {
   tsv: () => exportData('\t'),
   times: () => state.times.slice(),
 };
+
+// Log mode's hooks (logs.js).
+logs = initLogs({
+  state, render, setStatus, api, newSeries, findSeries, scaleOf, cssVar,
+  // resetDialog makes the dialog list another source's objects.
+  resetDialog: (computers, what) => {
+    dialog.seq++; // answers for the source left are dropped
+    dialog.objects = [];
+    dialog.object = null;
+    $('ac-objects').replaceChildren();
+    $('ac-counters').replaceChildren();
+    $('ac-instances').replaceChildren();
+    $('ac-computer').replaceChildren(...computers.map((c) => new Option(`${c} (${what})`, '')));
+  },
+  // live goes back to the host's counters.
+  live: () => {
+    state.source = liveSource;
+    dialog.seq++;
+    dialog.objects = [];
+    dialog.object = null;
+    if (state.host) $('ac-computer').replaceChildren(new Option(`${state.host.name} (local)`, ''));
+    chartKey = '';
+    setStatus('Live: add counters to begin (Add counters…).');
+    render();
+    schedule();
+  },
+});
 
 start();

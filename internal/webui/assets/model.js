@@ -107,8 +107,9 @@ export function clampInt(s, lo, hi, def) {
 
 // ---- settings: perfmon's property names --------------------------------
 
-// VIEWS maps the page's views to perfmon's DisplayType and back.
-const VIEWS = { line: 1, histogram: 2, report: 3 };
+// VIEWS maps the page's views to perfmon's DisplayType and back (area
+// and stacked area are for logs; live, the page shows the line instead).
+const VIEWS = { line: 1, histogram: 2, report: 3, area: 4, stacked: 5 };
 // REPORT_VALUES maps the report's value to perfmon's ReportValueType
 // (0, perfmon's default, reads as current).
 const REPORT_VALUES = { current: 1, average: 2, minimum: 3, maximum: 4 };
@@ -124,7 +125,7 @@ export const MAX_SETTINGS_BYTES = 1 << 20;
 export const SCALE_LIMIT = 999999999;
 
 // settingsOf writes the page's settings under perfmon's property names:
-// view (line, histogram, report), interval, points, ymin, ymax,
+// view (line, histogram, report, area, stacked), interval, points, ymin, ymax,
 // reportValue, scroll, frozen, legend, valueBar and counters [{path, color (null: of the
 // cycle), scale (exponent), show}].
 export function settingsOf(v) {
@@ -170,7 +171,7 @@ export function validateSettings(o) {
   const out = { view: 'line', interval: 1, points: 100, ymin: 0, ymax: 100, reportValue: 'current', scroll: false, frozen: false, legend: true, valueBar: true, counters: [] };
   if (has('DisplayType')) {
     const v = Object.keys(VIEWS).find((k) => VIEWS[k] === o.DisplayType);
-    if (!v) throw new SettingsError('DisplayType', `${JSON.stringify(o.DisplayType)}: want 1 (line), 2 (histogram) or 3 (report)`);
+    if (!v) throw new SettingsError('DisplayType', `${JSON.stringify(o.DisplayType)}: want 1 (line), 2 (histogram), 3 (report), 4 (area) or 5 (stacked area)`);
     out.view = v;
   }
   if (has('UpdateInterval')) {
