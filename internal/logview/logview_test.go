@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/perfcounters/perfcounters/internal/logview"
 	"github.com/perfcounters/perfcounters/remote"
@@ -149,6 +150,20 @@ func TestUploadWorkedExamples(t *testing.T) {
 	call(t, "GET", srv.URL+logview.Path+"/"+info.ID+"/times", "", nil, &times)
 	if len(times.Times) != 11 || !times.Times[0].Equal(info.Start) || !times.Times[10].Equal(info.End) || times.Times[1].Sub(times.Times[0]) < 59e9 {
 		t.Errorf("times: %v, want 11 from %v to %v, 60 s apart", times.Times, info.Start, info.End)
+	}
+	// The log was recorded in Eastern daylight time: its first sample's
+	// wall clock is its blocks' SystemTime, 15:40:38 (conformance
+	// perfdata/README.md), four hours behind UTC.
+	if len(times.Offsets) != len(times.Times) {
+		t.Fatalf("%d offsets for %d times", len(times.Offsets), len(times.Times))
+	}
+	for i, off := range times.Offsets {
+		if off != -4*3600 {
+			t.Errorf("sample %d: offset %d s, want -14400 (EDT)", i+1, off)
+		}
+	}
+	if wall := times.Times[0].Add(time.Duration(times.Offsets[0]) * time.Second).Format("15:04:05"); wall != "15:40:38" {
+		t.Errorf("first sample's wall clock %s, want 15:40:38", wall)
 	}
 
 	// Samples 1 and 2 by time.

@@ -128,6 +128,10 @@ func DecodeValuesRequest(r io.Reader) (ValuesRequest, error) {
 // exactly.
 type Times struct {
 	Times []time.Time `json:"times"`
+	// Offsets are each time's offset from UTC in seconds east, in the
+	// zone the log was recorded in (Info.Zone): what a page adds to show
+	// the log's wall-clock times, as relog writes them.
+	Offsets []int `json:"offsets"`
 }
 
 func (h *Handler) serveTimes(w http.ResponseWriter, l *openLog) {
@@ -139,9 +143,15 @@ func (h *Handler) serveTimes(w http.ResponseWriter, l *openLog) {
 		serveError(w, http.StatusRequestEntityTooLarge, "answer_too_large", fmt.Sprintf("%s: %d samples, more than the %d values an answer may hold", strings.Join(l.info.Names, ", "), n, h.opts.MaxValues))
 		return
 	}
-	ans := Times{Times: make([]time.Time, n)}
+	loc := l.in.Location
+	if loc == nil {
+		loc = time.Local // as relog labels a log that does not say
+	}
+	ans := Times{Times: make([]time.Time, n), Offsets: make([]int, n)}
 	for i := range n {
-		ans.Times[i] = rec.Time(i).UTC()
+		t := rec.Time(i)
+		ans.Times[i] = t.UTC()
+		_, ans.Offsets[i] = t.In(loc).Zone()
 	}
 	l.mu.Unlock()
 	serveJSON(w, http.StatusOK, ans)

@@ -194,6 +194,9 @@ func TestLogInBrowser(t *testing.T) {
 		}
 	}
 	setRange(1, 2)
+	// The range in the log's wall clock (its blocks' SystemTime, Eastern
+	// daylight time), as relog writes its times.
+	p.wait("the range's times", `document.getElementById('log-range').textContent.startsWith('2007-08-14 15:40:38 (')`)
 	p.wait("the log's computer in the report", `document.querySelector('#report h3').textContent === '\\\\ZACH-PC'`)
 	report(`\Processor(_Total)\% Processor Time`, 82.148113, 6)
 	report(`\Processor(_Total)\Interrupts/sec`, 1228.377778, 6)

@@ -83,7 +83,7 @@ export function initLogs(app) {
     $('from').max = $('to').max = info.samples;
     chartKey = ''; overviewKey = '';
     loadTimes(info);
-    app.setStatus(`${info.names.join(', ')}: ${info.samples} samples of ${info.computers.join(', ') || 'an unnamed computer'}, ${utc(Date.parse(info.start) / 1000)} to ${utc(Date.parse(info.end) / 1000)}. Add counters to see them (Add counters… lists the log's).`);
+    app.setStatus(`${info.names.join(', ')}: ${info.samples} samples of ${info.computers.join(', ') || 'an unnamed computer'}, ${wall(Date.parse(info.start) / 1000)} to ${wall(Date.parse(info.end) / 1000)}. Add counters to see them (Add counters… lists the log's).`);
     app.render();
   }
 
@@ -123,6 +123,7 @@ export function initLogs(app) {
       if (seq !== log.seq || log.info !== info) return;
       log.iso = ans.times;
       log.times = ans.times.map((t) => Date.parse(t) / 1000);
+      log.offsets = ans.offsets || [];
       log.from = 0; log.to = log.times.length - 1;
       applyRange();
     } catch (e) {
@@ -227,9 +228,39 @@ export function initLogs(app) {
     $('from').value = n ? log.from + 1 : '';
     $('to').value = n ? log.to + 1 : '';
     $('log-range').textContent = n
-      ? `${utc(log.times[log.from])} – ${utc(log.times[log.to])} (samples ${log.from + 1} to ${log.to + 1} of ${n})`
+      ? `${wall(log.times[log.from])} – ${wall(log.times[log.to])} (samples ${log.from + 1} to ${log.to + 1} of ${n})`
       : '';
     app.render();
+  }
+
+  // offsetAt is the log's offset from UTC (seconds east, in the zone it
+  // was recorded in) at time t: the nearest sample's. Times are shown as
+  // the log's wall clock, as relog writes them; UTC until the log's
+  // times are read.
+  function offsetAt(t) {
+    const ts = log.times, off = log.offsets;
+    if (!off || off.length !== ts.length || ts.length === 0) return 0;
+    let lo = 0, hi = ts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (ts[mid] < t) lo = mid + 1; else hi = mid;
+    }
+    if (lo > 0 && t - ts[lo - 1] < ts[lo] - t) lo--;
+    return off[lo];
+  }
+
+  // wall writes seconds since the epoch as the log's wall-clock time,
+  // yyyy-mm-dd hh:mm:ss, and its zone: the log's zone name, or the
+  // offset from UTC.
+  function wall(t) {
+    const off = offsetAt(t);
+    const text = new Date(Math.round((t + off) * 1000)).toISOString().replace('T', ' ').slice(0, 19);
+    const known = log.offsets && log.offsets.length === log.times.length && log.times.length > 0;
+    if (!known) return text + ' UTC';
+    if (log.info?.zone) return `${text} (${log.info.zone})`;
+    if (off === 0) return text + ' UTC';
+    const a = Math.abs(off);
+    return `${text} UTC${off < 0 ? '−' : '+'}${String(Math.floor(a / 3600)).padStart(2, '0')}:${String(Math.floor(a % 3600 / 60)).padStart(2, '0')}`;
   }
 
   // setRange selects samples from..to (positions, both included).
@@ -322,7 +353,7 @@ export function initLogs(app) {
       width, height: 320,
       legend: { show: false },
       cursor: { drag: { x: false, y: false } },
-      tzDate: (ts) => uPlot.tzDate(new Date(ts * 1e3), 'Etc/UTC'),
+      tzDate: (ts) => uPlot.tzDate(new Date((ts + offsetAt(ts)) * 1e3), 'Etc/UTC'),
       scales: { x: { time: true }, y: { auto: false, range: [state.ymin, state.ymax] } },
       axes: axes(),
       series,
@@ -352,7 +383,7 @@ export function initLogs(app) {
         legend: { show: false },
         cursor: { drag: { x: true, y: false, setScale: false }, points: { show: false } },
         select: { show: true },
-        tzDate: (ts) => uPlot.tzDate(new Date(ts * 1e3), 'Etc/UTC'),
+        tzDate: (ts) => uPlot.tzDate(new Date((ts + offsetAt(ts)) * 1e3), 'Etc/UTC'),
         scales: { x: { time: true, range: (u, lo, hi) => (lo === hi ? [lo - 30, hi + 30] : [lo, hi]) }, y: { auto: false, range: [state.ymin, state.ymax] } },
         axes: [ax[0], { ...ax[1], show: false }],
         series: [{}, ...shown.map((s) => ({ stroke: s.color, width: 1, fill: s.color + '33', spanGaps: false }))],
@@ -444,7 +475,4 @@ export function initLogs(app) {
   return { active, open, close, fetch, render, start, chart: () => chart };
 }
 
-// utc writes seconds since the epoch as a UTC time, yyyy-mm-dd hh:mm:ss.
-function utc(t) {
-  return new Date(Math.round(t * 1000)).toISOString().replace('T', ' ').slice(0, 19) + ' UTC';
-}
+
