@@ -19,7 +19,7 @@ import (
 func serveCommand() command {
 	return command{
 		name:  "serve",
-		usage: "[-listen <host:port>] [-config <web-config.yml>] [-tokenfile <filename>] [-anonymous] [-metrics <options.json> | -nometrics]",
+		usage: "[-listen <host:port>] [-config <web-config.yml>] [-tokenfile <filename>] [-anonymous] [-metrics <options.json> | -nometrics] [-hosts <hosts.yml>] [-noui]",
 		short: "serve this computer's performance data over the network (remote queries, TLS, authentication)",
 		run:   runServe,
 	}
@@ -31,6 +31,8 @@ type serveOptions struct {
 	metrics                   string // /metrics export options file (JSON)
 	anonymous, nowarn         bool
 	noMetrics                 bool
+	noUI                      bool   // no perfmon page at /
+	hosts                     string // hosts file of the remote computers the page and API reach
 	otlp                      otlp.Options // push over OTLP when otlpOn
 	otlpOn                    bool
 }
@@ -44,6 +46,8 @@ func parseServe(e *env, args []string) (serveOptions, error) {
 	fs.BoolVar(&o.anonymous, "anonymous", false, "On loopback, let callers without credentials read counters (role monitor): every local user can then read what this user can.")
 	fs.StringVar(&o.metrics, "metrics", "", "Options `file` (JSON) of the OpenMetrics export at /metrics: objects, instance filters, _Total, formatted gauges (export/prom/MAPPING.md). Default: every object but Process, Process V2 and Thread.")
 	fs.BoolVar(&o.noMetrics, "nometrics", false, "Do not serve /metrics.")
+	fs.BoolVar(&o.noUI, "noui", false, "Do not serve perfmon's page at / (the API and /metrics only).")
+	fs.StringVar(&o.hosts, "hosts", "", "Hosts `file` of the remote computers this server reads for its callers (perfmon's Add Counters, \\\\HOST paths in /v1/formatted): default $PERFC_HOSTS, else ~/.config/perfc/hosts.yml when it exists (remote/HOSTS.md).")
 	fs.BoolVar(&o.nowarn, "nowarn", false, "Do not print warnings (also: environment PERFC_WARNINGS=off).")
 	otlpFinish := o.otlp.Flags(fs)
 	pos, err := parseFlags(fs, args)
@@ -114,6 +118,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		ConfigFile: o.config,
 		API:        api,
 		Handlers:   handlers,
+		Page:       servePage(o),
 		Anonymous:  o.anonymous,
 		TokenFile:  o.tokenFile,
 		Logger:     log,
@@ -147,6 +152,9 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	}
 	if tf := s.TokenFile(); tf != "" {
 		fmt.Fprintf(e.stdout, "Clients authenticate with the token in %s (Authorization: Bearer <token>); it is removed when the server stops.\n", tf)
+	}
+	if !o.noUI {
+		fmt.Fprintln(e.stdout, pageNote(s))
 	}
 	fmt.Fprintln(e.stdout, "Press CTRL+C to stop.")
 	if err := s.Serve(ctx); err != nil {
