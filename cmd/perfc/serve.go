@@ -31,8 +31,8 @@ type serveOptions struct {
 	metrics                   string // /metrics export options file (JSON)
 	anonymous, nowarn         bool
 	noMetrics                 bool
-	noUI                      bool   // no perfmon page at /
-	hosts                     string // hosts file of the remote computers the page and API reach
+	noUI                      bool         // no perfmon page at /
+	hosts                     string       // hosts file of the remote computers the page and API reach
 	otlp                      otlp.Options // push over OTLP when otlpOn
 	otlpOn                    bool
 }
