@@ -227,3 +227,21 @@ func pageNote(s *server.Server) string {
 	}
 	return fmt.Sprintf("Performance Monitor: %s/ (the browser presents a password, a client certificate, or ?%s=<a bearer token> once).", s.URL(), server.TokenParam)
 }
+
+// serveComputers are the remote computers perfc serve reads for its
+// callers: the entries of the hosts file -hosts names (which must
+// exist), else of the default one ($PERFC_HOSTS, else
+// ~/.config/perfc/hosts.yml) when it exists.
+func serveComputers(e *env, path string) (*remote.Computers, error) {
+	var hosts *remote.Hosts
+	var err error
+	if path != "" {
+		hosts, err = remote.LoadHosts(path)
+	} else {
+		hosts, err = loadHosts(e)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return remote.NewComputers(hosts), nil
+}

@@ -251,3 +251,65 @@ func TestServeBase(t *testing.T) {
 		}
 	}
 }
+
+// TestServeRemoteComputers: two perfc serve processes' worth of servers
+// in-process: near reads far through its hosts file (-hosts) for its
+// callers: /v1/host lists far, and \\far paths of /v1/formatted have
+// far's values beside near's own.
+func TestServeRemoteComputers(t *testing.T) {
+	getenv, rundir := testEnv(t)
+	farURL := startServe(t, getenv)
+	farPort := farURL[strings.LastIndex(farURL, ":")+1:]
+	hostsFile := filepath.Join(rundir, "hosts.yml")
+	yml := "hosts:\n  far:\n    url: " + farURL + "\n    bearer_token_file: " +
+		filepath.Join(rundir, "perfc", "serve-"+farPort+".token") + "\n    timeout: 5s\n"
+	if err := os.WriteFile(hostsFile, []byte(yml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	nearURL := startServe(t, getenv, "-hosts", hostsFile)
+	nearTok, err := readOwnToken(filepath.Join(rundir, "perfc", "serve-"+nearURL[strings.LastIndex(nearURL, ":")+1:]+".token"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	do := func(method, path, body string, v any) {
+		t.Helper()
+		req, _ := http.NewRequest(method, nearURL+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+nearTok)
+		if body != "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != 200 || json.Unmarshal(b, v) != nil {
+			t.Fatalf("%s %s: %d %s", method, path, resp.StatusCode, b)
+		}
+	}
+	var info struct{ Computers []string }
+	do("GET", "/v1/host", "", &info)
+	if len(info.Computers) != 1 || info.Computers[0] != "far" {
+		t.Errorf("near's /v1/host computers %q, want [far]", info.Computers)
+	}
+	var ans struct {
+		Counters []struct {
+			Path, Status string
+			Items        []struct {
+				Path  string
+				Value *float64
+			}
+		}
+	}
+	do("POST", "/v1/formatted", `{"paths":["\\Memory\\Available Bytes","\\\\far\\Memory\\Available Bytes"]}`, &ans)
+	if len(ans.Counters) != 2 {
+		t.Fatalf("answer %+v", ans)
+	}
+	for i, want := range []string{`\Memory\Available Bytes`, `\\far\Memory\Available Bytes`} {
+		c := ans.Counters[i]
+		if c.Status != "PDH_CSTATUS_VALID_DATA" || len(c.Items) != 1 || c.Items[0].Path != want || c.Items[0].Value == nil || *c.Items[0].Value <= 0 {
+			t.Errorf("counter %d: %+v, want a value of %s", i, c, want)
+		}
+	}
+}

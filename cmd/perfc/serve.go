@@ -89,7 +89,13 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	comps, err := serveComputers(e, o.hosts)
+	if err != nil {
+		return err
+	}
+	defer comps.Close()
 	api := remote.NewHandler(h, remote.HandlerOptions{
+		Computers:    comps,
 		ComputerName: host.ComputerName(),
 		Version:      strings.TrimSpace(strings.SplitN(versionText(), "\n", 2)[0]),
 		Logger:       log,
@@ -155,6 +161,9 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	}
 	if !o.noUI {
 		fmt.Fprintln(e.stdout, pageNote(s))
+	}
+	if n := comps.Names(); len(n) > 0 {
+		fmt.Fprintf(e.stdout, "Remote computers its callers may read (hosts file): %s.\n", strings.Join(n, ", "))
 	}
 	fmt.Fprintln(e.stdout, "Press CTRL+C to stop.")
 	if err := s.Serve(ctx); err != nil {
