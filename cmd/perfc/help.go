@@ -114,11 +114,12 @@ func helpScreens() map[string]helpScreen {
 			},
 		},
 		"perfmon": {
-			about: "Perfmon serves Performance Monitor as a web page for this computer:\nline graph, histogram and report views of counters, and the Add Counters\ndialog with each counter's explain text. It listens on loopback only and\nprints the page's address, which holds a random key: only its holder\nreads the counters. A desktop opens the page in the browser. To stop\nPerfmon, press CTRL+C.",
+			about: "Perfmon serves Performance Monitor as a web page for this computer:\nline graph, histogram and report views of counters, and the Add Counters\ndialog with each counter's explain text. When a perfc serve of yours runs\nat 127.0.0.1:9641 (or at the address -serve names), Perfmon prints that\nserver's page, with the remote computers it reads, and exits. Otherwise\nit serves the page itself, on loopback only, until CTRL+C. The printed\naddress holds a key (the server's token, exchanged for a cookie when\nopened): only its holder reads the counters. A desktop opens the page in\nthe browser.",
 			usage: []string{"perfc perfmon [options]"},
 			examples: [][2]string{
 				{"Serve the page on a free port and print its address:", "perfc perfmon"},
 				{"On a fixed port, without opening a browser:", "perfc perfmon -addr 127.0.0.1:8080 -noopen"},
+				{"The page of the perfc serve on port 9700:", "perfc perfmon -serve 9700"},
 			},
 		},
 		"version": {
