@@ -60,7 +60,8 @@ func runPerfmon(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer h.Close()
-	api := remote.NewHandler(h, remote.HandlerOptions{ComputerName: host.ComputerName(), Version: buildVersion()})
+	api := remote.NewHandler(h, remote.HandlerOptions{ComputerName: host.ComputerName(), Version: buildVersion(),
+		Computers: perfmonComputers(e, *nowarn)})
 	return servePerfmon(ctx, e, *addr, api, *noopen)
 }
 

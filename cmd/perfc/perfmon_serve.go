@@ -245,3 +245,16 @@ func serveComputers(e *env, path string) (*remote.Computers, error) {
 	}
 	return remote.NewComputers(hosts), nil
 }
+
+// perfmonComputers are the remote computers perfmon's own server reads
+// for its page: those of the user's hosts file, as perfc serve's; a
+// hosts file that cannot be read is a warning, and the page has this
+// computer only.
+func perfmonComputers(e *env, nowarn bool) *remote.Computers {
+	c, err := serveComputers(e, "")
+	if err != nil {
+		e.warnings(nowarn).Warn("hosts", fmt.Sprintf("remote computers left out of the page: %v", err))
+		return nil
+	}
+	return c
+}

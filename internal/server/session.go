@@ -135,7 +135,7 @@ func (a *authenticator) tokenSum(who string) []byte {
 	if name == localTokenName && a.local != nil {
 		return a.local
 	}
-	if t, ok := a.cfg.Perfc.BearerTokens[name]; ok && name != localTokenName {
+	if t, ok := a.cfg.Perfc.BearerTokens[name]; ok {
 		return t.sum
 	}
 	return nil
@@ -156,9 +156,8 @@ func (a *authenticator) session(r *http.Request) (res authResult, found bool) {
 		return authResult{status: http.StatusUnauthorized, clearCookie: true,
 			reason: "the page's session has expired or is not valid: open the page's address with its key (?token=) again"}, true
 	}
-	name := strings.TrimPrefix(who, "token:")
-	if name == localTokenName {
-		return authResult{role: remote.RoleLog, who: who}, true
+	if who == "token:"+localTokenName && a.local != nil {
+		return authResult{role: remote.RoleLog, who: who}, true // as bearer gives it
 	}
 	return authResult{role: a.cfg.roleOf(who), who: who}, true
 }
