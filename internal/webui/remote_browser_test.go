@@ -1,6 +1,7 @@
 package webui_test
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/perfcounters/perfcounters/internal/server"
 	"github.com/perfcounters/perfcounters/internal/webui"
 	"github.com/perfcounters/perfcounters/remote"
 )
@@ -92,4 +94,43 @@ func TestAddCountersRemote(t *testing.T) {
 	farSrv.Close()
 	p.wait("no data from db7", `(() => { const s = perfmon.series().find(s => s.path === `+js(path)+`); return s && s.values[s.values.length - 1] === null })()`)
 	p.wait("the status line names db7", `document.getElementById('status').textContent.includes('db7')`)
+}
+
+// TestPageThroughServer: the page served by internal/server (as perfc
+// serve and perfc perfmon serve it) opens in chromium from the address
+// with its key: the key leaves the address bar, the session cookie is
+// out of the page's reach (HttpOnly), and the page's GETs and POSTs pass
+// with it; a browser without the cookie gets 401.
+func TestPageThroughServer(t *testing.T) {
+	ctx := browser(t)
+	api := remote.NewHandler(fixtureHost(t), remote.HandlerOptions{ComputerName: "SERVED", MinInterval: 100 * time.Millisecond})
+	s, err := server.New(server.Options{Addr: "127.0.0.1:0", API: api, Page: webui.New(), NoTokenFile: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sctx, stop := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(sctx) }()
+	t.Cleanup(func() { stop(); <-done })
+
+	p := page{t, ctx}
+	p.do("open the address with its key", chromedp.Navigate(s.URL()+"/?"+server.TokenParam+"="+s.Token()))
+	p.wait("the host's name", `document.getElementById('host').textContent === '\\\\SERVED'`)
+	if got := evalJS[string](p, `location.href`); got != s.URL()+"/" {
+		t.Errorf("address after opening: %q, want %q (the key gone)", got, s.URL()+"/")
+	}
+	if got := evalJS[string](p, `document.cookie`); got != "" {
+		t.Errorf("document.cookie %q: the session cookie must be HttpOnly", got)
+	}
+	evalJS[bool](p, `perfmon.addPaths(['\\Memory\\Available Bytes']) >= 0`)
+	p.wait("values through the cookie", `perfmon.series().some(s => s.values.filter(v => v !== null).length >= 2)`)
+
+	// Another browser context (no cookies of the first), without the key.
+	other, cancel := chromedp.NewContext(ctx, chromedp.WithNewBrowserContext())
+	defer cancel()
+	q := page{t, other}
+	q.do("open the page without the key", chromedp.Navigate(s.URL()+"/"))
+	if got := evalJS[string](q, `document.body.textContent`); !strings.Contains(got, "401") && !strings.Contains(got, "authentication required") {
+		t.Errorf("the page without credentials: %.200q, want a 401", got)
+	}
 }
