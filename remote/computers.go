@@ -316,8 +316,15 @@ func (h *Handler) formattedAcross(ctx context.Context, req FormattedRequest) (*F
 	if local.ans != nil {
 		ans.Host, ans.Time, ans.Interval, ans.Problems = local.ans.Host, local.ans.Time, local.ans.Interval, local.ans.Problems
 		for k, i := range local.index {
-			ans.Counters[i] = local.ans.Counters[k]
-			ans.Counters[i].Path = req.Paths[i]
+			fc := local.ans.Counters[k]
+			fc.Path = req.Paths[i]
+			if p, _ := counterpath.Parse(req.Paths[i]); p.Machine != "" {
+				// Asked by one of this computer's names: the items keep it.
+				for j := range fc.Items {
+					fc.Items[j].Path = onMachine(fc.Items[j].Path, p.Machine)
+				}
+			}
+			ans.Counters[i] = fc
 		}
 	}
 	for _, g := range remotes {
@@ -363,7 +370,7 @@ func (h *Handler) formattedAcross(ctx context.Context, req FormattedRequest) (*F
 // needsComputers reports whether a request's paths name computers while
 // the handler reads remote ones: formattedAcross then sorts them.
 func (h *Handler) needsComputers(paths []string) bool {
-	if h.opts.Computers == nil {
+	if h.opts.Computers == nil || len(h.opts.Computers.list) == 0 {
 		return false
 	}
 	for _, s := range paths {

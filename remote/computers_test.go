@@ -136,7 +136,7 @@ func TestComputers(t *testing.T) {
 	if c := ans.Counters[4]; c.Status == valid {
 		t.Errorf("a computer not in the hosts file: %+v, want it refused", c)
 	}
-	if c := ans.Counters[5]; c.Status != valid || *c.Items[0].Value != *ans.Counters[0].Items[0].Value {
+	if c := ans.Counters[5]; c.Status != valid || c.Items[0].Path != paths[5] || *c.Items[0].Value != *ans.Counters[0].Items[0].Value {
 		t.Errorf(`\\near (this computer by its name): %+v`, c)
 	}
 }
