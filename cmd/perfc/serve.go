@@ -181,7 +181,9 @@ func serveHelp() helpScreen {
 			"object and counter enumeration with explain texts, and formatted\n" +
 			"values as JSON (remote/API.md). Other computers read it with\n" +
 			`\\host paths. It listens on loopback (` + server.DefaultAddr + `) unless told` + "\n" +
-			"otherwise; any other address needs TLS and authentication.",
+			"otherwise; any other address needs TLS and authentication. It serves\n" +
+			"Performance Monitor's page at / behind the same authentication\n" +
+			"(-noui: not), with the remote computers of its hosts file.",
 		usage: []string{"perfc serve [options]"},
 		notes: "Callers are monitor (read counters, titles and explain texts) or log\n" +
 			"(also start and stop collector sets), as Windows' Performance Monitor\n" +
@@ -196,6 +198,7 @@ func serveHelp() helpScreen {
 			{"Serve on loopback; local clients read the token file:", "perfc serve"},
 			{"Serve the network with TLS and passwords or tokens:", "perfc serve -listen :9641 -config /etc/perfc/web-config.yml"},
 			{"Let every local user read counters without a token:", "perfc serve -anonymous"},
+			{"Open its page in the browser (prints the address with the key):", "perfc perfmon"},
 		},
 	}
 }
