@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -176,10 +177,21 @@ func isLoopbackName(h string) bool {
 }
 
 // readOwnToken reads a loopback token file perfc serve wrote: a regular
-// file (not a link) of this user, readable and writable by this user
-// only; anything else is refused, since another user could have put it
-// there to learn what we send or to show us their counters as ours.
+// file (not a link, one name only) of this user, readable and writable
+// by this user only, in a directory of this user (or root) closed to
+// others' changes, holding 64 hexadecimal digits; anything else is
+// refused, since another user could have put it there to show us their
+// counters as ours, or hard-linked another file of ours there to learn
+// its content when we send it as a token.
 func readOwnToken(path string) (string, error) {
+	var dst unix.Stat_t
+	dir := filepath.Dir(path)
+	if err := unix.Lstat(dir, &dst); err != nil {
+		return "", &os.PathError{Op: "token file directory", Path: dir, Err: err}
+	}
+	if me := uint32(os.Geteuid()); dst.Mode&unix.S_IFMT != unix.S_IFDIR || (dst.Uid != me && dst.Uid != 0) || dst.Mode&0o022 != 0 {
+		return "", fmt.Errorf("token file %s: its directory %s is not yours (or root's) and closed to others' changes: refused", path, dir)
+	}
 	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
 	if err != nil {
 		if errors.Is(err, unix.ELOOP) {
@@ -200,14 +212,16 @@ func readOwnToken(path string) (string, error) {
 		return "", fmt.Errorf("token file %s: owned by uid %d, not by you (uid %d): refused", path, st.Uid, me)
 	case st.Mode&0o077 != 0:
 		return "", fmt.Errorf("token file %s: mode %04o lets others at it (perfc serve writes 0600): refused", path, st.Mode&0o777)
+	case st.Nlink != 1:
+		return "", fmt.Errorf("token file %s: %d names (hard links) where perfc serve writes one: refused", path, st.Nlink)
 	}
 	b, err := io.ReadAll(io.LimitReader(f, 4097))
 	if err != nil {
 		return "", fmt.Errorf("token file %s: %w", path, err)
 	}
-	tok := strings.TrimSpace(string(b))
-	if len(b) > 4096 || tok == "" || strings.ContainsFunc(tok, func(r rune) bool { return r <= ' ' || r > '~' }) {
-		return "", fmt.Errorf("token file %s: not a token", path)
+	tok := strings.TrimSuffix(string(b), "\n")
+	if len(tok) != 64 || strings.ContainsFunc(tok, func(r rune) bool { return !('0' <= r && r <= '9' || 'a' <= r && r <= 'f') }) {
+		return "", fmt.Errorf("token file %s: not a token of perfc serve (64 hexadecimal digits)", path)
 	}
 	return tok, nil
 }

@@ -197,6 +197,21 @@ func TestReadOwnToken(t *testing.T) {
 	if err := os.Symlink(good, link); err != nil {
 		t.Fatal(err)
 	}
+	hard := filepath.Join(dir, "hard")
+	if err := os.Link(write("linked", 0o600, tok), hard); err != nil {
+		t.Fatal(err)
+	}
+	open := filepath.Join(t.TempDir(), "open")
+	if err := os.Mkdir(open, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(open, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	inOpen := filepath.Join(open, "t")
+	if err := os.WriteFile(inOpen, []byte(tok), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		name, path, want string // want: the token, or a part of the error
 	}{
@@ -207,6 +222,10 @@ func TestReadOwnToken(t *testing.T) {
 		{"a directory", dir, "not a regular file"},
 		{"empty", write("e", 0o600, "\n"), "not a token"},
 		{"binary", write("b", 0o600, "a\x00b"), "not a token"},
+		{"another file of ours (a key)", write("key", 0o600, "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n"), "not a token"},
+		{"without its line end", write("bare", 0o600, tok), ""},
+		{"a second name", hard, "hard links"},
+		{"in a directory others may change", inOpen, "directory"},
 		{"missing", filepath.Join(dir, "none"), "no such file"},
 	}
 	if os.Geteuid() == 0 {
@@ -218,7 +237,7 @@ func TestReadOwnToken(t *testing.T) {
 	}
 	for _, tc := range cases {
 		got, err := readOwnToken(tc.path)
-		if tc.want == tok {
+		if tc.want == tok || tc.want == "" {
 			if err != nil || got != tok {
 				t.Errorf("%s: %q, %v; want the token", tc.name, got, err)
 			}
