@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"mime"
 	"net"
@@ -61,7 +62,7 @@ func usePerfmonServe(ctx context.Context, e *env, addr string, named, noopen boo
 	if !named {
 		addr = server.DefaultAddr
 	}
-	page, note, err := findServe(ctx, e.getenv, addr)
+	page, note, err := findServe(ctx, e.getenv, addr, named)
 	if err != nil {
 		if named {
 			return false, fmt.Errorf("-serve %s: %w", addr, err)
@@ -84,8 +85,9 @@ func usePerfmonServe(ctx context.Context, e *env, addr string, named, noopen boo
 // and serves the page. A server of another address (or a loopback one
 // authenticating otherwise) is named by a URL and gets the address
 // without a key: the browser presents the user's password or
-// certificate.
-func findServe(ctx context.Context, getenv func(string) string, addr string) (page, note string, err error) {
+// certificate. A loopback server without a token file is used so only
+// when named: the browser then signs in as to any other.
+func findServe(ctx context.Context, getenv func(string) string, addr string, named bool) (page, note string, err error) {
 	base, err := serveBase(addr)
 	if err != nil {
 		return "", "", err
@@ -96,6 +98,11 @@ func findServe(ctx context.Context, getenv func(string) string, addr string) (pa
 	}
 	tf := server.DefaultTokenFile(getenv, os.Geteuid(), u.Port())
 	tok, err := readOwnToken(tf)
+	if errors.Is(err, fs.ErrNotExist) && named {
+		// A server authenticating otherwise (its web configuration, or
+		// -anonymous) writes no token file.
+		return base + "/", "the page of perfc serve at " + u.Host + ", which wrote no token file (" + tf + "): sign in with your credentials for it", nil
+	}
 	if err != nil {
 		return "", "", err
 	}

@@ -135,8 +135,14 @@ func TestPerfmonUsesServe(t *testing.T) {
 	if _, errs, code := perfmon("-serve", noui); code != 1 || !strings.Contains(errs, "serves no page") {
 		t.Errorf("perfmon -serve of a server with -noui: exit %d, %q; want 1, no page", code, errs)
 	}
-	if _, errs, code := perfmon("-serve", "127.0.0.1:1"); code != 1 || !strings.Contains(errs, "token file") {
-		t.Errorf("perfmon -serve of a port nothing serves: exit %d, %q; want 1 naming the token file", code, errs)
+	if out, errs, code := perfmon("-serve", "127.0.0.1:1"); code != 0 || !strings.HasPrefix(out, "Performance Monitor: http://127.0.0.1:1/\n") || !strings.Contains(out, "no token file") {
+		t.Errorf("perfmon -serve of a port with no token file: exit %d, %q %q; want its page's address without a key", code, out, errs)
+	}
+	if err := os.WriteFile(filepath.Join(rundir, "perfc", "serve-1.token"), []byte(strings.Repeat("ab", 32)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, errs, code := perfmon("-serve", "127.0.0.1:1"); code != 1 || !strings.Contains(errs, "no perfc serve answers") {
+		t.Errorf("perfmon -serve of a port nothing serves, with a token file: exit %d, %q; want 1", code, errs)
 	}
 	if _, errs, code := perfmon("-serve", port, "-addr", "127.0.0.1:0"); code != 2 || !strings.Contains(errs, "give one") {
 		t.Errorf("perfmon -serve and -addr: exit %d, %q; want a usage error", code, errs)
