@@ -211,7 +211,12 @@ func (h *Handler) serveFormatted(w http.ResponseWriter, r *http.Request) {
 		serveRequestError(w, err)
 		return
 	}
-	ans, err := h.formattedValues(r.Context(), req)
+	var ans *FormattedAnswer
+	if h.needsComputers(req.Paths) {
+		ans, err = h.formattedAcross(r.Context(), req)
+	} else {
+		ans, err = h.formattedValues(r.Context(), req)
+	}
 	var apiErr *Error
 	if errors.As(err, &apiErr) {
 		serveError(w, apiErr.Status, apiErr.Code, apiErr.Reason)

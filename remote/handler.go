@@ -80,6 +80,10 @@ type HandlerOptions struct {
 	LoopbackRole Role
 	// Logger receives server-side failures (5xx answers); default discard.
 	Logger *slog.Logger
+	// Computers are the remote computers the handler reads for its
+	// callers (/v1/host lists them; /v1/objects?computer=NAME and
+	// \\NAME\... paths of /v1/formatted reach them); nil: none.
+	Computers *Computers
 }
 
 // Handler answers the /v1 API over a Backend. Create it with NewHandler.
@@ -439,6 +443,9 @@ type hostInfo struct {
 	API      string    `json:"api"`
 	Role     string    `json:"role"`
 	Who      string    `json:"who"`
+	// Computers are the remote computers this server reads for its
+	// callers (HandlerOptions.Computers), by name.
+	Computers []string `json:"computers,omitempty"`
 }
 
 func (h *Handler) serveHost(w http.ResponseWriter, r *http.Request, role Role) {
@@ -448,14 +455,15 @@ func (h *Handler) serveHost(w http.ResponseWriter, r *http.Request, role Role) {
 	_, who := Caller(r.Context())
 	c := h.opts.Clock
 	info := hostInfo{
-		Name:     h.opts.ComputerName,
-		Time:     c.Wall().UTC(),
-		PerfTime: c.Ticks(),
-		PerfFreq: c.Freq(),
-		Version:  h.opts.Version,
-		API:      APIVersion,
-		Role:     role.String(),
-		Who:      who,
+		Name:      h.opts.ComputerName,
+		Time:      c.Wall().UTC(),
+		PerfTime:  c.Ticks(),
+		PerfFreq:  c.Freq(),
+		Version:   h.opts.Version,
+		API:       APIVersion,
+		Role:      role.String(),
+		Who:       who,
+		Computers: h.opts.Computers.Names(),
 	}
 	if info.Name == "" {
 		if _, cur, err := h.global.get(r.Context(), nil); err == nil && len(cur.smp.Blocks) > 0 {

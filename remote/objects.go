@@ -77,9 +77,10 @@ type InstanceEntry struct {
 
 // objectsParams are the parameters of /v1/objects.
 type objectsParams struct {
-	detail uint32
-	costly bool
-	object string
+	detail   uint32
+	costly   bool
+	object   string
+	computer string // a remote computer's name; "" this one
 }
 
 // detailNames are the names of PERF_DETAIL_* levels in the API.
@@ -136,8 +137,13 @@ func parseObjectsParams(v url.Values) (objectsParams, error) {
 				return p, paramError(k, x, err.Error())
 			}
 			p.object = x
+		case "computer":
+			if err := checkName(x); err != nil {
+				return p, paramError(k, x, err.Error())
+			}
+			p.computer = x
 		default:
-			return p, paramError(k, x, "unknown parameter (want detail, costly or object)")
+			return p, paramError(k, x, "unknown parameter (want detail, costly, object or computer)")
 		}
 	}
 	return p, nil
@@ -176,6 +182,23 @@ func (h *Handler) serveObjects(w http.ResponseWriter, r *http.Request, fromPath 
 		p.object = fromPath
 	}
 	ctx := r.Context()
+	m, err := h.remoteComputer(p.computer)
+	if err != nil {
+		serveRequestError(w, err)
+		return
+	}
+	if m != nil {
+		v, err := h.remoteObjects(ctx, m, p)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			serveRequestError(w, err)
+			return
+		}
+		serveJSON(w, http.StatusOK, v)
+		return
+	}
 	if p.object != "" {
 		e, status, err := h.objectDetail(ctx, p)
 		if err != nil {

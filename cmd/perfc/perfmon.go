@@ -2,34 +2,28 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/subtle"
-	"encoding/base64"
 	"errors"
+	"flag"
 	"fmt"
 	"net"
 	"net/http"
-	"net/url"
 	"os/exec"
 	"runtime/debug"
-	"strconv"
-	"strings"
-	"time"
 
 	"github.com/perfcounters/perfcounters/host"
 	"github.com/perfcounters/perfcounters/internal/logview"
-	"github.com/perfcounters/perfcounters/internal/webui"
+	"github.com/perfcounters/perfcounters/internal/server"
 	"github.com/perfcounters/perfcounters/remote"
 )
 
-// perfmonCommand serves perfmon's page (internal/webui) and the /v1 API
-// (remote) over the local host, on loopback, for the user who runs it.
-// perfc serve will serve the same page beside its API with its own
-// authentication; this command is the one-user form.
+// perfmonCommand shows perfmon's page (internal/webui): the page of a
+// running perfc serve of this user when there is one, else its own
+// server of the page and the /v1 API (remote) over the local host, on
+// loopback, for the user who runs it (perfmon_serve.go).
 func perfmonCommand() command {
 	return command{
 		name:  "perfmon",
-		usage: "[-addr 127.0.0.1:PORT] [-noopen] [-maxupload BYTES] [LOG ...]",
+		usage: "[-addr 127.0.0.1:PORT | -serve ADDR] [-noopen] [-maxupload BYTES] [LOG ...]",
 		short: "watch counters (live, or of logs) in the browser: line, area, histogram, report",
 		run:   runPerfmon,
 	}
@@ -37,7 +31,8 @@ func perfmonCommand() command {
 
 func runPerfmon(ctx context.Context, e *env, args []string) error {
 	fs := newFlags("perfmon", e.stdout)
-	addr := fs.String("addr", "127.0.0.1:0", "Loopback address and port to listen on (port 0: any free one).")
+	addr := fs.String("addr", "127.0.0.1:0", "Loopback address and port to listen on (port 0: any free one); perfmon then serves the page itself.")
+	serveAt := fs.String("serve", "", "Show the page of the perfc serve at `ADDR` (a port, host:port or https://HOST:PORT); by default the one at "+server.DefaultAddr+" when it runs for you, else perfmon serves the page itself.")
 	noopen := fs.Bool("noopen", false, "Do not open a browser; only print the page's address.")
 	nowarn := fs.Bool("nowarn", false, "Do not print warnings (also: environment PERFC_WARNINGS=off).")
 	maxUpload := fs.Int64("maxupload", logview.DefaultMaxUploadBytes, "The largest log the page's \"Open log\" may upload, in bytes (logs named on the command line have no such limit).")
@@ -47,6 +42,19 @@ func runPerfmon(ctx context.Context, e *env, args []string) error {
 	}
 	if err != nil {
 		return err
+	}
+	addrSet := false
+	fs.Visit(func(f *flag.Flag) { addrSet = addrSet || f.Name == "addr" })
+	if addrSet && *serveAt != "" {
+		return usagef("-addr and -serve: give one (-addr serves the page here, -serve shows a running server's)")
+	}
+	if *serveAt != "" && len(pos) > 0 {
+		return usagef("-serve and logs: logs open on a page Perfmon serves itself; leave out -serve (or open the log with the page's Open log)")
+	}
+	if !addrSet && len(pos) == 0 {
+		if used, err := usePerfmonServe(ctx, e, *serveAt, *serveAt != "", *noopen); used || err != nil {
+			return err
+		}
 	}
 	if err := checkLoopback(*addr); err != nil {
 		return usagef("-addr %s: %v", *addr, err)
@@ -72,37 +80,9 @@ func runPerfmon(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer h.Close()
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", *addr, err)
-	}
-	token, err := newToken()
-	if err != nil {
-		ln.Close()
-		return err
-	}
-	api := withLogs(remote.NewHandler(h, remote.HandlerOptions{ComputerName: host.ComputerName(), Version: buildVersion()}), logs)
-	port := ln.Addr().(*net.TCPAddr).Port
-	srv := &http.Server{
-		Handler:           perfmonHandler(api, token, port),
-		ReadHeaderTimeout: 10 * time.Second,
-	}
-	page := "http://" + ln.Addr().String() + "/?token=" + token
-	fmt.Fprintf(e.stdout, "Performance Monitor: %s\n(the address holds a one-time key: it lets its holder read this host's counters as you; press Ctrl+C to stop)\n", page)
-	if !*noopen {
-		openBrowser(e, page)
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
-	select {
-	case err := <-done:
-		return fmt.Errorf("serving %s: %w", ln.Addr(), err)
-	case <-ctx.Done():
-		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		srv.Shutdown(sctx)
-		return nil
-	}
+	api := withLogs(remote.NewHandler(h, remote.HandlerOptions{ComputerName: host.ComputerName(), Version: buildVersion(),
+		Computers: perfmonComputers(e, *nowarn)}), logs)
+	return servePerfmon(ctx, e, *addr, api, *noopen)
 }
 
 // withLogs serves logs' API (/v1/logs) beside api.
@@ -138,84 +118,6 @@ func checkLoopback(addr string) error {
 		return errors.New("perfmon listens on loopback only (127.0.0.1, ::1, localhost); serve counters over the network with perfc serve")
 	}
 	return nil
-}
-
-// newToken returns a random key of 256 bits, URL-safe.
-func newToken() (string, error) {
-	b := make([]byte, 32)
-	if _, err := rand.Read(b); err != nil {
-		return "", fmt.Errorf("random key for the page: %w", err)
-	}
-	return base64.RawURLEncoding.EncodeToString(b), nil
-}
-
-// perfmonHandler serves the page at / and api at /v1/ to requests that
-// hold the token, on a loopback server listening on port:
-//
-//   - the printed address carries the token once, as ?token=; the
-//     answer sets it as a cookie (HttpOnly, SameSite=Strict, named after
-//     the port, since cookies do not tell ports apart) and redirects to
-//     the address without it, so it leaves the address bar and history;
-//   - later requests carry the cookie, or "Authorization: Bearer TOKEN"
-//     (scripts, curl);
-//   - the Host header must name loopback and the port, so a web page of
-//     another origin that rebinds a DNS name to 127.0.0.1 gets nothing.
-//
-// Every other request is 401 (403 for a foreign Host). Any local user
-// can connect to loopback: the token is what keeps the counters the
-// server's user sees to that user.
-func perfmonHandler(api http.Handler, token string, port int) http.Handler {
-	cookie := "perfc-perfmon-" + strconv.Itoa(port)
-	page := webui.New()
-	holds := func(s string) bool { return subtle.ConstantTimeCompare([]byte(s), []byte(token)) == 1 }
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !loopbackHost(r.Host, port) {
-			http.Error(w, "forbidden: this page answers only at its loopback address", http.StatusForbidden)
-			return
-		}
-		ok := false
-		if c, err := r.Cookie(cookie); err == nil && holds(c.Value) {
-			ok = true
-		} else if a, found := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); found && holds(a) {
-			ok = true
-		}
-		if q := r.URL.Query(); q.Has("token") && r.URL.Path == "/" && r.Method == http.MethodGet {
-			if !holds(q.Get("token")) {
-				w.Header().Set("WWW-Authenticate", `Bearer realm="perfc"`)
-				http.Error(w, "unauthorized: this key is not the one perfc perfmon printed", http.StatusUnauthorized)
-				return
-			}
-			http.SetCookie(w, &http.Cookie{Name: cookie, Value: token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
-			q.Del("token")
-			u := url.URL{Path: "/", RawQuery: q.Encode()}
-			http.Redirect(w, r, u.String(), http.StatusSeeOther)
-			return
-		}
-		if !ok {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="perfc"`)
-			http.Error(w, "unauthorized: open the address perfc perfmon printed (it holds a one-time key)", http.StatusUnauthorized)
-			return
-		}
-		if r.URL.Path == "/v1" || strings.HasPrefix(r.URL.Path, "/v1/") {
-			api.ServeHTTP(w, r.WithContext(remote.WithRole(r.Context(), remote.RoleMonitor, "perfmon")))
-			return
-		}
-		page.ServeHTTP(w, r)
-	})
-}
-
-// loopbackHost reports whether a request's Host header names this
-// loopback server: 127.0.0.1, [::1] or localhost, and port.
-func loopbackHost(hostHeader string, port int) bool {
-	h, p, err := net.SplitHostPort(hostHeader)
-	if err != nil || p != strconv.Itoa(port) {
-		return false
-	}
-	if strings.EqualFold(h, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
 }
 
 // openBrowser opens page in the user's browser when there is a desktop

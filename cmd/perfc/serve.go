@@ -11,6 +11,7 @@ import (
 	"github.com/perfcounters/perfcounters/export/otlp"
 	"github.com/perfcounters/perfcounters/export/prom"
 	"github.com/perfcounters/perfcounters/host"
+	"github.com/perfcounters/perfcounters/internal/logview"
 	"github.com/perfcounters/perfcounters/internal/server"
 	"github.com/perfcounters/perfcounters/internal/tool/logman"
 	"github.com/perfcounters/perfcounters/remote"
@@ -19,7 +20,7 @@ import (
 func serveCommand() command {
 	return command{
 		name:  "serve",
-		usage: "[-listen <host:port>] [-config <web-config.yml>] [-tokenfile <filename>] [-anonymous] [-metrics <options.json> | -nometrics]",
+		usage: "[-listen <host:port>] [-config <web-config.yml>] [-tokenfile <filename>] [-anonymous] [-metrics <options.json> | -nometrics] [-hosts <hosts.yml>] [-noui]",
 		short: "serve this computer's performance data over the network (remote queries, TLS, authentication)",
 		run:   runServe,
 	}
@@ -31,6 +32,8 @@ type serveOptions struct {
 	metrics                   string // /metrics export options file (JSON)
 	anonymous, nowarn         bool
 	noMetrics                 bool
+	noUI                      bool         // no perfmon page at /
+	hosts                     string       // hosts file of the remote computers the page and API reach
 	otlp                      otlp.Options // push over OTLP when otlpOn
 	otlpOn                    bool
 }
@@ -44,6 +47,8 @@ func parseServe(e *env, args []string) (serveOptions, error) {
 	fs.BoolVar(&o.anonymous, "anonymous", false, "On loopback, let callers without credentials read counters (role monitor): every local user can then read what this user can.")
 	fs.StringVar(&o.metrics, "metrics", "", "Options `file` (JSON) of the OpenMetrics export at /metrics: objects, instance filters, _Total, formatted gauges (export/prom/MAPPING.md). Default: every object but Process, Process V2 and Thread.")
 	fs.BoolVar(&o.noMetrics, "nometrics", false, "Do not serve /metrics.")
+	fs.BoolVar(&o.noUI, "noui", false, "Do not serve perfmon's page at / (the API and /metrics only).")
+	fs.StringVar(&o.hosts, "hosts", "", "Hosts `file` of the remote computers this server reads for its callers (perfmon's Add Counters, \\\\HOST paths in /v1/formatted): default $PERFC_HOSTS, else ~/.config/perfc/hosts.yml when it exists (remote/HOSTS.md).")
 	fs.BoolVar(&o.nowarn, "nowarn", false, "Do not print warnings (also: environment PERFC_WARNINGS=off).")
 	otlpFinish := o.otlp.Flags(fs)
 	pos, err := parseFlags(fs, args)
@@ -85,12 +90,23 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	api := remote.NewHandler(h, remote.HandlerOptions{
+	comps, err := serveComputers(e, o.hosts)
+	if err != nil {
+		return err
+	}
+	defer comps.Close()
+	// Logs (/v1/logs) for the page's Open log: uploads need the log
+	// role here (they hold disk and memory, and every caller's share
+	// the same few places).
+	logs := logview.New(logview.Options{UploadRole: remote.RoleLog})
+	defer logs.Close()
+	api := withLogs(remote.NewHandler(h, remote.HandlerOptions{
+		Computers:    comps,
 		ComputerName: host.ComputerName(),
 		Version:      strings.TrimSpace(strings.SplitN(versionText(), "\n", 2)[0]),
 		Logger:       log,
 		Sets:         logman.RemoteSets{Options: lo},
-	})
+	}), logs)
 	handlers := map[string]http.Handler{}
 	if !o.noMetrics {
 		mo := prom.Options{}
@@ -114,6 +130,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		ConfigFile: o.config,
 		API:        api,
 		Handlers:   handlers,
+		Page:       servePage(o),
 		Anonymous:  o.anonymous,
 		TokenFile:  o.tokenFile,
 		Logger:     log,
@@ -148,6 +165,12 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if tf := s.TokenFile(); tf != "" {
 		fmt.Fprintf(e.stdout, "Clients authenticate with the token in %s (Authorization: Bearer <token>); it is removed when the server stops.\n", tf)
 	}
+	if !o.noUI {
+		fmt.Fprintln(e.stdout, pageNote(s))
+	}
+	if n := comps.Names(); len(n) > 0 {
+		fmt.Fprintf(e.stdout, "Remote computers its callers may read (hosts file): %s.\n", strings.Join(n, ", "))
+	}
 	fmt.Fprintln(e.stdout, "Press CTRL+C to stop.")
 	if err := s.Serve(ctx); err != nil {
 		return err
@@ -164,7 +187,9 @@ func serveHelp() helpScreen {
 			"object and counter enumeration with explain texts, and formatted\n" +
 			"values as JSON (remote/API.md). Other computers read it with\n" +
 			`\\host paths. It listens on loopback (` + server.DefaultAddr + `) unless told` + "\n" +
-			"otherwise; any other address needs TLS and authentication.",
+			"otherwise; any other address needs TLS and authentication. It serves\n" +
+			"Performance Monitor's page at / behind the same authentication\n" +
+			"(-noui: not), with the remote computers of its hosts file.",
 		usage: []string{"perfc serve [options]"},
 		notes: "Callers are monitor (read counters, titles and explain texts) or log\n" +
 			"(also start and stop collector sets), as Windows' Performance Monitor\n" +
@@ -179,6 +204,7 @@ func serveHelp() helpScreen {
 			{"Serve on loopback; local clients read the token file:", "perfc serve"},
 			{"Serve the network with TLS and passwords or tokens:", "perfc serve -listen :9641 -config /etc/perfc/web-config.yml"},
 			{"Let every local user read counters without a token:", "perfc serve -anonymous"},
+			{"Open its page in the browser (prints the address with the key):", "perfc perfmon"},
 		},
 	}
 }

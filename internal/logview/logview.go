@@ -72,6 +72,10 @@ type Options struct {
 	// MaxInstances is the most instance names a log's catalog lists (all
 	// objects together); the rest are left out with a note.
 	MaxInstances int
+	// UploadRole is the role an upload needs (0: monitor, as every other
+	// request). A server of many users (perfc serve) asks for log: an
+	// upload holds disk and memory, and uploads share MaxLogs.
+	UploadRole remote.Role
 	// TempDir is where uploads are written ("": os.TempDir()).
 	TempDir string
 	// Titles names the indexes of captured PERF_DATA_BLOCK files (nil:
@@ -283,6 +287,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		case http.MethodGet, http.MethodHead:
 			h.serveList(w)
 		case http.MethodPost:
+			if role, _ := remote.Caller(r.Context()); role < h.opts.UploadRole {
+				serveError(w, http.StatusForbidden, "forbidden", fmt.Sprintf("opening a log on this server needs the %s role", h.opts.UploadRole))
+				return
+			}
 			h.serveUpload(w, r)
 		default:
 			notAllowed(w, "GET, POST")

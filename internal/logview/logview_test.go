@@ -335,3 +335,34 @@ func FuzzDecodeValuesRequest(f *testing.F) {
 		}
 	})
 }
+
+// TestUploadRole: a server that asks the log role for uploads (perfc
+// serve) refuses a monitor's upload and takes a log's; reading needs
+// monitor only.
+func TestUploadRole(t *testing.T) {
+	b, err := os.ReadFile(sampleLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := logview.New(logview.Options{TempDir: t.TempDir(), UploadRole: remote.RoleLog})
+	t.Cleanup(func() { h.Close() })
+	as := func(role remote.Role) *httptest.Server {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			h.ServeHTTP(w, r.WithContext(remote.WithRole(r.Context(), role, "test")))
+		}))
+		t.Cleanup(srv.Close)
+		return srv
+	}
+	monitor, logger := as(remote.RoleMonitor), as(remote.RoleLog)
+	if st, body := call(t, "POST", monitor.URL+logview.Path+"?name=SampleLog.blg", "application/octet-stream", b, nil); st != http.StatusForbidden || !strings.Contains(body, "needs the log role") {
+		t.Errorf("a monitor's upload: %d %s, want 403 naming the log role", st, body)
+	}
+	var info logview.LogInfo
+	if st, body := call(t, "POST", logger.URL+logview.Path+"?name=SampleLog.blg", "application/octet-stream", b, &info); st != http.StatusCreated {
+		t.Fatalf("a log role's upload: %d %s, want 201", st, body)
+	}
+	var times logview.Times
+	if st, body := call(t, "GET", monitor.URL+logview.Path+"/"+info.ID+"/times", "", nil, &times); st != http.StatusOK || len(times.Times) != 11 {
+		t.Errorf("a monitor reading the uploaded log: %d %s", st, body)
+	}
+}

@@ -102,6 +102,9 @@ type authenticator struct {
 	// as in exporter-toolkit, a client certificate alone is not enough.
 	headerRequired bool
 	bcryptOK       *verifiedCache
+	// sessions are the browser session cookies bearer tokens are
+	// exchanged for (nil: the server serves no page, no cookies).
+	sessions *sessions
 }
 
 // authResult is an authentication's outcome: the caller's role and
@@ -111,6 +114,9 @@ type authResult struct {
 	who    string
 	status int
 	reason string
+	// clearCookie: the request's session cookie is refused; the answer
+	// tells the browser to forget it.
+	clearCookie bool
 }
 
 // authenticate returns who the request's caller is.
@@ -126,6 +132,9 @@ func (a *authenticator) authenticate(r *http.Request) authResult {
 		default:
 			return a.basic(c.User, c.Password)
 		}
+	}
+	if res, found := a.session(r); found {
+		return res
 	}
 	if !a.headerRequired && r.TLS != nil && len(r.TLS.VerifiedChains) > 0 && a.cfg.TLSServerConfig.verifying() {
 		leaf := r.TLS.VerifiedChains[0][0]

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"strings"
 	"testing"
+	"time"
 )
 
 // FuzzParseConfig: any file parses or fails with an error naming it,
@@ -56,6 +57,38 @@ func FuzzParseAuthorization(f *testing.F) {
 			}
 		default:
 			t.Fatalf("%q: scheme %q", h, c.Scheme)
+		}
+	})
+}
+
+// fuzzSessions are sessions with a fixed key and clock, and the one
+// cookie value they accept: fuzzCookie, for identity token:x.
+var (
+	fuzzSum    = []byte("0123456789abcdef0123456789abcdef")
+	fuzzNow    = time.Date(2026, 11, 24, 5, 0, 0, 0, time.UTC)
+	fuzzCookie = (&sessions{key: []byte("fixed key of the fuzz target....")}).value("token:x", fuzzSum, fuzzNow.Add(time.Hour))
+)
+
+// FuzzSessionCookie: a session cookie's value is accepted only when it is
+// exactly one the server made (its MAC, of the token, before its expiry);
+// anything else is refused without a panic.
+func FuzzSessionCookie(f *testing.F) {
+	f.Add(fuzzCookie)
+	f.Add("")
+	f.Add(".")
+	f.Add("AAAAAAAAAAA.AAAA")
+	f.Add(strings.Replace(fuzzCookie, ".", "..", 1))
+	s := &sessions{key: []byte("fixed key of the fuzz target...."), now: func() time.Time { return fuzzNow }}
+	sum := func(who string) []byte {
+		if who == "token:x" {
+			return fuzzSum
+		}
+		return nil
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		who, ok := s.check(v, sum)
+		if ok != (v == fuzzCookie) || (ok && who != "token:x") {
+			t.Fatalf("cookie %q: accepted %v as %q; want only %q accepted", v, ok, who, fuzzCookie)
 		}
 	})
 }

@@ -11,6 +11,16 @@
 // On loopback without configured authentication the server writes a
 // random token to a file only the serving user can read, and callers must
 // send it (docs/serve.md says why).
+//
+// A server may also serve a web page at "/" (Options.Page: perfmon's
+// page) behind the same authentication. Browsers authenticate with what
+// they hold: a Basic password (they ask for it), a client certificate,
+// or a session cookie: the page's address carries a bearer token once
+// (/?token=...), which the server exchanges for an HttpOnly,
+// SameSite=Strict cookie of the same role and redirects to "/", so the
+// token leaves the address bar. A loopback server answers only requests
+// whose Host names loopback, so another site cannot reach it by
+// rebinding a name of its own to 127.0.0.1.
 package server
 
 import (
@@ -56,6 +66,16 @@ type Options struct {
 	// remote.PathMetrics), served behind the same authentication and
 	// limits; they need the monitor role.
 	Handlers map[string]http.Handler
+	// Page is the web page served at "/" (every path outside the API
+	// and Handlers), behind the same authentication: perfmon's page
+	// (internal/webui). With a page, a bearer token can be exchanged for
+	// a browser session cookie: GET /?token=TOKEN sets the cookie
+	// (HttpOnly, SameSite=Strict, Secure over TLS) and redirects to "/".
+	// nil: "/" is 404 and no cookie is accepted.
+	Page http.Handler
+	// SessionLifetime is how long a session cookie is accepted;
+	// DefaultSessionLifetime when 0.
+	SessionLifetime time.Duration
 	// Anonymous lets callers without credentials in as monitor; refused
 	// unless the address is loopback.
 	Anonymous bool
@@ -64,6 +84,10 @@ type Options struct {
 	// a directory only the serving user may change); DefaultTokenFile
 	// when empty. The file is removed at shutdown.
 	TokenFile string
+	// NoTokenFile keeps the generated loopback token in memory only
+	// (Server.Token): for a program that hands it to its user itself,
+	// as perfc perfmon prints its page's address.
+	NoTokenFile bool
 	// UID is, when UIDSet, the serving user: the owner (besides root)
 	// the configuration, certificate and key files must have. Otherwise
 	// it is os.Geteuid().
@@ -86,6 +110,7 @@ type Server struct {
 	token     string
 	log       *slog.Logger
 	limits    Limits
+	auth      *authenticator
 }
 
 // New checks the configuration and the listen policy, and listens. The
@@ -148,42 +173,62 @@ func New(opts Options) (*Server, error) {
 		}
 	}
 
-	s := &Server{tls: certs != nil, log: log, limits: limits}
+	s := &Server{tls: certs != nil, log: log, limits: limits, auth: a}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && loopback && !tcp.IP.IsLoopback() {
+		ln.Close()
+		return nil, fmt.Errorf("listen on %s: bound to %s, not a loopback address", addr, tcp.IP)
+	}
+	s.ln = ln
+	port := 0
+	if tcp, ok := ln.Addr().(*net.TCPAddr); ok {
+		port = tcp.Port
+	}
 	if loopback && !cfg.HasAuth() && !opts.Anonymous {
+		// The token file is named after the port listened on (the one
+		// the system chose for port 0).
 		tf := opts.TokenFile
 		if tf == "" {
-			_, port, _ := net.SplitHostPort(addr)
-			tf = DefaultTokenFile(getenv, uid, port)
+			tf = DefaultTokenFile(getenv, uid, strconv.Itoa(port))
 		}
-		tok, err := writeTokenFile(tf, uid)
+		var tok string
+		if opts.NoTokenFile {
+			tf = ""
+			tok, err = newToken()
+		} else {
+			tok, err = writeTokenFile(tf, uid)
+		}
 		if err != nil {
+			ln.Close()
 			return nil, err
 		}
 		sum := sha256.Sum256([]byte(tok))
 		a.local = sum[:]
 		s.tokenFile, s.token = tf, tok
 	}
-
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		s.removeToken()
-		return nil, fmt.Errorf("listen on %s: %w", addr, err)
+	if opts.Page != nil {
+		if a.sessions, err = newSessions(port, opts.SessionLifetime, certs != nil); err != nil {
+			ln.Close()
+			s.removeToken()
+			return nil, err
+		}
 	}
-	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && loopback && !tcp.IP.IsLoopback() {
-		ln.Close()
-		s.removeToken()
-		return nil, fmt.Errorf("listen on %s: bound to %s, not a loopback address", addr, tcp.IP)
-	}
-	s.ln = ln
 
 	mux := http.NewServeMux()
 	mux.Handle(remote.APIVersion+"/", opts.API)
 	for p, h := range opts.Handlers {
 		mux.Handle(p, h)
 	}
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("%s: no such path (the API is under %s/)", r.URL.Path, remote.APIVersion))
-	})
+	if opts.Page != nil {
+		mux.Handle("/", opts.Page)
+	} else {
+		mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+			writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("%s: no such path (the API is under %s/)", r.URL.Path, remote.APIVersion))
+		})
+	}
 	// A browser holding credentials of its own (a cached Basic password, a
 	// client certificate) must not be made to start or stop a set by
 	// another site's form: cross-origin requests that change something are
@@ -195,10 +240,11 @@ func New(opts Options) (*Server, error) {
 	}))
 	g := &gate{
 		auth: a, next: cop.Handler(mux), limits: limits, headers: cfg.headers(),
-		sem:   make(chan struct{}, limits.MaxConcurrent),
-		perIP: newClientLimiter(cfg.RateLimit, limits.MaxClients),
-		perID: newClientLimiter(cfg.RateLimit, limits.MaxClients),
-		log:   log,
+		sem:      make(chan struct{}, limits.MaxConcurrent),
+		perIP:    newClientLimiter(cfg.RateLimit, limits.MaxClients),
+		perID:    newClientLimiter(cfg.RateLimit, limits.MaxClients),
+		log:      log,
+		loopback: loopback,
 	}
 	var protos http.Protocols
 	protos.SetHTTP1(true)
@@ -375,11 +421,10 @@ func writeTokenFile(path string, uid int) (string, error) {
 	case fi.Mode().Perm()&0o022 != 0:
 		return "", fmt.Errorf("token file %s: directory %s (mode %04o) lets other users change it; chmod go-w %s", path, dir, fi.Mode().Perm(), dir)
 	}
-	var raw [32]byte
-	if _, err := rand.Read(raw[:]); err != nil {
+	tok, err := newToken()
+	if err != nil {
 		return "", err
 	}
-	tok := hex.EncodeToString(raw[:])
 	tmp, err := os.CreateTemp(dir, ".token-*")
 	if err != nil {
 		return "", fmt.Errorf("token file %s: %w", path, err)
@@ -407,6 +452,9 @@ type gate struct {
 	sem          chan struct{}
 	perIP, perID *clientLimiter
 	log          *slog.Logger
+	// loopback: the server listens on loopback and answers only requests
+	// whose Host names loopback (loopbackHostHeader).
+	loopback bool
 }
 
 func (g *gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -439,13 +487,16 @@ func (g *gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		tooMany(w, wait)
 		return
 	}
+	if g.loopback && !loopbackHostHeader(r.Host) {
+		writeError(w, http.StatusForbidden, "forbidden_host", fmt.Sprintf("Host %q: this server listens on loopback and answers only at a loopback address (127.0.0.1, [::1], localhost)", clipHost(r.Host)))
+		return
+	}
+	if g.exchange(w, r) {
+		return
+	}
 	res := g.auth.authenticate(r)
 	if res.status != 0 {
-		for _, c := range g.auth.challenge() {
-			w.Header().Add("WWW-Authenticate", c)
-		}
-		g.log.Debug("refused", "remote", r.RemoteAddr, "path", r.URL.Path, "reason", res.reason)
-		writeError(w, res.status, "unauthorized", res.reason)
+		g.refuse(w, r, res)
 		return
 	}
 	if ok, wait := g.perID.allow("id:"+res.who, now); !ok {
@@ -457,6 +508,37 @@ func (g *gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	g.next.ServeHTTP(w, r.WithContext(remote.WithRole(r.Context(), res.role, res.who)))
+}
+
+// refuse answers a request whose credentials were not accepted: 401
+// with the schemes accepted (a browser asks for a Basic password when
+// Basic is one), forgetting a refused session cookie.
+func (g *gate) refuse(w http.ResponseWriter, r *http.Request, res authResult) {
+	for _, c := range g.auth.challenge() {
+		w.Header().Add("WWW-Authenticate", c)
+	}
+	if res.clearCookie && g.auth.sessions != nil {
+		http.SetCookie(w, g.auth.sessions.cookie("", nil))
+	}
+	g.log.Debug("refused", "remote", r.RemoteAddr, "path", r.URL.Path, "reason", res.reason)
+	writeError(w, res.status, "unauthorized", res.reason)
+}
+
+// clipHost shortens a Host header quoted in an error.
+func clipHost(h string) string {
+	if len(h) > 100 {
+		return h[:100] + "..."
+	}
+	return h
+}
+
+// newToken returns a random token of 256 bits, in hexadecimal.
+func newToken() (string, error) {
+	var raw [32]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(raw[:]), nil
 }
 
 // requiredRole is the least role a request needs: changing collector sets

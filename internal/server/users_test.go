@@ -19,13 +19,16 @@ func TestLoopbackOtherUser(t *testing.T) {
 		if _, err := os.ReadFile(os.Getenv("TOKENFILE")); err == nil {
 			t.Fatalf("step %s: Bob read the server's token file", step)
 		}
-		resp, err := http.Get(os.Getenv("URL") + remote.PathHost)
-		if err != nil {
-			t.Fatalf("step %s: %v", step, err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != 401 {
-			t.Fatalf("step %s: Bob without the token: status %d, want 401", step, resp.StatusCode)
+		// The API, and the page with its token exchange.
+		for _, path := range []string{remote.PathHost, "/", "/?token=" + strings.Repeat("0", 64)} {
+			resp, err := http.Get(os.Getenv("URL") + path)
+			if err != nil {
+				t.Fatalf("step %s: %v", step, err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != 401 || len(resp.Cookies()) != 0 {
+				t.Fatalf("step %s: Bob without the token: GET %s: status %d, cookies %v; want 401 and none", step, path, resp.StatusCode, resp.Cookies())
+			}
 		}
 		return
 	}
@@ -33,7 +36,7 @@ func TestLoopbackOtherUser(t *testing.T) {
 	// The token's directory lies in the shared (1777) directory, as a
 	// runtime directory under /tmp would.
 	tf := filepath.Join(r.SharedDir(), "perfc-0", "serve.token")
-	s := serve(t, Options{TokenFile: tf})
+	s := serve(t, Options{TokenFile: tf, Page: stubAPI()})
 	out, err := r.Run(asuser.Bob, "TestLoopbackOtherUser", "bob", "TOKENFILE="+tf, "URL="+s.URL())
 	if err != nil {
 		t.Fatal(asuser.Failed(out, err))

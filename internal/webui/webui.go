@@ -5,7 +5,12 @@
 // it loads nothing from elsewhere and works on an offline machine. It
 // talks only to the /v1 API of package remote (API.md), on the same
 // origin: /v1/host, /v1/objects, /v1/objects/{name} and one POST
-// /v1/formatted per update interval with every path the page shows.
+// /v1/formatted per update interval with every path the page shows. The
+// Add Counters dialog lists the remote computers /v1/host names
+// (computers: those the server reads through its hosts file); choosing
+// one asks /v1/objects with computer=NAME, and its counters are added as
+// \\NAME\Object(instance)\Counter, answered by the server in the same
+// POST.
 //
 // In log mode (assets/logs.js) it reads a log through /v1/logs
 // (internal/logview, whose API.md describes it): a log the server was
@@ -22,15 +27,15 @@
 //
 // A server mounts it beside the API, both behind its authentication:
 //
-//	mux := http.NewServeMux()
-//	mux.Handle("/v1/", auth(remote.NewHandler(h, opts)))
-//	mux.Handle("/", auth(webui.New()))
+//	s, err := server.New(server.Options{API: remote.NewHandler(h, opts), Page: webui.New()})
 //
 // The page sends no credentials of its own: its requests carry what the
 // browser holds for the origin (a cookie, Basic authentication, a client
 // certificate), so the authentication must accept one of those for the
-// page's GETs and its POSTs to /v1/formatted. perfc perfmon's loopback
-// key turned into a cookie (cmd/perfc/perfmon.go) is one such scheme.
+// page's GETs and its POSTs to /v1/formatted. internal/server does
+// (Options.Page): Basic, client certificates, and bearer tokens
+// exchanged for a session cookie at /?token=, which perfc serve and perfc
+// perfmon both use.
 //
 // The built files of npm packages (assets/vendor) are made by
 // ui/build.sh from ui/package-lock.json and committed; their SOURCES file

@@ -704,10 +704,26 @@ function loadSettingsText(text, name) {
 // ---- Add Counters ------------------------------------------------------
 
 const dialog = {
+  computer: '',    // the computer browsed: '' this one, else a name /v1/host lists
   objects: [],     // /v1/objects' objects
   object: null,    // the selected object, with instances once fetched
   seq: 0,          // answers of older requests are dropped
 };
+
+// computerParam is the query parameter naming the computer browsed
+// (none for this one): the server reads a remote computer for the page,
+// by the name its hosts file gives it.
+function computerParam() {
+  return dialog.computer && !inLog() ? '&computer=' + encodeURIComponent(dialog.computer) : '';
+}
+
+// fillComputers lists this computer and the remote ones the server reads.
+function fillComputers(host) {
+  const sel = $('ac-computer');
+  sel.replaceChildren(new Option(`${host.name} (local)`, ''),
+    ...(host.computers || []).map((c) => new Option('\\\\' + c, c)));
+  sel.disabled = sel.options.length < 2;
+}
 
 async function openAddCounters() {
   $('addcounters').showModal();
@@ -721,7 +737,7 @@ async function loadObjects() {
   const costly = $('ac-costly').checked ? '1' : '0';
   $('ac-status').textContent = 'Reading objects…';
   try {
-    const ans = await api(`${objectsBase()}?detail=${detail}&costly=${costly}`);
+    const ans = await api(`${objectsBase()}?detail=${detail}&costly=${costly}${computerParam()}`);
     if (seq !== dialog.seq) return;
     dialog.objects = ans.objects.slice().sort((a, b) => a.name.localeCompare(b.name));
     const sel = $('ac-objects');
@@ -731,6 +747,11 @@ async function loadObjects() {
     const i = Math.max(0, dialog.objects.findIndex((o) => o.name === keep));
     if (dialog.objects.length) { sel.selectedIndex = i; await selectObject(); }
   } catch (e) {
+    if (seq !== dialog.seq) return;
+    dialog.objects = [];
+    dialog.object = null;
+    for (const id of ['ac-objects', 'ac-counters', 'ac-instances']) $(id).replaceChildren();
+    $('ac-description').replaceChildren();
     $('ac-status').textContent = 'Objects: ' + (e.message || e);
   }
 }
@@ -755,7 +776,7 @@ async function selectObject() {
   const seq = ++dialog.seq;
   try {
     const detail = $('ac-detail').value;
-    const ans = await api(`${objectsBase()}/${encodeURIComponent(o.name)}?detail=${detail}`);
+    const ans = await api(`${objectsBase()}/${encodeURIComponent(o.name)}?detail=${detail}${computerParam()}`);
     if (seq !== dialog.seq) return;
     o.instances = ans.instances || [];
     fillInstances();
@@ -796,13 +817,21 @@ function addFromDialog() {
     if (!instances.length) { $('ac-status').textContent = 'Select instances, or All instances.'; return; }
   }
   const paths = [];
-  for (const i of instances) for (const c of counters) paths.push(makePath(o.name, i, c));
+  // A remote computer's counters carry its name: \\host\Object(inst)\Counter.
+  const machine = dialog.computer ? '\\\\' + dialog.computer : '';
+  for (const i of instances) for (const c of counters) paths.push(machine + makePath(o.name, i, c));
   const scales = new Map(o.counters.map((c) => [c.name, c.defaultScale ?? 0]));
   const n = addPaths(paths, scales);
   $('ac-status').textContent = n ? `Added ${n} of ${paths.length}: ${paths.slice(0, 3).join(', ')}${paths.length > 3 ? ', …' : ''}` : 'Already on the page.';
 }
 
 function wireDialog() {
+  $('ac-computer').addEventListener('change', () => {
+    dialog.computer = $('ac-computer').value;
+    dialog.objects = [];
+    dialog.object = null;
+    loadObjects();
+  });
   $('ac-objects').addEventListener('change', selectObject);
   $('ac-counters').addEventListener('change', () => {
     const o = dialog.object;
@@ -832,7 +861,7 @@ async function start() {
   try {
     state.host = await api('/v1/host');
     $('host').textContent = '\\\\' + state.host.name;
-    $('ac-computer').replaceChildren(new Option(`${state.host.name} (local)`, ''));
+    fillComputers(state.host);
     setStatus('Add counters to begin (Add counters…).');
   } catch (e) {
     setStatus(String(e.message || e), true);
@@ -879,7 +908,9 @@ logs = initLogs({
     $('ac-objects').replaceChildren();
     $('ac-counters').replaceChildren();
     $('ac-instances').replaceChildren();
+    dialog.computer = ''; // a log's computers are its own
     $('ac-computer').replaceChildren(...computers.map((c) => new Option(`${c} (${what})`, '')));
+    $('ac-computer').disabled = true;
   },
   // live goes back to the host's counters.
   live: () => {
@@ -887,7 +918,8 @@ logs = initLogs({
     dialog.seq++;
     dialog.objects = [];
     dialog.object = null;
-    if (state.host) $('ac-computer').replaceChildren(new Option(`${state.host.name} (local)`, ''));
+    dialog.computer = '';
+    if (state.host) fillComputers(state.host);
     chartKey = '';
     setStatus('Live: add counters to begin (Add counters…).');
     render();
