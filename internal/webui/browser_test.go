@@ -521,9 +521,9 @@ func TestModel(t *testing.T) {
 		{`m.exportText('\t', [], ['\\\\h\\A\\b'], [[]])`, `"\"(PDH-TSV 4.0) (Coordinated Universal Time)(0)\"\t\"\\\\h\\A\\b\"\r\n"`},
 		// Settings: defaults, a round trip through a link (a path with
 		// characters beyond ASCII), and the field named for each refusal.
-		{`m.parseSettings('{}')`, `{"view":"line","interval":1,"points":100,"ymin":0,"ymax":100,"reportValue":"current","scroll":false,"frozen":false,"legend":true,"valueBar":true,"counters":[]}`},
-		{`m.decodeLink('#' + m.encodeLink({DisplayType: 3, UpdateInterval: 5, DataPointCount: 2, MinimumScale: -1, MaximumScale: 999999999, ReportValueType: 4, ChartScroll: true, ManualUpdate: true, ShowLegend: false, ShowValueBar: true, Counters: [{Path: '\\Tâche(ü)\\x', Color: '#A0b1C2', ScaleFactor: -9, Visible: false}, {Path: '\\P(*)\\y', Show: true}]}))`,
-			`{"view":"report","interval":5,"points":2,"ymin":-1,"ymax":999999999,"reportValue":"maximum","scroll":true,"frozen":true,"legend":false,"valueBar":true,"counters":[{"path":"\\Tâche(ü)\\x","color":"#a0b1c2","scale":-9,"show":false},{"path":"\\P(*)\\y","color":null,"scale":null,"show":true}]}`},
+		{`m.parseSettings('{}')`, `{"view":"line","interval":1,"points":100,"ymin":0,"ymax":100,"reportValue":"current","scroll":false,"frozen":false,"legend":true,"valueBar":true,"highlight":false,"counters":[]}`},
+		{`m.decodeLink('#' + m.encodeLink({DisplayType: 3, UpdateInterval: 5, DataPointCount: 2, MinimumScale: -1, MaximumScale: 999999999, ReportValueType: 4, ChartScroll: true, ManualUpdate: true, ShowLegend: false, ShowValueBar: true, Highlight: true, Counters: [{Path: '\\Tâche(ü)\\x', Color: '#A0b1C2', ScaleFactor: -9, Visible: false}, {Path: '\\P(*)\\y', Show: true}]}))`,
+			`{"view":"report","interval":5,"points":2,"ymin":-1,"ymax":999999999,"reportValue":"maximum","scroll":true,"frozen":true,"legend":false,"valueBar":true,"highlight":true,"counters":[{"path":"\\Tâche(ü)\\x","color":"#a0b1c2","scale":-9,"show":false},{"path":"\\P(*)\\y","color":null,"scale":null,"show":true}]}`},
 		{`m.decodeLink('#other=1')`, `null`},
 		{`m.parseSettings('{"ReportValueType":0}').reportValue`, `"current"`},
 		{`m.parseSettings('{"DisplayType":4}').view`, `"area"`},
@@ -547,6 +547,7 @@ func TestModel(t *testing.T) {
 		{`{"ManualUpdate":"yes"}`, "ManualUpdate"},
 		{`{"ShowLegend":null}`, "ShowLegend"},
 		{`{"ShowValueBar":0}`, "ShowValueBar"},
+		{`{"Highlight":"on"}`, "Highlight"},
 		{`{"Counters":{}}`, "Counters"},
 		{`{"Counters":[null]}`, "Counters[0]"},
 		{`{"Counters":[{"Path":5}]}`, "Counters[0].Path"},

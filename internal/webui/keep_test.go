@@ -45,6 +45,9 @@ func TestKeepAndShare(t *testing.T) {
 	set(`document.querySelector('#ymax')`, "250")
 	set(`document.querySelector('#reportvalue')`, "maximum")
 	p.click("#show-valuebar")
+	// Ctrl+H turns Highlight on, as in perfmon.
+	p.do("Ctrl+H", chromedp.KeyEvent("h", chromedp.KeyModifiers(chromedp.ModifierCtrl)))
+	p.wait("highlight on", `document.getElementById('highlight').checked && document.body.classList.contains('highlight')`)
 
 	want := map[string]any{
 		"DisplayType":     2.0,
@@ -57,6 +60,7 @@ func TestKeepAndShare(t *testing.T) {
 		"ManualUpdate":    false,
 		"ShowLegend":      true,
 		"ShowValueBar":    false,
+		"Highlight":       true,
 		"Counters": []any{
 			map[string]any{"Path": memPath, "Color": "#123abc", "ScaleFactor": -6.0, "Visible": true},
 			map[string]any{"Path": cpuPath, "Color": "#3cb44b", "ScaleFactor": 0.0, "Visible": false},
@@ -92,7 +96,8 @@ func TestKeepAndShare(t *testing.T) {
 		!`+byLabel("Show "+cpuPath)+`.checked &&
 		document.getElementById('points').value === '50' && document.getElementById('interval').value === '2' &&
 		document.getElementById('ymax').value === '250' && document.getElementById('reportvalue').value === 'maximum' &&
-		document.getElementById('valuebar').hidden && !document.getElementById('show-valuebar').checked && !document.getElementById('legend').hidden`)
+		document.getElementById('valuebar').hidden && !document.getElementById('show-valuebar').checked && !document.getElementById('legend').hidden &&
+		document.getElementById('highlight').checked`)
 
 	// Refused settings: nothing changes, the status names the field
 	// (frozen: no sample's status line replaces it).

@@ -28,6 +28,7 @@ const state = {
   frozen: false,         // ManualUpdate
   legend: true,          // ShowLegend
   valueBar: true,        // ShowValueBar
+  highlight: false,      // Highlight: the selected counter stands out (Ctrl+H)
   requests: [],          // {path, excluded: Set, defaultScales: Map counter->exponent}
   series: [],            // {key, request, color, scale (null: default), show, values, parts}
   times: [],             // sample times, seconds since the epoch
@@ -225,6 +226,8 @@ function render() {
   $('valuebar').hidden = !state.valueBar;
   $('show-legend').checked = state.legend;
   $('show-valuebar').checked = state.valueBar;
+  $('highlight').checked = state.highlight;
+  document.body.classList.toggle('highlight', state.highlight);
   $('freeze').setAttribute('aria-pressed', String(state.frozen));
 }
 
@@ -255,7 +258,7 @@ function lineData() {
 function renderLine() {
   const el = $('line');
   const width = Math.max(300, el.clientWidth - 8);
-  const key = JSON.stringify([width, state.ymin, state.ymax, state.selected, state.scroll, state.points,
+  const key = JSON.stringify([width, state.ymin, state.ymax, state.selected, state.highlight, state.scroll, state.points,
     state.series.map((s) => [s.key, s.color, s.show])]);
   const data = lineData();
   if (chart && key === chartKey) { chart.setData(data); return; }
@@ -288,7 +291,7 @@ function renderLine() {
     axes: [state.scroll ? { ...axis } : { ...axis, values: (u, splits) => splits.map(() => '') }, { ...axis }],
     series: [{}, ...state.series.map((s) => ({
       label: s.key, stroke: s.color, show: s.show, spanGaps: false,
-      width: s.key === state.selected ? 3 : 1.25,
+      width: state.highlight && s.key === state.selected ? 3.5 : 1.25,
     }))],
     hooks: { draw: [timeBar] },
   }, data, el);
@@ -553,6 +556,15 @@ function wireToolbar() {
   $('scroll').addEventListener('change', (e) => { state.scroll = e.target.checked; render(); });
   $('show-legend').addEventListener('change', (e) => { state.legend = e.target.checked; render(); });
   $('show-valuebar').addEventListener('change', (e) => { state.valueBar = e.target.checked; render(); });
+  $('highlight').addEventListener('change', (e) => { state.highlight = e.target.checked; render(); });
+  // Ctrl+H toggles Highlight, as in perfmon.
+  document.addEventListener('keydown', (e) => {
+    if (!e.ctrlKey || e.altKey || e.metaKey || (e.key !== 'h' && e.key !== 'H')) return;
+    if (e.target.closest?.('dialog')) return;
+    e.preventDefault();
+    state.highlight = !state.highlight;
+    render();
+  });
   $('reportvalue').addEventListener('change', (e) => { state.reportValue = e.target.value; render(); });
   // In the legend: Delete removes the selected counter, the arrow keys
   // select the one above or below.
@@ -611,6 +623,7 @@ function applySettings(v) {
   state.frozen = v.frozen;
   state.legend = v.legend;
   state.valueBar = v.valueBar;
+  state.highlight = v.highlight;
   state.requests = [];
   state.series = [];
   state.times = [];

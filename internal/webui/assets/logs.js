@@ -324,7 +324,7 @@ export function initLogs(app) {
     const view = state.view;
     const width = Math.max(300, el.clientWidth - 8);
     const shown = state.series.filter((s) => s.show);
-    const key = JSON.stringify([view, width, state.ymin, state.ymax, state.selected,
+    const key = JSON.stringify([view, width, state.ymin, state.ymax, state.selected, state.highlight,
       state.series.map((s) => [s.key, s.color, s.show]), app.cssVar('--fg')]);
     let data;
     if (view === 'stacked') {
@@ -344,7 +344,7 @@ export function initLogs(app) {
     if (chart) chart.destroy();
     const series = [{}, ...shown.map((s) => ({
       label: s.key, stroke: s.color, spanGaps: false,
-      width: s.key === state.selected ? 3 : 1.25,
+      width: state.highlight && s.key === state.selected ? 3.5 : 1.25,
       ...(view === 'line' ? {} : { fill: s.color + AREA_ALPHA }),
     }))];
     const bands = [];

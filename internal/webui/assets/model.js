@@ -126,7 +126,7 @@ export const SCALE_LIMIT = 999999999;
 
 // settingsOf writes the page's settings under perfmon's property names:
 // view (line, histogram, report, area, stacked), interval, points, ymin, ymax,
-// reportValue, scroll, frozen, legend, valueBar and counters [{path, color (null: of the
+// reportValue, scroll, frozen, legend, valueBar, highlight and counters [{path, color (null: of the
 // cycle), scale (exponent), show}].
 export function settingsOf(v) {
   return {
@@ -140,6 +140,7 @@ export function settingsOf(v) {
     ManualUpdate: !!v.frozen,
     ShowLegend: v.legend !== false,
     ShowValueBar: v.valueBar !== false,
+    Highlight: !!v.highlight,
     Counters: v.counters.map((c) => {
       const o = { Path: c.path };
       if (c.color != null) o.Color = c.color;
@@ -168,7 +169,7 @@ const isInt = (x) => typeof x === 'number' && Number.isInteger(x);
 export function validateSettings(o) {
   if (o === null || typeof o !== 'object' || Array.isArray(o)) throw new SettingsError('settings', 'not a JSON object');
   const has = (k) => Object.prototype.hasOwnProperty.call(o, k);
-  const out = { view: 'line', interval: 1, points: 100, ymin: 0, ymax: 100, reportValue: 'current', scroll: false, frozen: false, legend: true, valueBar: true, counters: [] };
+  const out = { view: 'line', interval: 1, points: 100, ymin: 0, ymax: 100, reportValue: 'current', scroll: false, frozen: false, legend: true, valueBar: true, highlight: false, counters: [] };
   if (has('DisplayType')) {
     const v = Object.keys(VIEWS).find((k) => VIEWS[k] === o.DisplayType);
     if (!v) throw new SettingsError('DisplayType', `${JSON.stringify(o.DisplayType)}: want 1 (line), 2 (histogram), 3 (report), 4 (area) or 5 (stacked area)`);
@@ -193,7 +194,7 @@ export function validateSettings(o) {
     if (!r) throw new SettingsError('ReportValueType', `${JSON.stringify(o.ReportValueType)}: want 0 to 4`);
     out.reportValue = r;
   }
-  for (const [k, f] of [['ChartScroll', 'scroll'], ['ManualUpdate', 'frozen'], ['ShowLegend', 'legend'], ['ShowValueBar', 'valueBar']]) {
+  for (const [k, f] of [['ChartScroll', 'scroll'], ['ManualUpdate', 'frozen'], ['ShowLegend', 'legend'], ['ShowValueBar', 'valueBar'], ['Highlight', 'highlight']]) {
     if (!has(k)) continue;
     if (typeof o[k] !== 'boolean') throw new SettingsError(k, `${JSON.stringify(o[k])}: want true or false`);
     out[f] = o[k];
