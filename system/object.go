@@ -107,8 +107,7 @@ type Collector struct {
 	buf  []byte     // reused file buffer
 	proc ProcReader // how /proc is read: ProcFS(Proc), or WithProcReader's
 
-	pidBuf []int32 // process ids listed by the System and Objects objects
-	dirBuf []byte  // directory-listing buffer
+	dirBuf []byte // directory-listing buffer of the System and Objects objects
 
 	cpu      cpuState
 	topo     cpuTopology
