@@ -92,14 +92,22 @@ func diskCounters() []counterset.Counter {
 
 // diskState is kept between samples by PhysicalDisk and LogicalDisk.
 type diskState struct {
-	bad    badFields // malformed values of the last /proc/diskstats
-	stats  []diskStat
-	disks  []diskName // whole disks, in /sys/block order
-	prev   []diskName // the previous sample's list, reused
-	total  diskStat
-	upBase time.Duration // uptime at upAt, for the default uptime clock
-	upAt   time.Time
-	upSet  bool
+	bad   badFields // malformed values of the last /proc/diskstats
+	stats []diskStat
+	disks []diskName // whole disks, in /sys/block order
+	prev  []diskName // the previous sample's list, reused
+	// listed are /sys/block's entries as last listed; they are listed
+	// again when /proc/diskstats' device names change (every disk has a
+	// line there, so a disk added or removed changes them), after a
+	// failed listing, and every relistEvery samples.
+	listed    []string
+	listedOK  bool
+	sinceList int
+	statNames []byte // the device names of the last /proc/diskstats, each followed by '\n'
+	total     diskStat
+	upBase    time.Duration // uptime at upAt, for the default uptime clock
+	upAt      time.Time
+	upSet     bool
 }
 
 type diskName struct {
@@ -215,20 +223,46 @@ func (c *Collector) physicalDiskObject() Object {
 	return Object{Set: set, Collect: (*Collector).collectPhysicalDisk}
 }
 
-// readWholeDisks lists /sys/block, keeping devices with a non-zero size.
-func (c *Collector) readWholeDisks(col Collection) error {
-	ents, err := fsReadDir(c.Sys, "block")
-	if err != nil {
-		return err
+// relistEvery bounds the samples between two listings of /sys/block.
+const relistEvery = 64
+
+// sameDiskNames reports whether stats name the devices of names (each
+// followed by '\n'), in order.
+func sameDiskNames(names []byte, stats []diskStat) bool {
+	for i := range stats {
+		n := stats[i].Name
+		if len(names) < len(n)+1 || string(names[:len(n)]) != string(n) || names[len(n)] != '\n' {
+			return false
+		}
+		names = names[len(n)+1:]
 	}
+	return len(names) == 0
+}
+
+// readWholeDisks finds the whole disks: the entries of /sys/block (listed
+// again when relist says so, or when due) with a non-zero size, which is
+// read at every sample (a loop device gets one when it is attached).
+func (c *Collector) readWholeDisks(col Collection, relist bool) error {
 	d := &c.disk
+	if relist || !d.listedOK || d.sinceList >= relistEvery {
+		d.listedOK, d.sinceList = false, 0
+		ents, err := fsReadDir(c.Sys, "block")
+		if err != nil {
+			return err
+		}
+		d.listed = d.listed[:0]
+		for _, e := range ents {
+			d.listed = append(d.listed, e.Name())
+		}
+		d.listedOK = true
+	}
+	d.sinceList++
 	d.prev, d.disks = d.disks, d.prev[:0]
 	old := d.prev
 	round := c.sysKept.begin()
 	defer c.sysKept.sweep("block/", round)
-	for _, e := range ents {
-		name := e.Name()
-		b, err := c.readSys("block/" + name + "/size")
+	for _, name := range d.listed {
+		b, err := c.readSysAt("block/", name, "/size")
 		if err != nil {
 			partialf(col, "%v", err)
 			continue
@@ -250,9 +284,6 @@ func (c *Collector) readWholeDisks(col Collection) error {
 
 func (c *Collector) collectPhysicalDisk(col Collection, w Writer) error {
 	ts := uint64(c.uptime(col) / 100) // before diskstats: it may read /proc/uptime
-	if err := c.readWholeDisks(col); err != nil {
-		return err
-	}
 	b, err := c.readProc("diskstats")
 	if err != nil {
 		return err
@@ -262,6 +293,17 @@ func (c *Collector) collectPhysicalDisk(col Collection, w Writer) error {
 		return err
 	}
 	d.bad.report(col, "/proc/diskstats")
+	// The names point into the /proc buffer, which readSys leaves alone.
+	relist := !sameDiskNames(d.statNames, d.stats)
+	if relist {
+		d.statNames = d.statNames[:0]
+		for i := range d.stats {
+			d.statNames = append(append(d.statNames, d.stats[i].Name...), '\n')
+		}
+	}
+	if err := c.readWholeDisks(col, relist); err != nil {
+		return err
+	}
 	anyBad := false
 	d.total = diskStat{}
 	var n uint64

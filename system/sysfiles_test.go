@@ -3,7 +3,10 @@ package system
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
+	"testing/fstest"
+	"time"
 )
 
 // TestKeptSysFiles: a /sys attribute read at every sample is read through
@@ -93,5 +96,84 @@ func TestKeptSysFiles(t *testing.T) {
 	// Still usable after Close.
 	if got := read("block/sda/size"); got != "12345\n" {
 		t.Errorf("after Close: %q", got)
+	}
+}
+
+// TestPhysicalDiskFollowsChanges: the whole disks follow /sys/block from
+// sample to sample although it is listed again only when /proc/diskstats'
+// device names change: a loop device attached (its size from 0 to some,
+// no new line in diskstats) shows at once, a disk added or removed (its
+// line in diskstats with it) too, and nothing changes over many samples
+// that change nothing.
+func TestPhysicalDiskFollowsChanges(t *testing.T) {
+	sys := t.TempDir()
+	setSize := func(dev, size string) {
+		t.Helper()
+		p := filepath.Join(sys, "block", dev)
+		if size == "" {
+			if err := os.RemoveAll(p); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(p, "size"), []byte(size+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	line := map[string]string{
+		"loop0": "   7 0 loop0 1 0 2 0 0 0 0 0 0 0 0\n",
+		"sda":   "   8 0 sda 10 0 80 5 20 0 160 7 1 9 12\n",
+		"sda1":  "   8 1 sda1 4 0 32 2 6 0 48 3 0 4 5\n",
+		"vdb":   " 252 16 vdb 3 0 24 1 0 0 0 0 0 1 1\n",
+	}
+	proc := fstest.MapFS{"uptime": {Data: []byte("100.00 50.00\n")}}
+	setStats := func(devs ...string) {
+		var b []byte
+		for _, d := range devs {
+			b = append(b, line[d]...)
+		}
+		proc["diskstats"] = &fstest.MapFile{Data: b}
+	}
+	c := NewCollector(proc, os.DirFS(sys), WithUptime(func() time.Duration { return 100 * time.Second }))
+	defer c.Close()
+	obj := objectByName(t, c, "PhysicalDisk")
+	steps := []struct {
+		name   string
+		change func()
+		want   []string
+	}{
+		{"start: loop0 detached", func() {
+			setSize("loop0", "0")
+			setSize("sda", "1000")
+			setStats("loop0", "sda", "sda1")
+		}, []string{"0 sda", "_Total"}},
+		{"loop0 attached, diskstats unchanged", func() { setSize("loop0", "500") }, []string{"0 loop0", "1 sda", "_Total"}},
+		{"vdb added", func() {
+			setSize("vdb", "10")
+			setStats("loop0", "sda", "sda1", "vdb")
+		}, []string{"0 loop0", "1 sda", "2 vdb", "_Total"}},
+		{"sda removed", func() {
+			setSize("sda", "")
+			setStats("loop0", "vdb")
+		}, []string{"0 loop0", "1 vdb", "_Total"}},
+		{"loop0 detached", func() { setSize("loop0", "0") }, []string{"0 vdb", "_Total"}},
+	}
+	for _, st := range steps {
+		st.change()
+		for i := range 3 {
+			s := collectObject(t, c, obj)
+			if !slices.Equal(s.names, st.want) {
+				t.Fatalf("%s, sample %d: instances %q, want %q", st.name, i, s.names, st.want)
+			}
+		}
+	}
+	for i := range 2 * relistEvery {
+		s := collectObject(t, c, obj)
+		if want := []string{"0 vdb", "_Total"}; !slices.Equal(s.names, want) {
+			t.Fatalf("unchanged host, sample %d: instances %q, want %q", i, s.names, want)
+		}
 	}
 }
