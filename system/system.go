@@ -79,14 +79,10 @@ func (c *Collector) systemObject() Object {
 }
 
 func (c *Collector) collectSystem(col Collection, w Writer) error {
-	b, err := c.readProc("stat")
-	if err != nil {
+	if err := c.readStat(col); err != nil {
 		return err
 	}
 	st := &c.cpu.stat
-	if err := parseKernelStat(b, st); err != nil {
-		return err
-	}
 	st.Bad.report(col, "/proc/stat")
 	now := c.Now()
 	w.SetObjectTime(perfdata.FileTime(now), perfdata.FileTimeFreq)
