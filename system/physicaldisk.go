@@ -104,10 +104,16 @@ type diskState struct {
 	listedOK  bool
 	sinceList int
 	statNames []byte // the device names of the last /proc/diskstats, each followed by '\n'
-	total     diskStat
-	upBase    time.Duration // uptime at upAt, for the default uptime clock
-	upAt      time.Time
-	upSet     bool
+	// partitions is the last /proc/partitions, which lists every disk of
+	// non-zero size (and its size): the disks' sizes are read again only
+	// when it changes, when /sys/block is listed, and after a sample where
+	// one could not be read (sizesOK false).
+	partitions []byte
+	sizesOK    bool
+	total      diskStat
+	upBase     time.Duration // uptime at upAt, for the default uptime clock
+	upAt       time.Time
+	upSet      bool
 }
 
 type diskName struct {
@@ -239,11 +245,37 @@ func sameDiskNames(names []byte, stats []diskStat) bool {
 	return len(names) == 0
 }
 
-// readWholeDisks finds the whole disks: the entries of /sys/block (listed
-// again when relist says so, or when due) with a non-zero size, which is
-// read at every sample (a loop device gets one when it is attached).
-func (c *Collector) readWholeDisks(col Collection, relist bool) error {
+// partitionsChanged reads /proc/partitions and reports whether it differs
+// from the last sample's (or cannot be read). It lists the disks of
+// non-zero size with their size, so a disk whose size becomes zero or not
+// (a loop device attached or detached) changes it. Hidden disks (the
+// paths of a multipath NVMe namespace) are left out of it, but their
+// size is their namespace's, whose disk is listed.
+func (c *Collector) partitionsChanged() bool {
 	d := &c.disk
+	b, err := c.readProc("partitions")
+	if err != nil {
+		d.partitions = d.partitions[:0]
+		return true
+	}
+	if d.sizesOK && string(b) == string(d.partitions) {
+		return false
+	}
+	d.partitions = append(d.partitions[:0], b...)
+	return true
+}
+
+// readWholeDisks finds the whole disks: the entries of /sys/block (listed
+// again when relist says so, or when due) with a non-zero size, read
+// again when resize says so (see partitionsChanged), at a new listing, or
+// after a failed read.
+func (c *Collector) readWholeDisks(col Collection, relist, resize bool) error {
+	d := &c.disk
+	if !relist && !resize && d.sizesOK && d.listedOK && d.sinceList < relistEvery {
+		d.sinceList++
+		return nil // the same disks as in the last sample
+	}
+	d.sizesOK = false
 	if relist || !d.listedOK || d.sinceList >= relistEvery {
 		d.listedOK, d.sinceList = false, 0
 		ents, err := fsReadDir(c.Sys, "block")
@@ -261,10 +293,12 @@ func (c *Collector) readWholeDisks(col Collection, relist bool) error {
 	old := d.prev
 	round := c.sysKept.begin()
 	defer c.sysKept.sweep("block/", round)
+	ok := true
 	for _, name := range d.listed {
 		b, err := c.readSysAt("block/", name, "/size")
 		if err != nil {
 			partialf(col, "%v", err)
+			ok = false
 			continue
 		}
 		if sz, ok := parseUint(trimSpace(b)); !ok || sz == 0 {
@@ -279,11 +313,13 @@ func (c *Collector) readWholeDisks(col Collection, relist bool) error {
 		}
 		d.disks = append(d.disks, diskName{dev: name, inst: inst})
 	}
+	d.sizesOK = ok
 	return nil
 }
 
 func (c *Collector) collectPhysicalDisk(col Collection, w Writer) error {
 	ts := uint64(c.uptime(col) / 100) // before diskstats: it may read /proc/uptime
+	resize := c.partitionsChanged()   // before diskstats: it reads into the same buffer
 	b, err := c.readProc("diskstats")
 	if err != nil {
 		return err
@@ -301,7 +337,7 @@ func (c *Collector) collectPhysicalDisk(col Collection, w Writer) error {
 			d.statNames = append(append(d.statNames, d.stats[i].Name...), '\n')
 		}
 	}
-	if err := c.readWholeDisks(col, relist); err != nil {
+	if err := c.readWholeDisks(col, relist, resize); err != nil {
 		return err
 	}
 	anyBad := false
