@@ -293,12 +293,12 @@ func (c *Collector) readWholeDisks(col Collection, relist, resize bool) error {
 	old := d.prev
 	round := c.sysKept.begin()
 	defer c.sysKept.sweep("block/", round)
-	ok := true
+	allRead := true
 	for _, name := range d.listed {
 		b, err := c.readSysAt("block/", name, "/size")
 		if err != nil {
 			partialf(col, "%v", err)
-			ok = false
+			allRead = false
 			continue
 		}
 		if sz, ok := parseUint(trimSpace(b)); !ok || sz == 0 {
@@ -313,7 +313,7 @@ func (c *Collector) readWholeDisks(col Collection, relist, resize bool) error {
 		}
 		d.disks = append(d.disks, diskName{dev: name, inst: inst})
 	}
-	d.sizesOK = ok
+	d.sizesOK = allRead
 	return nil
 }
 
