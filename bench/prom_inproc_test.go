@@ -10,7 +10,8 @@ import (
 
 // BenchmarkPromInProcess splits our scrape: the collection alone
 // (collect: the engine's sample of the four objects) and the whole
-// Scrape (collection and OpenMetrics text), called in process.
+// Scrape (collection and OpenMetrics text), called in process; and the
+// collection of each object alone (collect/OBJECT).
 func BenchmarkPromInProcess(b *testing.B) {
 	h, err := host.New(host.Options{})
 	if err != nil {
@@ -32,6 +33,17 @@ func BenchmarkPromInProcess(b *testing.B) {
 			}
 		})
 	})
+	// Each object alone (System too, for the remote fetch's objects).
+	for _, n := range append(promObjects[:len(promObjects):len(promObjects)], "System") {
+		i, _ := db.Index(n)
+		b.Run("collect/"+n, func(b *testing.B) {
+			loop(b, func() {
+				if _, err := src.Sample(ctx, []uint32{i}); err != nil {
+					b.Fatal(err)
+				}
+			})
+		})
+	}
 	b.Run("scrape", func(b *testing.B) {
 		col, err := prom.NewCollector(src, prom.Options{Objects: promObjects})
 		if err != nil {

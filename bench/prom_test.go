@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -23,31 +24,53 @@ import (
 var promObjects = []string{"Processor", "Memory", "PhysicalDisk", "Network Interface"}
 
 // BenchmarkPromScrape compares the server CPU time of one scrape of
-// /metrics: export/prom over the live host (objects Processor, Memory,
-// PhysicalDisk, Network Interface) against Debian's
+// /metrics: perfc serve's (the product: the built binary, on loopback
+// with -anonymous, its /metrics export options naming the objects
+// Processor, Memory, PhysicalDisk, Network Interface) against Debian's
 // prometheus-node-exporter with only its cpu, meminfo, diskstats and
-// netdev collectors. Both run as their own processes, started here (ours
-// is promserve, built here), and are measured the same way: utime+stime
-// of /proc/PID/stat over the scrapes, divided by their number. Each
-// iteration scrapes both, one after the other, so that the load of a
-// shared machine weighs on both alike; ratio is ours over
-// node_exporter's. The client asks for OpenMetrics like Prometheus,
-// with and without gzip.
+// netdev collectors. bench/promserve (export/prom's Collector behind a
+// bare net/http server) is scraped in the same loop, to show what perfc
+// serve's own server (its gate, limits and mux) adds. Each runs as its
+// own process, started here (perfc and promserve built here), and is
+// measured the same way: utime+stime of /proc/PID/stat over the scrapes,
+// divided by their number. Each iteration scrapes every server, one
+// after the other, so that the load of a shared machine weighs on all
+// alike; ratio is perfc serve's over node_exporter's, promserve-ratio
+// promserve's. The client asks for OpenMetrics like Prometheus, with and
+// without gzip.
 func BenchmarkPromScrape(b *testing.B) {
 	nodeBin, err := exec.LookPath("prometheus-node-exporter")
 	if err != nil {
 		b.Skip("prometheus-node-exporter not installed (Debian package prometheus-node-exporter)")
 	}
-	ours := filepath.Join(b.TempDir(), "promserve")
-	if out, err := exec.Command("go", "build", "-o", ours, "./promserve").CombinedOutput(); err != nil {
+	dir := b.TempDir()
+	promserve, perfc := filepath.Join(dir, "promserve"), filepath.Join(dir, "perfc")
+	if out, err := exec.Command("go", "build", "-o", promserve, "./promserve").CombinedOutput(); err != nil {
 		b.Fatalf("building promserve: %v\n%s", err, out)
 	}
-	oursAddr, nodeAddr := freeAddr(b), freeAddr(b)
-	args := []string{"-listen", oursAddr, "-objects", strings.Join(promObjects, ",")}
-	if p := os.Getenv("PERFC_BENCH_PROM_PROFILE"); p != "" {
-		args = append(args, "-cpuprofile", p) // the server's profile
+	build := exec.Command("go", "build", "-o", perfc, "./cmd/perfc")
+	build.Dir = ".."
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("building perfc: %v\n%s", err, out)
 	}
-	o := startServer(b, exec.Command(ours, args...), "http://"+oursAddr+"/metrics")
+	opts := filepath.Join(dir, "metrics.json")
+	js, _ := json.Marshal(map[string][]string{"objects": promObjects})
+	if err := os.WriteFile(opts, js, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	oursAddr, psAddr, nodeAddr := freeAddr(b), freeAddr(b), freeAddr(b)
+	args := []string{"-listen", psAddr, "-objects", strings.Join(promObjects, ",")}
+	if p := os.Getenv("PERFC_BENCH_PROM_PROFILE"); p != "" {
+		args = append(args, "-cpuprofile", p) // promserve's profile
+	}
+	o := startServer(b, exec.Command(perfc, "serve", "-listen", oursAddr, "-anonymous", "-nowarn", "-metrics", opts), "http://"+oursAddr+"/metrics")
+	psCmd := exec.Command(promserve, args...)
+	if e := os.Getenv("PERFC_BENCH_PROMSERVE_ENV"); e != "" {
+		// Settings of promserve's alone (GOMAXPROCS=1, GOGC=400), to see
+		// what the Go runtime's share of a scrape is.
+		psCmd.Env = append(os.Environ(), strings.Fields(e)...)
+	}
+	ps := startServer(b, psCmd, "http://"+psAddr+"/metrics")
 	n := startServer(b, exec.Command(nodeBin, "--web.listen-address="+nodeAddr, "--collector.disable-defaults",
 		"--collector.cpu", "--collector.meminfo", "--collector.diskstats", "--collector.netdev"), "http://"+nodeAddr+"/metrics")
 	// identity: no compression asked; gzip: Accept-Encoding: gzip, as
@@ -55,19 +78,23 @@ func BenchmarkPromScrape(b *testing.B) {
 	// not compress, whatever is asked).
 	for _, enc := range []string{"identity", "gzip"} {
 		b.Run(enc, func(b *testing.B) {
-			o.encoding, n.encoding = enc, enc
-			o0, n0 := procCPU(b, o.pid), procCPU(b, n.pid)
+			o.encoding, ps.encoding, n.encoding = enc, enc, enc
+			o0, p0, n0 := procCPU(b, o.pid), procCPU(b, ps.pid), procCPU(b, n.pid)
 			iters := 0
 			for b.Loop() {
 				o.scrape(b)
+				ps.scrape(b)
 				n.scrape(b)
 				iters++
 			}
 			oc := float64(procCPU(b, o.pid)-o0) / float64(iters)
+			pc := float64(procCPU(b, ps.pid)-p0) / float64(iters)
 			nc := float64(procCPU(b, n.pid)-n0) / float64(iters)
 			b.ReportMetric(oc, "ours-ns/op")
+			b.ReportMetric(pc, "promserve-ns/op")
 			b.ReportMetric(nc, "node-ns/op")
 			b.ReportMetric(oc/nc, "ratio")
+			b.ReportMetric(pc/nc, "promserve-ratio")
 			b.ReportMetric(float64(o.series), "ours-series")
 			b.ReportMetric(float64(n.series), "node-series")
 			b.ReportMetric(float64(n.nodeSeries), "node-collector-series")

@@ -47,7 +47,11 @@ const benchToken = "bench-token-0123456789"
 // is given, warms up, says "start", fetches N times, and says "done" with
 // its CPU over the loop and the bytes of the last answer.
 func runRemoteClient() int {
-	cfg := &remote.HostConfig{Name: "bench", URL: os.Getenv("PERFC_BENCH_URL"), BearerToken: benchToken,
+	token := benchToken
+	if t := os.Getenv("PERFC_BENCH_TOKEN"); t != "" {
+		token = t
+	}
+	cfg := &remote.HostConfig{Name: "bench", URL: os.Getenv("PERFC_BENCH_URL"), BearerToken: token,
 		TLS: remote.TLSConfig{CAFile: os.Getenv("PERFC_BENCH_CA")}, Timeout: remote.Duration(time.Minute),
 		BodySizeLimit: 1 << 30}
 	n, _ := strconv.Atoi(os.Getenv("PERFC_BENCH_N"))
@@ -378,6 +382,83 @@ func BenchmarkPCPFetch(b *testing.B) {
 			return
 		default:
 			b.Fatalf("fetch.py: %s", line)
+		}
+	}
+}
+
+// BenchmarkRemoteFetchServe: remote fetches of the system objects back to
+// back from perfc serve itself (the built binary, a process of its own)
+// in its default configuration: plain HTTP/1.1 on 127.0.0.1 with the
+// loopback token it writes to its token file, the like-for-like of
+// pmcd's local connection. The client (remote.Client, in a child
+// process) fetches b.N times; server-cpu-ns/op is perfc serve's CPU from
+// /proc/PID/stat over the client's loop (10 ms ticks: run thousands).
+// BenchmarkRemoteFetch/system is the same fetch over TLS and HTTP/2.
+func BenchmarkRemoteFetchServe(b *testing.B) {
+	dir := b.TempDir()
+	perfc := filepath.Join(dir, "perfc")
+	build := exec.Command("go", "build", "-o", perfc, "./cmd/perfc")
+	build.Dir = ".."
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("building perfc: %v\n%s", err, out)
+	}
+	addr, tokenFile := freeAddr(b), filepath.Join(dir, "serve.token")
+	srv := exec.Command(perfc, "serve", "-listen", addr, "-tokenfile", tokenFile, "-nowarn", "-nometrics")
+	srv.Stdout, srv.Stderr = io.Discard, os.Stderr
+	if err := srv.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() { srv.Process.Signal(os.Interrupt); srv.Wait() }()
+	var token []byte
+	for range 200 {
+		if t, err := os.ReadFile(tokenFile); err == nil && len(strings.TrimSpace(string(t))) > 0 {
+			token = t
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if token == nil {
+		b.Fatalf("perfc serve wrote no token file %s", tokenFile)
+	}
+	pid := srv.Process.Pid
+	self, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	cmd := exec.Command(self, "-test.run=^$")
+	cmd.Env = append(os.Environ(), remoteClientEnv+"=1", "PERFC_BENCH_URL=http://"+addr,
+		"PERFC_BENCH_TOKEN="+strings.TrimSpace(string(token)), "PERFC_BENCH_OBJECTS="+systemObjects, "PERFC_BENCH_N="+strconv.Itoa(b.N))
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer cmd.Wait()
+	rd := bufio.NewReader(out)
+	var s0 int64
+	for {
+		line, err := rd.ReadString('\n')
+		if err != nil {
+			b.Fatalf("client: %v (last line %q)", err, line)
+		}
+		f := strings.Fields(line)
+		switch {
+		case len(f) == 1 && f[0] == "start":
+			s0 = procCPU(b, pid)
+		case len(f) == 3 && f[0] == "done":
+			server := procCPU(b, pid) - s0
+			client, _ := strconv.ParseInt(f[1], 10, 64)
+			size, _ := strconv.Atoi(f[2])
+			b.ReportMetric(float64(client)/float64(b.N), "client-cpu-ns/op")
+			b.ReportMetric(float64(server)/float64(b.N), "server-cpu-ns/op")
+			b.ReportMetric(float64(client+server)/float64(b.N), "total-cpu-ns/op")
+			b.ReportMetric(float64(size), "block-bytes")
+			return
+		default:
+			b.Fatalf("client: %s", line)
 		}
 	}
 }

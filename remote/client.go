@@ -46,6 +46,8 @@ type Client struct {
 	tried     map[uint32]bool // unknown object indexes a refresh did not name
 	buf       []byte
 	nb        *perfdata.Builder
+
+	plain *plainConn // the client's own connection to an http:// host; nil for https
 }
 
 // Open returns a client of the host cfg describes, with its credentials
@@ -80,6 +82,7 @@ func Open(cfg *HostConfig) (*Client, error) {
 		limit:   int64(cfg.BodySizeLimit),
 		db:      titles.New(),
 		nb:      perfdata.NewBuilder(nil),
+		plain:   newPlainConn(cfg.URL, cred),
 	}
 	if c.timeout <= 0 {
 		c.timeout = DefaultTimeout
@@ -125,6 +128,11 @@ func (c *Client) Timeout() time.Duration { return c.timeout }
 // Close drops the client's idle connections.
 func (c *Client) Close() error {
 	c.hc.CloseIdleConnections()
+	if p := c.plain; p != nil {
+		p.mu.Lock()
+		p.close()
+		p.mu.Unlock()
+	}
 	return nil
 }
 
@@ -284,6 +292,13 @@ func (c *Client) QueryValue(ctx context.Context, value string) ([]byte, []Proble
 // body (of media type want, at most the client's limit) and the problems
 // header. Errors name the host, the URL and what went wrong.
 func (c *Client) get(ctx context.Context, value, want string, buf []byte) ([]byte, []Problem, error) {
+	if p := c.plain; p != nil && p.mu.TryLock() {
+		body, probs, err := c.getPlain(ctx, p, value, want, buf)
+		p.mu.Unlock()
+		if err != errUseTransport {
+			return body, probs, err
+		}
+	}
 	u := c.base + PathQuery + "?value=" + url.QueryEscape(value)
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()

@@ -1,12 +1,16 @@
 package remote
 
 import (
+	"bufio"
 	"bytes"
+	"context"
 	"io"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/perfcounters/perfcounters/perfdata"
 )
@@ -110,5 +114,43 @@ func FuzzClientAnswer(f *testing.F) {
 				t.Fatalf("problem of machine %q", p.Machine)
 			}
 		}
+	})
+}
+
+// FuzzPlainAnswer: any bytes a server sends back on a plain-HTTP
+// connection (the client's own, see plainConn) are read as an answer or
+// refused with an error naming the host, never a panic, and the
+// connection is kept only after a whole answer.
+func FuzzPlainAnswer(f *testing.F) {
+	f.Add([]byte("HTTP/1.1 200 OK\r\nContent-Type: " + MediaBlock + "\r\nContent-Length: 4\r\n\r\nPERF"))
+	f.Add([]byte("HTTP/1.1 200 OK\r\nContent-Type: " + MediaBlock + "\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nPERF\r\n0\r\n\r\n"))
+	f.Add([]byte("HTTP/1.1 302 Found\r\nLocation: http://elsewhere/\r\nContent-Length: 0\r\n\r\n"))
+	f.Add([]byte("HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"))
+	f.Fuzz(func(t *testing.T, answer []byte) {
+		c := &Client{name: "db7", base: "http://127.0.0.1:1", limit: 1 << 16, timeout: 5 * time.Second, nb: perfdata.NewBuilder(nil)}
+		p := newPlainConn(c.base, credentials{bearer: "t"})
+		client, server := net.Pipe()
+		defer server.Close()
+		go func() {
+			// Read the request's head, answer, and close.
+			br := bufio.NewReader(server)
+			for {
+				l, err := br.ReadString('\n')
+				if err != nil || l == "\r\n" {
+					break
+				}
+			}
+			server.Write(answer)
+			server.Close()
+		}()
+		p.conn, p.br = client, bufio.NewReader(client)
+		_, _, answered, err := c.roundTrip(context.Background(), p, "238", MediaBlock, c.base+PathQuery+"?value=238", nil)
+		if err != nil && err != errUseTransport && answered && !strings.HasPrefix(err.Error(), "db7: ") {
+			t.Fatalf("error %q of an answer does not start with the host", err)
+		}
+		if err != nil && p.conn != nil {
+			t.Fatalf("connection kept after %v", err)
+		}
+		p.close()
 	})
 }

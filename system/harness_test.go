@@ -93,6 +93,13 @@ func (s *sample) at(t *testing.T, inst string, i int) uint64 {
 // collectObject runs o.Collect into a fresh block and decodes it.
 func collectObject(t testing.TB, c *Collector, o Object) *sample {
 	t.Helper()
+	return collectObjectSeq(t, c, o, 0)
+}
+
+// collectObjectSeq is collectObject as part of sample seq (Collection.Seq;
+// 0 is unknown).
+func collectObjectSeq(t testing.TB, c *Collector, o Object, seq uint64) *sample {
+	t.Helper()
 	if err := o.Set.Validate(); err != nil {
 		t.Fatalf("declaration: %v", err)
 	}
@@ -107,6 +114,7 @@ func collectObject(t testing.TB, c *Collector, o Object) *sample {
 	b := perfdata.NewBuilder(nil)
 	b.Reset(perfdata.Header{Version: 1, Revision: 1, LittleEndian: 1, PerfFreq: DefaultPerfFreq, SystemName: "test"})
 	r := &recorder{b: b, p: newProbe()}
+	r.p.seq = seq
 	if err := b.BeginObject(r.objectSpec(o), lay, specs); err != nil {
 		t.Fatalf("%s: BeginObject: %v", o.Set.Name, err)
 	}

@@ -118,7 +118,7 @@ func (c *Collector) networkInterfaceObject() Object {
 
 // readSpeed reads an interface's link speed in bit/s; 0 when unknown.
 func (c *Collector) readSpeed(name string) uint64 {
-	b, err := c.readSys("class/net/" + name + "/speed")
+	b, err := c.readSysAt("class/net/", name, "/speed")
 	if err != nil {
 		return 0 // EINVAL for interfaces without a link speed: not a failure
 	}

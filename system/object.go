@@ -104,11 +104,12 @@ type Collector struct {
 	// UserHZ is the unit of /proc/stat tick counts.
 	UserHZ int64
 
-	buf  []byte     // reused file buffer
-	proc ProcReader // how /proc is read: ProcFS(Proc), or WithProcReader's
+	buf     []byte     // reused file buffer
+	sysBuf  []byte     // reused buffer of readSys (/sys attributes)
+	sysPath []byte     // the name readSys builds
+	proc    ProcReader // how /proc is read: ProcFS(Proc), or WithProcReader's
 
-	pidBuf []int32 // process ids listed by the System and Objects objects
-	dirBuf []byte  // directory-listing buffer
+	dirBuf []byte // directory-listing buffer of the System and Objects objects
 
 	cpu      cpuState
 	topo     cpuTopology

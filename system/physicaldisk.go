@@ -92,14 +92,28 @@ func diskCounters() []counterset.Counter {
 
 // diskState is kept between samples by PhysicalDisk and LogicalDisk.
 type diskState struct {
-	bad    badFields // malformed values of the last /proc/diskstats
-	stats  []diskStat
-	disks  []diskName // whole disks, in /sys/block order
-	prev   []diskName // the previous sample's list, reused
-	total  diskStat
-	upBase time.Duration // uptime at upAt, for the default uptime clock
-	upAt   time.Time
-	upSet  bool
+	bad   badFields // malformed values of the last /proc/diskstats
+	stats []diskStat
+	disks []diskName // whole disks, in /sys/block order
+	prev  []diskName // the previous sample's list, reused
+	// listed are /sys/block's entries as last listed; they are listed
+	// again when /proc/diskstats' device names change (every disk has a
+	// line there, so a disk added or removed changes them), after a
+	// failed listing, and every relistEvery samples.
+	listed    []string
+	listedOK  bool
+	sinceList int
+	statNames []byte // the device names of the last /proc/diskstats, each followed by '\n'
+	// partitions is the last /proc/partitions, which lists every disk of
+	// non-zero size (and its size): the disks' sizes are read again only
+	// when it changes, when /sys/block is listed, and after a sample where
+	// one could not be read (sizesOK false).
+	partitions []byte
+	sizesOK    bool
+	total      diskStat
+	upBase     time.Duration // uptime at upAt, for the default uptime clock
+	upAt       time.Time
+	upSet      bool
 }
 
 type diskName struct {
@@ -215,22 +229,76 @@ func (c *Collector) physicalDiskObject() Object {
 	return Object{Set: set, Collect: (*Collector).collectPhysicalDisk}
 }
 
-// readWholeDisks lists /sys/block, keeping devices with a non-zero size.
-func (c *Collector) readWholeDisks(col Collection) error {
-	ents, err := fsReadDir(c.Sys, "block")
-	if err != nil {
-		return err
+// relistEvery bounds the samples between two listings of /sys/block.
+const relistEvery = 64
+
+// sameDiskNames reports whether stats name the devices of names (each
+// followed by '\n'), in order.
+func sameDiskNames(names []byte, stats []diskStat) bool {
+	for i := range stats {
+		n := stats[i].Name
+		if len(names) < len(n)+1 || string(names[:len(n)]) != string(n) || names[len(n)] != '\n' {
+			return false
+		}
+		names = names[len(n)+1:]
 	}
+	return len(names) == 0
+}
+
+// partitionsChanged reads /proc/partitions and reports whether it differs
+// from the last sample's (or cannot be read). It lists the disks of
+// non-zero size with their size, so a disk whose size becomes zero or not
+// (a loop device attached or detached) changes it. Hidden disks (the
+// paths of a multipath NVMe namespace) are left out of it, but their
+// size is their namespace's, whose disk is listed.
+func (c *Collector) partitionsChanged() bool {
 	d := &c.disk
+	b, err := c.readProc("partitions")
+	if err != nil {
+		d.partitions = d.partitions[:0]
+		return true
+	}
+	if d.sizesOK && string(b) == string(d.partitions) {
+		return false
+	}
+	d.partitions = append(d.partitions[:0], b...)
+	return true
+}
+
+// readWholeDisks finds the whole disks: the entries of /sys/block (listed
+// again when relist says so, or when due) with a non-zero size, read
+// again when resize says so (see partitionsChanged), at a new listing, or
+// after a failed read.
+func (c *Collector) readWholeDisks(col Collection, relist, resize bool) error {
+	d := &c.disk
+	if !relist && !resize && d.sizesOK && d.listedOK && d.sinceList < relistEvery {
+		d.sinceList++
+		return nil // the same disks as in the last sample
+	}
+	d.sizesOK = false
+	if relist || !d.listedOK || d.sinceList >= relistEvery {
+		d.listedOK, d.sinceList = false, 0
+		ents, err := fsReadDir(c.Sys, "block")
+		if err != nil {
+			return err
+		}
+		d.listed = d.listed[:0]
+		for _, e := range ents {
+			d.listed = append(d.listed, e.Name())
+		}
+		d.listedOK = true
+	}
+	d.sinceList++
 	d.prev, d.disks = d.disks, d.prev[:0]
 	old := d.prev
 	round := c.sysKept.begin()
 	defer c.sysKept.sweep("block/", round)
-	for _, e := range ents {
-		name := e.Name()
-		b, err := c.readSys("block/" + name + "/size")
+	allRead := true
+	for _, name := range d.listed {
+		b, err := c.readSysAt("block/", name, "/size")
 		if err != nil {
 			partialf(col, "%v", err)
+			allRead = false
 			continue
 		}
 		if sz, ok := parseUint(trimSpace(b)); !ok || sz == 0 {
@@ -245,14 +313,13 @@ func (c *Collector) readWholeDisks(col Collection) error {
 		}
 		d.disks = append(d.disks, diskName{dev: name, inst: inst})
 	}
+	d.sizesOK = allRead
 	return nil
 }
 
 func (c *Collector) collectPhysicalDisk(col Collection, w Writer) error {
 	ts := uint64(c.uptime(col) / 100) // before diskstats: it may read /proc/uptime
-	if err := c.readWholeDisks(col); err != nil {
-		return err
-	}
+	resize := c.partitionsChanged()   // before diskstats: it reads into the same buffer
 	b, err := c.readProc("diskstats")
 	if err != nil {
 		return err
@@ -262,6 +329,17 @@ func (c *Collector) collectPhysicalDisk(col Collection, w Writer) error {
 		return err
 	}
 	d.bad.report(col, "/proc/diskstats")
+	// The names point into the /proc buffer, which readSys leaves alone.
+	relist := !sameDiskNames(d.statNames, d.stats)
+	if relist {
+		d.statNames = d.statNames[:0]
+		for i := range d.stats {
+			d.statNames = append(append(d.statNames, d.stats[i].Name...), '\n')
+		}
+	}
+	if err := c.readWholeDisks(col, relist, resize); err != nil {
+		return err
+	}
 	anyBad := false
 	d.total = diskStat{}
 	var n uint64

@@ -17,6 +17,27 @@ type cpuState struct {
 	nameIDs []int    // the CPU id each names entry was made for
 	intrOK  bool
 	softOK  bool
+	statSeq uint64 // the sample (Collection.Seq) whose /proc/stat is in stat; 0 none
+}
+
+// readStat reads and parses /proc/stat into c.cpu.stat once per sample:
+// the objects of one query (Processor, Processor Information, System)
+// share one read, and so one snapshot. The caller reports stat.Bad.
+func (c *Collector) readStat(col Collection) error {
+	st := &c.cpu
+	if seq := col.Seq(); seq != 0 && st.statSeq == seq {
+		return nil
+	}
+	st.statSeq = 0
+	b, err := c.readProc("stat")
+	if err != nil {
+		return err
+	}
+	if err := parseKernelStat(b, &st.stat); err != nil {
+		return err
+	}
+	st.statSeq = col.Seq()
+	return nil
 }
 
 // Processor counter indexes.
@@ -68,14 +89,10 @@ func (c *Collector) processorObject() Object {
 // c.cpu. Only /proc/stat is required; the per-CPU interrupt tables are
 // recorded as warnings when missing and their counters read zero.
 func (c *Collector) readCPU(col Collection) error {
-	b, err := c.readProc("stat")
-	if err != nil {
+	if err := c.readStat(col); err != nil {
 		return err
 	}
 	st := &c.cpu
-	if err := parseKernelStat(b, &st.stat); err != nil {
-		return err
-	}
 	st.stat.Bad.report(col, "/proc/stat")
 	n := len(st.stat.IDs)
 	st.intr = resize(st.intr, n)

@@ -70,6 +70,9 @@ type ProcReader interface {
 	Close() error
 	// pids appends the numeric entries of the root to dst.
 	pids(dst []int32, buf *[]byte) ([]int32, error)
+	// processes counts the numeric entries of the root (what pids would
+	// list), using buf for a listing when it needs one.
+	processes(buf *[]byte) (uint64, error)
 	// tasks appends the thread ids of process e to dst.
 	tasks(e *procEntry, dst []int32, buf *[]byte) ([]int32, error)
 	// read returns the content of a file of process pid, or of its thread

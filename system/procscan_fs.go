@@ -37,6 +37,20 @@ func (s *fsSource) pids(dst []int32, _ *[]byte) ([]int32, error) {
 	return s.dirPIDs(".", dst)
 }
 
+func (s *fsSource) processes(_ *[]byte) (uint64, error) {
+	ents, err := fs.ReadDir(s.fsys, ".")
+	if err != nil {
+		return 0, err
+	}
+	n := uint64(0)
+	for _, d := range ents {
+		if _, ok := parsePID([]byte(d.Name())); ok {
+			n++
+		}
+	}
+	return n, nil
+}
+
 func (s *fsSource) tasks(e *procEntry, dst []int32, _ *[]byte) ([]int32, error) {
 	return s.dirPIDs(strconv.Itoa(int(e.pid))+"/task", dst)
 }

@@ -103,6 +103,9 @@ func FuzzProcscanDirents(f *testing.F) {
 		if n := countDirentNumbers(b); n < len(pids) {
 			t.Fatalf("%d numeric names but %d pids", n, len(pids))
 		}
+		if procs, _ := countDirentProcs(b); procs != len(pids) {
+			t.Fatalf("countDirentProcs: %d processes, appendDirentPIDs: %d", procs, len(pids))
+		}
 		for _, p := range pids {
 			if p <= 0 {
 				t.Fatalf("pid %d", p)

@@ -31,6 +31,7 @@ type osSource struct {
 	path     []byte // NUL-terminated path of the last open, reused
 	rootKept map[string]int
 	procfs   bool // root is a procfs mount, whose fd directories report their count as st_size
+	count    procCount
 }
 
 // procSuperMagic is PROC_SUPER_MAGIC, statfs(2)'s f_type of procfs.
@@ -195,6 +196,106 @@ func readDirPIDs(fd int, dst []int32, buf *[]byte) ([]int32, error) {
 
 func (s *osSource) pids(dst []int32, buf *[]byte) ([]int32, error) {
 	return readDirPIDs(s.rootFD, dst, buf)
+}
+
+// procCount is how osSource counts processes: from the link count of the
+// procfs root where a listing has shown that it follows the listing.
+type procCount struct {
+	offset uint64 // st_nlink of the root less its process entries, as verified
+	known  bool   // offset verified by a listing whose link count held still
+	since  int    // counts from the link count since the last listing
+	misses int    // verifying listings in a row that disagreed
+}
+
+// Bounds of procCount: a listing verifies the offset every verifyEvery
+// counts; after maxMisses disagreeing listings in a row every count lists.
+const (
+	verifyEvery = 64
+	maxMisses   = 8
+)
+
+// processes counts the process entries of the root. Listing /proc costs
+// the kernel a dentry lookup per process, which at hundreds of processes
+// is most of a System sample. procfs gives the same count for one fstat:
+// the root's link count is 2 plus its other subdirectories (proc_root's
+// nlink) plus nr_processes(), the thread-group leaders of the host
+// (fs/proc/root.c, proc_root_getattr), which are the entries a listing
+// shows when /proc is in the host's pid namespace and hides none
+// (hidepid). So a listing, with an fstat before and after, measures the
+// offset (the directories that are not processes, "." and ".." counted)
+// and checks that link count = process entries + other directories; only
+// then do later counts take the link count less the offset, and a listing
+// every verifyEvery counts checks it again (a module may add a directory
+// to /proc, a remount may hide processes). Where the check fails — a pid
+// namespace of its own, hidepid, another file system — every count lists.
+func (s *osSource) processes(buf *[]byte) (uint64, error) {
+	c := &s.count
+	if s.procfs && c.known && c.since < verifyEvery {
+		var st syscall.Stat_t
+		if err := syscall.Fstat(s.rootFD, &st); err == nil && uint64(st.Nlink) >= c.offset {
+			c.since++
+			return uint64(st.Nlink) - c.offset, nil
+		}
+	}
+	c.since = 0
+	check := s.procfs && c.misses < maxMisses
+	var before, after syscall.Stat_t
+	if check && syscall.Fstat(s.rootFD, &before) != nil {
+		check = false
+	}
+	procs, dirs, err := listProcs(s.rootFD, buf)
+	if err != nil {
+		return 0, err
+	}
+	if check && syscall.Fstat(s.rootFD, &after) == nil && before.Nlink == after.Nlink {
+		c.offset, c.known = verifyCount(uint64(after.Nlink), procs, dirs)
+		if c.known {
+			c.misses = 0
+		} else {
+			c.misses++
+		}
+	} else {
+		c.known = false
+	}
+	return procs, nil
+}
+
+// verifyCount reports whether a directory's link count equals its process
+// entries plus its other directories, as a listing counted them while
+// the link count held still, and if so the offset from the link count to
+// the process count.
+func verifyCount(nlink, procs, dirs uint64) (offset uint64, ok bool) {
+	if nlink != procs+dirs {
+		return 0, false
+	}
+	return dirs, true
+}
+
+// listProcs lists the directory fd from offset 0 and counts its process
+// entries and its other directories.
+func listProcs(fd int, buf *[]byte) (procs, dirs uint64, err error) {
+	if _, err := syscall.Seek(fd, 0, 0); err != nil {
+		return 0, 0, err
+	}
+	if cap(*buf) < 32<<10 {
+		*buf = make([]byte, 32<<10)
+	}
+	b := (*buf)[:cap(*buf)]
+	for {
+		n, err := syscall.Getdents(fd, b)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return procs, dirs, err
+		}
+		if n <= 0 {
+			return procs, dirs, nil
+		}
+		p, d := countDirentProcs(b[:n])
+		procs += uint64(p)
+		dirs += uint64(d)
+	}
 }
 
 func (s *osSource) tasks(e *procEntry, dst []int32, buf *[]byte) ([]int32, error) {

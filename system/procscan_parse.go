@@ -331,3 +331,32 @@ func orderTIDs(pid int32, tids []int32) {
 		tids[0] = pid
 	}
 }
+
+// countDirentProcs counts, in a buffer of linux_dirent64 records, the
+// process entries (names parsePID accepts) and the other directories
+// ("." and ".." included).
+func countDirentProcs(buf []byte) (procs, dirs int) {
+	for p := 0; p+19 <= len(buf); {
+		reclen := int(buf[p+16]) | int(buf[p+17])<<8
+		if reclen < 19 || p+reclen > len(buf) {
+			return procs, dirs
+		}
+		name := buf[p+19 : p+reclen]
+		for i, c := range name {
+			if c == 0 {
+				name = name[:i]
+				break
+			}
+		}
+		if _, ok := parsePID(name); ok {
+			procs++
+		} else if buf[p+18] == dtDir {
+			dirs++
+		}
+		p += reclen
+	}
+	return procs, dirs
+}
+
+// dtDir is DT_DIR, a directory's d_type in linux_dirent64.
+const dtDir = 4

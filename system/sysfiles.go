@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"syscall"
 )
 
 // maxKeptSysFiles bounds the /sys attribute files a Collector keeps open;
@@ -26,6 +27,7 @@ type keptSysFiles struct {
 
 type keptSysFile struct {
 	r     readerAtCloser
+	fd    int    // r's descriptor, read with pread(2) directly; -1 when r has none
 	round uint64 // the round of its last read
 	// failed is the error the file gave when it was opened (EINVAL for
 	// an interface without a link speed): the same error from the kept
@@ -64,40 +66,59 @@ func (k *keptSysFiles) close() {
 	}
 }
 
-// readSys reads the /sys file name into the Collector's reusable buffer
-// through a kept descriptor (see keptSysFiles). The returned slice is
-// valid until the next read.
+// readSys reads the /sys file name into the Collector's /sys buffer (its
+// own, so that a /proc file read before stays valid) through a kept
+// descriptor (see keptSysFiles). The returned slice is valid until the
+// next readSys.
 func (c *Collector) readSys(name string) ([]byte, error) {
+	return c.readSysAt(name, "", "")
+}
+
+// readSysAt is readSys of dir+name+file, a name built without allocating
+// when its file is kept open.
+func (c *Collector) readSysAt(dir, dev, attr string) ([]byte, error) {
+	c.sysPath = append(append(append(c.sysPath[:0], dir...), dev...), attr...)
 	if c.Sys == nil {
-		return nil, fmt.Errorf("read %s: no file system", name)
+		return nil, fmt.Errorf("read %s: no file system", c.sysPath)
 	}
 	k := &c.sysKept
-	if f, ok := k.files[name]; ok {
+	if f, ok := k.files[string(c.sysPath)]; ok {
 		f.round = k.round
-		b, err := c.readAt(f.r)
+		b, err := c.readKept(f)
 		if err == nil {
 			return b, nil
 		}
 		if f.failed != nil && errors.Is(err, f.failed) {
-			return nil, fmt.Errorf("read %s: %w", name, err)
+			return nil, fmt.Errorf("read %s: %w", c.sysPath, err)
 		}
 		f.r.Close()
-		delete(k.files, name)
+		delete(k.files, string(c.sysPath))
 	}
+	name := string(c.sysPath)
 	file, err := c.Sys.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	r, ok := file.(readerAtCloser)
 	if !ok || len(k.files) >= maxKeptSysFiles {
-		file.Close()
-		return c.readFile(c.Sys, name)
+		defer file.Close()
+		b, err := readAll(file, c.sysBuf[:0], maxFileSize)
+		c.sysBuf = b[:0]
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", name, err)
+		}
+		return b, nil
 	}
-	b, err := c.readAt(r)
+	kf := &keptSysFile{r: r, fd: -1, round: k.round}
+	if f, ok := file.(interface{ Fd() uintptr }); ok {
+		kf.fd = int(f.Fd())
+	}
+	b, err := c.readKept(kf)
+	kf.failed = unwrapAll(err)
 	if k.files == nil {
 		k.files = make(map[string]*keptSysFile)
 	}
-	k.files[name] = &keptSysFile{r: r, round: k.round, failed: unwrapAll(err)}
+	k.files[name] = kf
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", name, err)
 	}
@@ -117,17 +138,63 @@ func unwrapAll(err error) error {
 	return nil
 }
 
-// readAt reads r from offset 0 to its end into the reusable buffer,
-// failing past maxFileSize.
+// readKept reads a kept file from offset 0 to its end into the /sys
+// buffer, failing past maxFileSize: with pread(2) on its descriptor where
+// it has one, else with ReadAt.
+func (c *Collector) readKept(f *keptSysFile) ([]byte, error) {
+	if f.fd >= 0 {
+		b, err := preadAll(f.fd, c.sysBuf[:0])
+		c.sysBuf = b[:0]
+		if err != nil {
+			return nil, err
+		}
+		return b, nil
+	}
+	return c.readAt(f.r)
+}
+
+// preadAll reads the file fd from offset 0 into b's spare capacity,
+// growing it, until a read returns less than it asked for. A short read is
+// the end of a sysfs attribute (its show method writes the whole value at
+// once, at most a page) and of a regular file, so a small attribute costs
+// one pread(2), not the two of a read to EOF.
+func preadAll(fd int, b []byte) ([]byte, error) {
+	if cap(b) < 4096 {
+		b = make([]byte, 0, 4096)
+	}
+	for {
+		if len(b) == cap(b) {
+			if len(b) >= maxFileSize {
+				return b, errors.New("file larger than the read limit")
+			}
+			b = append(b, 0)[:len(b)]
+		}
+		want := cap(b) - len(b)
+		n, err := syscall.Pread(fd, b[len(b):cap(b)], int64(len(b)))
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return b, err
+		}
+		b = b[:len(b)+n]
+		if n < want {
+			return b, nil
+		}
+	}
+}
+
+// readAt reads r from offset 0 to its end into the /sys buffer, failing
+// past maxFileSize.
 func (c *Collector) readAt(r io.ReaderAt) ([]byte, error) {
-	b := c.buf[:0]
+	b := c.sysBuf[:0]
 	if cap(b) == 0 {
 		b = make([]byte, 0, 4096)
 	}
 	for {
 		if len(b) == cap(b) {
 			if len(b) >= maxFileSize {
-				c.buf = b[:0]
+				c.sysBuf = b[:0]
 				return nil, errors.New("file larger than the read limit")
 			}
 			b = append(b, 0)[:len(b)]
@@ -135,11 +202,11 @@ func (c *Collector) readAt(r io.ReaderAt) ([]byte, error) {
 		n, err := r.ReadAt(b[len(b):cap(b)], int64(len(b)))
 		b = b[:len(b)+n]
 		if err == io.EOF {
-			c.buf = b[:0]
+			c.sysBuf = b[:0]
 			return b, nil
 		}
 		if err != nil {
-			c.buf = b[:0]
+			c.sysBuf = b[:0]
 			return nil, err
 		}
 	}

@@ -38,17 +38,17 @@ func parseLoadAvg(b []byte, dst *loadAvg) bool {
 }
 
 // countProcesses counts the numeric entries of /proc (one per process;
-// threads appear only under /proc/PID/task).
+// threads appear only under /proc/PID/task), without listing /proc at
+// every sample where the kernel allows (see osSource.processes).
 func (c *Collector) countProcesses() (uint64, error) {
 	if c.proc == nil {
 		return 0, errors.New("list /proc: no /proc file system")
 	}
-	var err error
-	c.pidBuf, err = c.proc.pids(c.pidBuf[:0], &c.dirBuf)
+	n, err := c.proc.processes(&c.dirBuf)
 	if err != nil {
 		return 0, fmt.Errorf("list /proc: %w", err)
 	}
-	return uint64(len(c.pidBuf)), nil
+	return n, nil
 }
 
 // System counter indexes.
@@ -79,14 +79,10 @@ func (c *Collector) systemObject() Object {
 }
 
 func (c *Collector) collectSystem(col Collection, w Writer) error {
-	b, err := c.readProc("stat")
-	if err != nil {
+	if err := c.readStat(col); err != nil {
 		return err
 	}
 	st := &c.cpu.stat
-	if err := parseKernelStat(b, st); err != nil {
-		return err
-	}
 	st.Bad.report(col, "/proc/stat")
 	now := c.Now()
 	w.SetObjectTime(perfdata.FileTime(now), perfdata.FileTimeFreq)
