@@ -3,9 +3,9 @@ package otlp
 import (
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/perfcounters/perfcounters/countertype"
+	"github.com/perfcounters/perfcounters/export/metricname"
 )
 
 // part is how one raw value (a counter's, or its base's) is exported.
@@ -106,11 +106,11 @@ const maxNameLen = 255
 func genericName(object string, objIndex uint32, counter string, ctrIndex uint32, t countertype.Type) string {
 	o := "object_" + strconv.FormatUint(uint64(objIndex), 10)
 	if object != "" {
-		o = join(words(object))
+		o = join(metricname.Words(object, nil))
 	}
 	c := "counter_" + strconv.FormatUint(uint64(ctrIndex), 10)
 	if counter != "" {
-		w := words(counter)
+		w := metricname.Words(counter, nil)
 		switch t.Display() {
 		case countertype.PERF_DISPLAY_PERCENT:
 			out := w[:0]
@@ -169,124 +169,3 @@ func join(w []string) string {
 	return strings.Join(w, "_")
 }
 
-// spelled are the words written differently in metric names: unit
-// abbreviations and units that are not base units, spelled as
-// Prometheus' naming rules accept them (export/prom's rule, so that both
-// exports name a counter alike). Values are never converted: a counter in
-// megabytes stays in megabytes and its name says "mbytes". The single
-// letters m, h and d are joined to the word before them ("mx" when first).
-func spelled(w string) (string, bool) {
-	switch w {
-	case "s", "sec", "secs":
-		return "seconds", false
-	case "ms", "milliseconds":
-		return "msec", false
-	case "us", "microseconds":
-		return "usec", false
-	case "ns", "nanoseconds":
-		return "nsec", false
-	case "minutes":
-		return "mins", false
-	case "hours":
-		return "hrs", false
-	case "days":
-		return "dys", false
-	case "weeks":
-		return "wks", false
-	case "b":
-		return "byte", false
-	case "kb", "kilobytes":
-		return "kbytes", false
-	case "mb", "megabytes":
-		return "mbytes", false
-	case "gb", "gigabytes":
-		return "gbytes", false
-	case "tb", "terabytes":
-		return "tbytes", false
-	case "pb", "petabytes":
-		return "pbytes", false
-	case "kibibytes":
-		return "kibytes", false
-	case "mebibytes":
-		return "mibytes", false
-	case "gibibytes":
-		return "gibytes", false
-	case "tebibytes":
-		return "tibytes", false
-	case "pebibytes":
-		return "pibytes", false
-	case "bits":
-		return "bit", false
-	case "kilobits":
-		return "kbit", false
-	case "megabits":
-		return "mbit", false
-	case "gigabits":
-		return "gbit", false
-	case "m", "h", "d":
-		return w, true
-	}
-	return w, false
-}
-
-// words splits an object or counter name into the lowercase words of a
-// metric name: ASCII letters and digits form words, and a lowercase
-// letter or digit followed by an uppercase letter starts a new one
-// ("PhysicalDisk": physical, disk); '%' is the word "percent", '/'
-// "per", '#' "number"; other punctuation and blanks only separate words;
-// any other letter or digit (a localized name) is the word "u" and its
-// code point in hex, so distinct names stay distinct. Then spelled
-// rewrites unit words.
-func words(s string) []string {
-	var out []string
-	var cur []byte
-	flush := func() {
-		if len(cur) > 0 {
-			out = append(out, string(cur))
-			cur = cur[:0]
-		}
-	}
-	lowerOrDigit := false
-	for _, r := range s {
-		switch {
-		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
-			cur = append(cur, byte(r))
-			lowerOrDigit = true
-			continue
-		case r >= 'A' && r <= 'Z':
-			if lowerOrDigit {
-				flush()
-			}
-			cur = append(cur, byte(r-'A'+'a'))
-		case r == '%':
-			flush()
-			out = append(out, "percent")
-		case r == '/':
-			flush()
-			out = append(out, "per")
-		case r == '#':
-			flush()
-			out = append(out, "number")
-		case r >= 0x80 && (unicode.IsLetter(r) || unicode.IsDigit(r)):
-			flush()
-			out = append(out, "u"+strconv.FormatInt(int64(r), 16))
-		default:
-			flush()
-		}
-		lowerOrDigit = false
-	}
-	flush()
-	kept := out[:0]
-	for _, w := range out {
-		sp, glue := spelled(w)
-		switch {
-		case !glue:
-			kept = append(kept, sp)
-		case len(kept) > 0:
-			kept[len(kept)-1] += sp
-		default:
-			kept = append(kept, sp+"x")
-		}
-	}
-	return kept
-}

@@ -363,28 +363,6 @@ func TestSharedCollection(t *testing.T) {
 	})
 }
 
-func TestWords(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"PhysicalDisk", "physical_disk"},
-		{"Network Interface", "network_interface"},
-		{"TCPv4", "tcpv4"},
-		{"Avg. Disk sec/Read", "avg_disk_seconds_per_read"},
-		{"Available MBytes", "available_mbytes"},
-		{"Free Megabytes", "free_mbytes"},
-		{"% Processor Time", "percent_processor_time"},
-		{"# of Exceps Thrown", "number_of_exceps_thrown"},
-		{"Latency ms", "latency_msec"},
-		{"Uptime 5 m", "uptime_5m"},
-		{"Größe", "gr_uf6_udf_e"},
-		{"", "unnamed"},
-		{"%%%", "percent_percent_percent"},
-	}
-	for _, tc := range tests {
-		if got := join(words(tc.in, nil)); got != tc.want {
-			t.Errorf("words(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-}
 
 func TestParseOptions(t *testing.T) {
 	good := `{"prefix":"win_","objects":["Processor","Memory"],"instances":[{"object":"Processor","include":"[0-9]+","exclude":"0"}],"total":true,"formatted":true,"detail_level":200}`

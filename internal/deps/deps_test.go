@@ -42,6 +42,7 @@ var table = map[string]rule{
 	// L0: the core vocabulary.
 	"internal/utf16le":  {0, nil},
 	"countertype":       {0, nil},
+	"export/metricname": {0, nil}, // the words of metric names, one rule for every export
 	"counterpath":       {0, nil},
 	"internal/asuser":   {0, nil}, // test support: runs a test binary as other users
 	"internal/golden":   {0, nil}, // test support: golden files with -update
@@ -79,9 +80,9 @@ var table = map[string]rule{
 	"pla": {3, []string{"collectorset", "pdh", "perflog/binlog", "perflog/pdhcsv", "perflog/sqllog", "state", "titles"}},
 	// export/prom: the counters of a source as Prometheus /metrics
 	// (OpenMetrics), mapped by counter type.
-	"export/prom": {3, []string{"calc", "countertype", "internal/utf16le", "pdh", "perfdata", "titles"}},
+	"export/prom": {3, []string{"calc", "countertype", "export/metricname", "internal/utf16le", "pdh", "perfdata", "titles"}},
 	// export/otlp pushes a source's counters to OpenTelemetry over OTLP.
-	"export/otlp": {3, []string{"calc", "countertype", "pdh", "perfdata"}},
+	"export/otlp": {3, []string{"calc", "countertype", "export/metricname", "pdh", "perfdata"}},
 	// L4: tools.
 	"internal/tool/dump":     {4, []string{"countertype", "perfdata", "perflog/binlog", "titles"}},
 	"internal/tool/query":    {4, []string{"engine"}},
