@@ -12,6 +12,7 @@ import (
 	"maps"
 	"math"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"os/exec"
@@ -30,6 +31,7 @@ import (
 	"github.com/chromedp/cdproto/systeminfo"
 	"github.com/chromedp/chromedp"
 	"github.com/perfcounters/perfcounters/host"
+	"github.com/perfcounters/perfcounters/remote"
 )
 
 // The browser benchmarks of issue 13: perfmon's page (internal/webui)
@@ -37,18 +39,24 @@ import (
 // real `perfc perfmon -noopen` built from this repository and started as
 // its own process (so that its CPU is its own, read from /proc/PID/stat).
 //
-// BenchmarkBrowserLine100 keeps one page with 100 counters updating every
-// second in the line view for PERFC_BROWSER_MINUTES (default 10) and
-// reads Chrome's Performance metrics (TaskDuration, ScriptDuration,
-// LayoutDuration, RecalcStyleDuration, JSHeapUsedSize after
-// HeapProfiler.collectGarbage) at ten checkpoints.
+// BenchmarkBrowser100 keeps one page with 100 counters updating every
+// second in the line view (or the histogram, or the report) for
+// PERFC_BROWSER_MINUTES (default 10) and reads Chrome's Performance
+// metrics (TaskDuration, ScriptDuration, LayoutDuration,
+// RecalcStyleDuration, JSHeapUsedSize after HeapProfiler.collectGarbage)
+// at ten checkpoints; PERFC_BROWSER_PROFILE=FILE writes a JavaScript CPU
+// profile of the span from checkpoint 1 to 2 and logs its top functions.
 //
 // BenchmarkBrowserPages measures the server's CPU per one-second interval
 // with 0, 1 and 10 such pages open, and the CPU of one collection of the
-// same objects in this process.
+// same objects in this process. BenchmarkBrowserPoll is one page's poll
+// as the server answers it, in this process (no browser).
 //
-// Both skip themselves without a browser; each iteration is one whole
-// run, so run them with -benchtime=1x.
+// The browser benchmarks skip themselves without a browser; each
+// iteration is one whole run, so run them with -benchtime=1x, and
+// without the package's workload of sleeping processes
+// (PERFC_BENCH_SLEEPERS=0 PERFC_BENCH_THREAD_CHILDREN=0). See
+// results-browser.md.
 
 // chromiumPath is the browser the benchmarks drive: $PERFC_CHROMIUM or
 // Debian's /usr/bin/chromium; without one the benchmark is skipped.
@@ -244,15 +252,18 @@ func pickCounters(b *testing.B, s *perfmonServer, n int) (paths []string, object
 	return paths, objects
 }
 
+// views are the page's views by perfmon's DisplayType.
+var views = map[string]int{"line": 1, "histogram": 2, "report": 3}
+
 // settingsLink is the page's link fragment (#settings=...) for paths in
-// the line view, one update a second, 100 points: perfmon's property
+// a view (views), one update a second, 100 points: perfmon's property
 // names, as the page's Copy link writes them.
-func settingsLink(paths []string) string {
+func settingsLink(paths []string, view string) string {
 	type counter struct{ Path string }
 	set := struct {
 		DisplayType, UpdateInterval, DataPointCount int
 		Counters                                    []counter
-	}{DisplayType: 1, UpdateInterval: 1, DataPointCount: 100}
+	}{DisplayType: views[view], UpdateInterval: 1, DataPointCount: 100}
 	for _, p := range paths {
 		set.Counters = append(set.Counters, counter{p})
 	}
@@ -279,14 +290,14 @@ func newBrowser(b *testing.B) context.Context {
 }
 
 // openPage opens the page in a new tab of the browser with the settings
-// link of paths (the printed address with its key, which the server
+// link of paths in view (the printed address with its key, which the server
 // turns into a cookie; the fragment stays across its redirect) and waits
 // until every path has a line with a value.
-func openPage(b *testing.B, browser context.Context, s *perfmonServer, paths []string) context.Context {
+func openPage(b *testing.B, browser context.Context, s *perfmonServer, paths []string, view string) context.Context {
 	b.Helper()
 	tab, cancel := chromedp.NewContext(browser)
 	b.Cleanup(cancel)
-	if err := chromedp.Do(tab, chromedp.Navigate(s.base+"/?token="+s.token+settingsLink(paths))); err != nil {
+	if err := chromedp.Do(tab, chromedp.Navigate(s.base+"/?token="+s.token+settingsLink(paths, view))); err != nil {
 		b.Fatalf("opening the page: %v", err)
 	}
 	n := strconv.Itoa(len(paths))
@@ -457,23 +468,33 @@ func browserPID(ctx context.Context) int {
 	return 0
 }
 
-// BenchmarkBrowserLine100: one page, 100 counters (pickCounters) updating
-// every second in the line view (100 points, wrapping), for
-// PERFC_BROWSER_MINUTES minutes (default 10). At ten checkpoints (every
-// minute of the default run) it reads the page's Performance metrics,
-// collects garbage and reads JSHeapUsedSize. main-thread-% is the page's
-// TaskDuration over the run (less the forced collections) as a
-// percentage of one core (goal < 5); heap-growth-% is JSHeapUsedSize
-// after collection from checkpoint 1 to checkpoint 10 (goal <= 10);
-// samples counts the distinct samples the page drew (about one a second
-// if headless chromium does not throttle its timers).
-func BenchmarkBrowserLine100(b *testing.B) {
+// BenchmarkBrowser100: one page, 100 counters (pickCounters) updating
+// every second, in the line view (100 points, wrapping; the issue's
+// benchmark), the histogram or the report, for PERFC_BROWSER_MINUTES
+// minutes (default 10). At ten checkpoints (every minute of the default
+// run) it reads the page's Performance metrics, collects garbage and
+// reads JSHeapUsedSize. main-thread-% is the page's TaskDuration over the
+// run (less the forced collections) as a percentage of one core (goal
+// < 5); renderer-main-cpu-% is the CPU time of the renderers' main
+// threads from /proc, less the same, which a busy machine does not
+// inflate as it does TaskDuration (wall time); heap-growth-% is
+// JSHeapUsedSize after collection from checkpoint 1 to checkpoint 10
+// (goal <= 10); samples counts the distinct samples the page drew (about
+// one a second if headless chromium does not throttle its timers).
+// Record the line view: -bench='Browser100/line' -benchtime=1x.
+func BenchmarkBrowser100(b *testing.B) {
+	for _, view := range []string{"line", "histogram", "report"} {
+		b.Run(view, func(b *testing.B) { browser100(b, view) })
+	}
+}
+
+func browser100(b *testing.B, view string) {
 	chromiumPath(b)
 	minutes := envFloat("PERFC_BROWSER_MINUTES", 10)
 	s := startPerfmon(b)
 	paths, _ := pickCounters(b, s, 100)
 	browser := newBrowser(b)
-	tab := openPage(b, browser, s, paths)
+	tab := openPage(b, browser, s, paths, view)
 	if _, err := chromedp.Call(tab, performance.Enable, performance.EnableParams{}); err != nil {
 		b.Fatalf("Performance.enable: %v", err)
 	}
@@ -533,7 +554,7 @@ func BenchmarkBrowserLine100(b *testing.B) {
 		b.Errorf("the page shows %d counters at the end, want 100", n)
 	}
 
-	b.Logf("%d counters, %v, checkpoints every %v; headless chromium %s", len(paths), wall.Round(time.Second), step, chromiumPath(b))
+	b.Logf("%s view, %d counters, %v, checkpoints every %v; headless chromium %s", view, len(paths), wall.Round(time.Second), step, chromiumPath(b))
 	b.Logf("%8s %8s %10s %10s %10s %10s %12s %12s", "at", "samples", "task-ms", "script-ms", "layout-ms", "style-ms", "heap-used", "heap-total")
 	for _, r := range rows {
 		b.Logf("%8v %8d %10.1f %10.1f %10.1f %10.1f %12.0f %12.0f", r.at, r.samples, r.task*1e3, r.script*1e3, r.layout*1e3, r.style*1e3, r.heap, r.heapTotal)
@@ -549,7 +570,7 @@ func BenchmarkBrowserLine100(b *testing.B) {
 	b.ReportMetric(rows[checkpoints].heap, "heap10-B")
 	b.ReportMetric(float64(samples), "samples")
 	b.ReportMetric(float64(samples)/wall.Seconds(), "samples/s")
-	b.ReportMetric(100*float64(rm1-rm0)/float64(wall.Nanoseconds()), "renderer-main-cpu-%")
+	b.ReportMetric(100*(float64(rm1-rm0)/1e9-gcTask)/wall.Seconds(), "renderer-main-cpu-%")
 	b.ReportMetric(100*float64(ra1-ra0)/float64(wall.Nanoseconds()), "renderer-cpu-%")
 	b.ReportMetric(100*float64(br1-br0)/float64(wall.Nanoseconds()), "browser-cpu-%")
 	b.ReportMetric(100*float64(srv1-srv0)/float64(wall.Nanoseconds()), "server-cpu-%")
@@ -589,7 +610,7 @@ func BenchmarkBrowserPages(b *testing.B) {
 	var results []result
 	for _, pages := range []int{0, 1, 10} {
 		for len(tabs) < pages {
-			tabs = append(tabs, openPage(b, browser, s, paths))
+			tabs = append(tabs, openPage(b, browser, s, paths, "line"))
 		}
 		time.Sleep(5 * time.Second) // warm-up: the pages' loading is not measured
 		seen := sampleSet{}
@@ -743,4 +764,36 @@ func stopProfile(b *testing.B, tab context.Context, path string) {
 	b.Logf("profile of %.1f s written to %s", (p.EndTime-p.StartTime)/1e6, path)
 	top("self ", selfBy)
 	top("total", totalBy)
+}
+
+// BenchmarkBrowserPoll is one page's poll as the server answers it, in
+// this process: POST /v1/formatted of the 100 counters of
+// BenchmarkBrowserPages to perfc perfmon's API handler (remote.Handler
+// over the live host) through HTTP on loopback. The handler shares its
+// collections (at most one a second), so almost every request here is
+// answered from the latest one: cpu-ns/op is the per-client cost of a
+// poll, client and server together (run with -cpuprofile for the
+// server's share).
+func BenchmarkBrowserPoll(b *testing.B) {
+	h, err := host.New(host.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer h.Close()
+	api := remote.NewHandler(h, remote.HandlerOptions{ComputerName: host.ComputerName()})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		api.ServeHTTP(w, r.WithContext(remote.WithRole(r.Context(), remote.RoleMonitor, "bench")))
+	}))
+	defer srv.Close()
+	s := &perfmonServer{base: srv.URL, token: "unused", client: srv.Client()}
+	paths, _ := pickCounters(b, s, 100)
+	req := map[string]any{"paths": paths}
+	var ans struct{ Counters []json.RawMessage }
+	s.api(b, "POST", "/v1/formatted", req, &ans)
+	loop(b, func() {
+		s.api(b, "POST", "/v1/formatted", req, &ans)
+		if len(ans.Counters) != len(paths) {
+			b.Fatalf("%d answers for %d paths", len(ans.Counters), len(paths))
+		}
+	})
 }
