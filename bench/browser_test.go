@@ -255,6 +255,26 @@ func pickCounters(b *testing.B, s *perfmonServer, n int) (paths []string, object
 // views are the page's views by perfmon's DisplayType.
 var views = map[string]int{"line": 1, "histogram": 2, "report": 3}
 
+// summary names the objects (and instances) of paths with how many
+// counters each: "Memory ×14, Processor(_Total) ×8".
+func summary(paths []string) string {
+	var order []string
+	n := map[string]int{}
+	for _, p := range paths {
+		o := strings.TrimPrefix(p, `\`)
+		o = o[:strings.LastIndexByte(o, '\\')]
+		if n[o] == 0 {
+			order = append(order, o)
+		}
+		n[o]++
+	}
+	var parts []string
+	for _, o := range order {
+		parts = append(parts, fmt.Sprintf("%s ×%d", o, n[o]))
+	}
+	return strings.Join(parts, ", ")
+}
+
 // settingsLink is the page's link fragment (#settings=...) for paths in
 // a view (views), one update a second, 100 points: perfmon's property
 // names, as the page's Copy link writes them.
@@ -493,6 +513,7 @@ func browser100(b *testing.B, view string) {
 	minutes := envFloat("PERFC_BROWSER_MINUTES", 10)
 	s := startPerfmon(b)
 	paths, _ := pickCounters(b, s, 100)
+	b.Logf("counters: %s", summary(paths))
 	browser := newBrowser(b)
 	tab := openPage(b, browser, s, paths, view)
 	if _, err := chromedp.Call(tab, performance.Enable, performance.EnableParams{}); err != nil {
@@ -599,6 +620,7 @@ func BenchmarkBrowserPages(b *testing.B) {
 	phase := time.Duration(envFloat("PERFC_BROWSER_PHASE_SECONDS", 60) * float64(time.Second))
 	s := startPerfmon(b)
 	paths, objects := pickCounters(b, s, 100)
+	b.Logf("counters: %s", summary(paths))
 	browser := newBrowser(b)
 	bpid := browserPID(browser)
 	var tabs []context.Context
