@@ -792,31 +792,45 @@ func stopProfile(b *testing.B, tab context.Context, path string) {
 // BenchmarkBrowserPoll is one page's poll as the server answers it, in
 // this process: POST /v1/formatted of the 100 counters of
 // BenchmarkBrowserPages to perfc perfmon's API handler (remote.Handler
-// over the live host) through HTTP on loopback. The handler shares its
-// collections (at most one a second), so almost every request here is
-// answered from the latest one: cpu-ns/op is the per-client cost of a
+// over the live host) through HTTP on loopback. shared: the handler
+// shares its collections (at most one a second), so almost every request
+// is answered from the latest one: cpu-ns/op is the per-client cost of a
 // poll, client and server together (run with -cpuprofile for the
-// server's share).
+// server's share). collecting: the handler's MinInterval is 1 ns, so
+// every request makes its own collection: the difference is what a new
+// collection adds to a poll.
 func BenchmarkBrowserPoll(b *testing.B) {
 	h, err := host.New(host.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer h.Close()
-	api := remote.NewHandler(h, remote.HandlerOptions{ComputerName: host.ComputerName()})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		api.ServeHTTP(w, r.WithContext(remote.WithRole(r.Context(), remote.RoleMonitor, "bench")))
-	}))
-	defer srv.Close()
-	s := &perfmonServer{base: srv.URL, token: "unused", client: srv.Client()}
-	paths, _ := pickCounters(b, s, 100)
-	req := map[string]any{"paths": paths}
-	var ans struct{ Counters []json.RawMessage }
-	s.api(b, "POST", "/v1/formatted", req, &ans)
-	loop(b, func() {
-		s.api(b, "POST", "/v1/formatted", req, &ans)
-		if len(ans.Counters) != len(paths) {
-			b.Fatalf("%d answers for %d paths", len(ans.Counters), len(paths))
-		}
-	})
+	serve := func(min time.Duration) *perfmonServer {
+		api := remote.NewHandler(h, remote.HandlerOptions{ComputerName: host.ComputerName(), MinInterval: min})
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			api.ServeHTTP(w, r.WithContext(remote.WithRole(r.Context(), remote.RoleMonitor, "bench")))
+		}))
+		b.Cleanup(srv.Close)
+		return &perfmonServer{base: srv.URL, token: "unused", client: srv.Client()}
+	}
+	// The counters are picked through a handler of their own, whose
+	// shared collections keep every object tried for a minute.
+	paths, _ := pickCounters(b, serve(0), 100)
+	for _, bb := range []struct {
+		name string
+		min  time.Duration
+	}{{"shared", 0}, {"collecting", time.Nanosecond}} {
+		b.Run(bb.name, func(b *testing.B) {
+			s := serve(bb.min)
+			req := map[string]any{"paths": paths}
+			var ans struct{ Counters []json.RawMessage }
+			s.api(b, "POST", "/v1/formatted", req, &ans)
+			loop(b, func() {
+				s.api(b, "POST", "/v1/formatted", req, &ans)
+				if len(ans.Counters) != len(paths) {
+					b.Fatalf("%d answers for %d paths", len(ans.Counters), len(paths))
+				}
+			})
+		})
+	}
 }
