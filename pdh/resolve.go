@@ -380,6 +380,9 @@ func (q *Query) AddCounterContext(ctx context.Context, path string) (*Counter, e
 		if !single {
 			// A concrete instance must exist now.
 			tq := OpenQuery(fixedSource{l.smp, q.db})
+			// One sample, read once: no history of DefaultHistory raw
+			// values (48 KiB a counter) to allocate and drop.
+			tq.SetHistory(2)
 			tc := tq.newCounter(p, idx, objName)
 			tq.counters = append(tq.counters, tc)
 			if err := tq.Collect(ctx); err != nil {

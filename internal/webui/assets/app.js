@@ -289,8 +289,12 @@ function renderLine() {
     cursor: { drag: { x: false, y: false } },
     scales: { x, y: { auto: false, range: [state.ymin, state.ymax] } },
     axes: [state.scroll ? { ...axis } : { ...axis, values: (u, splits) => splits.map(() => '') }, { ...axis }],
+    // No point markers: perfmon draws none, and uPlot's default draws a
+    // circle at every sample once samples are twice a marker's size
+    // apart (11 px for these lines: the default 100 points on a window
+    // wider than about 1,150 px), 10,000 arcs a redraw for 100 counters.
     series: [{}, ...state.series.map((s) => ({
-      label: s.key, stroke: s.color, show: s.show, spanGaps: false,
+      label: s.key, stroke: s.color, show: s.show, spanGaps: false, points: { show: false },
       width: state.highlight && s.key === state.selected ? 3.5 : 1.25,
     }))],
     hooks: { draw: [timeBar] },
