@@ -225,7 +225,6 @@ type Log struct {
 var (
 	_ pdh.Source   = (*Log)(nil)
 	_ pdh.Recorded = (*Log)(nil)
-	_ pdh.Lasting  = (*Log)(nil)
 )
 
 // Open opens the log at path.
@@ -515,11 +514,6 @@ func (l *Log) Titles() *titles.DB { return l.db }
 
 // Recorded returns the Log itself.
 func (l *Log) Recorded() pdh.Recorded { return l }
-
-// SamplesLast marks a Log as pdh.Lasting: each sample is decoded into
-// memory of its own, and Len, Time and Counters read only what Open
-// found, so it may be read ahead.
-func (l *Log) SamplesLast() {}
 
 // Len is the number of samples.
 func (l *Log) Len() int { return len(l.samples) }

@@ -78,10 +78,7 @@ type Log struct {
 // maxDecoded bounds the blocks a Log keeps decoded.
 const maxDecoded = 64 << 20
 
-var (
-	_ pdh.Source  = (*Log)(nil)
-	_ pdh.Lasting = (*Log)(nil)
-)
+var _ pdh.Source = (*Log)(nil)
 var _ pdh.Recorded = (*Log)(nil)
 
 func read(r io.ReaderAt, size int64, name string) (*Log, error) {
@@ -375,42 +372,27 @@ func (l *Log) Sample(ctx context.Context, objects []uint32) (*pdh.Sample, error)
 	if err != nil {
 		return nil, fmt.Errorf("%s: sample %d (record at offset %d): %w", orLog(l.name), l.pos, rec.at, err)
 	}
-	c, err := lasting(s)
-	if err != nil {
-		return nil, fmt.Errorf("%s: sample %d (record at offset %d): %w", orLog(l.name), l.pos, rec.at, err)
-	}
-	l.keep(l.pos-1, c)
-	return ownCopy(c), nil
+	l.keep(l.pos-1, s)
+	return s, nil
 }
 
-// SamplesLast marks a Log as pdh.Lasting: the samples it returns are
-// copies of their own (Sample's blocks are decoded into buffers the next
-// sample reuses, then copied), so it may be read ahead.
-func (l *Log) SamplesLast() {}
-
-// lasting is s with blocks of their own: s's blocks share buffers that
-// the next sample reuses.
-func lasting(s *pdh.Sample) (*pdh.Sample, error) {
-	c := ownCopy(s)
-	for k, blk := range c.Blocks {
-		b, err := perfdata.Parse(slices.Clone(blk.Bytes()))
-		if err != nil {
-			return nil, fmt.Errorf("block %d as rebuilt: %w", k, err)
-		}
-		c.Blocks[k] = b
-	}
-	return c, nil
-}
-
-// keep keeps sample i (a lasting one) while the kept blocks stay within
-// maxDecoded bytes.
-func (l *Log) keep(i int, c *pdh.Sample) {
+// keep keeps a copy of sample i (whose blocks share buffers that the next
+// sample reuses) while the kept blocks stay within maxDecoded bytes.
+func (l *Log) keep(i int, s *pdh.Sample) {
 	size := 0
-	for _, blk := range c.Blocks {
+	for _, blk := range s.Blocks {
 		size += len(blk.Bytes())
 	}
 	if l.decodedSize+size > maxDecoded {
 		return
+	}
+	c := ownCopy(s)
+	for k, blk := range c.Blocks {
+		b, err := perfdata.Parse(slices.Clone(blk.Bytes()))
+		if err != nil {
+			return // it parsed before: not kept, decoded again next time
+		}
+		c.Blocks[k] = b
 	}
 	if l.decoded == nil {
 		l.decoded = make([]*pdh.Sample, len(l.samples))

@@ -115,7 +115,6 @@ func Run(ctx context.Context, src pdh.Source, opts Options, out io.Writer) (in, 
 	if err != nil {
 		return Stats{}, Stats{}, err
 	}
-	defer finish(src, &err)
 	paths, err := counterPaths(src, opts)
 	if err != nil {
 		return Stats{}, Stats{}, err
@@ -433,34 +432,10 @@ func prepare(src pdh.Source, opts Options) (pdh.Source, Options, error) {
 	if rec == nil {
 		return nil, opts, errors.New("relog reads recorded samples (logs, captured blocks), not a live source")
 	}
-	_, lasting := src.(pdh.Lasting)
 	if opts.Every > 1 {
 		src = &everyNth{src: src, rec: rec, n: opts.Every, warn: opts.Warn}
 	}
-	if lasting {
-		// A log whose samples last is read a sample ahead: decoding the
-		// next sample on the second core while this one is computed and
-		// written. Above -t's sampler, which then skips on that core too.
-		src = pdh.Prefetch(lastingSource{src})
-	}
 	return src, opts, src.Recorded().Seek(0)
-}
-
-// lastingSource marks a source over a Lasting one (everyNth passes its
-// samples on untouched) as Lasting.
-type lastingSource struct{ pdh.Source }
-
-func (lastingSource) SamplesLast() {}
-
-// finish waits for a sample prepare's Prefetcher reads ahead, so that no
-// reading goes on after relog returns; its error is err's unless err is
-// set.
-func finish(src pdh.Source, err *error) {
-	if pf, ok := src.(*pdh.Prefetcher); ok {
-		if werr := pf.Wait(); *err == nil {
-			*err = werr
-		}
-	}
 }
 
 // counterPaths are the counters of opts, or every object of the input
@@ -810,7 +785,6 @@ func Summary(ctx context.Context, src pdh.Source, files []string, opts Options, 
 	if err != nil {
 		return err
 	}
-	defer finish(src, &err)
 	paths, err := counterPaths(src, opts)
 	if err != nil {
 		return err

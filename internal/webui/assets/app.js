@@ -112,15 +112,17 @@ function addSample(ans) {
       if (q.excluded.has(it.path)) continue;
       let s = findSeries(it.path);
       if (!s) s = newSeries(it.path, q);
-      now.set(s, it.status === 'PDH_CSTATUS_VALID_DATA' ? it.value : null);
+      now.set(s, it.status === 'PDH_CSTATUS_VALID_DATA' && it.value != null ? it.value : NaN);
     }
   });
   // Objects the host delivered in part or not at all (their values are
-  // null above: "no data", never a number).
+  // NaN above: "no data", never a number). A live series holds numbers
+  // only, NaN for no value: an array of doubles, 8 bytes a value and no
+  // object a sample, where null among numbers would box every number.
   for (const pr of ans.problems || []) problems.push(`${pr.objectName || 'host'}: ${pr.reason}`);
   state.times.push(t);
   state.total++;
-  for (const s of state.series) s.values.push(now.has(s) ? now.get(s) : null);
+  for (const s of state.series) s.values.push(now.has(s) ? now.get(s) : NaN);
   trim();
   setStatus(problems.length ? problems.join('; ') : `${ans.host}: ${state.series.length} counters, sample of ${new Date(t * 1000).toLocaleTimeString()}`, problems.length > 0);
   render();
@@ -136,7 +138,7 @@ function trim() {
     state.times.splice(0, extra);
     for (const s of state.series) s.values.splice(0, extra);
   }
-  const gone = (s) => s.request.path.includes('*') && s.values.length >= state.points && s.values.every((v) => v == null);
+  const gone = (s) => s.request.path.includes('*') && s.values.length >= state.points && s.values.every(noValue);
   if (state.series.some(gone)) {
     state.series = state.series.filter((s) => !gone(s));
     if (!findSeries(state.selected)) state.selected = state.series[0]?.key ?? null;
@@ -151,13 +153,16 @@ function sourceComputer() {
 
 function findSeries(key) { return state.series.find((s) => s.key === key); }
 
+// noValue tells a sample without a value: NaN live, null in a log.
+function noValue(v) { return v == null || Number.isNaN(v); }
+
 function newSeries(key, request) {
   const parts = parsePath(key);
   const s = {
     key, request, parts,
     color: COLORS[state.nextColor++ % COLORS.length],
     scale: null, show: true,
-    values: state.times.map(() => null),
+    values: state.times.map(() => NaN),
   };
   const w = state.wanted.get(request.path.toLowerCase());
   if (w) {
@@ -235,7 +240,7 @@ function cssVar(name) { return getComputedStyle(document.documentElement).getPro
 
 function scaled(s) {
   const f = 10 ** scaleOf(s);
-  return s.values.map((v) => (v == null ? null : v * f));
+  return s.values.map((v) => (noValue(v) ? null : v * f));
 }
 
 // lineData is the graph's data. Scrolling (ChartScroll), x is the sample
@@ -341,7 +346,7 @@ function reportValue(s) {
     case 'average': return st.average;
     case 'minimum': return st.minimum;
     case 'maximum': return st.maximum;
-    default: { const v = s.values[s.values.length - 1]; return v ?? null; }
+    default: { const v = s.values[s.values.length - 1]; return noValue(v) ? null : v; }
   }
 }
 
@@ -899,7 +904,7 @@ async function start() {
 // window.perfmon is for tests and the console: a read-only look at the
 // page's samples, and addPaths.
 window.perfmon = {
-  series: () => state.series.map((s) => ({ path: s.key, values: s.values.slice(), show: s.show })),
+  series: () => state.series.map((s) => ({ path: s.key, values: s.values.map((v) => (noValue(v) ? null : v)), show: s.show })),
   samples: () => state.times.length,
   requests: () => state.requests.map((q) => q.path),
   busy: () => polling,
