@@ -168,4 +168,3 @@ func join(w []string) string {
 	}
 	return strings.Join(w, "_")
 }
-

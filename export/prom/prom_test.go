@@ -363,7 +363,6 @@ func TestSharedCollection(t *testing.T) {
 	})
 }
 
-
 func TestParseOptions(t *testing.T) {
 	good := `{"prefix":"win_","objects":["Processor","Memory"],"instances":[{"object":"Processor","include":"[0-9]+","exclude":"0"}],"total":true,"formatted":true,"detail_level":200}`
 	o, err := ParseOptions([]byte(good))
