@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
 	_ "modernc.org/sqlite"             // database/sql driver "sqlite"
@@ -332,7 +333,7 @@ func connect(ctx context.Context, src Source, create bool) (*sql.DB, dialect, er
 		// One connection: SQLite has one writer, and the pragmas hold
 		// per connection.
 		db.SetMaxOpenConns(1)
-		if err := db.PingContext(ctx); err != nil {
+		if err := pingSQLite(ctx, db); err != nil {
 			db.Close()
 			return nil, dialect{}, fmt.Errorf("SQL data source %s: %w", src, err)
 		}
@@ -340,3 +341,36 @@ func connect(ctx context.Context, src Source, create bool) (*sql.DB, dialect, er
 	}
 	return nil, dialect{}, fmt.Errorf("SQL data source %s: unknown kind %q", src, src.Kind)
 }
+
+// sqliteBusyWait bounds how long pingSQLite waits for another process to
+// let go of a SQLite file, as busy_timeout does for statements.
+const sqliteBusyWait = 30 * time.Second
+
+// pingSQLite opens db's connection, waiting while the file is busy.
+// Opening sets the connection's pragmas, and SQLite answers SQLITE_BUSY
+// at once, without its busy handler, when another connection is making
+// the file or recovering its write-ahead log (two writers starting
+// together): a wait the busy_timeout pragma does not cover.
+func pingSQLite(ctx context.Context, db *sql.DB) error {
+	deadline := time.Now().Add(sqliteBusyWait)
+	wait := 5 * time.Millisecond
+	for {
+		err := db.PingContext(ctx)
+		var se interface{ Code() int }
+		if err == nil || !errors.As(err, &se) || se.Code()&0xff != sqliteBusy || time.Now().After(deadline) {
+			return err
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+		wait = min(2*wait, 200*time.Millisecond)
+	}
+}
+
+// sqliteBusy is SQLite's result code SQLITE_BUSY (the low byte of its
+// extended codes, such as SQLITE_BUSY_RECOVERY).
+const sqliteBusy = 5
