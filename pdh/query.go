@@ -10,6 +10,7 @@ import (
 	"github.com/perfcounters/perfcounters/calc"
 	"github.com/perfcounters/perfcounters/counterpath"
 	"github.com/perfcounters/perfcounters/countertype"
+	"github.com/perfcounters/perfcounters/internal/utf16le"
 	"github.com/perfcounters/perfcounters/perfdata"
 	"github.com/perfcounters/perfcounters/titles"
 )
@@ -35,6 +36,7 @@ type Query struct {
 	time     time.Time
 	system   string
 	names    map[string]string // interned instance names by their UTF-16 bytes
+	systems  map[string]system // blocks' system names by their UTF-16 bytes
 	parents  map[objKey]*parentNames
 	problems []Problem // the current sample's
 	gap      bool      // the current sample follows a gap
@@ -72,6 +74,7 @@ func OpenQuery(src Source) *Query {
 		history: DefaultHistory,
 		found:   make(map[objKey]foundObj),
 		names:   make(map[string]string),
+		systems: make(map[string]system),
 		parents: make(map[objKey]*parentNames),
 	}
 }
@@ -127,19 +130,19 @@ func (q *Query) Collect(ctx context.Context) error {
 	q.time = smp.Time
 	q.system = ""
 	for i, blk := range q.blocks {
-		h := blk.Header()
+		sys := q.systemOf(blk)
 		if i == 0 {
-			q.system = h.SystemName
+			q.system = sys.name
 		}
-		sys := foldMachine(h.SystemName)
+		pt, pf, p100 := blk.Clocks()
 		for it := blk.Objects(); it.Next(); {
 			o := it.Object()
-			k := objKey{sys, o.NameIndex()}
+			k := objKey{sys.fold, o.NameIndex()}
 			if _, dup := q.found[k]; dup {
 				continue
 			}
-			q.found[k] = foundObj{obj: o, system: h.SystemName, clocks: calc.Clocks{
-				PerfTime: h.PerfTime, PerfFreq: h.PerfFreq, PerfTime100nSec: h.PerfTime100nSec,
+			q.found[k] = foundObj{obj: o, system: sys.name, clocks: calc.Clocks{
+				PerfTime: pt, PerfFreq: pf, PerfTime100nSec: p100,
 				ObjectTime: o.PerfTime(), ObjectFreq: o.PerfFreq(),
 			}}
 		}
@@ -163,6 +166,25 @@ func (q *Query) Collect(ctx context.Context) error {
 		c.collect()
 	}
 	return nil
+}
+
+// system is a block's system name and its key (foldMachine).
+type system struct{ name, fold string }
+
+// systemOf returns blk's system name and key, decoded once for each name
+// the query meets: a sample of many machines has a block for each.
+func (q *Query) systemOf(blk perfdata.Block) system {
+	b := blk.SystemNameBytes()
+	if s, ok := q.systems[string(b)]; ok {
+		return s
+	}
+	if len(q.systems) >= maxInterned {
+		clear(q.systems)
+	}
+	name := utf16le.DecodeLenient(b)
+	s := system{name: name, fold: foldMachine(name)}
+	q.systems[string(b)] = s
+	return s
 }
 
 // foldMachine is a machine name as objects are keyed: without leading
@@ -446,7 +468,9 @@ func readRaw(col *column, blk perfdata.CounterBlock, time, freq uint64) calc.Raw
 // the history afresh, so that statistics never pair two instances.
 func (c *Counter) record(st calc.Status) {
 	if c.hist == nil {
-		c.hist = make([]calc.Raw, 0, c.q.history)
+		// Grown as samples come: a short input (or a counter whose
+		// statistics nobody asks for) does not pay for the whole ring.
+		c.hist = make([]calc.Raw, 0, min(c.q.history, 16))
 	}
 	var r calc.Raw
 	switch {
@@ -464,7 +488,7 @@ func (c *Counter) record(st calc.Status) {
 	}
 	if !c.histFull {
 		c.hist = append(c.hist, r)
-		if len(c.hist) == cap(c.hist) {
+		if len(c.hist) >= c.q.history {
 			c.histFull = true
 		}
 		return

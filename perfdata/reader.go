@@ -293,6 +293,17 @@ func decodeHeader(p []byte) Header {
 	}
 }
 
+// Clocks returns the header's PerfTime, PerfFreq and PerfTime100nSec
+// without decoding the rest of it (zeros for a block shorter than a
+// header).
+func (b Block) Clocks() (perfTime, perfFreq, perfTime100nSec int64) {
+	if len(b.b) < DataBlockSize {
+		return 0, 0, 0
+	}
+	p := b.b
+	return int64(le.Uint64(p[hPerfTime:])), int64(le.Uint64(p[hPerfFreq:])), int64(le.Uint64(p[hPerfTime100nSec:]))
+}
+
 // SystemNameBytes returns the system name as stored (UTF-16LE), without
 // its terminating NUL.
 func (b Block) SystemNameBytes() []byte { return systemNameBytes(b.b) }

@@ -3,6 +3,7 @@ package titles
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // SetAt stores name and help at a fixed even index, as built-in objects with
@@ -26,7 +27,7 @@ func (db *DB) SetAt(i uint32, name, help string) error {
 	}
 	db.mu.Lock()
 	defer db.mu.Unlock()
-	if old, ok := db.names[i]; ok && foldKey(old) != foldKey(name) {
+	if old, ok := db.names[i]; ok && !strings.EqualFold(old, name) {
 		return fmt.Errorf("titles: set %q at %d: index holds %q", name, i, old)
 	}
 	db.setName(i, name)

@@ -164,13 +164,13 @@ func parseIndex(s string) (uint32, error) {
 // not be empty.
 func buildNames(what string, pairs []pair) (*DB, error) {
 	db := newDBSize(0, len(pairs))
-	seen := make(map[uint32]where, len(pairs))
-	for _, p := range pairs {
-		if first, dup := seen[p.index]; dup {
-			return nil, fmt.Errorf("titles: %s: duplicate index %d at %s (first at %s)", what, p.index, p.at, first)
-		}
-		seen[p.index] = p.at
+	header := false
+	for k, p := range pairs {
 		if p.index == 1 {
+			if header {
+				return nil, fmt.Errorf("titles: %s: duplicate index 1 at %s (first at %s)", what, p.at, firstAt(pairs[:k], 1))
+			}
+			header = true
 			v, err := parseIndex(p.text)
 			if err != nil {
 				return nil, fmt.Errorf("titles: %s: header pair 1 at %s: value: %v", what, p.at, err)
@@ -184,9 +184,22 @@ func buildNames(what string, pairs []pair) (*DB, error) {
 		if p.text == "" {
 			return nil, fmt.Errorf("titles: %s: index %d at %s has an empty name", what, p.index, p.at)
 		}
+		if _, dup := db.names[p.index]; dup {
+			return nil, fmt.Errorf("titles: %s: duplicate index %d at %s (first at %s)", what, p.index, p.at, firstAt(pairs[:k], p.index))
+		}
 		db.setName(p.index, p.text)
 	}
 	return db, nil
+}
+
+// firstAt is where index first occurs in pairs (for a duplicate's message).
+func firstAt(pairs []pair, index uint32) where {
+	for _, p := range pairs {
+		if p.index == index {
+			return p.at
+		}
+	}
+	return where{}
 }
 
 // ParseMultiSZ reads a "Counter" REG_MULTI_SZ value (as CounterMultiSZ

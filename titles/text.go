@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"strings"
+	"sync"
 
 	"github.com/perfcounters/perfcounters/internal/utf16le"
 )
@@ -19,13 +21,28 @@ var englishTSV string
 // indexes 2 to 4658, no help texts), with BaseIndex 1847. Each call returns
 // a fresh, independent copy.
 func English() *DB {
+	e := english()
+	return &DB{names: maps.Clone(e.names), helps: maps.Clone(e.helps), byName: maps.Clone(e.byName), base: e.base, lastCounter: e.lastCounter}
+}
+
+// EnglishIndex is English().Index(name) without the copy: the index of
+// name (case-insensitive, lowest) in the built-in English table.
+func EnglishIndex(name string) (uint32, bool) { return english().Index(name) }
+
+// EnglishLastCounter is English().LastCounter().
+func EnglishLastCounter() uint32 { return english().lastCounter }
+
+// english is the built-in table, parsed and indexed once and never
+// changed: the functions above copy it or only read it.
+var english = sync.OnceValue(func() *DB {
 	db, err := parseTSV(englishTSV)
 	if err != nil {
 		// english.tsv is part of the source; the tests parse it.
 		panic("titles: embedded english.tsv: " + err.Error())
 	}
+	db.buildIndex()
 	return db
-}
+})
 
 // maxLine bounds one line of a text title file.
 const maxLine = 1 << 20

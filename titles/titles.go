@@ -53,11 +53,16 @@ type Entry struct {
 // DB is a title database. Create one with New, English, Load or one of the
 // Parse functions.
 type DB struct {
-	mu          sync.RWMutex
-	names       map[uint32]string // even indexes
-	helps       map[uint32]string // odd indexes
-	byName      map[string]uint32 // fold key -> lowest index
-	base        uint32            // the header pair's value; 0 = no header pair
+	mu    sync.RWMutex
+	names map[uint32]string // even indexes
+	helps map[uint32]string // odd indexes
+	// byName maps the FoldHash of each name to the lowest index of a name
+	// with that hash. It is built on the first lookup by name (nil until
+	// then): a table read from a log or a registry list is mostly asked
+	// for names by index. A lookup checks the name found; two names of one
+	// hash (never seen in practice) are told apart by a scan.
+	byName      map[uint64]uint32
+	base        uint32 // the header pair's value; 0 = no header pair
 	lastCounter uint32
 }
 
@@ -72,54 +77,10 @@ func newDB(base uint32) *DB { return newDBSize(base, 0) }
 // newDBSize is newDB with room for n names.
 func newDBSize(base uint32, n int) *DB {
 	return &DB{
-		names:  make(map[uint32]string, n),
-		helps:  make(map[uint32]string),
-		byName: make(map[string]uint32, n),
-		base:   base,
+		names: make(map[uint32]string, n),
+		helps: make(map[uint32]string),
+		base:  base,
 	}
-}
-
-// foldKey maps s to a key equal for all strings that strings.EqualFold
-// considers equal: each rune becomes the smallest rune of its simple-fold
-// orbit.
-func foldKey(s string) string {
-	// ASCII: the smallest rune of a letter's orbit is its capital (the
-	// other members, such as the Kelvin sign of k, are not ASCII); other
-	// ASCII characters fold to themselves.
-	lower := false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= utf8.RuneSelf {
-			return foldKeyRunes(s)
-		}
-		lower = lower || ('a' <= c && c <= 'z')
-	}
-	if !lower {
-		return s
-	}
-	b := make([]byte, len(s))
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if 'a' <= c && c <= 'z' {
-			c -= 'a' - 'A'
-		}
-		b[i] = c
-	}
-	return string(b)
-}
-
-// foldKeyRunes is foldKey for a string that is not all ASCII.
-func foldKeyRunes(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
-	for _, r := range s {
-		m := r
-		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-			m = min(m, f)
-		}
-		b.WriteRune(m)
-	}
-	return b.String()
 }
 
 // checkText reports why s cannot be stored as a name or help text.
@@ -133,22 +94,52 @@ func checkText(s string) error {
 // setName stores a name; the caller holds the lock and has checked i.
 func (db *DB) setName(i uint32, name string) {
 	db.names[i] = name
-	k := foldKey(name)
-	if j, ok := db.byName[k]; !ok || i < j {
-		db.byName[k] = i
+	if db.byName != nil {
+		h := FoldHash(name)
+		if j, ok := db.byName[h]; !ok || i < j {
+			db.byName[h] = i
+		}
 	}
 	db.lastCounter = max(db.lastCounter, i)
 }
 
-// rebuildIndex recomputes byName after removals.
-func (db *DB) rebuildIndex() {
-	clear(db.byName)
+// rebuildIndex drops byName after removals; the next lookup by name
+// builds it again.
+func (db *DB) rebuildIndex() { db.byName = nil }
+
+// buildIndex builds byName if it is not built; the caller holds the write
+// lock.
+func (db *DB) buildIndex() {
+	if db.byName != nil {
+		return
+	}
+	db.byName = make(map[uint64]uint32, len(db.names))
 	for i, name := range db.names {
-		k := foldKey(name)
-		if j, ok := db.byName[k]; !ok || i < j {
-			db.byName[k] = i
+		h := FoldHash(name)
+		if j, ok := db.byName[h]; !ok || i < j {
+			db.byName[h] = i
 		}
 	}
+}
+
+// lookup finds name in byName (built); the caller holds a lock.
+func (db *DB) lookup(name string) (uint32, bool) {
+	i, ok := db.byName[FoldHash(name)]
+	if !ok {
+		return 0, false
+	}
+	if strings.EqualFold(db.names[i], name) {
+		return i, true
+	}
+	// Another name of the same hash: the lowest index of this one.
+	var lowest uint32
+	found := false
+	for j, n := range db.names {
+		if (!found || j < lowest) && strings.EqualFold(n, name) {
+			lowest, found = j, true
+		}
+	}
+	return lowest, found
 }
 
 // Name returns the name stored at index i, or "" if there is none.
@@ -171,9 +162,16 @@ func (db *DB) Help(i uint32) string {
 // PdhLookupPerfIndexByName.
 func (db *DB) Index(name string) (uint32, bool) {
 	db.mu.RLock()
-	defer db.mu.RUnlock()
-	i, ok := db.byName[foldKey(name)]
-	return i, ok
+	if db.byName != nil {
+		i, ok := db.lookup(name)
+		db.mu.RUnlock()
+		return i, ok
+	}
+	db.mu.RUnlock()
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	db.buildIndex()
+	return db.lookup(name)
 }
 
 // BaseIndex returns the value of the header pair "1" that starts the
@@ -255,7 +253,8 @@ func (db *DB) Register(name, help string) (uint32, error) {
 	}
 	db.mu.Lock()
 	defer db.mu.Unlock()
-	if i, ok := db.byName[foldKey(name)]; ok {
+	db.buildIndex()
+	if i, ok := db.lookup(name); ok {
 		if help != "" && db.helps[i+1] == "" {
 			db.helps[i+1] = help
 		}
@@ -350,4 +349,33 @@ func (db *DB) Remove(indexes []uint32) error {
 	}
 	db.rebuildIndex()
 	return nil
+}
+
+// FoldHash is a hash of s that ignores case as strings.EqualFold does
+// (FNV-1a over the smallest rune of each rune's case-folding orbit):
+// strings EqualFold finds equal hash alike, without the
+// copy that lowering them costs. Names are indexed by it, and tools key
+// counter paths by it.
+func FoldHash(s string) uint64 {
+	const prime = 1099511628211
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if 'a' <= c && c <= 'z' {
+				c -= 'a' - 'A'
+			}
+			h = (h ^ uint64(c)) * prime
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		i += n
+		m := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			m = min(m, f)
+		}
+		h = (h ^ uint64(m)) * prime
+	}
+	return h
 }

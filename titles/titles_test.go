@@ -602,24 +602,6 @@ func TestLoadFileLimit(t *testing.T) {
 	}
 }
 
-// TestFoldKey checks foldKey's ASCII shortcut against the rune-by-rune
-// fold it stands for, and that names equal without case (strings.EqualFold)
-// get one key.
-func TestFoldKey(t *testing.T) {
-	names := []string{"", "Processor", "PROCESSOR", "processor", "% Processor Time", "Avg. Disk sec/Read",
-		"_Total", "k", "s", "Temperature (K)", "\u212a", "\u017f", "Straße", "STRASSE", "Ärger", "ärger", "x\xffy"}
-	for _, n := range names {
-		if got, want := foldKey(n), foldKeyRunes(n); got != want {
-			t.Errorf("foldKey(%q) = %q, the rune-by-rune fold gives %q", n, got, want)
-		}
-		for _, m := range names {
-			if strings.EqualFold(n, m) && foldKey(n) != foldKey(m) {
-				t.Errorf("%q and %q are equal without case but fold to %q and %q", n, m, foldKey(n), foldKey(m))
-			}
-		}
-	}
-}
-
 // TestParseIndex16 checks the UTF-16 index reader against parseIndex.
 func TestParseIndex16(t *testing.T) {
 	for _, s := range []string{"", "0", "1", "2", "0002", "1846", "4294967295", "4294967296", "99999999999999999999",
@@ -632,6 +614,70 @@ func TestParseIndex16(t *testing.T) {
 		want, werr := parseIndex(s)
 		if got != want || (gerr == nil) != (werr == nil) || (gerr != nil && gerr.Error() != werr.Error()) {
 			t.Errorf("parseIndex16(%q) = %d, %v; parseIndex gives %d, %v", s, got, gerr, want, werr)
+		}
+	}
+}
+
+// TestFoldHash checks that paths equal without case (strings.EqualFold)
+// hash alike, so that relog gives them one column, and that a few that
+// differ do not.
+func TestFoldHash(t *testing.T) {
+	same := [][2]string{
+		{`\\HOST\Processor(_Total)\% Processor Time`, `\\host\processor(_total)\% processor time`},
+		{`\\h\Temp(K)\x`, "\\\\h\\temp(\u212a)\\X"}, // Kelvin sign folds to k
+		{`\\h\S(ß)\x`, `\\h\s(ß)\X`},
+		{"\\\\h\\\u017ft\\x", `\\h\ST\X`}, // long s folds to s
+		{"\\\\h\\Ä\\x", "\\\\h\\ä\\X"},
+		{"bad\xffutf8", "BAD\xffUTF8"},
+		{"", ""},
+	}
+	for _, p := range same {
+		if !strings.EqualFold(p[0], p[1]) {
+			t.Fatalf("test table: %q and %q are not equal without case", p[0], p[1])
+		}
+		if a, b := FoldHash(p[0]), FoldHash(p[1]); a != b {
+			t.Errorf("FoldHash(%q) = %x, FoldHash(%q) = %x: want equal", p[0], a, p[1], b)
+		}
+	}
+	differ := [][2]string{
+		{`\\h\Process(a)\x`, `\\h\Process(b)\x`},
+		{`\\h\Process(a)\x`, `\\h\Process(a)\x `},
+		{`\\h\Process(a#1)\x`, `\\h\Process(a#2)\x`},
+		{"\\\\h\\\u00e4\\x", "\\\\h\\a\\x"},
+	}
+	for _, p := range differ {
+		if FoldHash(p[0]) == FoldHash(p[1]) {
+			t.Errorf("FoldHash(%q) = FoldHash(%q): want different", p[0], p[1])
+		}
+	}
+}
+
+// TestIndexHashCollision: two names whose FoldHash met in the index are
+// still told apart (the index keeps one index a hash; a lookup checks the
+// name it finds and scans when it is another).
+func TestIndexHashCollision(t *testing.T) {
+	db := New()
+	for _, n := range []struct {
+		i    uint32
+		name string
+	}{{10, "Alpha"}, {20, "Beta"}, {30, "BETA"}} {
+		if err := db.SetAt(n.i, n.name, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, ok := db.Index("alpha"); !ok { // builds the index
+		t.Fatal("alpha not found")
+	}
+	db.byName[FoldHash("beta")] = 10 // as if Beta hashed like Alpha
+	db.byName[FoldHash("gamma")] = 10
+	for _, tc := range []struct {
+		name string
+		want uint32
+		ok   bool
+	}{{"ALPHA", 10, true}, {"beta", 20, true}, {"Beta", 20, true}, {"gamma", 0, false}, {"delta", 0, false}} {
+		got, ok := db.Index(tc.name)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("Index(%q) = %d, %v; want %d, %v", tc.name, got, ok, tc.want, tc.ok)
 		}
 	}
 }

@@ -15,6 +15,7 @@
 package blg
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -342,7 +343,13 @@ func readRecord(r io.ReaderAt, rec *record, dst []byte) ([]byte, error) {
 	return dst, nil
 }
 
-// Open opens a .blg file. The file stays open until Close.
+// wholeFile is the size up to which Open reads a log into memory at once:
+// a small log is read in one system call instead of one for each buffer
+// and again for each record.
+const wholeFile = 8 << 20
+
+// Open opens a .blg file. A log larger than 8 MiB stays open until Close
+// and is read as it is used; a smaller one is read whole and closed.
 func Open(path string) (*Log, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -352,6 +359,16 @@ func Open(path string) (*Log, error) {
 	if err != nil {
 		f.Close()
 		return nil, err
+	}
+	if size := st.Size(); size <= wholeFile {
+		b := make([]byte, size)
+		n, err := f.ReadAt(b, 0)
+		f.Close()
+		if n < len(b) && err != nil && err != io.EOF {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		// A file that shrank since Stat is read as what it holds now.
+		return read(bytes.NewReader(b[:n]), int64(n), path)
 	}
 	l, err := read(f, st.Size(), path)
 	if err != nil {

@@ -64,9 +64,12 @@ type Log struct {
 	db      *titles.DB
 	plan    *rawlog.Plan
 	slots   []int // the plan's counter for each list entry; -1 for a whole-object entry
-	pos     int
-	notes   []string
-	buf     []byte
+	// listExplicit: every entry of the counter list names its counter.
+	listExplicit bool
+	rows         *rawlog.Rows // the values of the sample being decoded
+	pos          int
+	notes        []string
+	buf          []byte
 	// decoded keeps samples already decoded, by position, up to
 	// maxDecoded bytes of blocks: a tool reads a log more than once
 	// (relog: its objects, then its rows), and rebuilding the blocks of
@@ -134,7 +137,9 @@ func read(r io.ReaderAt, size int64, name string) (*Log, error) {
 	}
 	var listed []rawlog.Counter
 	l.slots = make([]int, len(l.list))
+	l.listExplicit = true
 	for k, c := range l.list {
+		l.listExplicit = l.listExplicit && c.explicit()
 		l.slots[k] = -1
 		if c.explicit() {
 			l.slots[k] = len(listed)
@@ -164,8 +169,9 @@ func (l *Log) errorf(off int64, err error) error {
 // MULTI_SZ.
 func splitTitles(b []byte, at int64, name string) (string, []byte, error) {
 	var machine string
-	var out []byte
-	for off, i := 0, 0; off < len(b); i++ {
+	start := -1
+	off := 0
+	for i := 0; off < len(b); i++ {
 		n := utf16le.IndexNUL(b[off:])
 		if n < 0 {
 			if isZero(b[off:]) {
@@ -178,12 +184,15 @@ func splitTitles(b []byte, at int64, name string) (string, []byte, error) {
 		}
 		if i == 0 {
 			machine = utf16le.DecodeLenient(b[off : off+n])
-		} else {
-			out = append(out, b[off:off+n+2]...)
+			start = off + n + 2
 		}
 		off += n + 2
 	}
-	return machine, out, nil
+	if start < 0 || start > off {
+		return machine, nil, nil
+	}
+	// The pairs are the strings after the machine's, as they lie.
+	return machine, b[start:off], nil
 }
 
 // Counter-list entry layout (offsets in an entry).
@@ -311,10 +320,20 @@ func (l *Log) Close() error {
 // Titles is the title database that names the indexes of the samples.
 func (l *Log) Titles() *titles.DB { return l.db }
 
-// Counters returns nil: the samples hold only what the counter list
-// names (explicitly listed counters become blocks of just those
-// counters), so every counter the blocks hold is the recording's.
-func (l *Log) Counters() []string { return nil }
+// Counters returns the paths of the log's counter list when every entry
+// names its counter (a log of listed counters, as typeperf and logman
+// write from -c); nil when the log holds whole objects (Object(*)\*
+// entries), whose counters are every counter their blocks hold.
+func (l *Log) Counters() []string {
+	if len(l.list) == 0 || !l.listExplicit {
+		return nil
+	}
+	out := make([]string, len(l.list))
+	for i, c := range l.list {
+		out[i] = c.Path()
+	}
+	return out
+}
 
 // Recorded returns the Log itself.
 func (l *Log) Recorded() pdh.Recorded { return l }
@@ -387,8 +406,11 @@ func (l *Log) keep(i int, s *pdh.Sample) {
 		return
 	}
 	c := ownCopy(s)
+	all := make([]byte, 0, size) // one copy of every block
 	for k, blk := range c.Blocks {
-		b, err := perfdata.Parse(slices.Clone(blk.Bytes()))
+		at := len(all)
+		all = append(all, blk.Bytes()...)
+		b, err := perfdata.Parse(all[at:len(all):len(all)])
 		if err != nil {
 			return // it parsed before: not kept, decoded again next time
 		}

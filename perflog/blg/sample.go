@@ -32,7 +32,11 @@ func (l *Log) decodeSample(b []byte, rec *record) (*pdh.Sample, error) {
 	}
 	b = b[:total]
 	var raw [][]byte
-	rows := l.plan.Rows()
+	if l.rows == nil {
+		l.rows = l.plan.Rows()
+	}
+	rows := l.rows
+	rows.Reset()
 	k := 0
 	for off := subHeader; off < total; k++ {
 		if total-off < subHeader {

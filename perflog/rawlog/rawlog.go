@@ -198,31 +198,79 @@ func numSize(t countertype.Type) uint32 {
 	return 8
 }
 
-// Rows are the values of one sample, filled by Set.
+// Rows are the values of one sample, filled by Set. Reset empties them
+// for the next sample, keeping their storage: a log's samples are
+// rebuilt one after another, and the values of one sample are few.
 type Rows struct {
 	p       *Plan
-	groups  map[int]*grows // by group; only the groups that have values
+	groups  []grows // by group
 	touched []int
+	n       int // values set
 }
 
 // grows is one group's values in one sample.
 type grows struct {
+	used      bool
 	instances []string
-	byName    map[string]int
-	cells     map[[2]int]Value // instance, counter
+	byName    map[string]int // past linearInstances instances
+	cells     []cell         // in the order set; a later one for the same place wins
+	at        []int32        // build's scratch: the cell of each instance × counter
 }
 
+// cell is one value set: its instance and its counter in the group.
+type cell struct {
+	inst, counter int32
+	v             Value
+}
+
+// linearInstances is how many instances a group looks up by comparing
+// names before it keeps a map of them.
+const linearInstances = 16
+
 func (gs *grows) instance(name string) int {
-	if i, ok := gs.byName[name]; ok {
-		return i
+	if gs.byName != nil && len(gs.instances) > linearInstances {
+		if i, ok := gs.byName[name]; ok {
+			return i
+		}
+	} else {
+		for i, n := range gs.instances {
+			if n == name {
+				return i
+			}
+		}
 	}
-	gs.byName[name] = len(gs.instances)
 	gs.instances = append(gs.instances, name)
-	return len(gs.instances) - 1
+	i := len(gs.instances) - 1
+	if len(gs.instances) > linearInstances {
+		if gs.byName == nil {
+			gs.byName = make(map[string]int, 2*linearInstances)
+		}
+		if len(gs.byName) == 0 {
+			for k, n := range gs.instances {
+				gs.byName[n] = k
+			}
+		}
+		gs.byName[name] = i
+	}
+	return i
 }
 
 // Rows starts the values of a sample.
-func (p *Plan) Rows() *Rows { return &Rows{p: p, groups: map[int]*grows{}} }
+func (p *Plan) Rows() *Rows { return &Rows{p: p, groups: make([]grows, len(p.groups))} }
+
+// Reset empties r for another sample of the same plan.
+func (r *Rows) Reset() {
+	for _, gi := range r.touched {
+		gs := &r.groups[gi]
+		gs.used = false
+		clear(gs.instances) // no names kept alive past their sample
+		gs.instances = gs.instances[:0]
+		clear(gs.byName)
+		gs.cells = gs.cells[:0]
+	}
+	r.touched = r.touched[:0]
+	r.n = 0
+}
 
 // Set sets the value of listed counter k for an instance (its name as
 // the block will show it; "" for a single-instance object). A later value
@@ -233,13 +281,13 @@ func (r *Rows) Set(k int, instance string, v Value) error {
 		return fmt.Errorf("counter %d: the list has %d counters", k, len(r.p.slots))
 	}
 	s := r.p.slots[k]
-	gs := r.groups[s.group]
-	if gs == nil {
-		gs = &grows{byName: map[string]int{}, cells: map[[2]int]Value{}}
-		r.groups[s.group] = gs
+	gs := &r.groups[s.group]
+	if !gs.used {
+		gs.used = true
 		r.touched = append(r.touched, s.group)
 	}
-	gs.cells[[2]int{gs.instance(instance), s.counter}] = v
+	gs.cells = append(gs.cells, cell{inst: int32(gs.instance(instance)), counter: int32(s.counter), v: v})
+	r.n++
 	return nil
 }
 
@@ -264,14 +312,9 @@ const parentSep = "\x00"
 // instance, not the parent's object, so perfc gives them one of their own.
 func ParentsObject(object string) string { return "Parents of " + object }
 
-// Len is the number of values set.
-func (r *Rows) Len() int {
-	n := 0
-	for _, gs := range r.groups {
-		n += len(gs.cells)
-	}
-	return n
-}
+// Len is the number of values set (a value set again for the same
+// place counts again).
+func (r *Rows) Len() int { return r.n }
 
 // Build makes the sample's blocks, in the order of the list's first
 // counter of each object, stamped with t (UTC) and perfFreq (the
@@ -281,11 +324,11 @@ func (r *Rows) Len() int {
 // all gives no block, only a Problem.
 func (r *Rows) Build(t time.Time, perfFreq int64) (*pdh.Sample, error) {
 	s := &pdh.Sample{Time: t}
-	touched := append([]int(nil), r.touched...)
-	slices.Sort(touched)
-	for _, gi := range touched {
+	slices.Sort(r.touched)
+	h := perfdata.Header{SystemTime: perfdata.SystemTimeOf(t), PerfFreq: perfFreq, PerfTime100nSec: perfdata.FileTime(t)}
+	for _, gi := range r.touched {
 		g := r.p.groups[gi]
-		blk, probs, err := g.build(r.groups[gi], t, perfFreq)
+		blk, probs, err := g.build(&r.groups[gi], h)
 		if err != nil {
 			return nil, err
 		}
@@ -302,32 +345,44 @@ func (r *Rows) Build(t time.Time, perfFreq int64) (*pdh.Sample, error) {
 }
 
 // build makes the group's PERF_DATA_BLOCK for one sample.
-func (g *group) build(gs *grows, t time.Time, perfFreq int64) ([]byte, []pdh.Problem, error) {
-	h := perfdata.Header{
-		DefaultObject:   int32(g.objIndex),
-		SystemTime:      perfdata.SystemTimeOf(t),
-		PerfFreq:        perfFreq,
-		PerfTime100nSec: perfdata.FileTime(t),
-		SystemName:      strings.TrimPrefix(g.machine, `\\`),
-	}
+// h holds the sample's times; the group adds its object and machine.
+func (g *group) build(gs *grows, h perfdata.Header) ([]byte, []pdh.Problem, error) {
+	h.DefaultObject = int32(g.objIndex)
+	h.SystemName = strings.TrimPrefix(g.machine, `\\`)
 	if cells := len(gs.instances) * len(g.counters); cells > maxCells && cells > 16*len(gs.cells) {
 		return nil, nil, fmt.Errorf("object %s\\%s: %d instances × %d counters for %d values: too sparse to rebuild", g.machine, g.object, len(gs.instances), len(g.counters), len(gs.cells))
+	}
+	// The cell of each instance and counter (-1 none), the last set
+	// winning: at most max(maxCells, 16 values) places, by the check above.
+	nc := len(g.counters)
+	gs.at = slices.Grow(gs.at[:0], len(gs.instances)*nc)[:len(gs.instances)*nc]
+	for k := range gs.at {
+		gs.at[k] = -1
+	}
+	for k, c := range gs.cells {
+		gs.at[int(c.inst)*nc+int(c.counter)] = int32(k)
+	}
+	cellAt := func(i, ci int) (Value, bool) {
+		if k := gs.at[i*nc+ci]; k >= 0 {
+			return gs.cells[k].v, true
+		}
+		return Value{}, false
 	}
 	var objTime, objFreq int64
 	var setTick, setFreq, set100, setObj, setObjFreq bool
 	valid := 0
 	var reasons []string
-	seenReason := map[uint32]bool{}
+	var seenReason []uint32
 	for i := range gs.instances {
 		for ci := range g.counters {
-			c, ok := gs.cells[[2]int{i, ci}]
+			c, ok := cellAt(i, ci)
 			if !ok {
 				continue
 			}
 			gc := g.counters[ci]
 			if !StatusOK(c.Status) {
-				if !seenReason[c.Status] {
-					seenReason[c.Status] = true
+				if !slices.Contains(seenReason, c.Status) {
+					seenReason = append(seenReason, c.Status)
 					reasons = append(reasons, StatusText(c.Status))
 				}
 				continue
@@ -382,7 +437,7 @@ func (g *group) build(gs *grows, t time.Time, perfFreq int64) ([]byte, []pdh.Pro
 		insts = arrange(gs.instances)
 	}
 	var parents []string // the parents object's instances
-	parentPos := map[string]uint32{}
+	var parentPos map[string]uint32
 	for pos, bi := range insts {
 		i := bi.src
 		var v perfdata.Values
@@ -392,6 +447,9 @@ func (g *group) build(gs *grows, t time.Time, perfFreq int64) ([]byte, []pdh.Pro
 		case ok && g.parents != 0:
 			pp, seen := parentPos[parent]
 			if !seen {
+				if parentPos == nil {
+					parentPos = map[string]uint32{}
+				}
 				pp = uint32(len(parents))
 				parentPos[parent] = pp
 				parents = append(parents, parent)
@@ -402,7 +460,11 @@ func (g *group) build(gs *grows, t time.Time, perfFreq int64) ([]byte, []pdh.Pro
 		}
 		var miss []uint32
 		for ci, gc := range g.counters {
-			c, ok := gs.cells[[2]int{i, ci}]
+			var c Value
+			ok := i >= 0
+			if ok {
+				c, ok = cellAt(i, ci)
+			}
 			if !ok || !StatusOK(c.Status) {
 				miss = append(miss, g.defs[gc.def].NameIndex)
 				continue
@@ -472,6 +534,13 @@ type blockInstance struct {
 // instances after it keep their numbers. Placeholders are at most as many
 // as the instances; past that, gaps close up.
 func arrange(instances []string) []blockInstance {
+	if !slices.ContainsFunc(instances, func(s string) bool { return strings.IndexByte(s, '#') >= 0 }) {
+		out := make([]blockInstance, len(instances)) // no numbered duplicates: as given
+		for i, s := range instances {
+			out[i] = blockInstance{src: i, name: s}
+		}
+		return out
+	}
 	type entry struct{ idx, src int }
 	type dup struct {
 		name    string
@@ -552,19 +621,20 @@ func secondIsTime(t countertype.Type) bool {
 // writes a log's paths as given) at English Windows' indexes where the
 // name is known there, and at new indexes after the last otherwise.
 func Titles(list []Counter, table *titles.DB) (*titles.DB, error) {
-	ref := table
+	refIndex, refLast := titles.EnglishIndex, titles.EnglishLastCounter()
 	db := table
 	if table == nil {
-		ref = titles.English()
 		db = titles.New()
+	} else {
+		refIndex, refLast = table.Index, table.LastCounter()
 	}
-	next := max(ref.LastCounter(), db.LastCounter()) + 2
+	next := max(refLast, db.LastCounter()) + 2
 	next += next % 2
 	add := func(name string) error {
 		if i, ok := db.Index(name); ok && strings.EqualFold(db.Name(i), name) {
 			return nil
 		}
-		if i, ok := ref.Index(name); ok && (db.Name(i) == "" || strings.EqualFold(db.Name(i), name)) {
+		if i, ok := refIndex(name); ok && (db.Name(i) == "" || strings.EqualFold(db.Name(i), name)) {
 			return db.SetAt(i, name, "")
 		}
 		if err := db.SetAt(next, name, ""); err != nil {

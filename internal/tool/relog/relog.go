@@ -16,14 +16,13 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/perfcounters/perfcounters/calc"
 	"github.com/perfcounters/perfcounters/counterpath"
 	"github.com/perfcounters/perfcounters/pdh"
 	"github.com/perfcounters/perfcounters/perfdata"
 	"github.com/perfcounters/perfcounters/perflog/pdhcsv"
+	"github.com/perfcounters/perfcounters/titles"
 )
 
 // Options configure Run and Summary.
@@ -604,7 +603,7 @@ func scan(ctx context.Context, src pdh.Source, opts Options, paths []string) (*p
 // more than the value.
 type columns struct {
 	cols   []column
-	byFold map[uint64]int32 // foldHash of the path with its machine → its first column
+	byFold map[uint64]int32 // titles.FoldHash of the path with its machine → its first column
 	items  map[itemID]int   // items looked up (not new) → column
 	per    []counterPlaces  // by counter position in the query
 	last   []colPlace       // by column: where a row's first item last went to it
@@ -725,7 +724,7 @@ func (cs *columns) column(ci int, p counterpath.Path, ctr, machine string, add b
 		}
 	}
 	name := p.String()
-	h := foldHash(name)
+	h := titles.FoldHash(name)
 	first, ok := cs.byFold[h]
 	if ok {
 		for i := first; i >= 0; i = cs.cols[i].next {
@@ -747,34 +746,6 @@ func (cs *columns) column(ci int, p counterpath.Path, ctr, machine string, add b
 	cs.cols = append(cs.cols, column{name: name, next: next})
 	cs.last = append(cs.last, colPlace{counter: -1})
 	return i
-}
-
-// foldHash is a hash of s that ignores case as strings.EqualFold does
-// (FNV-1a over each rune's smallest case-folding equivalent): paths are
-// compared without case, and lowering each path to compare it costs
-// more than the rest of placing it.
-func foldHash(s string) uint64 {
-	const prime = 1099511628211
-	h := uint64(14695981039346656037)
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if 'a' <= c && c <= 'z' {
-				c -= 'a' - 'A'
-			}
-			h = (h ^ uint64(c)) * prime
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		i += n
-		m := r
-		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-			m = min(m, f)
-		}
-		h = (h ^ uint64(m)) * prime
-	}
-	return h
 }
 
 // Summary writes what relog -q prints: the input files, the time range and

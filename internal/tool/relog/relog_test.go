@@ -331,37 +331,3 @@ func TestOverlappingInputs(t *testing.T) {
 		t.Errorf("warnings %q, want one naming the overlapping input", warned)
 	}
 }
-
-// TestFoldHash checks that paths equal without case (strings.EqualFold)
-// hash alike, so that relog gives them one column, and that a few that
-// differ do not.
-func TestFoldHash(t *testing.T) {
-	same := [][2]string{
-		{`\\HOST\Processor(_Total)\% Processor Time`, `\\host\processor(_total)\% processor time`},
-		{`\\h\Temp(K)\x`, "\\\\h\\temp(\u212a)\\X"}, // Kelvin sign folds to k
-		{`\\h\S(ß)\x`, `\\h\s(ß)\X`},
-		{"\\\\h\\\u017ft\\x", `\\h\ST\X`}, // long s folds to s
-		{"\\\\h\\Ä\\x", "\\\\h\\ä\\X"},
-		{"bad\xffutf8", "BAD\xffUTF8"},
-		{"", ""},
-	}
-	for _, p := range same {
-		if !strings.EqualFold(p[0], p[1]) {
-			t.Fatalf("test table: %q and %q are not equal without case", p[0], p[1])
-		}
-		if a, b := foldHash(p[0]), foldHash(p[1]); a != b {
-			t.Errorf("foldHash(%q) = %x, foldHash(%q) = %x: want equal", p[0], a, p[1], b)
-		}
-	}
-	differ := [][2]string{
-		{`\\h\Process(a)\x`, `\\h\Process(b)\x`},
-		{`\\h\Process(a)\x`, `\\h\Process(a)\x `},
-		{`\\h\Process(a#1)\x`, `\\h\Process(a#2)\x`},
-		{"\\\\h\\\u00e4\\x", "\\\\h\\a\\x"},
-	}
-	for _, p := range differ {
-		if foldHash(p[0]) == foldHash(p[1]) {
-			t.Errorf("foldHash(%q) = foldHash(%q): want different", p[0], p[1])
-		}
-	}
-}
