@@ -356,9 +356,16 @@ func (db *DB) Remove(indexes []uint32) error {
 // strings EqualFold finds equal hash alike, without the
 // copy that lowering them costs. Names are indexed by it, and tools key
 // counter paths by it.
-func FoldHash(s string) uint64 {
+func FoldHash(s string) uint64 { return FoldHashAdd(foldHashStart, s) }
+
+// foldHashStart is the FoldHash of "" (FNV-1a's offset basis).
+const foldHashStart = 14695981039346656037
+
+// FoldHashAdd continues a FoldHash: FoldHashAdd(FoldHash(a), b) ==
+// FoldHash(a+b) when a ends on a whole UTF-8 sequence. A tool that hashes
+// many strings of one prefix hashes the prefix once.
+func FoldHashAdd(h uint64, s string) uint64 {
 	const prime = 1099511628211
-	h := uint64(14695981039346656037)
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {

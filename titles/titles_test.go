@@ -681,3 +681,20 @@ func TestIndexHashCollision(t *testing.T) {
 		}
 	}
 }
+
+// TestFoldHashAdd: hashing a prefix once and continuing with the rest is
+// hashing the whole string.
+func TestFoldHashAdd(t *testing.T) {
+	for _, p := range [][2]string{
+		{`\\HOST\Processor(_Total)\`, `% Processor Time`},
+		{`\\h\Temp(K)\`, "\u212a"},
+		{"\\\\h\\\u00c4(\u017f)\\", "Stra\u00dfe"},
+		{"", "x"},
+		{"x", ""},
+		{"bad\xff", "utf8"},
+	} {
+		if got, want := FoldHashAdd(FoldHash(p[0]), p[1]), FoldHash(p[0]+p[1]); got != want {
+			t.Errorf("FoldHashAdd(FoldHash(%q), %q) = %x, FoldHash of the whole = %x", p[0], p[1], got, want)
+		}
+	}
+}

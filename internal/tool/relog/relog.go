@@ -691,8 +691,12 @@ func (cs *columns) place(q *pdh.Query, ci int, c *pdh.Counter, add bool) []int32
 			copy(row, prevAt[g*k:g*k+k])
 			continue
 		}
+		pre := rowPrefix{path: rows[r]}
+		if pre.path.Machine == "" {
+			pre.path.Machine = m
+		}
 		for j := range row {
-			row[j] = int32(cs.column(ci, rows[r], ctrs[j], m, add))
+			row[j] = int32(cs.column(ci, &pre, ctrs[j], add))
 		}
 		if k > 0 && row[0] >= 0 && prevLayout != 0 {
 			if p := cs.last[row[0]]; p.counter == ci && p.layout == prevLayout {
@@ -710,12 +714,19 @@ func (cs *columns) place(q *pdh.Query, ci int, c *pdh.Counter, add bool) []int32
 	return at
 }
 
-// column finds (or adds) the column of counter ci's item of path p (without
-// its counter) and counter ctr.
-func (cs *columns) column(ci int, p counterpath.Path, ctr, machine string, add bool) int {
-	if p.Machine == "" {
-		p.Machine = machine
-	}
+// rowPrefix is a row's path without its counter, and the text of it
+// (what every column of the row starts with) once a column needs it.
+type rowPrefix struct {
+	path counterpath.Path // with the machine
+	text string
+	hash uint64 // titles.FoldHash(text)
+	made bool
+}
+
+// column finds (or adds) the column of counter ci's item of the row's
+// path and counter ctr.
+func (cs *columns) column(ci int, pre *rowPrefix, ctr string, add bool) int {
+	p := pre.path
 	p.Counter = ctr
 	id := itemID{ci, p}
 	if len(cs.items) > 0 {
@@ -723,8 +734,14 @@ func (cs *columns) column(ci int, p counterpath.Path, ctr, machine string, add b
 			return i
 		}
 	}
-	name := p.String()
-	h := titles.FoldHash(name)
+	if !pre.made {
+		// A path's text is its text without the counter, then the
+		// counter as it is (counterpath.Path.String).
+		pre.text, pre.made = pre.path.String(), true
+		pre.hash = titles.FoldHash(pre.text)
+	}
+	name := pre.text + ctr
+	h := titles.FoldHashAdd(pre.hash, ctr)
 	first, ok := cs.byFold[h]
 	if ok {
 		for i := first; i >= 0; i = cs.cols[i].next {
