@@ -79,7 +79,9 @@ func splitMultiSZ(what string, b []byte) ([]pair, error) {
 		start, end int // of the text in buf
 		at         int
 	}
-	var spans []span
+	// A pair is some 50 bytes in a real list (an index of 4 digits, a name
+	// of 20 letters, two NULs, in UTF-16).
+	spans := make([]span, 0, len(b)/48+1)
 	buf := make([]byte, 0, len(b)/2)
 	off := 0
 	for off < len(b) {

@@ -91,8 +91,17 @@ func read(r io.ReaderAt, size int64, name string) (*Log, error) {
 	}
 	l := &Log{r: r, name: name, hdr: s.hdr, notes: s.notes}
 	l.loc = s.hdr.Zone.Location()
-	var titleData []byte
+	var titleData, scratch []byte
 	var titleMachine string
+	titleSize := 0
+	for i := range s.records {
+		if s.records[i].typ == EventTitles {
+			titleSize += s.records[i].size
+		}
+	}
+	if titleSize <= maxTitleBytes {
+		titleData = make([]byte, 0, titleSize+2)
+	}
 	for i := range s.records {
 		rec := &s.records[i]
 		switch rec.typ {
@@ -114,10 +123,11 @@ func read(r io.ReaderAt, size int64, name string) (*Log, error) {
 			if len(titleData)+rec.size > maxTitleBytes {
 				return nil, &FormatError{File: name, Offset: rec.at, Structure: "title table", Field: "size", Value: int64(len(titleData) + rec.size), Msg: fmt.Sprintf("larger than %d bytes", maxTitleBytes)}
 			}
-			b, err := readRecord(r, rec, nil)
+			b, err := readRecord(r, rec, scratch)
 			if err != nil {
 				return nil, l.errorf(rec.at, err)
 			}
+			scratch = b
 			m, pairs, err := splitTitles(b, rec.at+eventHeaderSize+payloadPrefix, name)
 			if err != nil {
 				return nil, err
