@@ -204,7 +204,7 @@ func (h *Handler) remoteObjects(ctx context.Context, m *computer, p objectsParam
 	var out any
 	err := m.use(ctx, h.computersNow(), func(c *Client) error {
 		if p.object != "" {
-			e, err := c.Object(ctx, p.object, detailName(p.detail))
+			e, err := c.Object(ctx, p.object, DetailName(p.detail))
 			if err != nil {
 				return err
 			}
@@ -214,7 +214,7 @@ func (h *Handler) remoteObjects(ctx context.Context, m *computer, p objectsParam
 			out = e
 			return nil
 		}
-		l, err := c.Objects(ctx, detailName(p.detail), p.costly)
+		l, err := c.Objects(ctx, DetailName(p.detail), p.costly)
 		if err != nil {
 			return err
 		}

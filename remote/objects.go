@@ -94,15 +94,26 @@ var detailNames = [...]struct {
 	{"wizard", 400},
 }
 
-// detailName is the API's name of a detail level (the next level up for
+// DetailName is the API's name of a detail level (the next level up for
 // a value between two, "wizard" above).
-func detailName(l uint32) string {
+func DetailName(l uint32) string {
 	for _, d := range detailNames {
 		if l <= d.level {
 			return d.name
 		}
 	}
 	return "wizard"
+}
+
+// ParseDetail reads a detail level's API name (any case): novice,
+// advanced, expert or wizard.
+func ParseDetail(name string) (uint32, bool) {
+	for _, d := range detailNames {
+		if strings.EqualFold(name, d.name) {
+			return d.level, true
+		}
+	}
+	return 0, false
 }
 
 // parseObjectsParams reads the parameters of /v1/objects: detail (default
@@ -117,15 +128,11 @@ func parseObjectsParams(v url.Values) (objectsParams, error) {
 		x := vs[0]
 		switch k {
 		case "detail":
-			found := false
-			for _, d := range detailNames {
-				if strings.EqualFold(x, d.name) {
-					p.detail, found = d.level, true
-				}
-			}
-			if !found {
+			l, ok := ParseDetail(x)
+			if !ok {
 				return p, paramError(k, x, "want novice, advanced, expert or wizard")
 			}
+			p.detail = l
 		case "costly":
 			b, err := parseBool(x)
 			if err != nil {
@@ -297,7 +304,7 @@ func (h *Handler) objectDetail(ctx context.Context, p objectsParams) (*ObjectEnt
 					continue
 				}
 				if o.DetailLevel() > p.detail {
-					return nil, http.StatusNotFound, fmt.Errorf("object %q is of detail level %s, above %s", clipText(p.object), detailName(o.DetailLevel()), detailName(p.detail))
+					return nil, http.StatusNotFound, fmt.Errorf("object %q is of detail level %s, above %s", clipText(p.object), DetailName(o.DetailLevel()), DetailName(p.detail))
 				}
 				src := &pairSource{db: db, samples: []*pdh.Sample{sh.smp}}
 				e, err := describeObject(ctx, src, db, o.NameIndex(), p.detail, true)
@@ -326,42 +333,12 @@ func describeObject(ctx context.Context, src *pairSource, db *titles.DB, idx uin
 	if !found {
 		return ObjectEntry{}, fmt.Errorf("object %d left the sample", idx)
 	}
-	name := titleOf(db, idx)
-	e := ObjectEntry{Index: idx, Name: name, Help: db.Help(o.HelpIndex()), DetailLevel: detailName(o.DetailLevel()),
-		MultiInstance: !o.SingleInstance(), Counters: []CounterEntry{}}
-	if dc := int(o.DefaultCounter()); dc >= 0 && dc < o.NumCounters() {
-		e.DefaultCounter = titleOf(db, o.Counter(dc).NameIndex)
-	}
 	src.pos = 0
 	ctrs, _, err := pdh.EnumObjectItems(ctx, src, fmt.Sprint(idx))
 	if err != nil {
 		return ObjectEntry{}, err
 	}
-	// pdh lists the counters in definition order, bases left out: pair
-	// them with the definitions to find each one's base.
-	k := 0
-	for i := range o.NumCounters() {
-		def := o.Counter(i)
-		if def.Type.IsBase() {
-			continue
-		}
-		if k >= len(ctrs) {
-			break
-		}
-		c := ctrs[k]
-		k++
-		if c.DetailLevel > detail {
-			continue
-		}
-		ce := CounterEntry{Index: c.NameIndex, Name: c.Path.Counter, Help: c.Help, Type: c.Type.String(),
-			TypeValue: uint32(c.Type), DetailLevel: detailName(c.DetailLevel), DefaultScale: c.DefaultScale,
-			TwoSamples: c.Type.NeedsTwoSamples()}
-		if c.Type.NeedsBase() && i+1 < o.NumCounters() && o.Counter(i+1).Type.IsBase() {
-			b := o.Counter(i + 1)
-			ce.Base = &BaseEntry{Index: b.NameIndex, Type: b.Type.String()}
-		}
-		e.Counters = append(e.Counters, ce)
-	}
+	e, _ := ObjectEntryOf(db, o, ctrs, detail)
 	if instances && e.MultiInstance {
 		e.Instances = []InstanceEntry{}
 		if len(e.Counters) == 0 {
@@ -384,6 +361,46 @@ func describeObject(ctx context.Context, src *pairSource, db *titles.DB, idx uin
 		}
 	}
 	return e, nil
+}
+
+// ObjectEntryOf describes object o of a sample, without its instances:
+// its names, help and detail level from db and the definitions, and the
+// counters of detail level up to detail among ctrs (pdh's enumeration of
+// o: definition order, bases left out), each paired with its definition
+// to find its base. levels are the counters' detail levels, as
+// e.Counters.
+func ObjectEntryOf(db *titles.DB, o perfdata.Object, ctrs []pdh.CounterInfo, detail uint32) (e ObjectEntry, levels []uint32) {
+	idx := o.NameIndex()
+	e = ObjectEntry{Index: idx, Name: titleOf(db, idx), Help: db.Help(o.HelpIndex()), DetailLevel: DetailName(o.DetailLevel()),
+		MultiInstance: !o.SingleInstance(), Counters: []CounterEntry{}}
+	if dc := int(o.DefaultCounter()); dc >= 0 && dc < o.NumCounters() {
+		e.DefaultCounter = titleOf(db, o.Counter(dc).NameIndex)
+	}
+	k := 0
+	for i := range o.NumCounters() {
+		def := o.Counter(i)
+		if def.Type.IsBase() {
+			continue
+		}
+		if k >= len(ctrs) {
+			break
+		}
+		c := ctrs[k]
+		k++
+		if c.DetailLevel > detail {
+			continue
+		}
+		ce := CounterEntry{Index: c.NameIndex, Name: c.Path.Counter, Help: c.Help, Type: c.Type.String(),
+			TypeValue: uint32(c.Type), DetailLevel: DetailName(c.DetailLevel), DefaultScale: c.DefaultScale,
+			TwoSamples: c.Type.NeedsTwoSamples()}
+		if c.Type.NeedsBase() && i+1 < o.NumCounters() && o.Counter(i+1).Type.IsBase() {
+			b := o.Counter(i + 1)
+			ce.Base = &BaseEntry{Index: b.NameIndex, Type: b.Type.String()}
+		}
+		e.Counters = append(e.Counters, ce)
+		levels = append(levels, c.DetailLevel)
+	}
+	return e, levels
 }
 
 // titleOf is the title database's name of idx, or the number.

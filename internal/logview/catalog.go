@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"slices"
 	"strconv"
@@ -111,38 +112,12 @@ func readCatalog(ctx context.Context, src pdh.Source, maxInstances int) (*catalo
 // describe lists object o of a sample: its counters through pdh's
 // enumeration, each with its base read from the definitions.
 func describe(ctx context.Context, one *oneSample, db *titles.DB, o perfdata.Object, first int) (*catObject, error) {
-	idx := o.NameIndex()
-	e := remote.ObjectEntry{Index: idx, Name: titleOf(db, idx), Help: db.Help(o.HelpIndex()), DetailLevel: detailName(o.DetailLevel()),
-		MultiInstance: !o.SingleInstance(), Counters: []remote.CounterEntry{}}
-	if dc := int(o.DefaultCounter()); dc >= 0 && dc < o.NumCounters() {
-		e.DefaultCounter = titleOf(db, o.Counter(dc).NameIndex)
-	}
-	ctrs, _, err := pdh.EnumObjectItems(ctx, one, strconv.FormatUint(uint64(idx), 10))
+	ctrs, _, err := pdh.EnumObjectItems(ctx, one, strconv.FormatUint(uint64(o.NameIndex()), 10))
 	if err != nil {
 		return nil, err
 	}
-	co := &catObject{first: first, level: o.DetailLevel(), seen: map[string]bool{}}
-	k := 0
-	for i := range o.NumCounters() {
-		def := o.Counter(i)
-		if def.Type.IsBase() {
-			continue
-		}
-		if k >= len(ctrs) {
-			break
-		}
-		ci := ctrs[k]
-		k++
-		ce := remote.CounterEntry{Index: ci.NameIndex, Name: ci.Path.Counter, Help: ci.Help, Type: ci.Type.String(),
-			TypeValue: uint32(ci.Type), DetailLevel: detailName(ci.DetailLevel), DefaultScale: ci.DefaultScale,
-			TwoSamples: ci.Type.NeedsTwoSamples()}
-		if ci.Type.NeedsBase() && i+1 < o.NumCounters() && o.Counter(i+1).Type.IsBase() {
-			b := o.Counter(i + 1)
-			ce.Base = &remote.BaseEntry{Index: b.NameIndex, Type: b.Type.String()}
-		}
-		e.Counters = append(e.Counters, ce)
-		co.levels = append(co.levels, ci.DetailLevel)
-	}
+	e, levels := remote.ObjectEntryOf(db, o, ctrs, math.MaxUint32)
+	co := &catObject{first: first, level: o.DetailLevel(), seen: map[string]bool{}, levels: levels}
 	if e.MultiInstance {
 		e.Instances = []remote.InstanceEntry{}
 	}
@@ -167,28 +142,6 @@ func instanceEntry(object, display string, counters []remote.CounterEntry) remot
 	return e
 }
 
-// detailNames are the names of PERF_DETAIL_* levels, as in remote's API.
-var detailNames = [...]struct {
-	name  string
-	level uint32
-}{{"novice", 100}, {"advanced", 200}, {"expert", 300}, {"wizard", 400}}
-
-func detailName(l uint32) string {
-	for _, d := range detailNames {
-		if l <= d.level {
-			return d.name
-		}
-	}
-	return "wizard"
-}
-
-func titleOf(db *titles.DB, idx uint32) string {
-	if n := db.Name(idx); n != "" {
-		return n
-	}
-	return strconv.FormatUint(uint64(idx), 10)
-}
-
 // find returns the catalog's object named name (any case) or numbered
 // so.
 func (c *catalog) find(name string) *catObject {
@@ -210,16 +163,12 @@ func (l *openLog) serveObjects(w http.ResponseWriter, r *http.Request, object st
 		v := vs[len(vs)-1]
 		switch k {
 		case "detail":
-			found := false
-			for _, d := range detailNames {
-				if strings.EqualFold(v, d.name) {
-					detail, found = d.level, true
-				}
-			}
-			if !found {
+			l, ok := remote.ParseDetail(v)
+			if !ok {
 				serveError(w, http.StatusBadRequest, "bad_parameter", fmt.Sprintf("parameter detail=%q: want novice, advanced, expert or wizard", clip(v)))
 				return
 			}
+			detail = l
 		case "costly":
 		default:
 			serveError(w, http.StatusBadRequest, "bad_parameter", fmt.Sprintf("parameter %s=%q: unknown parameter (want detail or costly)", clip(k), clip(v)))
@@ -246,7 +195,7 @@ func (l *openLog) serveObjects(w http.ResponseWriter, r *http.Request, object st
 			return
 		}
 		if o.level > detail {
-			serveError(w, http.StatusNotFound, "no_object", fmt.Sprintf("object %q is of detail level %s, above %s", clip(object), detailName(o.level), detailName(detail)))
+			serveError(w, http.StatusNotFound, "no_object", fmt.Sprintf("object %q is of detail level %s, above %s", clip(object), remote.DetailName(o.level), remote.DetailName(detail)))
 			return
 		}
 		serveJSON(w, http.StatusOK, filter(o, true))
