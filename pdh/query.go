@@ -269,6 +269,7 @@ type Counter struct {
 	obj  *objState
 
 	matchAll bool             // every instance matches
+	matchGen int              // the object's nameGen when the instances were last matched
 	ipat     counterpath.Path // instance part of the pattern, for Match
 	wildCtr  bool
 	wild     bool
@@ -394,9 +395,19 @@ func (c *Counter) collect() {
 		col := &c.cols[k]
 		col.time, col.freq = calc.TimeBase(col.def.Type, s.clocks) // the sample's, for every instance
 	}
+	// The names by position are the previous sample's (same
+	// definitions, same nameGen): each instance matches as the one at
+	// its position did.
+	sameNames := c.hasPrev && c.matchGen == s.nameGen && len(c.prvPos) == len(s.cur)
+	c.matchGen = s.nameGen
 	for p := range s.cur {
 		in := &s.cur[p]
-		if !c.matches(in) {
+		if sameNames && !c.matchAll {
+			if c.prvPos[p] < 0 {
+				c.posRow = append(c.posRow, -1)
+				continue
+			}
+		} else if !c.matches(in) {
 			c.posRow = append(c.posRow, -1)
 			continue
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -580,5 +581,57 @@ func TestFailedObjectNamed(t *testing.T) {
 	var pe *PathError
 	if !errors.As(err, &pe) || pe.Status != calc.NoObject || !strings.Contains(err.Error(), "V1 provider cpu: collect timed out") {
 		t.Fatalf("AddCounter: %v, want a NoObject PathError with the provider's reason", err)
+	}
+}
+
+// TestNamedInstanceFollowedAcrossOrders: a counter of one named instance
+// reads that instance whatever its position, sample after sample: while
+// the names stay put it reuses the last sample's matches, and when they
+// move it matches again (the values say which instance was read).
+func TestNamedInstanceFollowedAcrossOrders(t *testing.T) {
+	specs := []perfdata.CounterSpec{{NameIndex: 146, HelpIndex: 147, Type: ct.PERF_COUNTER_RAWCOUNT}}
+	mk := func(t100 int64, order []string) []byte {
+		b := perfdata.NewBuilder(nil)
+		b.Reset(perfdata.Header{PerfTime: t100, PerfFreq: 1e7, PerfTime100nSec: t100, SystemName: "X"})
+		l, _ := perfdata.NewLayout(specs)
+		if err := b.BeginObject(perfdata.ObjectSpec{NameIndex: 238, HelpIndex: 239}, l, specs); err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range order {
+			v := uint64(len(n)) * 10 // "b" 10, "cc" 20, "ddd" 30
+			if n == "b" {
+				v += uint64(t100-t0) / uint64(second) // b's value tells the sample
+			}
+			b.Instance(n, 0, 0, perfdata.NoUniqueID).Set(0, v)
+		}
+		if err := b.EndObject(); err != nil {
+			t.Fatal(err)
+		}
+		return append([]byte(nil), b.Bytes()...)
+	}
+	orders := [][]string{{"cc", "b"}, {"cc", "b"}, {"b", "cc"}, {"b", "cc"}, {"ddd", "cc"}, {"cc", "b", "ddd"}, {"cc", "b", "ddd"}}
+	var samples [][]byte
+	for i, o := range orders {
+		samples = append(samples, mk(t0+int64(i)*second, o))
+	}
+	q := OpenQuery(&memSource{db: titles.English(), samples: samples})
+	c, err := q.AddCounter(`\Processor(b)\Context Switches/sec`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, o := range orders {
+		if err := q.Collect(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		v, _ := c.Formatted(noCap)
+		if !slices.Contains(o, "b") {
+			if v.Status == calc.ValidData {
+				t.Errorf("sample %d (%v): %v, want no instance", i, o, v)
+			}
+			continue
+		}
+		if want := float64(10 + i); v.Status != calc.ValidData || v.Double != want {
+			t.Errorf("sample %d (%v): %+v, want %v", i, o, v, want)
+		}
 	}
 }

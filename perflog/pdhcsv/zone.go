@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -42,10 +43,29 @@ func WindowsZoneKey(iana string) (string, bool) {
 	if iana == "" {
 		return "", false
 	}
+	t := zoneKeys()
+	if canon, ok := t.aliases[iana]; ok {
+		iana = canon
+	}
+	key, ok := t.keys[iana]
+	return key, ok
+}
+
+// zoneTables are the tables WindowsZoneKey reads, as maps.
+type zoneTables struct {
+	aliases map[string]string // tz alias -> canonical name
+	keys    map[string]string // IANA zone -> Windows key (the first that lists it)
+}
+
+// zoneKeys parses the embedded tables once; they are never changed
+// after.
+var zoneKeys = sync.OnceValue(func() zoneTables {
+	t := zoneTables{aliases: map[string]string{}, keys: map[string]string{}}
 	for _, l := range strings.Split(ianaAliases, "\n") {
-		if alias, canon, ok := strings.Cut(l, " "); ok && alias == iana {
-			iana = canon
-			break
+		if alias, canon, ok := strings.Cut(l, " "); ok {
+			if _, dup := t.aliases[alias]; !dup {
+				t.aliases[alias] = canon
+			}
 		}
 	}
 	for _, l := range strings.Split(windowsZoneTable, "\n") {
@@ -54,13 +74,13 @@ func WindowsZoneKey(iana string) (string, bool) {
 			continue
 		}
 		for _, z := range strings.Fields(zones) {
-			if z == iana {
-				return key, true
+			if _, dup := t.keys[z]; !dup {
+				t.keys[z] = key
 			}
 		}
 	}
-	return "", false
-}
+	return t
+})
 
 // WindowsZoneNames returns the standard and daylight names Windows gives
 // the zone with key key (TIME_ZONE_INFORMATION's StandardName and

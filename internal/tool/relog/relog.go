@@ -453,6 +453,7 @@ func counterPaths(src pdh.Source, opts Options) ([]string, error) {
 // query opens a query with the counter paths (counterPaths).
 func query(src pdh.Source, paths []string) (*pdh.Query, error) {
 	q := pdh.OpenQuery(src)
+	q.SetHistory(2) // relog asks for no statistics: no ring of past values to keep
 	var bad []string
 	// A path whose machine, object, counter or instance is missing from
 	// the first sample may name one of a later sample (inputs merged,
