@@ -25,6 +25,7 @@ type instKey struct {
 // instInfo is one instance of the current sample of an object.
 type instInfo struct {
 	name, parent string
+	raw          string // the name's UTF-16 bytes as a string ("" for 8-bit names)
 	index        int32  // #index among equal (parent, name)
 	display      string // PDH array name: "parent/name#n"
 	key          instKey
@@ -198,24 +199,41 @@ func (s *objState) update(q *Query, o perfdata.Object, clocks calc.Clocks, syste
 		return
 	}
 	same := true // the names are the previous sample's, position by position
-	clear(s.dups)
+	// While they are, each instance takes the name and #index of the one
+	// at its position before, without decoding nor counting; the first
+	// that differs counts the instances before it into dups.
+	counted := false
 	delta := 0 // last prev-position minus position: guesses shifted lists
 	pos := 0
 	for it := o.Instances(); it.Next(); pos++ {
 		in := it.Instance()
-		var name string
-		if o.CodePage() != 0 {
-			name = in.Name()
-		} else {
-			name = q.intern(in.NameBytes())
-		}
 		parent := ""
 		if pti := in.ParentObjectTitleIndex(); pti != 0 {
 			parent = q.parentName(s.machine, pti, in.ParentObjectInstance())
 		}
-		dk := dupKey{parent, name}
-		idx := s.dups[dk]
-		s.dups[dk] = idx + 1
+		var name, raw string
+		var idx int32
+		if b := in.NameBytes(); same && pos < len(s.prev) && s.prev[pos].raw != "" &&
+			s.prev[pos].raw == string(b) && s.prev[pos].parent == parent {
+			pi := &s.prev[pos]
+			name, raw, idx = pi.name, pi.raw, pi.index
+		} else {
+			if !counted {
+				clear(s.dups)
+				for i := range s.cur {
+					s.dups[dupKey{s.cur[i].parent, s.cur[i].name}]++
+				}
+				counted = true
+			}
+			if o.CodePage() != 0 {
+				name = in.Name()
+			} else {
+				name, raw = q.intern(b)
+			}
+			dk := dupKey{parent, name}
+			idx = s.dups[dk]
+			s.dups[dk] = idx + 1
+		}
 		blk := in.Block()
 		key := instKey{parent: parent, name: name, index: idx, uid: -1}
 		if uid := in.UniqueID(); uid != perfdata.NoUniqueID {
@@ -259,7 +277,7 @@ func (s *objState) update(q *Query, o perfdata.Object, clocks calc.Clocks, syste
 			pi := &s.prev[pos]
 			same = pi.name == name && pi.parent == parent && pi.index == idx
 		}
-		s.cur = append(s.cur, instInfo{name: name, parent: parent, index: idx, display: display, key: key, prev: prev, blk: blk})
+		s.cur = append(s.cur, instInfo{name: name, raw: raw, parent: parent, index: idx, display: display, key: key, prev: prev, blk: blk})
 	}
 	if !same || len(s.cur) != len(s.prev) {
 		s.nameGen++
@@ -290,17 +308,20 @@ const maxInterned = 1 << 16
 
 // intern returns the decoded UTF-16LE name b, reusing the string of an
 // earlier sample (the map lookup with string(b) does not allocate).
-func (q *Query) intern(b []byte) string {
-	if s, ok := q.names[string(b)]; ok {
-		return s
+func (q *Query) intern(b []byte) (name, raw string) {
+	if e, ok := q.names[string(b)]; ok {
+		return e.name, e.raw
 	}
 	if len(q.names) >= maxInterned {
 		clear(q.names)
 	}
-	s := utf16le.DecodeLenient(b)
-	q.names[string(b)] = s
-	return s
+	e := internedName{name: utf16le.DecodeLenient(b), raw: string(b)}
+	q.names[e.raw] = e
+	return e.name, e.raw
 }
+
+// internedName is an instance name and its UTF-16 bytes, as a string.
+type internedName struct{ name, raw string }
 
 // parentName returns the name of instance pos of object pti of machine
 // in the current sample ("" when that object is not in it).
@@ -320,7 +341,8 @@ func (q *Query) parentName(machine string, pti, pos uint32) string {
 				if f.obj.CodePage() != 0 {
 					pn.names = append(pn.names, in.Name())
 				} else {
-					pn.names = append(pn.names, q.intern(in.NameBytes()))
+					n, _ := q.intern(in.NameBytes())
+					pn.names = append(pn.names, n)
 				}
 			}
 		} else if !q.wants(pti) {

@@ -35,8 +35,8 @@ type Query struct {
 	found    map[objKey]foundObj
 	time     time.Time
 	system   string
-	names    map[string]string // interned instance names by their UTF-16 bytes
-	systems  map[string]system // blocks' system names by their UTF-16 bytes
+	names    map[string]internedName // interned instance names by their UTF-16 bytes
+	systems  map[string]system       // blocks' system names by their UTF-16 bytes
 	parents  map[objKey]*parentNames
 	problems []Problem // the current sample's
 	gap      bool      // the current sample follows a gap
@@ -73,7 +73,7 @@ func OpenQuery(src Source) *Query {
 		db:      src.Titles(),
 		history: DefaultHistory,
 		found:   make(map[objKey]foundObj),
-		names:   make(map[string]string),
+		names:   make(map[string]internedName),
 		systems: make(map[string]system),
 		parents: make(map[objKey]*parentNames),
 	}

@@ -635,3 +635,60 @@ func TestNamedInstanceFollowedAcrossOrders(t *testing.T) {
 		}
 	}
 }
+
+// TestDuplicateNamesAcrossSamples: instances of one name are numbered
+// #1, #2 in their order in each sample, also when a sample's names differ
+// from the last one's only after some duplicates (the names before the
+// first difference are taken from the last sample, not counted again).
+func TestDuplicateNamesAcrossSamples(t *testing.T) {
+	specs := []perfdata.CounterSpec{{NameIndex: 146, HelpIndex: 147, Type: ct.PERF_COUNTER_RAWCOUNT}}
+	mk := func(t100 int64, order []string) []byte {
+		b := perfdata.NewBuilder(nil)
+		b.Reset(perfdata.Header{PerfTime: t100, PerfFreq: 1e7, PerfTime100nSec: t100, SystemName: "X"})
+		l, _ := perfdata.NewLayout(specs)
+		if err := b.BeginObject(perfdata.ObjectSpec{NameIndex: 238, HelpIndex: 239}, l, specs); err != nil {
+			t.Fatal(err)
+		}
+		for i, n := range order {
+			b.Instance(n, 0, 0, perfdata.NoUniqueID).Set(0, uint64(i))
+		}
+		if err := b.EndObject(); err != nil {
+			t.Fatal(err)
+		}
+		return append([]byte(nil), b.Bytes()...)
+	}
+	tests := []struct {
+		order, want []string
+	}{
+		{[]string{"x", "x", "y"}, []string{"x", "x#1", "y"}},
+		{[]string{"x", "x", "y"}, []string{"x", "x#1", "y"}},
+		{[]string{"x", "x", "x"}, []string{"x", "x#1", "x#2"}},
+		{[]string{"x", "y", "x"}, []string{"x", "y", "x#1"}},
+		{[]string{"x", "y", "x", "y"}, []string{"x", "y", "x#1", "y#1"}},
+		{[]string{"y", "y", "x", "y"}, []string{"y", "y#1", "x", "y#2"}},
+	}
+	var samples [][]byte
+	for i, tc := range tests {
+		samples = append(samples, mk(t0+int64(i)*second, tc.order))
+	}
+	q := OpenQuery(&memSource{db: titles.English(), samples: samples})
+	c, err := q.AddCounter(`\Processor(*)\Context Switches/sec`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, tc := range tests {
+		if err := q.Collect(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, it := range c.FormattedArray(noCap) {
+			if int(it.Value.Double) >= len(tc.want) || tc.want[int(it.Value.Double)] != it.Instance {
+				t.Errorf("sample %d %v: instance %q holds the value of position %v", i, tc.order, it.Instance, it.Value.Double)
+			}
+			got = append(got, it.Instance)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("sample %d %v: instances %q, want %q", i, tc.order, got, tc.want)
+		}
+	}
+}
