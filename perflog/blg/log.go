@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"time"
 
+	"github.com/perfcounters/perfcounters/counterpath"
 	"github.com/perfcounters/perfcounters/countertype"
 	"github.com/perfcounters/perfcounters/internal/utf16le"
 	"github.com/perfcounters/perfcounters/pdh"
@@ -340,7 +342,10 @@ func (l *Log) Counters() []string {
 	}
 	out := make([]string, len(l.list))
 	for i, c := range l.list {
-		out[i] = c.Path()
+		// Written as a path pdh parses back: names with ( ) / # \ in
+		// them are escaped (Path writes them as Windows stores them).
+		out[i] = counterpath.Path{Machine: strings.TrimLeft(c.Machine, `\`), Object: c.Object, Parent: c.Parent,
+			Instance: c.Instance, Index: int(c.Index), HasIndex: c.Index > 0, Counter: c.Name}.String()
 	}
 	return out
 }

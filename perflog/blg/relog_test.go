@@ -58,3 +58,47 @@ func TestRelogCounterSamples(t *testing.T) {
 		})
 	}
 }
+
+// TestRelogListedNamesWithSpecials: a log of listed counters whose
+// instance names hold the characters that end a path's parts ("(", ")")
+// is relogged from its counter list: the list is given as paths pdh
+// reads back (the names escaped), not as Windows spells them.
+func TestRelogListedNamesWithSpecials(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "CounterSamples.blg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	utf16 := func(s string) []byte {
+		var out []byte
+		for _, c := range s {
+			out = append(out, byte(c), 0)
+		}
+		return out
+	}
+	// "_total" (processor and physicaldisk) becomes "_t(ta)" in the
+	// counter list, the only place listed instances are named.
+	patched := bytes.ReplaceAll(b, utf16("_total"), utf16("_t(ta)"))
+	if bytes.Equal(patched, b) {
+		t.Fatal("no _total in the log")
+	}
+	l, err := blg.Read(bytes.NewReader(patched), int64(len(patched)), "patched.blg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if _, _, err := relog.Run(t.Context(), l, relog.Options{Format: pdhcsv.CSV, Location: l.Location()}, &out); err != nil {
+		t.Fatal(err)
+	}
+	rows := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(rows) != 26 {
+		t.Fatalf("%d rows, want the header and 25 samples", len(rows))
+	}
+	if cells := strings.Count(rows[0], `","`) + 1; cells != 11 {
+		t.Errorf("header of %d cells, want the time and 10 counters: %s", cells, rows[0])
+	}
+	for _, want := range []string{`processor(_t%28ta%29)\% processor time`, `physicaldisk(_t%28ta%29)\% disk time`} {
+		if !strings.Contains(rows[0], want) {
+			t.Errorf("header %s\nhas no %s", rows[0], want)
+		}
+	}
+}
