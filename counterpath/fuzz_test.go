@@ -21,6 +21,8 @@ func FuzzParseString(f *testing.F) {
 		`\Process(kworker%2F0:1)\% Processor Time`,
 		`\Process(%28sd-pam%29)\Working Set`,
 		`\Processor(_Total\% Processor Time`,
+		`\\m\Process(setup(2))\ID Process`,
+		`\Thread(x(1)/3#2)\x`,
 	} {
 		f.Add(s, "kworker/0:1", "(sd-pam)#1", 3, true)
 	}
@@ -46,6 +48,22 @@ func FuzzParseString(f *testing.F) {
 			if q.String() != c {
 				t.Fatalf("canonical form not stable: %q then %q", c, q.String())
 			}
+		}
+
+		// ParseWindows reads what Parse reads alike, and whatever it reads
+		// is a valid path that String writes and Parse reads back.
+		if w, err := ParseWindows(s); err == nil {
+			if p, perr := Parse(s); perr == nil && p != w {
+				t.Fatalf("ParseWindows(%q) = %#v, Parse = %#v", s, w, p)
+			}
+			if err := w.Validate(); err != nil {
+				t.Fatalf("ParseWindows(%q) = %#v, invalid: %v", s, w, err)
+			}
+			if q, err := Parse(w.String()); err != nil || q != w {
+				t.Fatalf("ParseWindows(%q) = %#v; Parse(String) = %#v, %v", s, w, q, err)
+			}
+		} else if _, perr := Parse(s); perr == nil {
+			t.Fatalf("Parse(%q) ok, ParseWindows: %v", s, err)
 		}
 
 		// Direction 2: any instance and parent name round-trips.

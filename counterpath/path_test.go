@@ -405,3 +405,42 @@ func TestNeedsEscapeShortcut(t *testing.T) {
 		}
 	}
 }
+
+// TestParseWindows: paths as Windows writes them in log headers, with
+// parentheses in instance names, read as the names Windows meant; paths
+// Parse reads are read alike; the rest fail with Parse's error.
+func TestParseWindows(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want Path
+		err  bool
+	}{
+		{in: `\\m\Process(setup(2))\ID Process`, want: Path{Machine: "m", Object: "Process", Instance: "setup(2)", Counter: "ID Process"}},
+		{in: `\Process(a(b)#1)\% Processor Time`, want: Path{Object: "Process", Instance: "a(b)", Index: 1, HasIndex: true, Counter: "% Processor Time"}},
+		{in: `\Thread(x(1)/3)\Context Switches/sec`, want: Path{Object: "Thread", Parent: "x(1)", Instance: "3", Counter: "Context Switches/sec"}},
+		{in: `\Process((sd-pam))\x`, want: Path{Object: "Process", Instance: "(sd-pam)", Counter: "x"}},
+		{in: `\Process(50%(x))\x`, want: Path{Object: "Process", Instance: "50%(x)", Counter: "x"}},
+		{in: `\\m\Processor(_Total)\% Processor Time`, want: Path{Machine: "m", Object: "Processor", Instance: "_Total", Counter: "% Processor Time"}},
+		{in: `\Process(a%28b%29)\x`, want: Path{Object: "Process", Instance: "a(b)", Counter: "x"}},
+		{in: `\Memory\Available Bytes`, want: Path{Object: "Memory", Counter: "Available Bytes"}},
+		{in: `\Process(a(b)\x`, want: Path{Object: "Process", Instance: "a(b", Counter: "x"}},
+		{in: `\Process(a))\x`, want: Path{Object: "Process", Instance: "a)", Counter: "x"}},
+		{in: `\(x)\y`, err: true},
+		{in: `\Process(a(b))`, err: true},
+		{in: `\\m`, err: true},
+		{in: ``, err: true},
+	} {
+		got, err := ParseWindows(tc.in)
+		if tc.err {
+			if err == nil {
+				t.Errorf("ParseWindows(%q) = %+v, want an error", tc.in, got)
+			} else if _, perr := Parse(tc.in); perr == nil || perr.Error() != err.Error() {
+				t.Errorf("ParseWindows(%q): error %v, want Parse's: %v", tc.in, err, perr)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("ParseWindows(%q) = %+v, %v; want %+v", tc.in, got, err, tc.want)
+		}
+	}
+}

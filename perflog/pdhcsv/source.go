@@ -150,7 +150,7 @@ func newSource(lg *Log, name string) (*source, error) {
 	paths := make([]counterpath.Path, len(lg.Columns))
 	s.list = make([]rawlog.Counter, len(lg.Columns))
 	for i, col := range lg.Columns {
-		p, err := counterpath.Parse(col)
+		p, err := counterpath.ParseWindows(col) // Windows writes instance names unescaped
 		if err == nil && (strings.ContainsAny(p.Instance+p.Parent+p.Counter, "*") || p.Index < 0) {
 			err = fmt.Errorf("a counter path with a wildcard cannot be a column")
 		}
@@ -495,8 +495,25 @@ func (l *Log) Seek(i int) error {
 // Time is the time of row i (UTC).
 func (l *Log) Time(i int) time.Time { return l.Rows[i].Time.UTC() }
 
-// Counters returns the header's counter paths, in the header's order.
-func (l *Log) Counters() []string { return l.Columns }
+// Counters returns the header's counter paths, in the header's order: a
+// column Windows wrote with parentheses in an instance name (which
+// counterpath.Parse asks to be escaped) is given in counterpath's form,
+// so that pdh reads it back.
+func (l *Log) Counters() []string {
+	out := l.Columns
+	for i, col := range l.Columns {
+		if _, err := counterpath.Parse(col); err == nil {
+			continue
+		}
+		if p, err := counterpath.ParseWindows(col); err == nil {
+			if len(out) > 0 && &out[0] == &l.Columns[0] {
+				out = slices.Clone(l.Columns)
+			}
+			out[i] = p.String()
+		}
+	}
+	return out
+}
 
 // Location is the time zone the header names, with its name: text logs
 // written in it have the same header zone and the same row times.

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -250,4 +251,32 @@ func FuzzReadLog(f *testing.F) {
 			t.Fatalf("after the last row: %v", err)
 		}
 	})
+}
+
+// TestWindowsInstanceParentheses: Windows writes instance names as they
+// are, parentheses included (a process named "setup(2)"); such a log is
+// read, its counters are given as paths pdh reads back, and the value is
+// found under them.
+func TestWindowsInstanceParentheses(t *testing.T) {
+	in := hdr + `,"\\H\Process(setup(2))\ID Process","\\H\Process(a)\ID Process"` + "\r\n" +
+		`"01/02/2024 03:04:05.000","12","13"` + "\r\n"
+	l, err := ReadLog(strings.NewReader(in), "paren.csv", -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{`\\H\Process(setup%282%29)\ID Process`, `\\H\Process(a)\ID Process`}
+	if got := l.Counters(); !slices.Equal(got, want) {
+		t.Errorf("Counters() = %q, want %q", got, want)
+	}
+	q := pdh.OpenQuery(l)
+	c, err := q.AddCounter(want[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Collect(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := c.Formatted(calc.FmtDouble); err != nil || v.Double != 12 {
+		t.Errorf("value %v, %v; want 12", v, err)
+	}
 }
