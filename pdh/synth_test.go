@@ -589,25 +589,14 @@ func TestFailedObjectNamed(t *testing.T) {
 // the names stay put it reuses the last sample's matches, and when they
 // move it matches again (the values say which instance was read).
 func TestNamedInstanceFollowedAcrossOrders(t *testing.T) {
-	specs := []perfdata.CounterSpec{{NameIndex: 146, HelpIndex: 147, Type: ct.PERF_COUNTER_RAWCOUNT}}
 	mk := func(t100 int64, order []string) []byte {
-		b := perfdata.NewBuilder(nil)
-		b.Reset(perfdata.Header{PerfTime: t100, PerfFreq: 1e7, PerfTime100nSec: t100, SystemName: "X"})
-		l, _ := perfdata.NewLayout(specs)
-		if err := b.BeginObject(perfdata.ObjectSpec{NameIndex: 238, HelpIndex: 239}, l, specs); err != nil {
-			t.Fatal(err)
-		}
-		for _, n := range order {
+		return rawCountSample(t, t100, order, func(_ int, n string) uint64 {
 			v := uint64(len(n)) * 10 // "b" 10, "cc" 20, "ddd" 30
 			if n == "b" {
 				v += uint64(t100-t0) / uint64(second) // b's value tells the sample
 			}
-			b.Instance(n, 0, 0, perfdata.NoUniqueID).Set(0, v)
-		}
-		if err := b.EndObject(); err != nil {
-			t.Fatal(err)
-		}
-		return append([]byte(nil), b.Bytes()...)
+			return v
+		})
 	}
 	orders := [][]string{{"cc", "b"}, {"cc", "b"}, {"b", "cc"}, {"b", "cc"}, {"ddd", "cc"}, {"cc", "b", "ddd"}, {"cc", "b", "ddd"}}
 	var samples [][]byte
@@ -641,21 +630,8 @@ func TestNamedInstanceFollowedAcrossOrders(t *testing.T) {
 // from the last one's only after some duplicates (the names before the
 // first difference are taken from the last sample, not counted again).
 func TestDuplicateNamesAcrossSamples(t *testing.T) {
-	specs := []perfdata.CounterSpec{{NameIndex: 146, HelpIndex: 147, Type: ct.PERF_COUNTER_RAWCOUNT}}
 	mk := func(t100 int64, order []string) []byte {
-		b := perfdata.NewBuilder(nil)
-		b.Reset(perfdata.Header{PerfTime: t100, PerfFreq: 1e7, PerfTime100nSec: t100, SystemName: "X"})
-		l, _ := perfdata.NewLayout(specs)
-		if err := b.BeginObject(perfdata.ObjectSpec{NameIndex: 238, HelpIndex: 239}, l, specs); err != nil {
-			t.Fatal(err)
-		}
-		for i, n := range order {
-			b.Instance(n, 0, 0, perfdata.NoUniqueID).Set(0, uint64(i))
-		}
-		if err := b.EndObject(); err != nil {
-			t.Fatal(err)
-		}
-		return append([]byte(nil), b.Bytes()...)
+		return rawCountSample(t, t100, order, func(i int, _ string) uint64 { return uint64(i) })
 	}
 	tests := []struct {
 		order, want []string
@@ -691,4 +667,28 @@ func TestDuplicateNamesAcrossSamples(t *testing.T) {
 			t.Errorf("sample %d %v: instances %q, want %q", i, tc.order, got, tc.want)
 		}
 	}
+}
+
+// rawCountSample is a block at time t100 with a Processor object (238)
+// whose instances are names, in that order, each with one RAWCOUNT
+// counter (146) of value(position, name).
+func rawCountSample(t testing.TB, t100 int64, names []string, value func(int, string) uint64) []byte {
+	t.Helper()
+	specs := []perfdata.CounterSpec{{NameIndex: 146, HelpIndex: 147, Type: ct.PERF_COUNTER_RAWCOUNT}}
+	b := perfdata.NewBuilder(nil)
+	b.Reset(perfdata.Header{PerfTime: t100, PerfFreq: 1e7, PerfTime100nSec: t100, SystemName: "X"})
+	l, err := perfdata.NewLayout(specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.BeginObject(perfdata.ObjectSpec{NameIndex: 238, HelpIndex: 239}, l, specs); err != nil {
+		t.Fatal(err)
+	}
+	for i, n := range names {
+		b.Instance(n, 0, 0, perfdata.NoUniqueID).Set(0, value(i, n))
+	}
+	if err := b.EndObject(); err != nil {
+		t.Fatal(err)
+	}
+	return append([]byte(nil), b.Bytes()...)
 }

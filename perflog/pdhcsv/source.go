@@ -500,17 +500,20 @@ func (l *Log) Time(i int) time.Time { return l.Rows[i].Time.UTC() }
 // counterpath.Parse asks to be escaped) is given in counterpath's form,
 // so that pdh reads it back.
 func (l *Log) Counters() []string {
-	out := l.Columns
+	var out []string // a copy, made at the first column to respell
 	for i, col := range l.Columns {
 		if _, err := counterpath.Parse(col); err == nil {
 			continue
 		}
 		if p, err := counterpath.ParseWindows(col); err == nil {
-			if len(out) > 0 && &out[0] == &l.Columns[0] {
+			if out == nil {
 				out = slices.Clone(l.Columns)
 			}
 			out[i] = p.String()
 		}
+	}
+	if out == nil {
+		return l.Columns
 	}
 	return out
 }
