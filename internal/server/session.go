@@ -99,6 +99,13 @@ func (s *sessions) check(v string, tokenSum func(who string) []byte) (string, bo
 	if len(v) > maxCookieBytes {
 		return "", false
 	}
+	// Only the characters value writes: Go's base64 decoders skip CR and
+	// LF, so a value with them would read as the one without.
+	if strings.IndexFunc(v, func(r rune) bool {
+		return !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.')
+	}) >= 0 {
+		return "", false
+	}
 	p64, m64, ok := strings.Cut(v, ".")
 	if !ok {
 		return "", false
