@@ -237,11 +237,7 @@ func writeLog(t testing.TB, path string, opts Options, samples []*pdh.Sample) []
 		if err := w.WriteSample(s); err != nil {
 			t.Fatalf("sample %d: %v", i, err)
 		}
-		fi, err := os.Stat(w.Path())
-		if err != nil {
-			t.Fatal(err)
-		}
-		sizes = append(sizes, fi.Size())
+		sizes = append(sizes, w.Size())
 	}
 	if err := w.Close(); err != nil {
 		t.Fatal(err)

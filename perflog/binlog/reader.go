@@ -126,6 +126,18 @@ func scan(r io.ReaderAt, size int64, name string) (*scanned, error) {
 			}
 			budget -= int64(f.length)
 		}
+		if damagedAt < 0 && !h.circular && hb != nil && allZero(hb) {
+			// Zeros from a record's end to the file's end are space the
+			// writer reserved, not damage (FORMAT.md, "Reserved space").
+			zero, err := zeroTo(w, pos)
+			if err != nil {
+				return nil, fmt.Errorf("%s: reading at byte %d: %w", name, pos, err)
+			}
+			if zero {
+				pos = w.size
+				break
+			}
+		}
 		if damagedAt < 0 {
 			damagedAt = pos
 		}
@@ -139,12 +151,55 @@ func scan(r io.ReaderAt, size int64, name string) (*scanned, error) {
 	if damagedAt >= 0 && !h.circular {
 		s.notes = append(s.notes, fmt.Sprintf("torn record at byte %d %s: the log ends at its last whole record", damagedAt, s.after()))
 	} else if pos < end && !h.circular && damagedAt < 0 {
-		s.notes = append(s.notes, fmt.Sprintf("torn record at byte %d %s: the log ends at its last whole record", pos, s.after()))
+		// Fewer bytes than a record after the last one: reserved space
+		// when they are zeros, else a torn record.
+		zero, err := zeroTo(w, pos)
+		if err != nil {
+			return nil, fmt.Errorf("%s: reading at byte %d: %w", name, pos, err)
+		}
+		if !zero {
+			s.notes = append(s.notes, fmt.Sprintf("torn record at byte %d %s: the log ends at its last whole record", pos, s.after()))
+		}
 	}
 	if h.circular {
 		s.orderRing()
 	}
 	return s, nil
+}
+
+// allZero reports whether b holds only zero bytes.
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// zeroTo reports whether the file from pos (a record's place) to its end
+// is space a writer reserved: zero bytes, a multiple of 8 of them. A
+// record cut short is never that: its first 8 bytes are not all zero (its
+// kind and sync mark), and a cut inside them leaves fewer than 8.
+func zeroTo(w *window, pos int64) (bool, error) {
+	if (w.size-pos)%8 != 0 {
+		return false, nil
+	}
+	for pos < w.size {
+		n := int(min(w.size-pos, 64<<10))
+		b, err := w.at(pos, n)
+		if err != nil {
+			return false, err
+		}
+		if b == nil {
+			return true, nil // the file was cut while read: it ends here
+		}
+		if !allZero(b) {
+			return false, nil
+		}
+		pos += int64(n)
+	}
+	return true, nil
 }
 
 // orderRing orders a circular log's records by seq and keeps the newest

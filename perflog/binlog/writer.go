@@ -134,6 +134,7 @@ type Writer struct {
 	base      string // the path given to Create
 	path      string // the current file
 	f         *os.File
+	t         *tail // writes f's records
 	hdr       fileHeader
 	pos       int64 // where the next record goes
 	seq       uint64
@@ -241,6 +242,7 @@ func (w *Writer) createFile(path string, cause uint64) error {
 		return err
 	}
 	w.f, w.path, w.hdr, w.pos, w.seq = f, path, h, headerLen, 0
+	w.t = newTail(f, headerLen, w.reserveLimit(), h.circular)
 	w.wrote, w.samples = false, 0
 	w.names[path] = true
 	w.newEpoch(cause)
@@ -307,6 +309,11 @@ func (w *Writer) openAppend(path string) error {
 			return fmt.Errorf("%s: cutting the torn tail at byte %d: %w", path, w.pos, err)
 		}
 	}
+	size := fi.Size()
+	if !sc.hdr.circular {
+		size = w.pos
+	}
+	w.t = newTail(f, size, w.reserveLimit(), sc.hdr.circular)
 	if !sc.hdr.zstd {
 		w.zenc = nil // the file says records are not compressed
 	}
@@ -319,12 +326,34 @@ func (w *Writer) openAppend(path string) error {
 	return nil
 }
 
+// reserveLimit is how far a linear file may be reserved ahead of its
+// records (tail): not past the log's maximum or rollover size.
+func (w *Writer) reserveLimit() int64 {
+	switch {
+	case w.opts.Rollover.Size > 0:
+		return w.opts.Rollover.Size
+	case w.opts.MaxSize > 0:
+		return w.opts.MaxSize
+	}
+	return 0
+}
+
 // newEpoch resets the coding state: the next record starts an epoch.
 func (w *Writer) newEpoch(cause uint64) {
 	w.enc = newEncoder()
 	w.hasPrev = false
 	clear(w.titled)
 	w.info, w.cause, w.epochLen = true, cause, 0
+}
+
+// Size returns the length of the current file's records: the file's size
+// once the writer is closed. While it writes, the file may be longer, by
+// space reserved for the next records (FORMAT.md, "Reserved space").
+func (w *Writer) Size() int64 {
+	if w.f == nil {
+		return 0
+	}
+	return w.pos
 }
 
 // Path returns the file being written (in a rollover series, the current
@@ -421,7 +450,7 @@ func (w *Writer) place(compose func() ([]byte, int, error), t time.Time, sample 
 		w.newEpoch(causeEpoch)
 		return fmt.Errorf("%s: %w (%d bytes)", w.path, ErrFull, w.opts.MaxSize)
 	}
-	if _, err := w.f.WriteAt(recs, w.pos); err != nil {
+	if err := w.t.writeAt(recs, w.pos); err != nil {
 		w.broken = fmt.Errorf("%s: writing at byte %d: %w (the log ends at its last whole record)", w.path, w.pos, err)
 		return w.broken
 	}
@@ -453,7 +482,7 @@ func (w *Writer) wrap() error {
 	} else {
 		b = make([]byte, rest)
 	}
-	if _, err := w.f.WriteAt(b, w.pos); err != nil {
+	if err := w.t.writeAt(b, w.pos); err != nil {
 		w.broken = fmt.Errorf("%s: writing the wrap at byte %d: %w", w.path, w.pos, err)
 		return w.broken
 	}
@@ -649,13 +678,20 @@ func (w *Writer) closeFile() error {
 			out, seq := w.appendInfo(w.out[:0], w.seq, time.Time{})
 			return out, int(seq - w.seq), nil
 		}, time.Time{}, false); err != nil {
+			w.t.close(w.pos)
 			w.f.Close()
 			return err
 		}
 	}
-	err := w.f.Close()
-	w.f = nil
-	return err
+	err := w.t.close(w.pos)
+	if cerr := w.f.Close(); err == nil {
+		err = cerr
+	}
+	w.f, w.t = nil, nil
+	if err != nil {
+		return fmt.Errorf("%s: %w", w.path, err)
+	}
+	return nil
 }
 
 // Close finishes the log and closes its file.
