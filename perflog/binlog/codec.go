@@ -174,6 +174,20 @@ func newEncoder() *encoder {
 	return &encoder{st: newState(), defs: make(map[string]uint64), seed: maphash.MakeSeed()}
 }
 
+// newDef is a definition the sample just coded introduced.
+type newDef struct {
+	id  uint64
+	def []byte
+}
+
+// appendNewDefs appends the definitions the last sample coded introduced.
+func (e *encoder) appendNewDefs(dst []newDef) []newDef {
+	for _, id := range e.newDefs {
+		dst = append(dst, newDef{id, e.defList[id-1]})
+	}
+	return dst
+}
+
 // defID returns the id of obj's definition, defining it when new.
 func (e *encoder) defID(obj []byte) (uint64, error) {
 	// Fast path: the definition of the same key last time is usual; a map

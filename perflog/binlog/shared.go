@@ -2,19 +2,39 @@ package binlog
 
 import (
 	"bytes"
+	"errors"
 	"sync"
+	"time"
+
+	"github.com/perfcounters/perfcounters/pdh"
 )
 
 // Shared lets the writers of logs that record the same samples (the
 // collector service's sets over the same objects, each with its own log)
-// compress each record once: a writer whose record payload and zstd
-// dictionary (the previous sample's payload, under the same id) equal
-// those another writer compressed lately takes that writer's compressed
-// bytes instead of compressing again. Writers whose logs differ simply
-// miss. Give one to Options.Shared of each such writer; it is safe for
-// concurrent use.
+// code and compress each sample once.
+//
+//   - Coding: writers whose epochs started with the same samples (the same
+//     *pdh.Sample, in turn) share one encoder, a lineage: the first of them
+//     to write the next sample codes it, and the others, given that same
+//     sample, take its payload. A writer given another sample than its
+//     lineage went on with starts a new epoch with an encoder of its own
+//     (or one it finds at the start of a lineage): its log stays exactly
+//     what it was given, at the cost of its definitions written again.
+//     A sample must not change between the writes of the writers that
+//     share it.
+//   - Compression: a writer whose record payload and zstd dictionary (the
+//     previous sample's payload, under the same id) equal those another
+//     writer compressed lately takes that writer's compressed bytes.
+//
+// Writers whose logs differ simply miss. Give one to Options.Shared of
+// each such writer; it is safe for concurrent use.
 type Shared struct {
 	mu sync.Mutex
+	// starts are the lineages started last: a writer at the start of an
+	// epoch joins one that has coded nothing yet, or only the sample it
+	// is given, else starts one.
+	starts    [sharedStarts]*lineage
+	nextStart int
 	// recent are the last records compressed, the newest at next-1: as
 	// many as a sample with its INFO, TITLES and DEFS records (a new
 	// epoch), so that writers taking turns all find them.
@@ -24,6 +44,77 @@ type Shared struct {
 
 // sharedRecords is how many compressed records a Shared keeps.
 const sharedRecords = 4
+
+// sharedStarts is how many lineages a Shared keeps for writers to join.
+const sharedStarts = 8
+
+// lineage is the encoder of the epochs of writers that were given the same
+// samples since their epochs started (Shared).
+type lineage struct {
+	enc *encoder
+	gen uint64 // samples coded
+	// smp is the sample coded last, kept here so that no other sample has
+	// its address; at is its time.
+	smp  *pdh.Sample
+	at   time.Time
+	pl   []byte   // its payload
+	defs []newDef // the definitions it introduced (never changed once set: writers keep it)
+	dead bool     // coding failed: the encoder's state is not to be trusted
+}
+
+// follows reports whether a writer that coded gen samples on l may take
+// l's last payload for s.
+func (l *lineage) follows(gen uint64, s *pdh.Sample) bool {
+	return !l.dead && gen+1 == l.gen && l.smp == s && l.at.Equal(s.Time)
+}
+
+// errDiverged is returned by Shared.encode for a writer that cannot go on
+// with its lineage: the writer starts a new epoch.
+var errDiverged = errors.New("the writers of this lineage went on with another sample")
+
+// encode returns the SAMPLE payload of smp (appended to dst, which is
+// empty) and the definitions it introduces, for a writer that coded gen
+// samples of its epoch on lineage l (nil and 0 at the epoch's start), and
+// the writer's lineage: the writer codes it on the lineage's encoder when
+// it is the first to write the lineage's next sample, else takes the
+// payload the first one made.
+func (s *Shared) encode(dst []byte, l *lineage, gen uint64, smp *pdh.Sample) (*lineage, []byte, []newDef, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if l == nil {
+		for _, c := range s.starts {
+			if c != nil && !c.dead && (c.gen == 0 || c.follows(0, smp)) {
+				l = c
+				break
+			}
+		}
+		if l == nil {
+			l = &lineage{enc: newEncoder()}
+			s.starts[s.nextStart] = l
+			s.nextStart = (s.nextStart + 1) % sharedStarts
+		}
+		gen = 0
+	}
+	switch {
+	case !l.dead && gen == l.gen:
+		pl, err := l.enc.encodeSample(dst, smp)
+		if err != nil {
+			l.dead = true
+			return l, nil, nil, err
+		}
+		l.gen++
+		l.smp, l.at = smp, smp.Time
+		l.pl = append(l.pl[:0], pl...)
+		l.defs = nil
+		if len(l.enc.newDefs) > 0 {
+			l.defs = l.enc.appendNewDefs(nil)
+		}
+		return l, pl, l.defs, nil
+	case l.follows(gen, smp):
+		return l, append(dst, l.pl...), l.defs, nil
+	}
+	return l, nil, nil, errDiverged
+}
 
 type sharedRecord struct {
 	valid  bool

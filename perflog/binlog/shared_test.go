@@ -4,17 +4,21 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/perfcounters/perfcounters/pdh"
 )
 
-// TestShared: writers sharing one Shared, written in turns, each read
-// back exactly what it was given: two of the same samples from the start
-// (whose files are then the same bytes as a writer's without sharing,
-// past the header), one that starts later (its record numbers, so its
-// dictionary ids, differ) and one of other samples. The shared cache
-// saves compressing, never changes what a log holds.
+// TestShared: writers sharing one Shared, written in turns (in an order
+// that changes from turn to turn), each read back exactly what it was
+// given: two of the same samples from the start (whose files are then the
+// same bytes as a writer's without sharing, past the header, and which
+// code on one lineage), one that starts later (its record numbers, so its
+// dictionary ids, differ), one of other samples, and one that is given
+// the same samples for three turns and then others (its lineage goes on
+// without it: it starts a new epoch). Sharing saves coding and
+// compressing, never changes what a log holds.
 func TestShared(t *testing.T) {
 	samples := liveSamplesN(t, 8, 7, 2000) // large: compressed with the previous sample as dictionary
 	other := liveSamplesN(t, 8, 9, 2000)
@@ -26,7 +30,8 @@ func TestShared(t *testing.T) {
 		samples []*pdh.Sample
 		w       *Writer
 	}
-	logs := []*log{{name: "a", samples: samples}, {name: "b", samples: samples}, {name: "late", from: 2, samples: samples[2:]}, {name: "other", samples: other}}
+	fork := append(slices.Clone(samples[:3]), other[3:]...)
+	logs := []*log{{name: "a", samples: samples}, {name: "b", samples: samples}, {name: "late", from: 2, samples: samples[2:]}, {name: "other", samples: other}, {name: "fork", samples: fork}}
 	for _, l := range logs {
 		opts := DefaultOptions()
 		opts.Shared = sh
@@ -37,12 +42,25 @@ func TestShared(t *testing.T) {
 		l.w = w
 	}
 	for turn := range samples {
-		for _, l := range logs {
+		order := slices.Clone(logs[:4])
+		if turn%2 == 1 {
+			slices.Reverse(order)
+		}
+		order = append(order, logs[4]) // fork writes last (TestSharedForkFirst: first)
+		for _, l := range order {
 			if i := turn - l.from; i >= 0 && i < len(l.samples) {
 				if err := l.w.WriteSample(l.samples[i]); err != nil {
 					t.Fatalf("%s: sample %d: %v", l.name, i, err)
 				}
 			}
+		}
+	}
+	if a, b := logs[0].w.lin, logs[1].w.lin; a == nil || a != b || a.gen != uint64(len(samples)) {
+		t.Errorf("a and b coded on lineages %p and %p (%d samples): want one, of all %d", a, b, a.gen, len(samples))
+	}
+	for _, l := range logs[2:] {
+		if l.w.lin == logs[0].w.lin {
+			t.Errorf("%s coded on the lineage of a and b", l.name)
 		}
 	}
 	for _, l := range logs {
@@ -72,6 +90,54 @@ func TestShared(t *testing.T) {
 		}
 		if !bytes.Equal(got[headerLen:], want[headerLen:]) {
 			t.Errorf("%s: written with the shared cache, its records differ from those of a writer without (%d bytes, want %d)", name, len(got), len(want))
+		}
+	}
+}
+
+// TestSharedForkFirst: when the writer that leaves the samples of its
+// lineage is the first to write, it takes the lineage with it; the others
+// start a new epoch, code together again from there, and every log reads
+// back what it was given.
+func TestSharedForkFirst(t *testing.T) {
+	samples := liveSamplesN(t, 8, 7, 300)
+	other := liveSamplesN(t, 8, 9, 300)
+	fork := append(slices.Clone(samples[:3]), other[3:]...)
+	dir := t.TempDir()
+	sh := NewShared()
+	names := []string{"fork", "a", "b"}
+	given := [][]*pdh.Sample{fork, samples, samples}
+	var ws []*Writer
+	for _, n := range names {
+		opts := DefaultOptions()
+		opts.Shared = sh
+		w, err := Create(filepath.Join(dir, n+".plog"), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ws = append(ws, w)
+	}
+	for turn := range samples {
+		for i, w := range ws {
+			if err := w.WriteSample(given[i][turn]); err != nil {
+				t.Fatalf("%s: sample %d: %v", names[i], turn, err)
+			}
+		}
+	}
+	if ws[1].lin == nil || ws[1].lin != ws[2].lin || ws[0].lin == ws[1].lin {
+		t.Errorf("lineages at the end: fork %p, a %p, b %p; want a and b on one, fork on another", ws[0].lin, ws[1].lin, ws[2].lin)
+	}
+	for i, w := range ws {
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		_, got := readAll(t, filepath.Join(dir, names[i]+".plog"))
+		if len(got) != len(given[i]) {
+			t.Fatalf("%s: %d samples, want %d", names[i], len(got), len(given[i]))
+		}
+		for k := range got {
+			if d := sameSample(got[k], given[i][k]); d != "" {
+				t.Errorf("%s: sample %d: %s", names[i], k, d)
+			}
 		}
 	}
 }

@@ -138,7 +138,10 @@ type Writer struct {
 	hdr       fileHeader
 	pos       int64 // where the next record goes
 	seq       uint64
-	enc       *encoder
+	enc       *encoder // the epoch's encoder, without Options.Shared
+	lin       *lineage // the epoch's encoder, with Options.Shared (nil until the first sample)
+	gen       uint64   // samples coded in the epoch (with Options.Shared)
+	defs      []newDef
 	titled    map[uint32]bool
 	epochLen  int64
 	info      bool // an INFO record is due before the next record
@@ -340,7 +343,10 @@ func (w *Writer) reserveLimit() int64 {
 
 // newEpoch resets the coding state: the next record starts an epoch.
 func (w *Writer) newEpoch(cause uint64) {
-	w.enc = newEncoder()
+	w.enc, w.lin, w.gen = nil, nil, 0
+	if w.opts.Shared == nil {
+		w.enc = newEncoder()
+	}
 	w.hasPrev = false
 	clear(w.titled)
 	w.info, w.cause, w.epochLen = true, cause, 0
@@ -367,10 +373,9 @@ func (w *Writer) WriteSample(s *pdh.Sample) error {
 		return w.broken
 	}
 	if len(s.Blocks) > 0 {
-		h := s.Blocks[0].Header()
-		w.perfFreq = h.PerfFreq
+		_, w.perfFreq, _ = s.Blocks[0].Clocks() // not the whole header: this is per sample
 		if w.opts.Host == "" {
-			w.opts.Host = h.SystemName
+			w.opts.Host = s.Blocks[0].Header().SystemName
 		}
 	}
 	if ro := w.opts.Rollover; ro.Enabled() && w.opts.Mode == Linear {
@@ -520,23 +525,29 @@ func (w *Writer) roll(t time.Time) error {
 // composeSample returns the records of a sample (an INFO, TITLES and DEFS
 // first where due) and how many there are.
 func (w *Writer) composeSample(s *pdh.Sample) ([]byte, int, error) {
-	out, seq := w.out[:0], w.seq
-	out, seq = w.appendInfo(out, seq, s.Time)
-	pl, err := w.enc.encodeSample(w.pl[:0], s)
+	pl, defs, err := w.encode(s)
+	if errors.Is(err, errDiverged) {
+		// The writers this one coded its epoch with went on with
+		// another sample: their coding state is not this log's. A new
+		// epoch starts from nothing.
+		w.newEpoch(causeEpoch)
+		pl, defs, err = w.encode(s)
+	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("%s: sample at %s: %w", w.path, s.Time.UTC().Format(time.RFC3339Nano), err)
 	}
-	w.pl = pl
-	if len(w.enc.newDefs) > 0 {
-		if tp := w.titlesPayload(); tp != nil {
+	out, seq := w.out[:0], w.seq
+	out, seq = w.appendInfo(out, seq, s.Time)
+	if len(defs) > 0 {
+		if tp := w.titlesPayload(defs); tp != nil {
 			out = w.appendRecord(out, KindTitles, seq, noTime, tp)
 			seq++
 		}
 		var dp []byte
-		dp = binary.AppendUvarint(dp, uint64(len(w.enc.newDefs)))
-		for _, id := range w.enc.newDefs {
-			dp = binary.AppendUvarint(dp, id)
-			dp = appendBytes(dp, w.enc.defList[id-1])
+		dp = binary.AppendUvarint(dp, uint64(len(defs)))
+		for _, d := range defs {
+			dp = binary.AppendUvarint(dp, d.id)
+			dp = appendBytes(dp, d.def)
 		}
 		out = w.appendRecord(out, KindDefs, seq, noTime, dp)
 		seq++
@@ -547,17 +558,40 @@ func (w *Writer) composeSample(s *pdh.Sample) ([]byte, int, error) {
 	return out, int(seq - w.seq), nil
 }
 
-// titlesPayload lists the names and help texts of the new definitions'
-// indexes not yet written in the epoch; nil when there are none.
-func (w *Writer) titlesPayload() []byte {
+// encode returns the SAMPLE payload of s and the definitions it
+// introduces, coded by the epoch's encoder or, with Options.Shared, by
+// the lineage of writers that wrote the same samples (Shared.encode).
+func (w *Writer) encode(s *pdh.Sample) ([]byte, []newDef, error) {
+	if sh := w.opts.Shared; sh != nil {
+		l, pl, defs, err := sh.encode(w.pl[:0], w.lin, w.gen, s)
+		w.lin = l
+		if err != nil {
+			return nil, nil, err
+		}
+		w.gen++
+		w.pl = pl
+		return pl, defs, nil
+	}
+	pl, err := w.enc.encodeSample(w.pl[:0], s)
+	if err != nil {
+		return nil, nil, err
+	}
+	w.pl = pl
+	w.defs = w.enc.appendNewDefs(w.defs[:0])
+	return pl, w.defs, nil
+}
+
+// titlesPayload lists the names and help texts of the indexes of defs
+// not yet written in the epoch; nil when there are none.
+func (w *Writer) titlesPayload(defs []newDef) []byte {
 	db := w.opts.Titles
 	if db == nil {
 		return nil
 	}
 	var body []byte
 	n := 0
-	for _, id := range w.enc.newDefs {
-		for _, ih := range defIndexes(w.enc.defList[id-1]) {
+	for _, d := range defs {
+		for _, ih := range defIndexes(d.def) {
 			idx, help := ih[0], ih[1]
 			if w.titled[idx] {
 				continue
