@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/perfcounters/perfcounters/perflog/binlog"
 )
 
 const fullEnv = "PERFC_PLA_TEST_FULL_DIR"
@@ -53,6 +55,16 @@ func TestDiskFull(t *testing.T) {
 	n, _ := logLen(t, path)
 	if n < 10 {
 		t.Errorf("%d samples read back, want the ones written before the disk was full", n)
+	}
+	// The record that did not fit was cut off: the file ends with the
+	// last whole one, and a reader has nothing to say about it.
+	l, err := binlog.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if notes := l.Notes(); len(notes) > 0 {
+		t.Errorf("the log after the failed write: %q", notes)
 	}
 }
 

@@ -36,6 +36,7 @@ type tail struct {
 	end   int64  // the file's size: reserved bytes included
 	limit int64  // reserve no further than this (0: no limit)
 	plain bool   // write with pwrite only
+	ring  bool   // a circular log's file
 	// reserved: the file was reserved past its records at some point,
 	// so Close cuts it back (never true for a circular log).
 	reserved bool
@@ -43,10 +44,10 @@ type tail struct {
 
 // newTail starts writing f, whose size is size (its records end there).
 // limit bounds the reservation (the log's maximum or rollover size; 0
-// none); plain writes with pwrite only (a circular log, which never
-// grows past its size and wraps).
-func newTail(f *os.File, size, limit int64, plain bool) *tail {
-	return &tail{f: f, end: size, limit: limit, plain: plain}
+// none); a circular log (which never grows past its size and wraps) is
+// written with pwrite only.
+func newTail(f *os.File, size, limit int64, circular bool) *tail {
+	return &tail{f: f, end: size, limit: limit, plain: circular, ring: circular}
 }
 
 // writeAt writes b at pos.
@@ -96,6 +97,17 @@ func (t *tail) move(pos, n int64) error {
 	}
 	t.mem, t.off = mem, start
 	return nil
+}
+
+// cut truncates a linear log's file after pos when a write there failed
+// part way (a full disk), so that the file ends with its last whole record.
+func (t *tail) cut(pos int64) {
+	if t.ring {
+		return // a failed write inside the ring: what follows are older records
+	}
+	if fi, err := t.f.Stat(); err == nil && fi.Size() > pos {
+		t.f.Truncate(pos)
+	}
 }
 
 // copyAt copies b into the mapping at file offset pos. A fault (the file

@@ -456,6 +456,7 @@ func (w *Writer) place(compose func() ([]byte, int, error), t time.Time, sample 
 		return fmt.Errorf("%s: %w (%d bytes)", w.path, ErrFull, w.opts.MaxSize)
 	}
 	if err := w.t.writeAt(recs, w.pos); err != nil {
+		w.t.cut(w.pos)
 		w.broken = fmt.Errorf("%s: writing at byte %d: %w (the log ends at its last whole record)", w.path, w.pos, err)
 		return w.broken
 	}
