@@ -82,8 +82,14 @@ func (s *Shared) encode(dst []byte, l *lineage, gen uint64, smp *pdh.Sample) (*l
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if l == nil {
-		for _, c := range s.starts {
-			if c != nil && !c.dead && (c.gen == 0 || c.follows(0, smp)) {
+		for i, c := range s.starts {
+			if c != nil && (c.dead || c.gen > 1) {
+				// No writer can join it any more: let it go with
+				// its writers (its encoder holds a sample's worth).
+				s.starts[i] = nil
+				continue
+			}
+			if c != nil && (c.gen == 0 || c.follows(0, smp)) {
 				l = c
 				break
 			}
