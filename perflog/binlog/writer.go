@@ -141,7 +141,7 @@ type Writer struct {
 	enc       *encoder // the epoch's encoder, without Options.Shared
 	lin       *lineage // the epoch's encoder, with Options.Shared (nil until the first sample)
 	gen       uint64   // samples coded in the epoch (with Options.Shared)
-	defs      []newDef
+	defs      []newDef // the definitions the sample coded last introduced (without Options.Shared)
 	titled    map[uint32]bool
 	epochLen  int64
 	info      bool // an INFO record is due before the next record
