@@ -249,6 +249,14 @@ func TestSharedCollection(t *testing.T) {
 		if got := src.taken() - before; got != 10 {
 			t.Errorf("%d samples taken in 10 ticks of 10 sets, want 10 (one per tick)", got)
 		}
+		// ... and code each of their 11 samples once.
+		var coded uint64
+		for _, g := range svc.groups {
+			coded += g.zshare.Coded()
+		}
+		if coded != 11 {
+			t.Errorf("the ten logs coded %d samples, want 11: each of the 11 once", coded)
+		}
 		svc.StopAll("done")
 		svc.Wait()
 		for i := range 10 {

@@ -3,6 +3,7 @@ package binlog
 import (
 	"bytes"
 	"errors"
+	"reflect"
 	"sync"
 	"time"
 
@@ -14,7 +15,8 @@ import (
 // code and compress each sample once.
 //
 //   - Coding: writers whose epochs started with the same samples (the same
-//     *pdh.Sample, in turn) share one encoder, a lineage: the first of them
+//     *pdh.Sample, or samples of the same content, in turn) share one
+//     encoder, a lineage: the first of them
 //     to write the next sample codes it, and the others, given that same
 //     sample, take its payload. A writer given another sample than its
 //     lineage went on with starts a new epoch with an encoder of its own
@@ -35,6 +37,7 @@ type Shared struct {
 	// is given, else starts one.
 	starts    [sharedStarts]*lineage
 	nextStart int
+	coded     uint64 // samples coded (not taken from another writer)
 	// recent are the last records compressed, the newest at next-1: as
 	// many as a sample with its INFO, TITLES and DEFS records (a new
 	// epoch), so that writers taking turns all find them.
@@ -63,9 +66,35 @@ type lineage struct {
 }
 
 // follows reports whether a writer that coded gen samples on l may take
-// l's last payload for s.
+// l's last payload for s: s is l's last sample, or one equal to it.
 func (l *lineage) follows(gen uint64, s *pdh.Sample) bool {
-	return !l.dead && gen+1 == l.gen && l.smp == s && l.at.Equal(s.Time)
+	return !l.dead && gen+1 == l.gen && l.at.Equal(s.Time) && (l.smp == s || sameContent(l.smp, s))
+}
+
+// sameContent reports whether a and b hold the same sample: what a SAMPLE
+// payload is made of (blocks byte for byte, gap mark, problems). Writers
+// of sets started together are each given their own first sample (the
+// same values, taken once), then one sample a tick: this is what lets the
+// first ones share a lineage.
+func sameContent(a, b *pdh.Sample) bool {
+	if a.Gap != b.Gap || len(a.Blocks) != len(b.Blocks) || len(a.Problems) != len(b.Problems) {
+		return false
+	}
+	for i := range a.Blocks {
+		if !bytes.Equal(a.Blocks[i].Bytes(), b.Blocks[i].Bytes()) {
+			return false
+		}
+	}
+	return reflect.DeepEqual(a.Problems, b.Problems)
+}
+
+// Coded returns how many samples the writers sharing s have coded: each
+// sample once for the writers that code it together, once per writer for
+// writers that do not. (It says how much sharing saves.)
+func (s *Shared) Coded() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.coded
 }
 
 // errDiverged is returned by Shared.encode for a writer that cannot go on
@@ -109,6 +138,7 @@ func (s *Shared) encode(dst []byte, l *lineage, gen uint64, smp *pdh.Sample) (*l
 			return l, nil, nil, err
 		}
 		l.gen++
+		s.coded++
 		l.smp, l.at = smp, smp.Time
 		l.pl = append(l.pl[:0], pl...)
 		l.defs = nil

@@ -12,9 +12,10 @@ import (
 
 // TestShared: writers sharing one Shared, written in turns (in an order
 // that changes from turn to turn), each read back exactly what it was
-// given: two of the same samples from the start (whose files are then the
-// same bytes as a writer's without sharing, past the header, and which
-// code on one lineage), one that starts later (its record numbers, so its
+// given: two of the same samples from the start, one given the very
+// *pdh.Sample values and the other copies of them (whose files are then
+// the same bytes as a writer's without sharing, past the header, and
+// which code on one lineage), one that starts later (its record numbers, so its
 // dictionary ids, differ), one of other samples, and one that is given
 // the same samples for three turns and then others (its lineage goes on
 // without it: it starts a new epoch). Sharing saves coding and
@@ -31,7 +32,11 @@ func TestShared(t *testing.T) {
 		w       *Writer
 	}
 	fork := append(slices.Clone(samples[:3]), other[3:]...)
-	logs := []*log{{name: "a", samples: samples}, {name: "b", samples: samples}, {name: "late", from: 2, samples: samples[2:]}, {name: "other", samples: other}, {name: "fork", samples: fork}}
+	copies := make([]*pdh.Sample, len(samples))
+	for i, smp := range samples {
+		copies[i] = copySample(t, smp)
+	}
+	logs := []*log{{name: "a", samples: samples}, {name: "b", samples: copies}, {name: "late", from: 2, samples: samples[2:]}, {name: "other", samples: other}, {name: "fork", samples: fork}}
 	for _, l := range logs {
 		opts := DefaultOptions()
 		opts.Shared = sh
@@ -140,4 +145,23 @@ func TestSharedForkFirst(t *testing.T) {
 			}
 		}
 	}
+}
+
+// copySample returns a sample equal to s in new memory.
+func copySample(t *testing.T, s *pdh.Sample) *pdh.Sample {
+	t.Helper()
+	var blocks [][]byte
+	for _, b := range s.Blocks {
+		blocks = append(blocks, bytes.Clone(b.Bytes()))
+	}
+	c, err := pdh.NewSample(blocks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Time, c.Gap = s.Time, s.Gap
+	for _, p := range s.Problems {
+		p.Missing = slices.Clone(p.Missing)
+		c.Problems = append(c.Problems, p)
+	}
+	return c
 }
