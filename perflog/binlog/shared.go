@@ -22,8 +22,14 @@ import (
 //     lineage went on with starts a new epoch with an encoder of its own
 //     (or one it finds at the start of a lineage): its log stays exactly
 //     what it was given, at the cost of its definitions written again.
-//     A sample must not change between the writes of the writers that
-//     share it.
+//     Writers that started at different times have coded different first
+//     samples: when a log starts (created or appended to) and finds no
+//     lineage to join, every writer of samples of the same objects
+//     (itself included) starts a new epoch at its first sample after that
+//     one, and those given the same samples code on one lineage from
+//     there; a set started later costs each log of the same objects one
+//     epoch (its definitions written again). A sample must not change
+//     between the writes of the writers that share it.
 //   - Compression: a writer whose record payload and zstd dictionary (the
 //     previous sample's payload, under the same id) equal those another
 //     writer compressed lately takes that writer's compressed bytes.
@@ -38,6 +44,12 @@ type Shared struct {
 	starts    [sharedStarts]*lineage
 	nextStart int
 	coded     uint64 // samples coded (not taken from another writer)
+	// inv is the latest invitation: a writer that started a log (created
+	// or appended to) found no lineage to join, so the writers of samples
+	// of the same objects, on lineages begun earlier, and it start a new
+	// epoch at their first sample after its first one, and code together
+	// from there (joining by content).
+	inv invitation
 	// recent are the last records compressed, the newest at next-1: as
 	// many as a sample with its INFO, TITLES and DEFS records (a new
 	// epoch), so that writers taking turns all find them.
@@ -97,6 +109,38 @@ func (s *Shared) Coded() uint64 {
 	return s.coded
 }
 
+// sameObjects reports whether a and b hold the same objects (by title
+// index) in the same blocks: samples of one query, the same stream of
+// samples when given at the same times.
+func sameObjects(a, b *pdh.Sample) bool {
+	if len(a.Blocks) != len(b.Blocks) {
+		return false
+	}
+	for i := range a.Blocks {
+		ia, ib := a.Blocks[i].Objects(), b.Blocks[i].Objects()
+		for {
+			na, nb := ia.Next(), ib.Next()
+			if na != nb {
+				return false
+			}
+			if !na {
+				break
+			}
+			if ia.Object().NameIndex() != ib.Object().NameIndex() {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// invitation is the first sample of a log that started alone (Shared.inv).
+type invitation struct {
+	seq uint64 // 0: none yet
+	smp *pdh.Sample
+	at  time.Time
+}
+
 // errDiverged is returned by Shared.encode for a writer that cannot go on
 // with its lineage: the writer starts a new epoch.
 var errDiverged = errors.New("the writers of this lineage went on with another sample")
@@ -106,12 +150,29 @@ var errDiverged = errors.New("the writers of this lineage went on with another s
 // samples of its epoch on lineage l (nil and 0 at the epoch's start), and
 // the writer's lineage: the writer codes it on the lineage's encoder when
 // it is the first to write the lineage's next sample, else takes the
-// payload the first one made.
-func (s *Shared) encode(dst []byte, l *lineage, gen uint64, smp *pdh.Sample) (*lineage, []byte, []newDef, error) {
+// payload the first one made. seen is the last invitation the writer
+// answered (updated here); starting tells that the writer's log starts
+// here (created or appended to): if it finds no lineage to join, it
+// invites the others (Shared.inv). errDiverged tells the writer to start
+// a new epoch.
+func (s *Shared) encode(dst []byte, l *lineage, gen uint64, smp *pdh.Sample, seen *uint64, starting bool) (*lineage, []byte, []newDef, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if l != nil && s.inv.seq > *seen && smp.Time.After(s.inv.at) {
+		*seen = s.inv.seq
+		if !l.at.After(s.inv.at) && sameObjects(l.smp, s.inv.smp) {
+			// A log of the same objects started since this writer's
+			// last sample (or this is that log): a new epoch here,
+			// at the first sample after the start, codes with it.
+			return l, nil, nil, errDiverged
+		}
+	}
 	if l == nil {
+		sameTime := false // a lineage began with a sample of this time
 		for i, c := range s.starts {
+			if c != nil && c.gen == 1 && c.at.Equal(smp.Time) {
+				sameTime = true
+			}
 			if c != nil && (c.dead || c.gen > 1) {
 				// No writer can join it any more: let it go with
 				// its writers (its encoder holds a sample's worth).
@@ -127,6 +188,13 @@ func (s *Shared) encode(dst []byte, l *lineage, gen uint64, smp *pdh.Sample) (*l
 			l = &lineage{enc: newEncoder()}
 			s.starts[s.nextStart] = l
 			s.nextStart = (s.nextStart + 1) % sharedStarts
+			if starting && s.coded > 0 && !sameTime {
+				// Other writers have coded: some may have the same
+				// samples on lineages begun earlier. (Not when one
+				// began with a sample of the same time: this log's
+				// samples are others than its.)
+				s.inv = invitation{seq: s.inv.seq + 1, smp: smp, at: smp.Time}
+			}
 		}
 		gen = 0
 	}

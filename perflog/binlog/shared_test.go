@@ -15,8 +15,7 @@ import (
 // given: two of the same samples from the start, one given the very
 // *pdh.Sample values and the other copies of them (whose files are then
 // the same bytes as a writer's without sharing, past the header, and
-// which code on one lineage), one that starts later (its record numbers, so its
-// dictionary ids, differ), one of other samples, and one that is given
+// which code on one lineage), one of other samples, and one that is given
 // the same samples for three turns and then others (its lineage goes on
 // without it: it starts a new epoch). Sharing saves coding and
 // compressing, never changes what a log holds.
@@ -36,7 +35,7 @@ func TestShared(t *testing.T) {
 	for i, smp := range samples {
 		copies[i] = copySample(t, smp)
 	}
-	logs := []*log{{name: "a", samples: samples}, {name: "b", samples: copies}, {name: "late", from: 2, samples: samples[2:]}, {name: "other", samples: other}, {name: "fork", samples: fork}}
+	logs := []*log{{name: "a", samples: samples}, {name: "b", samples: copies}, {name: "other", samples: other}, {name: "fork", samples: fork}}
 	for _, l := range logs {
 		opts := DefaultOptions()
 		opts.Shared = sh
@@ -47,11 +46,11 @@ func TestShared(t *testing.T) {
 		l.w = w
 	}
 	for turn := range samples {
-		order := slices.Clone(logs[:4])
+		order := slices.Clone(logs[:3])
 		if turn%2 == 1 {
 			slices.Reverse(order)
 		}
-		order = append(order, logs[4]) // fork writes last (TestSharedForkFirst: first)
+		order = append(order, logs[3]) // fork writes last (TestSharedForkFirst: first)
 		for _, l := range order {
 			if i := turn - l.from; i >= 0 && i < len(l.samples) {
 				if err := l.w.WriteSample(l.samples[i]); err != nil {
@@ -164,4 +163,76 @@ func copySample(t *testing.T, s *pdh.Sample) *pdh.Sample {
 		c.Problems = append(c.Problems, p)
 	}
 	return c
+}
+
+// TestSharedStaggered: writers of the same samples started at different
+// turns (and one of other samples) end up coding on one lineage: each log
+// that starts invites the others, which start a new epoch at their next
+// sample. Every log reads back what it was given, and from the last start
+// on each sample is coded once for the writers of the same samples.
+func TestSharedStaggered(t *testing.T) {
+	samples := liveSamplesN(t, 10, 7, 300)
+	other := liveSamplesN(t, 10, 9, 300)
+	dir := t.TempDir()
+	sh := NewShared()
+	type log struct {
+		name    string
+		from    int
+		samples []*pdh.Sample
+		w       *Writer
+	}
+	logs := []*log{{name: "a", samples: samples}, {name: "other", samples: other}, {name: "b", from: 2, samples: samples[2:]}, {name: "c", from: 4, samples: samples[4:]}}
+	var codedAt []uint64
+	for turn := range samples {
+		for _, l := range logs {
+			i := turn - l.from
+			if i < 0 {
+				continue
+			}
+			if l.w == nil {
+				opts := DefaultOptions()
+				opts.Shared = sh
+				w, err := Create(filepath.Join(dir, l.name+".plog"), opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				l.w = w
+			}
+			// Each log's first sample is a copy, as the service gives a
+			// set that starts its own first sample.
+			smp := l.samples[i]
+			if i == 0 {
+				smp = copySample(t, smp)
+			}
+			if err := l.w.WriteSample(smp); err != nil {
+				t.Fatalf("%s: sample %d: %v", l.name, i, err)
+			}
+		}
+		codedAt = append(codedAt, sh.Coded())
+	}
+	a, b, c := logs[0].w.lin, logs[2].w.lin, logs[3].w.lin
+	if a == nil || a != b || a != c || logs[1].w.lin == a {
+		t.Errorf("lineages at the end: a %p, b %p, c %p, other %p; want a, b and c on one, other on another", a, b, c, logs[1].w.lin)
+	}
+	// From turn 6 (c joined at turn 5), two codings a turn: one for a, b
+	// and c, one for other.
+	for turn := 6; turn < len(codedAt); turn++ {
+		if d := codedAt[turn] - codedAt[turn-1]; d != 2 {
+			t.Errorf("turn %d: %d samples coded, want 2", turn, d)
+		}
+	}
+	for _, l := range logs {
+		if err := l.w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		_, got := readAll(t, filepath.Join(dir, l.name+".plog"))
+		if len(got) != len(l.samples) {
+			t.Fatalf("%s: %d samples, want %d", l.name, len(got), len(l.samples))
+		}
+		for i := range got {
+			if d := sameSample(got[i], l.samples[i]); d != "" {
+				t.Errorf("%s: sample %d: %s", l.name, i, d)
+			}
+		}
+	}
 }

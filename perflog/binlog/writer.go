@@ -141,6 +141,7 @@ type Writer struct {
 	enc       *encoder // the epoch's encoder, without Options.Shared
 	lin       *lineage // the epoch's encoder, with Options.Shared (nil until the first sample)
 	gen       uint64   // samples coded in the epoch (with Options.Shared)
+	invSeen   uint64   // the last Shared invitation answered
 	defs      []newDef // the definitions the sample coded last introduced (without Options.Shared)
 	titled    map[uint32]bool
 	epochLen  int64
@@ -564,7 +565,8 @@ func (w *Writer) composeSample(s *pdh.Sample) ([]byte, int, error) {
 // the lineage of writers that wrote the same samples (Shared.encode).
 func (w *Writer) encode(s *pdh.Sample) ([]byte, []newDef, error) {
 	if sh := w.opts.Shared; sh != nil {
-		l, pl, defs, err := sh.encode(w.pl[:0], w.lin, w.gen, s)
+		starting := w.gen == 0 && (w.cause == causeCreated || w.cause == causeAppended)
+		l, pl, defs, err := sh.encode(w.pl[:0], w.lin, w.gen, s, &w.invSeen, starting)
 		w.lin = l
 		if err != nil {
 			return nil, nil, err
