@@ -37,13 +37,7 @@ func TestShared(t *testing.T) {
 	}
 	logs := []*log{{name: "a", samples: samples}, {name: "b", samples: copies}, {name: "other", samples: other}, {name: "fork", samples: fork}}
 	for _, l := range logs {
-		opts := DefaultOptions()
-		opts.Shared = sh
-		w, err := Create(filepath.Join(dir, l.name+".plog"), opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		l.w = w
+		l.w = sharedWriter(t, filepath.Join(dir, l.name+".plog"), sh)
 	}
 	for turn := range samples {
 		order := slices.Clone(logs[:3])
@@ -68,18 +62,7 @@ func TestShared(t *testing.T) {
 		}
 	}
 	for _, l := range logs {
-		if err := l.w.Close(); err != nil {
-			t.Fatal(err)
-		}
-		_, got := readAll(t, filepath.Join(dir, l.name+".plog"))
-		if len(got) != len(l.samples) {
-			t.Fatalf("%s: %d samples, want %d", l.name, len(got), len(l.samples))
-		}
-		for i := range got {
-			if d := sameSample(got[i], l.samples[i]); d != "" {
-				t.Errorf("%s: sample %d: %s", l.name, i, d)
-			}
-		}
+		closeAndCheck(t, l.w, filepath.Join(dir, l.name+".plog"), l.samples)
 	}
 	alone := filepath.Join(dir, "alone.plog")
 	writeLog(t, alone, DefaultOptions(), samples)
@@ -112,13 +95,7 @@ func TestSharedForkFirst(t *testing.T) {
 	given := [][]*pdh.Sample{fork, samples, samples}
 	var ws []*Writer
 	for _, n := range names {
-		opts := DefaultOptions()
-		opts.Shared = sh
-		w, err := Create(filepath.Join(dir, n+".plog"), opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ws = append(ws, w)
+		ws = append(ws, sharedWriter(t, filepath.Join(dir, n+".plog"), sh))
 	}
 	for turn := range samples {
 		for i, w := range ws {
@@ -131,18 +108,7 @@ func TestSharedForkFirst(t *testing.T) {
 		t.Errorf("lineages at the end: fork %p, a %p, b %p; want a and b on one, fork on another", ws[0].lin, ws[1].lin, ws[2].lin)
 	}
 	for i, w := range ws {
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
-		_, got := readAll(t, filepath.Join(dir, names[i]+".plog"))
-		if len(got) != len(given[i]) {
-			t.Fatalf("%s: %d samples, want %d", names[i], len(got), len(given[i]))
-		}
-		for k := range got {
-			if d := sameSample(got[k], given[i][k]); d != "" {
-				t.Errorf("%s: sample %d: %s", names[i], k, d)
-			}
-		}
+		closeAndCheck(t, w, filepath.Join(dir, names[i]+".plog"), given[i])
 	}
 }
 
@@ -190,13 +156,7 @@ func TestSharedStaggered(t *testing.T) {
 				continue
 			}
 			if l.w == nil {
-				opts := DefaultOptions()
-				opts.Shared = sh
-				w, err := Create(filepath.Join(dir, l.name+".plog"), opts)
-				if err != nil {
-					t.Fatal(err)
-				}
-				l.w = w
+				l.w = sharedWriter(t, filepath.Join(dir, l.name+".plog"), sh)
 			}
 			// Each log's first sample is a copy, as the service gives a
 			// set that starts its own first sample.
@@ -222,17 +182,35 @@ func TestSharedStaggered(t *testing.T) {
 		}
 	}
 	for _, l := range logs {
-		if err := l.w.Close(); err != nil {
-			t.Fatal(err)
-		}
-		_, got := readAll(t, filepath.Join(dir, l.name+".plog"))
-		if len(got) != len(l.samples) {
-			t.Fatalf("%s: %d samples, want %d", l.name, len(got), len(l.samples))
-		}
-		for i := range got {
-			if d := sameSample(got[i], l.samples[i]); d != "" {
-				t.Errorf("%s: sample %d: %s", l.name, i, d)
-			}
+		closeAndCheck(t, l.w, filepath.Join(dir, l.name+".plog"), l.samples)
+	}
+}
+
+// closeAndCheck closes w and reads its log at path back: exactly want.
+func closeAndCheck(t *testing.T, w *Writer, path string, want []*pdh.Sample) {
+	t.Helper()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, got := readAll(t, path)
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d samples, want %d", filepath.Base(path), len(got), len(want))
+	}
+	for i := range got {
+		if d := sameSample(got[i], want[i]); d != "" {
+			t.Errorf("%s: sample %d: %s", filepath.Base(path), i, d)
 		}
 	}
+}
+
+// sharedWriter creates a log at path with the default options and sh.
+func sharedWriter(t *testing.T, path string, sh *Shared) *Writer {
+	t.Helper()
+	opts := DefaultOptions()
+	opts.Shared = sh
+	w, err := Create(path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
 }
