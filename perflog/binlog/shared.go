@@ -14,22 +14,23 @@ import (
 // collector service's sets over the same objects, each with its own log)
 // code and compress each sample once.
 //
-//   - Coding: writers whose epochs started with the same samples (the same
-//     *pdh.Sample, or samples of the same content, in turn) share one
-//     encoder, a lineage: the first of them
-//     to write the next sample codes it, and the others, given that same
-//     sample, take its payload. A writer given another sample than its
-//     lineage went on with starts a new epoch with an encoder of its own
-//     (or one it finds at the start of a lineage): its log stays exactly
-//     what it was given, at the cost of its definitions written again.
-//     Writers that started at different times have coded different first
+//   - Coding: writers whose epochs started with the same samples (the
+//     same *pdh.Sample, or samples of the same content, in turn) share
+//     one encoder, a lineage: the first of them to write the next sample
+//     codes it, and the others, given that same sample, take its payload.
+//     A writer given another sample than its lineage went on with starts
+//     a new epoch with an encoder of its own (or one it finds at the
+//     start of a lineage): its log stays exactly what it was given, at
+//     the cost of its definitions written again.
+//   - Writers that started at different times have coded different first
 //     samples: when a log starts (created or appended to) and finds no
 //     lineage to join, every writer of samples of the same objects
-//     (itself included) starts a new epoch at its first sample after that
-//     one, and those given the same samples code on one lineage from
-//     there; a set started later costs each log of the same objects one
-//     epoch (its definitions written again). A sample must not change
-//     between the writes of the writers that share it.
+//     (itself included) starts a new epoch at its first sample after
+//     that one, and those given the same samples code on one lineage from
+//     there. A set started later costs each log of the same objects one
+//     epoch (its definitions written again).
+//   - A sample must not change between the writes of the writers that
+//     share it.
 //   - Compression: a writer whose record payload and zstd dictionary (the
 //     previous sample's payload, under the same id) equal those another
 //     writer compressed lately takes that writer's compressed bytes.
