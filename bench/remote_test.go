@@ -24,8 +24,8 @@ import (
 )
 
 // The remote benchmarks of issue 12: a remote fetch of the system objects
-// (client + server CPU) against Performance Co-Pilot's pmFetch of 171
-// system values (client + pmcd and its agents), and a remote Global
+// (client + server CPU) against Performance Co-Pilot's pmFetch of the
+// same system values (client + pmcd and its agents), and a remote Global
 // (server CPU) against a local Global collection.
 //
 // The server runs in this process (the handler of perfc serve over the
@@ -335,18 +335,30 @@ func BenchmarkLocalFetchLoop(b *testing.B) {
 	})
 }
 
-// BenchmarkPCPFetch: Performance Co-Pilot's pmFetch of 171 system values
-// (bench/pcp/fetch.py: Processor, Memory, PhysicalDisk, Network Interface
-// and System's equivalents) through pmcd: client-cpu-ns/op is the
-// client's CPU over its loop (python's binding of libpcp's pmFetch),
-// server-cpu-ns/op pmcd's and its agents' (from /proc, 10 ms ticks: run
-// thousands of fetches). It needs pcp and pmcd running
-// (/etc/init.d/pmcd start).
+// BenchmarkPCPFetch: Performance Co-Pilot's pmFetch of the system values
+// (bench/pcp/fetch.py) through pmcd: client-cpu-ns/op is the client's CPU
+// over its loop (python's binding of libpcp's pmFetch), server-cpu-ns/op
+// pmcd's and its agents' (from /proc, 10 ms ticks: run thousands of
+// fetches). It needs pcp and pmcd running (/etc/init.d/pmcd start).
+//
+// same-sources fetches the equivalents of the counters of perfc's five
+// objects (Processor, Memory, PhysicalDisk, Network Interface, System),
+// which pmdalinux reads from the same files perfc does: the like for like
+// of BenchmarkRemoteFetchServe. first-list is the list the first
+// measurements used, without the per-CPU interrupt and soft-interrupt
+// counts, the paging counts of /proc/vmstat and the links' speeds.
 func BenchmarkPCPFetch(b *testing.B) {
 	if out, err := exec.Command("pminfo", "-f", "pmcd.version").CombinedOutput(); err != nil {
 		b.Skipf("pmcd is not answering (/etc/init.d/pmcd start): %v: %s", err, strings.TrimSpace(string(out)))
 	}
-	cmd := exec.Command("/usr/bin/python3", filepath.Join("pcp", "fetch.py"), strconv.Itoa(b.N))
+	b.Run("same-sources", func(b *testing.B) { pcpFetch(b) })
+	b.Run("first-list", func(b *testing.B) { pcpFetch(b, "first") })
+}
+
+// pcpFetch runs bench/pcp/fetch.py for b.N fetches (args: fetch.py's
+// after N) and reports its CPU and pmcd's.
+func pcpFetch(b *testing.B, args ...string) {
+	cmd := exec.Command("/usr/bin/python3", append([]string{filepath.Join("pcp", "fetch.py"), strconv.Itoa(b.N)}, args...)...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		b.Fatal(err)
