@@ -13,7 +13,7 @@ func dumpCommand() command {
 	return command{
 		name:  "dump",
 		usage: "[--json] [--titles FILE] FILE...",
-		short: "print raw PERF_DATA_BLOCK files (ours or captured on Windows) for a person or, with --json, a program",
+		short: "print raw PERF_DATA_BLOCK files (ours or captured on Windows) for a person or, with --json, a program; list a binary log's records",
 		run:   runDump,
 	}
 }
@@ -42,7 +42,7 @@ func runDump(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		if dump.IsLog(f) {
-			// A binary log (.plog): its records, whatever --json says.
+			// A binary log, ours or a BLG: its records, whatever --json says.
 			if err := dump.Log(e.stdout, f); err != nil {
 				return err
 			}

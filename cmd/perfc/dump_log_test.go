@@ -15,3 +15,22 @@ func TestDumpLog(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q, stdout:\n%s", code, errs, out)
 	}
 }
+
+// TestDumpBLG: perfc dump lists a Windows BLG's records, and refuses a
+// file named .blg that is not one with the BLG reader's reason.
+func TestDumpBLG(t *testing.T) {
+	dir := filepath.Join("..", "..", "perflog", "blg", "testdata")
+	for _, tc := range []struct {
+		file, want string
+		code       int
+	}{
+		{"SampleLog.blg", "11 samples, 0 with values marked failed, 0 unreadable", 0},
+		{"BadCounterSamples.blg", "275 samples, 5 with values marked failed, 0 unreadable", 0},
+		{"CorruptBlg.blg", "not a Windows binary performance log (.blg)", 1},
+	} {
+		out, errs, code := runPerfc(t, "dump", filepath.Join(dir, tc.file))
+		if code != tc.code || !strings.Contains(out+errs, tc.want) {
+			t.Errorf("perfc dump %s: exit %d (want %d), want %q in\nstdout:\n%.400s\nstderr: %s", tc.file, code, tc.code, tc.want, out, errs)
+		}
+	}
+}

@@ -158,5 +158,12 @@ func FuzzOpen(f *testing.F) {
 		if _, err := l.Sample(context.Background(), nil); !errors.Is(err, io.EOF) {
 			t.Fatalf("after the last sample: %v", err)
 		}
+		var listing bytes.Buffer // perfc dump of the same bytes
+		if err := l.dump(&listing); err != nil {
+			t.Fatal(err)
+		}
+		if want := fmt.Sprintf("%d samples, ", l.Len()); !bytes.Contains(listing.Bytes(), []byte(want)) {
+			t.Fatalf("the listing does not count %d samples:\n%s", l.Len(), listing.Bytes())
+		}
 	})
 }

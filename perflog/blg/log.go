@@ -63,6 +63,7 @@ type Log struct {
 	loc     *time.Location
 	list    []Counter
 	samples []record
+	records []record // every PDH record, in file order (Dump)
 	db      *titles.DB
 	plan    *rawlog.Plan
 	slots   []int // the plan's counter for each list entry; -1 for a whole-object entry
@@ -91,7 +92,7 @@ func read(r io.ReaderAt, size int64, name string) (*Log, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Log{r: r, name: name, hdr: s.hdr, notes: s.notes}
+	l := &Log{r: r, name: name, hdr: s.hdr, notes: s.notes, records: s.records}
 	l.loc = s.hdr.Zone.Location()
 	var titleData, scratch []byte
 	var titleMachine string

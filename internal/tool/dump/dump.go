@@ -1,7 +1,7 @@
 // Package dump implements `perfc dump`: it reads raw PERF_DATA_BLOCKs (our
 // own `perfc query` output or HKEY_PERFORMANCE_DATA captures from Windows)
 // and prints them for a person, or as JSON for a program; and it lists the
-// records of our binary logs (.plog, Log). Names come from a
+// records of binary logs (Log): ours and Windows' BLG. Names come from a
 // title database; where it does not know an index, the index alone is shown.
 package dump
 
@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -16,18 +17,30 @@ import (
 	"github.com/perfcounters/perfcounters/countertype"
 	"github.com/perfcounters/perfcounters/perfdata"
 	"github.com/perfcounters/perfcounters/perflog/binlog"
+	"github.com/perfcounters/perfcounters/perflog/blg"
 	"github.com/perfcounters/perfcounters/titles"
 )
 
-// IsLog reports whether the file at path is one of our binary logs (by its
-// first bytes), which Log lists instead of decoding it as a block.
-func IsLog(path string) bool { return binlog.IsLog(path) }
+// IsLog reports whether the file at path is a binary log, ours or a
+// Windows BLG (by its first bytes), which Log lists instead of decoding it
+// as a block. A file named .blg is taken for a BLG whatever it holds, so
+// that one that is not says so in the BLG reader's words.
+func IsLog(path string) bool {
+	return binlog.IsLog(path) || blg.IsLog(path) || strings.EqualFold(filepath.Ext(path), ".blg")
+}
 
-// Log lists the records of the binary log at path: offset, kind, length,
-// time and what each holds (samples with their objects and instances,
-// definitions, titles, gaps with their reasons, wraps), then what the
-// reader noticed (a torn tail).
-func Log(w io.Writer, path string) error { return binlog.Dump(w, path) }
+// Log lists the records of the binary log at path. Ours: offset, kind,
+// length, time and what each holds (samples with their objects and
+// instances, definitions, titles, gaps with their reasons, wraps), then
+// what the reader noticed (a torn tail). A BLG: what its header says, its
+// counter list, then its PDH records (counter list, title table, samples
+// with their raw blocks, listed values and the values marked failed).
+func Log(w io.Writer, path string) error {
+	if binlog.IsLog(path) {
+		return binlog.Dump(w, path)
+	}
+	return blg.Dump(w, path)
+}
 
 // Options control the output.
 type Options struct {
