@@ -2,7 +2,6 @@ package bench
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -17,34 +16,49 @@ import (
 	"github.com/perfcounters/perfcounters/perflog/pdhcsv"
 )
 
-// BenchmarkRelogBLGLong converts a long BLG to CSV: SampleLog.blg's own
-// records (8 objects stored as Windows' raw PERF_DATA_BLOCKs, 1,832 values
-// a sample) with its 11 samples repeated 55 times, 605 samples, each
-// repetition's clocks moved on by the span of the log. The Windows BLGs we
-// have are 11 to 280 samples, where opening the file and setting up the
-// first sample's columns weigh more than converting values; this is
-// their steady state, the BLG counterpart of the 600-sample binary logs of
-// BenchmarkRelogSaved. Values repeat from one repetition to the next, so
-// at each repetition's first sample the counters that count up see their
-// values go back: relog leaves those cells blank, as Windows does for a
-// counter that went backwards.
+// BenchmarkRelogBLGLong converts long BLGs to CSV: each Windows BLG's own
+// records with its samples repeated, each repetition's clocks moved on by
+// the span of the log. The Windows BLGs we have are 11 to 280 samples,
+// where opening the file and setting up the first sample's columns weigh
+// more than converting values; these are their steady state, the BLG
+// counterpart of the 600-sample binary logs of BenchmarkRelogSaved:
+//
+//   - SampleLog: 8 objects stored as Windows' raw PERF_DATA_BLOCKs, 1,832
+//     values a sample, 11 samples x 55 = 605;
+//   - CounterSamples: 10 listed counters of 4 objects (PDH_RAW_COUNTER
+//     values the reader rebuilds into blocks), 25 samples x 24 = 600;
+//   - BadCounterSamples: one listed counter on each of 26 machines, 275
+//     samples x 2 = 550.
+//
+// Values repeat from one repetition to the next, so at each repetition's
+// first sample the counters that count up see their values go back:
+// relog leaves those cells blank, as Windows does for a counter that went
+// backwards.
 func BenchmarkRelogBLGLong(b *testing.B) {
-	path := filepath.Join(b.TempDir(), "SampleLog-x55.blg")
-	if err := cycleBLG(filepath.Join("..", "perflog", "blg", "testdata", "SampleLog.blg"), path, 55); err != nil {
-		b.Fatal(err)
+	for _, c := range []struct {
+		name    string
+		repeat  int
+		samples int
+	}{{"SampleLog", 55, 605}, {"CounterSamples", 24, 600}, {"BadCounterSamples", 2, 550}} {
+		b.Run(c.name, func(b *testing.B) {
+			path := filepath.Join(b.TempDir(), c.name+"-long.blg")
+			if err := cycleBLG(filepath.Join("..", "perflog", "blg", "testdata", c.name+".blg"), path, c.repeat); err != nil {
+				b.Fatal(err)
+			}
+			l, err := blg.Open(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if l.Len() != c.samples || len(l.Notes()) > 0 {
+				b.Fatalf("the repeated log has %d samples (want %d), notes %q", l.Len(), c.samples, l.Notes())
+			}
+			l.Close()
+			benchRelog(b, func() (pdh.Source, io.Closer, error) {
+				l, err := blg.Open(path)
+				return l, l, err
+			})
+		})
 	}
-	l, err := blg.Open(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if l.Len() != 605 || len(l.Notes()) > 0 {
-		b.Fatalf("the repeated log has %d samples (want 605), notes %q", l.Len(), l.Notes())
-	}
-	l.Close()
-	benchRelog(b, func() (pdh.Source, io.Closer, error) {
-		l, err := blg.Open(path)
-		return l, l, err
-	})
 }
 
 // Layout of a BLG as perflog/blg/FORMAT.md describes it.
@@ -54,10 +68,11 @@ const (
 	blgPayloadStart = blgEventHeader + 24
 	blgSample       = 0x22
 	blgIndex        = 0x23
-	// PERF_DATA_BLOCK fields (winperf.h)
-	pdbPerfTime        = 0x30
-	pdbPerfFreq        = 0x38
-	pdbPerfTime100nSec = 0x40
+	// PERF_DATA_BLOCK fields (winperf.h): SystemTime at 0x24 is 16 bytes,
+	// so PerfTime, a LARGE_INTEGER, is aligned to 0x38
+	pdbPerfTime        = 0x38
+	pdbPerfFreq        = 0x40
+	pdbPerfTime100nSec = 0x48
 )
 
 var blgLE = binary.LittleEndian
@@ -137,8 +152,10 @@ func splitRecords(frags [][]byte) [][][]byte {
 }
 
 // shiftRecord returns a copy of a sample record's fragments with its time
-// stamps and its blocks' PerfTime and PerfTime100nSec later by shift
-// (100-ns units; PerfTime in ticks of the block's PerfFreq).
+// stamps later by shift (100-ns units): the events', the PDH_RAW_COUNTER
+// values' and the instance lists' TimeStamp, and the raw blocks' PerfTime
+// (in ticks of the block's PerfFreq) and PerfTime100nSec. A listed
+// counter's SecondValue, a clock for most types, is left as it is.
 func shiftRecord(frags [][]byte, shift int64) [][]byte {
 	var data []byte // the record: the fragments' data joined
 	for _, ev := range frags {
@@ -152,8 +169,13 @@ func shiftRecord(frags [][]byte, shift int64) [][]byte {
 		}
 		if blk := data[off+8 : off+n]; kind == 5 && len(blk) >= pdbPerfTime100nSec+8 {
 			freq := int64(blgLE.Uint64(blk[pdbPerfFreq:]))
-			blgLE.PutUint64(blk[pdbPerfTime:], uint64(int64(blgLE.Uint64(blk[pdbPerfTime:]))+shift*freq/10_000_000))
+			ticks := shift/10_000_000*freq + shift%10_000_000*freq/10_000_000 // shift*freq overflows at GHz frequencies
+			blgLE.PutUint64(blk[pdbPerfTime:], uint64(int64(blgLE.Uint64(blk[pdbPerfTime:]))+ticks))
 			blgLE.PutUint64(blk[pdbPerfTime100nSec:], uint64(int64(blgLE.Uint64(blk[pdbPerfTime100nSec:]))+shift))
+		} else if kind == 1 && n >= 20 { // PDH_RAW_COUNTER: its TimeStamp
+			blgLE.PutUint64(data[off+12:], uint64(int64(blgLE.Uint64(data[off+12:]))+shift))
+		} else if kind == 2 && n >= 32 { // a wildcard instance list: its TimeStamp
+			blgLE.PutUint64(data[off+24:], uint64(int64(blgLE.Uint64(data[off+24:]))+shift))
 		}
 		off += n
 	}
@@ -208,48 +230,64 @@ func (w *blgWriter) finish() []byte {
 	return w.out
 }
 
-// TestCycleBLG: the repeated log reads as the original for its first
-// repetition (the same CSV rows, header included), holds n times the
-// samples, and its second repetition starts one interval after the
-// first ends.
+// TestCycleBLG: a log repeated twice reads as the original for its first
+// repetition (the same CSV rows, header included), holds twice the
+// samples, its second repetition starts one interval after the first
+// ends, and its rows after the second repetition's first hold the
+// original's values.
 func TestCycleBLG(t *testing.T) {
-	src := filepath.Join("..", "perflog", "blg", "testdata", "SampleLog.blg")
-	dst := filepath.Join(t.TempDir(), "x2.blg")
-	if err := cycleBLG(src, dst, 2); err != nil {
-		t.Fatal(err)
-	}
-	csv := func(path string) []string {
-		l, err := blg.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer l.Close()
-		var out strings.Builder
-		if _, _, err := relog.Run(t.Context(), l, relog.Options{Format: pdhcsv.CSV, Location: time.UTC}, &out); err != nil {
-			t.Fatal(err)
-		}
-		return strings.Split(strings.TrimSpace(out.String()), "\n")
-	}
-	orig, twice := csv(src), csv(dst)
-	if len(orig) != 12 || len(twice) != 23 {
-		t.Fatalf("%d and %d rows, want 12 (header and 11 samples) and 23", len(orig), len(twice))
-	}
-	for i, row := range orig {
-		if twice[i] != row {
-			t.Errorf("row %d differs:\n got %.120s\nwant %.120s", i, twice[i], row)
-		}
-	}
-	first, _, _ := strings.Cut(orig[1], ",")
-	last, _, _ := strings.Cut(orig[11], ",")
-	again, _, _ := strings.Cut(twice[12], ",")
-	layout := `"01/02/2006 15:04:05.000"`
-	t1, err1 := time.Parse(layout, first)
-	t11, err2 := time.Parse(layout, last)
-	t12, err3 := time.Parse(layout, again)
-	if err := errors.Join(err1, err2, err3); err != nil {
-		t.Fatal(err)
-	}
-	if step := t11.Sub(t1) / 10; t12.Sub(t11) < step-time.Second || t12.Sub(t11) > step+time.Second {
-		t.Errorf("the second repetition starts %v after the first ends, want one interval (%v)", t12.Sub(t11), step)
+	for _, tc := range []struct {
+		name    string
+		samples int
+	}{{"SampleLog", 11}, {"CounterSamples", 25}, {"BadCounterSamples", 275}} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := filepath.Join("..", "perflog", "blg", "testdata", tc.name+".blg")
+			dst := filepath.Join(t.TempDir(), "x2.blg")
+			if err := cycleBLG(src, dst, 2); err != nil {
+				t.Fatal(err)
+			}
+			csv := func(path string) []string {
+				l, err := blg.Open(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer l.Close()
+				var out strings.Builder
+				if _, _, err := relog.Run(t.Context(), l, relog.Options{Format: pdhcsv.CSV, Location: time.UTC}, &out); err != nil {
+					t.Fatal(err)
+				}
+				return strings.Split(strings.TrimSpace(out.String()), "\n")
+			}
+			n := tc.samples
+			orig, twice := csv(src), csv(dst)
+			if len(orig) != n+1 || len(twice) != 2*n+1 {
+				t.Fatalf("%d and %d rows, want %d (header and %d samples) and %d", len(orig), len(twice), n+1, n, 2*n+1)
+			}
+			for i, row := range orig {
+				if twice[i] != row {
+					t.Errorf("row %d differs:\n got %.120s\nwant %.120s", i, twice[i], row)
+				}
+			}
+			for i := 2; i <= n; i++ {
+				_, got, _ := strings.Cut(twice[n+i], ",")
+				_, want, _ := strings.Cut(orig[i], ",")
+				if got != want {
+					t.Errorf("row %d of the second repetition differs from the original's:\n got %.120s\nwant %.120s", i, got, want)
+				}
+			}
+			layout := `"01/02/2006 15:04:05.000"`
+			stamp := func(row string) time.Time {
+				s, _, _ := strings.Cut(row, ",")
+				ts, err := time.Parse(layout, s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return ts
+			}
+			first, last, again := stamp(orig[1]), stamp(orig[n]), stamp(twice[n+1])
+			if step := last.Sub(first) / time.Duration(n-1); again.Sub(last) < step-time.Second || again.Sub(last) > step+time.Second {
+				t.Errorf("the second repetition starts %v after the first ends, want one interval (%v)", again.Sub(last), step)
+			}
+		})
 	}
 }
