@@ -84,7 +84,7 @@ var table = map[string]rule{
 	// export/otlp pushes a source's counters to OpenTelemetry over OTLP.
 	"export/otlp": {3, []string{"calc", "countertype", "export/metricname", "pdh", "perfdata"}},
 	// L4: tools.
-	"internal/tool/dump":     {4, []string{"countertype", "perfdata", "perflog/binlog", "titles"}},
+	"internal/tool/dump":     {4, []string{"countertype", "perfdata", "perflog/binlog", "perflog/blg", "titles"}},
 	"internal/tool/query":    {4, []string{"engine"}},
 	"internal/tool/ctrpp":    {4, []string{"counterset", "countertype", "manifest"}},
 	"internal/tool/typeperf": {4, []string{"counterpath", "pdh", "perflog/pdhcsv"}},
