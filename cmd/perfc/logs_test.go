@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,5 +75,41 @@ func TestLogFormatsCommand(t *testing.T) {
 	}
 	if _, errs, code := runPerfc(t, "typeperf", `\Memory\Available Bytes`, "-f", "BIN", "-sc", "1"); code != 2 || !strings.Contains(errs, "-o") {
 		t.Errorf("typeperf -f BIN without -o: exit %d, %q; want a usage error asking for -o", code, errs)
+	}
+}
+
+// TestRelogThroughBIN: a log relogged to our binary log and from there to
+// CSV gives the CSV relog writes from the log itself, the time zone
+// included: Windows' BLGs and CSV carry zones known only by their rules
+// and names (Eastern daylight time in August for SampleLog, a fixed
+// Pacific Standard Time for the CSV), which the binary log keeps as a
+// POSIX rule.
+func TestRelogThroughBIN(t *testing.T) {
+	blgDir := filepath.Join("..", "..", "perflog", "blg", "testdata")
+	for _, in := range []string{"SampleLog.blg", "CounterSamples.blg", "BadCounterSamples.blg", "CounterSamples.csv"} {
+		t.Run(in, func(t *testing.T) {
+			dir := t.TempDir()
+			src := filepath.Join(blgDir, in)
+			bin, direct, again := filepath.Join(dir, "x.plog"), filepath.Join(dir, "direct.csv"), filepath.Join(dir, "again.csv")
+			for _, args := range [][]string{
+				{"relog", src, "-f", "CSV", "-o", direct},
+				{"relog", src, "-f", "BIN", "-o", bin},
+				{"relog", bin, "-f", "CSV", "-o", again},
+			} {
+				if _, errs, code := runPerfc(t, args...); code != 0 {
+					t.Fatalf("perfc %s: exit %d: %s", strings.Join(args, " "), code, errs)
+				}
+			}
+			want, err1 := os.ReadFile(direct)
+			got, err2 := os.ReadFile(again)
+			if err := errors.Join(err1, err2); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				gh, _, _ := strings.Cut(string(got), "\n")
+				wh, _, _ := strings.Cut(string(want), "\n")
+				t.Errorf("through BIN, the CSV differs (%d and %d bytes); headers:\n got %.120s\nwant %.120s", len(got), len(want), gh, wh)
+			}
+		})
 	}
 }

@@ -41,6 +41,7 @@ type rule struct {
 var table = map[string]rule{
 	// L0: the core vocabulary.
 	"internal/utf16le":  {0, nil},
+	"internal/tzrule":   {0, nil},
 	"countertype":       {0, nil},
 	"export/metricname": {0, nil}, // the words of metric names, one rule for every export
 	"counterpath":       {0, nil},
@@ -63,12 +64,12 @@ var table = map[string]rule{
 	"system":           {2, []string{"counterset", "countertype", "perfdata"}},
 	"engine":           {2, []string{"collect", "counterset", "perfdata", "titles"}},
 	"pdh":              {2, []string{"calc", "counterpath", "countertype", "internal/utf16le", "perfdata", "titles"}},
-	"perflog/pdhcsv":   {2, []string{"calc", "counterpath", "countertype", "pdh", "perfdata", "perflog/rawlog", "titles"}},
+	"perflog/pdhcsv":   {2, []string{"calc", "counterpath", "countertype", "internal/tzrule", "pdh", "perfdata", "perflog/rawlog", "titles"}},
 	"state":            {2, []string{"collectorset", "counterset", "manifest", "titles"}},
 	"collectorset":     {2, []string{"counterpath"}},
-	"perflog/binlog":   {2, []string{"pdh", "perfdata", "titles"}},
+	"perflog/binlog":   {2, []string{"internal/tzrule", "pdh", "perfdata", "titles"}},
 	"perflog/rawlog":   {2, []string{"countertype", "pdh", "perfdata", "titles"}},
-	"perflog/blg":      {2, []string{"counterpath", "countertype", "internal/utf16le", "pdh", "perfdata", "perflog/rawlog", "titles"}},
+	"perflog/blg":      {2, []string{"counterpath", "countertype", "internal/tzrule", "internal/utf16le", "pdh", "perfdata", "perflog/rawlog", "titles"}},
 	"perflog/sqllog":   {2, []string{"calc", "countertype", "pdh", "perflog/pdhcsv", "perflog/rawlog", "titles"}},
 	"remote":           {2, []string{"calc", "counterpath", "engine", "pdh", "perfdata", "titles"}}, // the network API of perfc serve and its client; see remote/API.md
 	// L3: the local machine assembled.

@@ -82,8 +82,12 @@ func (l *Log) dump(w io.Writer) error {
 			if in.cause < uint64(len(causes)) {
 				cause = causes[in.cause]
 			}
-			what = fmt.Sprintf("%s: host %q, zone %q (IANA %q, UTC%s), PerfFreq %d, %s, by %q",
-				cause, in.host, in.zone, in.iana, offsetText(in.offset), in.perfFreq, cl, in.writer)
+			rule := ""
+			if in.rule != "" {
+				rule = fmt.Sprintf(", rule %q", in.rule)
+			}
+			what = fmt.Sprintf("%s: host %q, zone %q (IANA %q, UTC%s%s), PerfFreq %d, %s, by %q",
+				cause, in.host, in.zone, in.iana, offsetText(in.offset), rule, in.perfFreq, cl, in.writer)
 		case f.kind == KindTitles:
 			es, perr := parseTitles(b)
 			if perr != nil {

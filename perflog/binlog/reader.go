@@ -12,6 +12,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/perfcounters/perfcounters/internal/tzrule"
 	"github.com/perfcounters/perfcounters/pdh"
 	"github.com/perfcounters/perfcounters/titles"
 )
@@ -236,6 +237,7 @@ type sampleRef struct {
 // info is an INFO record's content.
 type info struct {
 	host, zone, iana string
+	rule             string // POSIX TZ rule of a zone without an IANA name; "" none
 	offset, perfFreq int64
 	counters         []string
 	hasCounters      bool
@@ -401,6 +403,15 @@ func (l *Log) index() error {
 			l.loc = loc
 		}
 	}
+	if l.loc == nil && in.rule != "" {
+		name := in.zone
+		if name == "" {
+			name = "Local"
+		}
+		if loc, err := tzrule.Location(name, in.rule, int(in.offset), name); err == nil {
+			l.loc = loc
+		}
+	}
 	if l.loc == nil {
 		name := in.zone
 		if name == "" {
@@ -520,6 +531,9 @@ func parseInfo(b []byte) (*info, error) {
 	}
 	in.writer = p.str("writer")
 	in.cause = p.uvarint("cause")
+	if p.err == nil && p.left() > 0 { // logs written before the field have none
+		in.rule = p.str("zone rule")
+	}
 	if p.err == nil && (in.offset < -24*3600 || in.offset > 24*3600) {
 		p.fail("UTC offset", fmt.Sprintf("%d seconds", in.offset))
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/perfcounters/perfcounters/internal/tzrule"
 	"github.com/perfcounters/perfcounters/pdh"
 	"github.com/perfcounters/perfcounters/titles"
 )
@@ -130,25 +131,29 @@ const (
 
 // Writer writes a log. It is not safe for concurrent use.
 type Writer struct {
-	opts      Options
-	base      string // the path given to Create
-	path      string // the current file
-	f         *os.File
-	t         *tail // writes f's records
-	hdr       fileHeader
-	pos       int64 // where the next record goes
-	seq       uint64
-	enc       *encoder // the epoch's encoder, without Options.Shared
-	lin       *lineage // the epoch's encoder, with Options.Shared (nil until the first sample)
-	gen       uint64   // samples coded in the epoch (with Options.Shared)
-	invSeen   uint64   // the last Shared invitation answered
-	defs      []newDef // the definitions the sample coded last introduced (without Options.Shared)
-	titled    map[uint32]bool
-	epochLen  int64
-	info      bool // an INFO record is due before the next record
-	cause     uint64
-	perfFreq  int64
-	zoneName  string
+	opts     Options
+	base     string // the path given to Create
+	path     string // the current file
+	f        *os.File
+	t        *tail // writes f's records
+	hdr      fileHeader
+	pos      int64 // where the next record goes
+	seq      uint64
+	enc      *encoder // the epoch's encoder, without Options.Shared
+	lin      *lineage // the epoch's encoder, with Options.Shared (nil until the first sample)
+	gen      uint64   // samples coded in the epoch (with Options.Shared)
+	invSeen  uint64   // the last Shared invitation answered
+	defs     []newDef // the definitions the sample coded last introduced (without Options.Shared)
+	titled   map[uint32]bool
+	epochLen int64
+	info     bool // an INFO record is due before the next record
+	cause    uint64
+	perfFreq int64
+	zoneName string
+	// rule is the zone's POSIX rule for ruleYear (zoneRule).
+	rule      string
+	ruleYear  int
+	ruleSet   bool
 	iana      string
 	zenc      *zstd.Encoder
 	zdict     *zstd.Encoder // for samples with the previous one as dictionary; never without one
@@ -644,7 +649,25 @@ func (w *Writer) appendInfo(out []byte, seq uint64, t time.Time) ([]byte, uint64
 	}
 	b = appendString(b, "perfc binlog")
 	b = binary.AppendUvarint(b, w.cause)
+	b = appendString(b, w.zoneRule(at))
 	return w.appendRecord(out, KindInfo, seq, stamp(at), b), seq + 1
+}
+
+// zoneRule is the INFO record's zone rule for a record written at t: ""
+// when the zone has an IANA name (which carries its rules), else the
+// POSIX TZ rule of the zone's year at t (tzrule.Rule), so that a zone
+// known only by its rules (a BLG's, a text log's) reads back with its
+// daylight-saving changes and names. It is derived once a year.
+func (w *Writer) zoneRule(t time.Time) string {
+	if w.iana != "" {
+		return ""
+	}
+	y := t.In(w.opts.Location).Year()
+	if w.ruleYear != y || !w.ruleSet {
+		w.rule, _ = tzrule.Rule(w.opts.Location, y)
+		w.ruleYear, w.ruleSet = y, true
+	}
+	return w.rule
 }
 
 // appendRecord frames a payload, compressed when the log compresses and

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfcounters/perfcounters/internal/tzrule"
 	"github.com/perfcounters/perfcounters/internal/utf16le"
 	"github.com/perfcounters/perfcounters/perfdata"
 )
@@ -81,7 +82,7 @@ func (z Zone) Location() *time.Location {
 	// the only way to give time.Location recurring rules.
 	rule := fmt.Sprintf("<%s>%s<%s>%s,%s,%s", std, posixOffset(z.Bias+z.StandardBias), z.DaylightName,
 		posixOffset(z.Bias+z.DaylightBias), posixDate(d), posixDate(s))
-	loc, err := time.LoadLocationFromTZData(std, tzif(rule, int(stdOff), std))
+	loc, err := tzrule.Location(std, rule, int(stdOff), std)
 	if err != nil {
 		return time.FixedZone(std, int(stdOff))
 	}
@@ -108,30 +109,4 @@ func posixDate(s perfdata.SystemTime) string {
 // zoneNameOK reports a name usable inside <...> of a POSIX rule.
 func zoneNameOK(s string) bool {
 	return s != "" && !strings.ContainsAny(s, "<>\n\x00") && len(s) < 200
-}
-
-// tzif builds a version-2 TZif file with one local time type and no
-// transitions whose footer holds rule.
-func tzif(rule string, off int, abbr string) []byte {
-	var b []byte
-	hdr := func(typecnt, charcnt int) {
-		b = append(b, "TZif2"...)
-		b = append(b, make([]byte, 15)...)
-		for _, n := range []int{0, 0, 0, 0, typecnt, charcnt} { // isut, isstd, leap, time, type, char
-			b = binary.BigEndian.AppendUint32(b, uint32(n))
-		}
-	}
-	body := func() {
-		b = binary.BigEndian.AppendUint32(b, uint32(int32(off)))
-		b = append(b, 0, 0) // isdst, abbreviation index
-		b = append(b, abbr...)
-		b = append(b, 0)
-	}
-	hdr(1, len(abbr)+1)
-	body()
-	hdr(1, len(abbr)+1)
-	body()
-	b = append(b, '\n')
-	b = append(b, rule...)
-	return append(b, '\n')
 }

@@ -2,7 +2,6 @@ package pdhcsv
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/perfcounters/perfcounters/counterpath"
 	"github.com/perfcounters/perfcounters/countertype"
+	"github.com/perfcounters/perfcounters/internal/tzrule"
 	"github.com/perfcounters/perfcounters/pdh"
 	"github.com/perfcounters/perfcounters/perfdata"
 	"github.com/perfcounters/perfcounters/perflog/rawlog"
@@ -314,23 +314,10 @@ func zoneLocation(z Zone) *time.Location {
 	if strings.ContainsRune(z.Name, 0) || len(z.Name) > 255 {
 		return z.Location()
 	}
-	if loc, err := time.LoadLocationFromTZData(z.Name+" (text log)", tzif(z.Name, -z.Bias*60)); err == nil {
+	if loc, err := tzrule.Location(z.Name+" (text log)", "", -z.Bias*60, z.Name); err == nil {
 		return loc
 	}
 	return z.Location()
-}
-
-// tzif builds a TZif (version 1) file with one local time type, off
-// seconds east of UTC named abbr, and no transitions.
-func tzif(abbr string, off int) []byte {
-	b := append([]byte("TZif"), make([]byte, 16)...)
-	for _, n := range []int{0, 0, 0, 0, 1, len(abbr) + 1} { // isut, isstd, leap, time, type, char
-		b = binary.BigEndian.AppendUint32(b, uint32(n))
-	}
-	b = binary.BigEndian.AppendUint32(b, uint32(int32(off)))
-	b = append(b, 0, 0) // isdst, abbreviation index
-	b = append(b, abbr...)
-	return append(b, 0)
 }
 
 // sample builds row i's blocks.

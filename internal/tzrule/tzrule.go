@@ -1,0 +1,184 @@
+// Package tzrule carries a time zone's rules where no IANA name does: the
+// zones of logs written on Windows (a BLG's TIME_ZONE_INFORMATION, a text
+// log's header) and of the logs we write from them. It builds a
+// time.Location from a POSIX TZ rule (the footer form of a TZif file,
+// RFC 8536 section 3.3), and derives such a rule from any time.Location by
+// looking at the offsets it gives over a year, so a zone can be written to
+// a file and read back with its daylight-saving rules and names.
+package tzrule
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Location returns a location named name that follows rule, a POSIX TZ
+// rule such as `<Eastern Standard Time>5<Eastern Daylight Time>4,M3.2.0/2,M11.1.0/2`.
+// An empty rule gives a fixed zone of off seconds east of UTC whose
+// abbreviation is abbr. Unlike time.FixedZone, the abbreviation need not be
+// the name: a location named "X (text log)" can print "X".
+func Location(name, rule string, off int, abbr string) (*time.Location, error) {
+	if strings.ContainsAny(rule, "\n\x00") || strings.ContainsAny(abbr, "\x00") || len(rule) > 1024 || len(abbr) > 255 {
+		return nil, errors.New("tzrule: rule or abbreviation not usable in a TZif file")
+	}
+	return time.LoadLocationFromTZData(name, tzif(rule, off, abbr))
+}
+
+// tzif builds a version-2 TZif file with one local time type (off, abbr),
+// no transitions, and rule as its footer (none when rule is "").
+func tzif(rule string, off int, abbr string) []byte {
+	var b []byte
+	block := func() {
+		b = append(b, "TZif2"...)
+		b = append(b, make([]byte, 15)...)
+		for _, n := range []int{0, 0, 0, 0, 1, len(abbr) + 1} { // isut, isstd, leap, time, type, char counts
+			b = binary.BigEndian.AppendUint32(b, uint32(n))
+		}
+		b = binary.BigEndian.AppendUint32(b, uint32(int32(off)))
+		b = append(b, 0, 0) // isdst, abbreviation index
+		b = append(b, abbr...)
+		b = append(b, 0)
+	}
+	block() // version 1 data
+	block() // version 2 data (64-bit times; there are none)
+	b = append(b, '\n')
+	b = append(b, rule...)
+	return append(b, '\n')
+}
+
+// zone is what a location says at an instant.
+type zone struct {
+	abbr string
+	off  int
+	dst  bool
+}
+
+func zoneAt(loc *time.Location, t time.Time) zone {
+	t = t.In(loc)
+	abbr, off := t.Zone()
+	return zone{abbr, off, t.IsDST()}
+}
+
+// Rule returns a POSIX TZ rule that gives loc's offsets, abbreviations and
+// daylight-saving flags at every instant of the given year: a standard
+// zone alone (`<CET>-1`) when loc does not change that year, or a standard
+// and a daylight zone with the dates of the two changes, each written as
+// "the n-th weekday of the month" (the week 5, "the last", wherever the
+// day is the month's last such weekday) at the local time it happens. ok
+// is false when loc changes in another way that year (more than two
+// changes, or changes that are not one into daylight time and one out of
+// it), which a recurring rule cannot say.
+func Rule(loc *time.Location, year int) (rule string, ok bool) {
+	start := time.Date(year, 1, 1, 0, 0, 0, 0, time.UTC).Add(-14 * time.Hour) // local midnight of Jan 1 everywhere
+	end := time.Date(year+1, 1, 1, 0, 0, 0, 0, time.UTC).Add(14 * time.Hour)
+	first := zoneAt(loc, start)
+	type change struct {
+		at       time.Time // the first instant of the new zone
+		from, to zone
+	}
+	var changes []change
+	prev := first
+	for t := start.Add(6 * time.Hour); ; t = t.Add(6 * time.Hour) {
+		if t.After(end) {
+			t = end
+		}
+		if z := zoneAt(loc, t); z != prev {
+			lo, hi := t.Add(-6*time.Hour), t // prev at lo, z at hi
+			for hi.Sub(lo) > time.Second {
+				mid := lo.Add(hi.Sub(lo) / 2).Truncate(time.Second)
+				if mid.Equal(lo) {
+					mid = lo.Add(time.Second)
+				}
+				if zoneAt(loc, mid) == prev {
+					lo = mid
+				} else {
+					hi = mid
+				}
+			}
+			if len(changes) == 3 {
+				return "", false
+			}
+			changes = append(changes, change{hi, prev, z})
+			prev = z
+		}
+		if !t.Before(end) {
+			break
+		}
+	}
+	// Changes in the slack around the year belong to the year before or
+	// after: keep those whose local date is in the year.
+	kept := changes[:0]
+	for _, c := range changes {
+		if c.at.Add(time.Duration(c.from.off)*time.Second).UTC().Year() == year {
+			kept = append(kept, c)
+		}
+	}
+	changes = kept
+	switch {
+	case len(changes) == 0:
+		if first.dst || !nameOK(first.abbr) {
+			return "", false
+		}
+		return "<" + first.abbr + ">" + offset(first.off), true
+	case len(changes) != 2:
+		return "", false
+	}
+	on, off := changes[0], changes[1]
+	if !on.to.dst {
+		on, off = off, on
+	}
+	if !on.to.dst || off.to.dst || on.from != off.to || off.from != on.to || !nameOK(on.from.abbr) || !nameOK(on.to.abbr) {
+		return "", false
+	}
+	std, dst := on.from, on.to
+	return fmt.Sprintf("<%s>%s<%s>%s,%s,%s", std.abbr, offset(std.off), dst.abbr, offset(dst.off),
+		date(on.at, std.off), date(off.at, dst.off)), true
+}
+
+// nameOK reports a name usable inside <...> of a POSIX rule.
+func nameOK(s string) bool {
+	return len(s) >= 3 && len(s) < 200 && !strings.ContainsAny(s, "<>,\n\x00")
+}
+
+// offset writes off (seconds east of UTC) as a POSIX offset (hours west).
+func offset(off int) string {
+	w := -off
+	sign := ""
+	if w < 0 {
+		sign, w = "-", -w
+	}
+	s := fmt.Sprintf("%s%d", sign, w/3600)
+	if m, sec := w%3600/60, w%60; m != 0 || sec != 0 {
+		s += fmt.Sprintf(":%02d", m)
+		if sec != 0 {
+			s += fmt.Sprintf(":%02d", sec)
+		}
+	}
+	return s
+}
+
+// date writes the instant at, in local time of offset off (the zone in
+// force before the change), as POSIX's Mm.w.d/time.
+func date(at time.Time, off int) string {
+	l := at.Add(time.Duration(off) * time.Second).UTC()
+	week := (l.Day()-1)/7 + 1
+	if l.Day()+7 > daysIn(l.Year(), l.Month()) {
+		week = 5 // the last such weekday of the month
+	}
+	secs := l.Hour()*3600 + l.Minute()*60 + l.Second()
+	s := fmt.Sprintf("M%d.%d.%d/%d", int(l.Month()), week, int(l.Weekday()), secs/3600)
+	if m, sec := secs%3600/60, secs%60; m != 0 || sec != 0 {
+		s += fmt.Sprintf(":%02d", m)
+		if sec != 0 {
+			s += fmt.Sprintf(":%02d", sec)
+		}
+	}
+	return s
+}
+
+func daysIn(y int, m time.Month) int {
+	return time.Date(y, m+1, 0, 0, 0, 0, 0, time.UTC).Day()
+}

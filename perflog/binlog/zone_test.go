@@ -1,0 +1,82 @@
+package binlog
+
+import (
+	"encoding/binary"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/perfcounters/perfcounters/internal/tzrule"
+)
+
+// TestZoneRule: a log written in a zone that only its rules describe (no
+// IANA name: a BLG's zone, a text log's) reads back with the same offsets
+// and names on both sides of its daylight-saving changes; a zone with an
+// IANA name is stored by that name, without a rule; and an INFO record
+// from before the rule field reads as it did (a fixed zone).
+func TestZoneRule(t *testing.T) {
+	windows, err := tzrule.Location("Eastern Standard Time",
+		"<Eastern Standard Time>5<Eastern Daylight Time>4,M3.2.0/2,M11.1.0/2", -5*3600, "Eastern Standard Time")
+	if err != nil {
+		t.Fatal(err)
+	}
+	paris, err := time.LoadLocation("Europe/Paris")
+	if err != nil {
+		t.Skipf("no time zone data: %v", err)
+	}
+	at := time.Date(2026, 8, 1, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name     string
+		loc      *time.Location
+		wantRule string
+	}{
+		{"rules only", windows, "<Eastern Standard Time>5<Eastern Daylight Time>4,M3.2.0/2,M11.1.0/2"},
+		{"IANA", paris, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "z.plog")
+			w, err := Create(path, Options{Location: tc.loc, Host: "h"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := w.WriteGap(at, "stopped"); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			l, err := Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			if l.first.rule != tc.wantRule {
+				t.Errorf("INFO zone rule %q, want %q", l.first.rule, tc.wantRule)
+			}
+			for _, when := range []time.Time{
+				time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC), at,
+				time.Date(2026, 3, 8, 6, 59, 59, 0, time.UTC), time.Date(2026, 3, 8, 7, 0, 0, 0, time.UTC), // New York's change
+				time.Date(2027, 12, 24, 0, 0, 0, 0, time.UTC),
+			} {
+				wa, wo := when.In(tc.loc).Zone()
+				ga, gofs := when.In(l.Location()).Zone()
+				if wa != ga || wo != gofs {
+					t.Errorf("at %v: read back %s %d, written %s %d", when, ga, gofs, wa, wo)
+				}
+			}
+		})
+	}
+	// An INFO payload as written before the rule field: it ends at cause.
+	var b []byte
+	for _, s := range []string{"h", "Pacific Standard Time (text log)", ""} {
+		b = appendString(b, s)
+	}
+	b = binary.AppendVarint(b, -28800) // UTC offset
+	b = append(b, 0, 0)                // PerfFreq 0, no counter list
+	b = appendString(b, "perfc binlog")
+	b = append(b, 0) // cause
+	in, err := parseInfo(b)
+	if err != nil || in.rule != "" || in.offset != -28800 || in.zone != "Pacific Standard Time (text log)" {
+		t.Errorf("old INFO: %+v, %v", in, err)
+	}
+}
