@@ -11,8 +11,10 @@ import (
 )
 
 // IsLog reports whether the file at path starts as a BLG does: an
-// event-trace buffer header whose buffer size is in range and the trace
-// header after it. Open says why a file that passes is still refused.
+// event-trace buffer header whose buffer size is in range and whose used
+// length holds the log-file header, then that header's trace header (a
+// system trace header, marked 0xC0), and the file at least one buffer
+// long. Open says why a file that passes is still refused.
 func IsLog(path string) bool {
 	f, err := os.Open(path)
 	if err != nil {
@@ -23,8 +25,15 @@ func IsLog(path string) bool {
 	if _, err := io.ReadFull(f, h[:]); err != nil {
 		return false
 	}
+	st, err := f.Stat()
+	if err != nil {
+		return false
+	}
 	bs := le.Uint32(h[0:])
-	return bs >= minBufferSize && bs <= maxBufferSize && bs%8 == 0 && h[bufferHeaderSize+3] == 0xC0
+	used := le.Uint32(h[0x30:])
+	ht := h[lhRecord+2]
+	return bs >= minBufferSize && bs <= maxBufferSize && bs%8 == 0 && st.Size() >= int64(bs) &&
+		used >= lhTrace && used <= bs && (ht == 1 || ht == 2) && h[lhRecord+3] == 0xC0
 }
 
 // Dump lists the log at path for a person: what its header says, its

@@ -2,6 +2,7 @@ package blg
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -92,6 +93,27 @@ func TestDumpRefused(t *testing.T) {
 	}{{"CounterSamples.blg", true}, {"SampleLog.blg", true}, {"CorruptBlg.blg", false}, {"CounterSamples.csv", false}, {"absent.blg", false}} {
 		if got := IsLog(filepath.Join("testdata", tc.file)); got != tc.want {
 			t.Errorf("IsLog(%s) = %v, want %v", tc.file, got, tc.want)
+		}
+	}
+	// Raw PERF_DATA_BLOCK files are not logs: "PERF" in UTF-16 read as a
+	// buffer size is a plausible one (0x00450050), which once let a block
+	// pass for a BLG.
+	blocks, _ := filepath.Glob(filepath.Join("..", "..", "perfdata", "testdata", "windows", "*", "*.bin"))
+	if len(blocks) < 50 {
+		t.Fatalf("%d Windows block files found", len(blocks))
+	}
+	b, err := os.ReadFile(blocks[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[bufferHeaderSize+3] = 0xC0 // in PerfTime100nSec: what let a block of ours pass
+	marked := filepath.Join(t.TempDir(), "marked.bin")
+	if err := os.WriteFile(marked, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range append(blocks, marked) {
+		if IsLog(b) {
+			t.Errorf("IsLog(%s): a PERF_DATA_BLOCK taken for a BLG", b)
 		}
 	}
 }

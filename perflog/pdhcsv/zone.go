@@ -51,16 +51,50 @@ func WindowsZoneKey(iana string) (string, bool) {
 	return key, ok
 }
 
-// zoneTables are the tables WindowsZoneKey reads, as maps.
+// ZoneLocation returns the IANA location of the Windows time zone a log
+// names: a standard or daylight name as PDH-CSV headers and SQL logs'
+// DisplayToID.TimeZoneName hold it ("Eastern Standard Time", "Eastern
+// Daylight Time"), with bias, the minutes west of UTC the log recorded
+// with it. The location is the zone CLDR gives the name's key for
+// territory 001 (America/New_York), taken only when it keeps that bias in
+// the year of at — in its standard time for a standard name, its daylight
+// time for a daylight name — so that a name with a bias of its own is not
+// given another zone's rules. ok is false otherwise.
+func ZoneLocation(name string, bias int, at time.Time) (loc *time.Location, ok bool) {
+	t := zoneKeys()
+	key, found := t.byName[name]
+	if !found {
+		return nil, false
+	}
+	iana := t.first[key]
+	loc, err := time.LoadLocation(iana)
+	if err != nil {
+		return nil, false
+	}
+	std, dlt := WindowsZoneNames(key)
+	y := at.UTC().Year()
+	for m := time.January; m <= time.December; m++ {
+		tm := time.Date(y, m, 1, 12, 0, 0, 0, time.UTC).In(loc)
+		_, off := tm.Zone()
+		if off == -bias*60 && (name == std && !tm.IsDST() || name == dlt && tm.IsDST()) {
+			return loc, true
+		}
+	}
+	return nil, false
+}
+
+// zoneTables are the tables WindowsZoneKey and ZoneLocation read, as maps.
 type zoneTables struct {
 	aliases map[string]string // tz alias -> canonical name
 	keys    map[string]string // IANA zone -> Windows key (the first that lists it)
+	byName  map[string]string // standard or daylight name -> Windows key
+	first   map[string]string // Windows key -> its territory 001 zone
 }
 
 // zoneKeys parses the embedded tables once; they are never changed
 // after.
 var zoneKeys = sync.OnceValue(func() zoneTables {
-	t := zoneTables{aliases: map[string]string{}, keys: map[string]string{}}
+	t := zoneTables{aliases: map[string]string{}, keys: map[string]string{}, byName: map[string]string{}, first: map[string]string{}}
 	for _, l := range strings.Split(ianaAliases, "\n") {
 		if alias, canon, ok := strings.Cut(l, " "); ok {
 			if _, dup := t.aliases[alias]; !dup {
@@ -72,6 +106,17 @@ var zoneKeys = sync.OnceValue(func() zoneTables {
 		key, zones, ok := strings.Cut(l, "\t")
 		if !ok {
 			continue
+		}
+		if f := strings.Fields(zones); len(f) > 0 {
+			if _, dup := t.first[key]; !dup {
+				t.first[key] = f[0]
+				std, dlt := WindowsZoneNames(key)
+				for _, n := range []string{std, dlt} {
+					if _, dup := t.byName[n]; !dup {
+						t.byName[n] = key
+					}
+				}
+			}
 		}
 		for _, z := range strings.Fields(zones) {
 			if _, dup := t.keys[z]; !dup {

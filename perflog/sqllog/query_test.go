@@ -5,6 +5,8 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"github.com/perfcounters/perfcounters/perflog/pdhcsv"
 )
 
 // TestReportQueries runs the kind of query written for relog's tables on
@@ -129,10 +131,55 @@ func TestZone(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	name, off := time.Date(2025, 1, 1, 0, 0, 0, 0, l.Location()).Zone()
-	_, laOff := time.Now().In(la).Zone()
-	if off != laOff || (name != "Pacific Standard Time" && name != "Pacific Daylight Time") {
-		t.Errorf("Location: %s %+d s, want Pacific ... Time %+d s", name, off, laOff)
+	// The Windows name and bias stored give the zone back with its rules:
+	// Pacific Standard Time in January, Pacific Daylight Time in July.
+	for _, tc := range []struct {
+		at   time.Time
+		name string
+		bias int
+	}{
+		{time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), "Pacific Standard Time", 480},
+		{time.Date(2025, 7, 1, 0, 0, 0, 0, time.UTC), "Pacific Daylight Time", 420},
+	} {
+		if z := pdhcsv.ZoneOf(tc.at.In(l.Location())); z.Name != tc.name || z.Bias != tc.bias {
+			t.Errorf("Location %s at %v: %+v, want %s (%d)", l.Location(), tc.at, z, tc.name, tc.bias)
+		}
+	}
+}
+
+// TestZoneNames: a log set's TimeZoneName and MinutesToUTC give the IANA
+// zone of a Windows name only where that zone keeps the bias (standard
+// names with their standard bias, daylight names with their daylight
+// bias); other names and biases stay a fixed zone.
+func TestZoneNames(t *testing.T) {
+	if _, err := time.LoadLocation("America/New_York"); err != nil {
+		t.Skip("no tz database:", err)
+	}
+	at := time.Date(2007, 8, 14, 19, 40, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name string
+		bias int
+		want string // the location's name; "" a fixed zone
+	}{
+		{"Eastern Standard Time", 300, "America/New_York"},
+		{"Eastern Daylight Time", 240, "America/New_York"},
+		{"Eastern Standard Time", 240, ""}, // a standard name with a daylight bias
+		{"Eastern Daylight Time", 300, ""},
+		{"Romance Standard Time", -60, "Europe/Paris"},
+		{"India Standard Time", -330, "Asia/Calcutta"},
+		{"Coordinated Universal Time", 0, "Etc/UTC"},
+		{"SA Eastern Standard Time", 180, "America/Cayenne"},
+		{"Pacific Standard Time (text log)", 480, ""},
+		{"PST", 480, ""},
+	} {
+		loc, ok := pdhcsv.ZoneLocation(tc.name, tc.bias, at)
+		got := ""
+		if ok {
+			got = loc.String()
+		}
+		if got != tc.want {
+			t.Errorf("ZoneLocation(%q, %d) = %q, want %q", tc.name, tc.bias, got, tc.want)
+		}
 	}
 }
 

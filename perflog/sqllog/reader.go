@@ -13,6 +13,7 @@ import (
 
 	"github.com/perfcounters/perfcounters/countertype"
 	"github.com/perfcounters/perfcounters/pdh"
+	"github.com/perfcounters/perfcounters/perflog/pdhcsv"
 	"github.com/perfcounters/perfcounters/perflog/rawlog"
 	"github.com/perfcounters/perfcounters/titles"
 )
@@ -152,6 +153,7 @@ func (l *Log) open(ctx context.Context) error {
 		return fmt.Errorf("%s: DisplayToID: %w", l.where, scrub(err, l.src))
 	}
 	l.loc = time.UTC
+	named := "" // the zone name DisplayToID gives with its offset
 	if minutes.Valid {
 		if minutes.Int64 < -24*60 || minutes.Int64 > 24*60 {
 			return fmt.Errorf("%s: DisplayToID.MinutesToUTC %d is not a time-zone offset (-1440..1440)", l.where, minutes.Int64)
@@ -161,9 +163,18 @@ func (l *Log) open(ctx context.Context) error {
 			name = "Local"
 		}
 		l.loc = time.FixedZone(name, -int(minutes.Int64)*60)
+		named = name
 	}
 	if err := l.readRecords(ctx); err != nil {
 		return err
+	}
+	if named != "" && len(l.records) > 0 {
+		// A Windows zone's name (what relog and perfc write) gives its
+		// rules, so rows convert to local time across daylight-saving
+		// changes as the log that was stored did.
+		if loc, ok := pdhcsv.ZoneLocation(named, int(minutes.Int64), l.records[0].time); ok {
+			l.loc = loc
+		}
 	}
 	if nrec.Valid && nrec.Int64 != int64(len(l.records)) {
 		l.notes = append(l.notes, fmt.Sprintf("DisplayToID.NumberOfRecords says %d samples, CounterData holds %d", nrec.Int64, len(l.records)))
