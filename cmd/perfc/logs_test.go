@@ -128,3 +128,40 @@ func TestRelogThroughBINAndSQL(t *testing.T) {
 		})
 	}
 }
+
+// TestRelogBeginEndInLogZone: -b and -e are read in the log's zone, the
+// zone of the times relog prints, not the machine's (UTC here): cut from
+// CounterSamples.blg (Pacific time) they keep exactly the rows of
+// Windows' own CSV whose times lie between them.
+func TestRelogBeginEndInLogZone(t *testing.T) {
+	dir := filepath.Join("..", "..", "perflog", "blg", "testdata")
+	out := filepath.Join(t.TempDir(), "cut.csv")
+	_, errs, code := runPerfc(t, "relog", filepath.Join(dir, "CounterSamples.blg"), "-b", "11/26/2016 1:47:00PM", "-e", "11/26/2016 13:47:10", "-f", "CSV", "-o", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	got, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	win, err := os.ReadFile(filepath.Join(dir, "CounterSamples.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimRight(strings.ReplaceAll(string(win), "\r\n", "\n"), "\n"), "\n")
+	var want []string
+	for _, l := range lines[1:] {
+		if stamp, _, _ := strings.Cut(l, ","); stamp >= `"11/26/2016 13:47:00` && stamp <= `"11/26/2016 13:47:10` {
+			want = append(want, l)
+		}
+	}
+	rows := strings.Split(strings.TrimRight(strings.ReplaceAll(string(got), "\r\n", "\n"), "\n"), "\n")
+	if len(want) != 4 || len(rows) != len(want)+1 {
+		t.Fatalf("%d rows, want the %d of Windows' CSV between the times:\n%s", len(rows)-1, len(want), got)
+	}
+	for i, w := range want {
+		if rows[i+1] != w {
+			t.Errorf("row %d:\n got %.150s\nwant %.150s", i+1, rows[i+1], w)
+		}
+	}
+}

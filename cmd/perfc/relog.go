@@ -92,14 +92,12 @@ func runRelog(ctx context.Context, e *env, args []string) error {
 	if tf, ok := f.Text(); ok {
 		opts.Format = tf
 	}
-	if *begin != "" {
-		if opts.Begin, err = relog.ParseTime(*begin, time.Local); err != nil {
-			return usagef("-b: %v", err)
-		}
-	}
-	if *end != "" {
-		if opts.End, err = relog.ParseTime(*end, time.Local); err != nil {
-			return usagef("-e: %v", err)
+	// -b and -e are checked here and read in the input's zone below.
+	for _, bt := range []struct{ flag, text string }{{"-b", *begin}, {"-e", *end}} {
+		if bt.text != "" {
+			if _, err := relog.ParseTime(bt.text, time.UTC); err != nil {
+				return usagef("%s: %v", bt.flag, err)
+			}
 		}
 	}
 	db, err := loadTitles(e, *titlesFile)
@@ -113,6 +111,15 @@ func runRelog(ctx context.Context, e *env, args []string) error {
 	defer in.Close()
 	src := in.Source
 	opts.Location, opts.Kinds = in.Location, in.Kinds()
+	// -b and -e are wall-clock times of the log's zone, the times relog
+	// prints (its Input section, the rows), as Windows' relog compares
+	// them with the log's local time stamps.
+	if *begin != "" {
+		opts.Begin, _ = relog.ParseTime(*begin, in.Location)
+	}
+	if *end != "" {
+		opts.End, _ = relog.ParseTime(*end, in.Location)
+	}
 	if *q {
 		if *out == "" {
 			return relog.Summary(ctx, src, files, opts, e.stdout, nil)
