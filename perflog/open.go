@@ -125,7 +125,13 @@ func Open(ctx context.Context, names []string, opts OpenOptions) (*Input, error)
 		parts = append(parts, pdh.Input{Name: blockFiles[0], Source: bf})
 	}
 	in.FormattedOnly = formatted == len(names)
-	in.Location = commonZone(zones)
+	var span []time.Time // each input's first and last sample
+	for _, p := range parts {
+		if r := p.Source.Recorded(); r != nil && r.Len() > 0 {
+			span = append(span, r.Time(0), r.Time(r.Len()-1))
+		}
+	}
+	in.Location = commonZone(zones, span)
 	if len(parts) == 1 {
 		in.Source = parts[0].Source
 		return in, nil
@@ -156,22 +162,43 @@ func openOne(ctx context.Context, name string, f Format, opts OpenOptions) (loca
 }
 
 // commonZone is the zone every input that names one agrees on; time.Local
-// when none names one or they disagree.
-func commonZone(zones []*time.Location) *time.Location {
+// when none names one or they disagree. Two zones agree when they are the
+// same location, or when a text log would name them alike (the Windows
+// name and bias pdhcsv.ZoneOf gives) at each of the times span holds (the
+// inputs' first and last samples): the zone of a BLG (its rules) and of
+// the CSV Windows wrote from it (a name and a bias) are one zone over the
+// time they cover.
+func commonZone(zones []*time.Location, span []time.Time) *time.Location {
 	var z *time.Location
 	for _, l := range zones {
 		if l == nil {
 			continue
 		}
-		if z != nil && z.String() != l.String() {
+		if z != nil && !sameZone(z, l, span) {
 			return time.Local
 		}
-		z = l
+		if z == nil {
+			z = l
+		}
 	}
 	if z == nil {
 		return time.Local
 	}
 	return z
+}
+
+// sameZone reports whether a and b are the same location or name and
+// offset each time of span alike (commonZone).
+func sameZone(a, b *time.Location, span []time.Time) bool {
+	if a.String() == b.String() {
+		return true
+	}
+	for _, t := range span {
+		if pdhcsv.ZoneOf(t.In(a)) != pdhcsv.ZoneOf(t.In(b)) {
+			return false
+		}
+	}
+	return len(span) > 0
 }
 
 // binMagic starts every binary log (perflog/binlog/FORMAT.md).

@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/perfcounters/perfcounters/perflog/pdhcsv"
 )
 
 // TestDetect recognises each format by content, whatever the file is
@@ -82,5 +85,54 @@ func TestOpenRefusesWhatIsNotALog(t *testing.T) {
 	}
 	if _, err := Open(context.Background(), nil, OpenOptions{}); err == nil {
 		t.Fatal("Open of no input: no error")
+	}
+}
+
+// TestCommonZone: inputs merged keep their zone when they agree on it over
+// the time they cover, though one knows it by its rules (a BLG) and the
+// other by a name and a bias (the CSV Windows wrote from the same
+// samples); inputs of different zones are shown in the machine's.
+func TestCommonZone(t *testing.T) {
+	dir := filepath.Join("blg", "testdata")
+	for _, tc := range []struct {
+		files []string
+		want  string // the zone's name at the first sample, as a text log's header gives it
+		local bool
+	}{
+		{[]string{"CounterSamples.blg", "CounterSamples.csv"}, "Pacific Standard Time", false},
+		{[]string{"CounterSamples.csv", "CounterSamples.blg"}, "Pacific Standard Time", false},
+		{[]string{"SampleLog.blg", "SampleLog.blg"}, "Eastern Daylight Time", false},
+		{[]string{"SampleLog.blg", "CounterSamples.csv"}, "", true},
+		{[]string{"BadCounterSamples.blg", "CounterSamples.blg"}, "", true},
+	} {
+		var names []string
+		for _, f := range tc.files {
+			names = append(names, filepath.Join(dir, f))
+		}
+		in, err := Open(t.Context(), names, OpenOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		first := in.Source.Recorded().Time(0)
+		got := pdhcsv.ZoneOf(first.In(in.Location)).Name
+		switch {
+		case tc.local && in.Location != time.Local:
+			t.Errorf("%v: zone %s (%s), want the machine's", tc.files, in.Location, got)
+		case !tc.local && got != tc.want:
+			t.Errorf("%v: zone %s (%s), want %s", tc.files, in.Location, got, tc.want)
+		}
+		in.Close()
+	}
+	// Over July, a zone with daylight time and the fixed zone of its
+	// standard time disagree.
+	pst := pdhcsv.Zone{Name: "Pacific Standard Time", Bias: 480}.Location()
+	la, err := time.LoadLocation("America/Los_Angeles")
+	if err != nil {
+		t.Skip("no tz database:", err)
+	}
+	nov := []time.Time{time.Date(2016, 11, 26, 21, 0, 0, 0, time.UTC)}
+	jul := []time.Time{time.Date(2016, 7, 1, 0, 0, 0, 0, time.UTC)}
+	if !sameZone(la, pst, nov) || sameZone(la, pst, jul) || sameZone(la, pst, nil) {
+		t.Error("sameZone: want Los Angeles and PST alike in November only")
 	}
 }
