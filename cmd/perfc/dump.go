@@ -6,6 +6,7 @@ import (
 
 	"github.com/perfcounters/perfcounters/internal/tool/dump"
 	"github.com/perfcounters/perfcounters/perfdata"
+	"github.com/perfcounters/perfcounters/perflog"
 	"github.com/perfcounters/perfcounters/titles"
 )
 
@@ -47,6 +48,9 @@ func runDump(ctx context.Context, e *env, args []string) error {
 				return err
 			}
 			continue
+		}
+		if kind, err := perflog.Detect(f); err == nil && (kind == perflog.CSV || kind == perflog.TSV) {
+			return fmt.Errorf("%s: a PDH text log (%s), which holds formatted values, not blocks or records: perfc relog %s -q lists its counters and time range", f, kind, f)
 		}
 		data, err := perfdata.ReadFile(f)
 		if err != nil {

@@ -16,8 +16,9 @@ func TestDumpLog(t *testing.T) {
 	}
 }
 
-// TestDumpBLG: perfc dump lists a Windows BLG's records, and refuses a
-// file named .blg that is not one with the BLG reader's reason.
+// TestDumpBLG: perfc dump lists a Windows BLG's records, refuses a file
+// named .blg that is not one with the BLG reader's reason, and points a
+// PDH text log to relog.
 func TestDumpBLG(t *testing.T) {
 	dir := filepath.Join("..", "..", "perflog", "blg", "testdata")
 	for _, tc := range []struct {
@@ -27,6 +28,7 @@ func TestDumpBLG(t *testing.T) {
 		{"SampleLog.blg", "11 samples, 0 with values marked failed, 0 unreadable", 0},
 		{"BadCounterSamples.blg", "275 samples, 5 with values marked failed, 0 unreadable", 0},
 		{"CorruptBlg.blg", "not a Windows binary performance log (.blg)", 1},
+		{"CounterSamples.csv", "a PDH text log (CSV)", 1},
 	} {
 		out, errs, code := runPerfc(t, "dump", filepath.Join(dir, tc.file))
 		if code != tc.code || !strings.Contains(out+errs, tc.want) {
