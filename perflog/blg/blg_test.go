@@ -465,3 +465,52 @@ func TestFailedValues(t *testing.T) {
 		})
 	}
 }
+
+// TestReadOnce: a log told it is read once keeps no decoded samples, and
+// a second reading after all decodes the same samples again.
+func TestReadOnce(t *testing.T) {
+	read := func(l *Log) [][]byte {
+		var out [][]byte
+		for range l.Len() {
+			s, err := l.Sample(t.Context(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var all []byte
+			for _, b := range s.Blocks {
+				all = append(all, b.Bytes()...)
+			}
+			out = append(out, all)
+		}
+		return out
+	}
+	for _, once := range []bool{false, true} {
+		l, err := Open(filepath.Join("testdata", "CounterSamples.blg"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if once {
+			l.ReadOnce()
+		}
+		first := read(l)
+		kept := 0
+		for _, s := range l.decoded {
+			if s != nil {
+				kept++
+			}
+		}
+		if want := map[bool]int{false: l.Len(), true: 0}[once]; kept != want {
+			t.Errorf("ReadOnce %v: %d samples kept, want %d", once, kept, want)
+		}
+		if err := l.Seek(0); err != nil {
+			t.Fatal(err)
+		}
+		again := read(l)
+		for i := range first {
+			if !bytes.Equal(first[i], again[i]) {
+				t.Errorf("ReadOnce %v: sample %d differs when read again", once, i)
+			}
+		}
+		l.Close()
+	}
+}

@@ -236,12 +236,19 @@ func (r *rowMaker) values(q *pdh.Query, cols *columns, add bool) []pdhcsv.Value 
 	return r.vals
 }
 
+// readOncer is a source that can be told it is read once, in order
+// (perflog/blg's Log: it then keeps no decoded samples for a second pass).
+type readOncer interface{ ReadOnce() }
+
 // runOnce is Run in one pass (no sink). Warnings are told, and rows
 // written, in the order the two passes did: a warning before the row of
 // its sample; none when the input fails. The console report's Input
 // section, which comes first, is the recording's own account of its
 // samples (Recorded's Len and Time: the times its samples have).
 func runOnce(ctx context.Context, src pdh.Source, opts Options, paths []string, out io.Writer) (in, written Stats, err error) {
+	if r, ok := src.(readOncer); ok {
+		r.ReadOnce()
+	}
 	q, err := query(src, paths)
 	if err != nil {
 		return Stats{}, Stats{}, err
