@@ -24,8 +24,26 @@ func Location(name, rule string, off int, abbr string) (*time.Location, error) {
 	if strings.ContainsAny(rule, "\n\x00") || strings.ContainsAny(abbr, "\x00") || len(rule) > 1024 || len(abbr) > 255 {
 		return nil, errors.New("tzrule: rule or abbreviation not usable in a TZif file")
 	}
-	return time.LoadLocationFromTZData(name, tzif(rule, off, abbr))
+	if off < -maxOffset || off > maxOffset {
+		return nil, fmt.Errorf("tzrule: offset %d s is more than a day", off)
+	}
+	loc, err := time.LoadLocationFromTZData(name, tzif(rule, off, abbr))
+	if err != nil {
+		return nil, err
+	}
+	// A rule names at most two offsets; the first of each month of a year
+	// sees both wherever the rule changes at all.
+	for m := time.January; m <= time.December; m++ {
+		if _, o := time.Date(2026, m, 1, 0, 0, 0, 0, time.UTC).In(loc).Zone(); o < -maxOffset || o > maxOffset {
+			return nil, fmt.Errorf("tzrule: rule %q gives an offset of %d s, more than a day", rule, o)
+		}
+	}
+	return loc, nil
 }
+
+// maxOffset bounds the offsets a location may have: a day (real zones are
+// within 14 hours of UTC; POSIX allows 24:59:59).
+const maxOffset = 24 * 3600
 
 // tzif builds a version-2 TZif file with one local time type (off, abbr),
 // no transitions, and rule as its footer (none when rule is "").
