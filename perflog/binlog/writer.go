@@ -131,29 +131,27 @@ const (
 
 // Writer writes a log. It is not safe for concurrent use.
 type Writer struct {
-	opts     Options
-	base     string // the path given to Create
-	path     string // the current file
-	f        *os.File
-	t        *tail // writes f's records
-	hdr      fileHeader
-	pos      int64 // where the next record goes
-	seq      uint64
-	enc      *encoder // the epoch's encoder, without Options.Shared
-	lin      *lineage // the epoch's encoder, with Options.Shared (nil until the first sample)
-	gen      uint64   // samples coded in the epoch (with Options.Shared)
-	invSeen  uint64   // the last Shared invitation answered
-	defs     []newDef // the definitions the sample coded last introduced (without Options.Shared)
-	titled   map[uint32]bool
-	epochLen int64
-	info     bool // an INFO record is due before the next record
-	cause    uint64
-	perfFreq int64
-	zoneName string
-	// rule is the zone's POSIX rule for ruleYear (zoneRule).
-	rule      string
-	ruleYear  int
-	ruleSet   bool
+	opts      Options
+	base      string // the path given to Create
+	path      string // the current file
+	f         *os.File
+	t         *tail // writes f's records
+	hdr       fileHeader
+	pos       int64 // where the next record goes
+	seq       uint64
+	enc       *encoder // the epoch's encoder, without Options.Shared
+	lin       *lineage // the epoch's encoder, with Options.Shared (nil until the first sample)
+	gen       uint64   // samples coded in the epoch (with Options.Shared)
+	invSeen   uint64   // the last Shared invitation answered
+	defs      []newDef // the definitions the sample coded last introduced (without Options.Shared)
+	titled    map[uint32]bool
+	epochLen  int64
+	info      bool // an INFO record is due before the next record
+	cause     uint64
+	perfFreq  int64
+	zoneName  string
+	rule      string // the zone's POSIX rule for ruleYear (zoneRule)
+	ruleYear  int    // 0 before the first
 	iana      string
 	zenc      *zstd.Encoder
 	zdict     *zstd.Encoder // for samples with the previous one as dictionary; never without one
@@ -663,9 +661,9 @@ func (w *Writer) zoneRule(t time.Time) string {
 		return ""
 	}
 	y := t.In(w.opts.Location).Year()
-	if w.ruleYear != y || !w.ruleSet {
+	if w.ruleYear != y {
 		w.rule, _ = tzrule.Rule(w.opts.Location, y)
-		w.ruleYear, w.ruleSet = y, true
+		w.ruleYear = y
 	}
 	return w.rule
 }
