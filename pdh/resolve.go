@@ -295,6 +295,26 @@ func find(smp *Sample, db *titles.DB, machine, name string, idx uint32, byIndex 
 	return located{}, false
 }
 
+// machineOnly is smp with only the blocks of machine (all of them for
+// ""): a query for a counter of one machine reads nothing of the others'
+// blocks, and a sample of many machines (a log of listed counters has a
+// block for each machine and object) is not read whole for each of its
+// paths.
+func machineOnly(smp *Sample, machine string) *Sample {
+	if machine == "" || len(smp.Blocks) < 2 {
+		return smp
+	}
+	m := foldMachine(machine)
+	c := *smp
+	c.Blocks = nil
+	for _, blk := range smp.Blocks {
+		if foldMachine(blk.Header().SystemName) == m {
+			c.Blocks = append(c.Blocks, blk)
+		}
+	}
+	return &c
+}
+
 // fixedSource serves the same sample on every call: browsing a sample
 // already taken.
 type fixedSource struct {
@@ -379,7 +399,7 @@ func (q *Query) AddCounterContext(ctx context.Context, path string) (*Counter, e
 	if !instWild {
 		if !single {
 			// A concrete instance must exist now.
-			tq := OpenQuery(fixedSource{l.smp, q.db})
+			tq := OpenQuery(fixedSource{machineOnly(l.smp, p.Machine), q.db})
 			// One sample, read once: no history of DefaultHistory raw
 			// values (48 KiB a counter) to allocate and drop.
 			tq.SetHistory(2)

@@ -68,7 +68,7 @@ var table = map[string]rule{
 	"state":            {2, []string{"collectorset", "counterset", "manifest", "titles"}},
 	"collectorset":     {2, []string{"counterpath"}},
 	"perflog/binlog":   {2, []string{"internal/tzrule", "pdh", "perfdata", "titles"}},
-	"perflog/rawlog":   {2, []string{"countertype", "pdh", "perfdata", "titles"}},
+	"perflog/rawlog":   {2, []string{"calc", "countertype", "pdh", "perfdata", "titles"}},
 	"perflog/blg":      {2, []string{"counterpath", "countertype", "internal/tzrule", "internal/utf16le", "pdh", "perfdata", "perflog/rawlog", "titles"}},
 	"perflog/sqllog":   {2, []string{"calc", "countertype", "pdh", "perflog/pdhcsv", "perflog/rawlog", "titles"}},
 	"remote":           {2, []string{"calc", "counterpath", "engine", "pdh", "perfdata", "titles"}}, // the network API of perfc serve and its client; see remote/API.md
@@ -89,7 +89,7 @@ var table = map[string]rule{
 	"internal/tool/query":    {4, []string{"engine"}},
 	"internal/tool/ctrpp":    {4, []string{"counterset", "countertype", "manifest"}},
 	"internal/tool/typeperf": {4, []string{"counterpath", "pdh", "perflog/pdhcsv"}},
-	"internal/tool/relog":    {4, []string{"calc", "counterpath", "countertype", "pdh", "perfdata", "perflog/pdhcsv", "titles"}},
+	"internal/tool/relog":    {4, []string{"calc", "counterpath", "countertype", "pdh", "perfdata", "perflog/pdhcsv", "perflog/rawlog", "titles"}},
 	"internal/tool/lodctr":   {4, []string{"manifest", "state", "titles"}},
 	"internal/tool/logman":   {4, []string{"collectorset", "remote", "state"}},
 	"internal/server":        {4, []string{"remote"}}, // perfc serve: TLS, authentication, limits

@@ -107,11 +107,15 @@ type span struct {
 // record is one PDH record, possibly in fragments.
 type record struct {
 	typ   byte
-	at    int64 // file offset of the first fragment's event header
-	stamp int64 // the first fragment's event timestamp (FILETIME, local time)
-	frags []span
+	at    int64  // file offset of the first fragment's event header
+	stamp int64  // the first fragment's event timestamp (FILETIME, local time)
+	first span   // the first fragment's data
+	more  []span // the other fragments' (few records have any)
 	size  int
 }
+
+// fragments is the number of fragments of the record.
+func (r *record) fragments() int { return 1 + len(r.more) }
 
 // scanned is the result of walking the container.
 type scanned struct {
@@ -148,7 +152,8 @@ func scan(r io.ReaderAt, size int64, name string) (*scanned, error) {
 	if err := s.parseLogHeader(buf, name); err != nil {
 		return nil, err
 	}
-	var pending *record
+	var pending *record // &pend while a record is being joined
+	var pend record
 	var pendNext, pendCount uint32
 	for b := int64(bs); b < size; b += int64(bs) {
 		if size-b < int64(bs) {
@@ -202,12 +207,15 @@ func scan(r io.ReaderAt, size int64, name string) (*scanned, error) {
 				if pending != nil {
 					s.notes = append(s.notes, fmt.Sprintf("record at offset %d: fragments %d..%d missing; record skipped", pending.at, pendNext, pendCount))
 				}
-				pending = &record{typ: typ, at: at, stamp: int64(le.Uint64(ev[16:]))}
+				pend = record{typ: typ, at: at, stamp: int64(le.Uint64(ev[16:])), first: data}
+				pending = &pend
 				pendNext, pendCount = 1, fc
 			} else if pending == nil || fr != pendNext || fc != pendCount || typ != pending.typ {
 				return nil, ferr(at+64, "PDH event", "fragment", int64(fr), "fragment %d of %d (event type 0x%02x) does not continue the record before it", fr, fc, typ)
 			}
-			pending.frags = append(pending.frags, data)
+			if fr > 1 {
+				pending.more = append(pending.more, data)
+			}
 			pending.size += data.n
 			if pending.size > maxRecord {
 				return nil, ferr(pending.at, "PDH record", "size", int64(pending.size), "larger than %d bytes", maxRecord)
@@ -330,7 +338,11 @@ func fileTimeUTC(ft int64) time.Time {
 // readRecord reads and joins the fragments of rec.
 func readRecord(r io.ReaderAt, rec *record, dst []byte) ([]byte, error) {
 	dst = dst[:0]
-	for _, f := range rec.frags {
+	for i := range rec.fragments() {
+		f := rec.first
+		if i > 0 {
+			f = rec.more[i-1]
+		}
 		at := len(dst)
 		dst = append(dst, make([]byte, f.n)...)
 		if n, err := r.ReadAt(dst[at:], f.off); n != f.n {

@@ -83,7 +83,7 @@ func (l *Log) dump(w io.Writer) error {
 		if rec.typ == EventSample {
 			ts = l.localTime(rec.stamp).In(l.loc).Format("2006-01-02 15:04:05.000")
 		}
-		fmt.Fprintf(&sb, "%10d  %-12s %8d %5d  %-23s  ", rec.at, eventName(rec.typ), rec.size, len(rec.frags), ts)
+		fmt.Fprintf(&sb, "%10d  %-12s %8d %5d  %-23s  ", rec.at, eventName(rec.typ), rec.size, rec.fragments(), ts)
 		b, err := readRecord(l.r, rec, buf)
 		if err != nil {
 			fmt.Fprintf(&sb, "unreadable: %v\n", err)

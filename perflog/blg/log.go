@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -79,7 +80,10 @@ type Log struct {
 	// listed counters costs far more than reading the record.
 	decoded     []*pdh.Sample
 	decodedSize int
-	once        bool // ReadOnce: keep no decoded samples
+	once        bool           // ReadOnce: keep no decoded samples
+	instKeys    []string       // instanceKey's, by list entry
+	names       [][]cachedName // instanceName's, by list entry
+	zone        zoneSpan       // localTime's last offset
 }
 
 // maxDecoded bounds the blocks a Log keeps decoded.
@@ -376,9 +380,38 @@ func (l *Log) Seek(i int) error {
 func (l *Log) Time(i int) time.Time { return l.localTime(l.samples[i].stamp) }
 
 // localTime converts a FILETIME holding local wall-clock time to UTC.
+// A wall-clock time more than a day away from the zone's changes of
+// offset (daylight saving time) is that of one instant only, the last
+// offset's: it is converted with it, without time.Date's work.
 func (l *Log) localTime(ft int64) time.Time {
 	w := fileTimeUTC(ft)
-	return time.Date(w.Year(), w.Month(), w.Day(), w.Hour(), w.Minute(), w.Second(), w.Nanosecond(), l.loc).UTC()
+	if z := &l.zone; z.ok {
+		if u := w.Unix() - z.off; u >= z.lo && u < z.hi {
+			return w.Add(-time.Duration(z.off) * time.Second).UTC()
+		}
+	}
+	t := time.Date(w.Year(), w.Month(), w.Day(), w.Hour(), w.Minute(), w.Second(), w.Nanosecond(), l.loc).UTC()
+	if !w.IsZero() {
+		lt := t.In(l.loc)
+		_, off := lt.Zone()
+		start, end := lt.ZoneBounds()
+		z := zoneSpan{off: int64(off), lo: math.MinInt64, hi: math.MaxInt64, ok: true}
+		if !start.IsZero() {
+			z.lo = start.Unix() + 86400
+		}
+		if !end.IsZero() {
+			z.hi = end.Unix() - 86400
+		}
+		l.zone = z
+	}
+	return t
+}
+
+// zoneSpan is the offset of the log's zone over a span of instants
+// (Unix seconds lo..hi) whose wall-clock times no other offset gives.
+type zoneSpan struct {
+	off, lo, hi int64
+	ok          bool
 }
 
 // Sample returns the next sample. A sample that cannot be decoded is an
@@ -457,4 +490,38 @@ func ownCopy(s *pdh.Sample) *pdh.Sample {
 	c.Blocks = slices.Clone(s.Blocks)
 	c.Problems = slices.Clone(s.Problems)
 	return &c
+}
+
+// NewRows makes the Rows that SampleRows fills.
+func (l *Log) NewRows() *rawlog.Rows { return l.plan.Rows() }
+
+// SampleRows reads the next sample as Sample does, but leaves its listed
+// values in rows (made by NewRows), stamped with the sample's time
+// (rawlog.Rows.Stamp), instead of rebuilding blocks of them: a reader
+// that computes samples of the same shape from their raw values
+// (rawlog's steady samples) needs no blocks. listed is false when the
+// sample also holds whole blocks (wildcard objects), which only Sample
+// returns. An error is the sample's error that Sample reports; the
+// position advances either way.
+func (l *Log) SampleRows(ctx context.Context, rows *rawlog.Rows) (t time.Time, listed bool, err error) {
+	if err := ctx.Err(); err != nil {
+		return time.Time{}, false, err
+	}
+	if l.pos >= len(l.samples) {
+		return time.Time{}, false, io.EOF
+	}
+	rec := &l.samples[l.pos]
+	l.pos++
+	b, err := readRecord(l.r, rec, l.buf)
+	if err != nil {
+		return time.Time{}, false, l.errorf(rec.at, err)
+	}
+	l.buf = b
+	raw, err := l.decodeRows(b, rows)
+	if err != nil {
+		return time.Time{}, false, fmt.Errorf("%s: sample %d (record at offset %d): %w", orLog(l.name), l.pos, rec.at, err)
+	}
+	t = l.localTime(rec.stamp)
+	rows.Stamp(t, l.hdr.PerfFreq)
+	return t, len(raw) == 0, nil
 }

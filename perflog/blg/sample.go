@@ -23,6 +23,33 @@ const (
 
 // decodeSample decodes one sample record.
 func (l *Log) decodeSample(b []byte, rec *record) (*pdh.Sample, error) {
+	if l.rows == nil {
+		l.rows = l.plan.Rows()
+	}
+	rows := l.rows
+	raw, err := l.decodeRows(b, rows)
+	if err != nil {
+		return nil, err
+	}
+	s, err := pdh.NewSample(raw)
+	if err != nil {
+		return nil, err
+	}
+	s.Time = l.localTime(rec.stamp)
+	if rows.Len() > 0 {
+		built, err := rows.Build(s.Time, l.hdr.PerfFreq)
+		if err != nil {
+			return nil, err
+		}
+		s.Blocks = append(s.Blocks, built.Blocks...)
+		s.Problems = append(s.Problems, built.Problems...)
+	}
+	return s, nil
+}
+
+// decodeRows decodes one sample record's listed values into rows (reset
+// first) and returns its whole blocks (wildcard objects) as they lie.
+func (l *Log) decodeRows(b []byte, rows *rawlog.Rows) ([][]byte, error) {
 	if len(b) < subHeader || string(b[:3]) != "BL\x03" || b[3] != subSample {
 		return nil, fmt.Errorf("sample record starts with % x, not the sample header \"BL\" 03 00", b[:min(len(b), 4)])
 	}
@@ -32,10 +59,6 @@ func (l *Log) decodeSample(b []byte, rec *record) (*pdh.Sample, error) {
 	}
 	b = b[:total]
 	var raw [][]byte
-	if l.rows == nil {
-		l.rows = l.plan.Rows()
-	}
-	rows := l.rows
 	rows.Reset()
 	k := 0
 	for off := subHeader; off < total; k++ {
@@ -64,16 +87,12 @@ func (l *Log) decodeSample(b []byte, rec *record) (*pdh.Sample, error) {
 					return nil, fmt.Errorf("sub-record %d at byte %d: length %d, a raw counter needs %d", k, off, n, subHeader+rawSize)
 				}
 				v := rawlog.Value{Status: le.Uint32(sub[8:]), First: int64(le.Uint64(sub[24:])), Second: int64(le.Uint64(sub[32:])), Multi: le.Uint32(sub[40:])}
-				inst := c.Instance
-				if c.Index > 0 {
-					inst = fmt.Sprintf("%s#%d", inst, c.Index)
-				}
-				if err := rows.Set(l.slots[k], inst, v); err != nil {
+				if err := rows.Set(l.slots[k], l.instanceKey(k, c), v); err != nil {
 					return nil, err
 				}
 				break
 			}
-			if err := decodeRawList(sub, off, k, l.slots[k], rows); err != nil {
+			if err := l.decodeRawList(sub, off, k, l.slots[k], rows); err != nil {
 				return nil, err
 			}
 		default:
@@ -81,26 +100,13 @@ func (l *Log) decodeSample(b []byte, rec *record) (*pdh.Sample, error) {
 		}
 		off += n
 	}
-	s, err := pdh.NewSample(raw)
-	if err != nil {
-		return nil, err
-	}
-	s.Time = l.localTime(rec.stamp)
-	if rows.Len() > 0 {
-		built, err := rows.Build(s.Time, l.hdr.PerfFreq)
-		if err != nil {
-			return nil, err
-		}
-		s.Blocks = append(s.Blocks, built.Blocks...)
-		s.Problems = append(s.Problems, built.Problems...)
-	}
-	return s, nil
+	return raw, nil
 }
 
 // decodeRawList reads the instances of a wildcard-instance counter: a
 // header (size, count, status, time stamp) and count items of name offset,
 // multi count, first and second value; names follow the items.
-func decodeRawList(sub []byte, off, k, counter int, rows *rawlog.Rows) error {
+func (l *Log) decodeRawList(sub []byte, off, k, counter int, rows *rawlog.Rows) error {
 	n := len(sub)
 	if n < subHeader+listHead {
 		return fmt.Errorf("sub-record %d at byte %d: length %d, an instance list needs %d", k, off, n, subHeader+listHead)
@@ -121,11 +127,51 @@ func decodeRawList(sub []byte, off, k, counter int, rows *rawlog.Rows) error {
 		if e < 0 {
 			return fmt.Errorf("sub-record %d at byte %d: instance %d: name at %d has no NUL", k, off, i, no)
 		}
-		name := utf16le.DecodeLenient(base[no : no+e])
+		name := l.instanceName(k, i, base[no:no+e])
 		v := rawlog.Value{Status: status, Multi: le.Uint32(it[4:]), First: int64(le.Uint64(it[8:])), Second: int64(le.Uint64(it[16:]))}
 		if err := rows.Set(counter, name, v); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// instanceKey is the instance of list entry k as a sample names it
+// ("name#n" for a duplicate), made once.
+func (l *Log) instanceKey(k int, c Counter) string {
+	if c.Index == 0 {
+		return c.Instance
+	}
+	if l.instKeys == nil {
+		l.instKeys = make([]string, len(l.list))
+	}
+	if l.instKeys[k] == "" {
+		l.instKeys[k] = fmt.Sprintf("%s#%d", c.Instance, c.Index)
+	}
+	return l.instKeys[k]
+}
+
+// cachedName is an instance name of a raw list as the last sample had it.
+type cachedName struct{ raw, name string }
+
+// instanceName decodes the UTF-16 name of instance i of list entry k's
+// raw list, reusing the last sample's string when the bytes are the same:
+// a log's samples mostly name the same instances, and decoding them
+// again costs a string each.
+func (l *Log) instanceName(k, i int, b []byte) string {
+	if l.names == nil {
+		l.names = make([][]cachedName, len(l.list))
+	}
+	c := l.names[k]
+	if i < len(c) && c[i].raw == string(b) {
+		return c[i].name
+	}
+	name := utf16le.DecodeLenient(b)
+	switch {
+	case i < len(c):
+		c[i] = cachedName{string(b), name}
+	case i == len(c):
+		l.names[k] = append(c, cachedName{string(b), name})
+	}
+	return name
 }

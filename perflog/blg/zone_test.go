@@ -54,3 +54,36 @@ func TestZoneLocation(t *testing.T) {
 		}
 	}
 }
+
+// TestLocalTimeCache: localTime, which converts most wall-clock times
+// with the offset it used last, gives what time.Date gives for every
+// time of a walk over two years in zones with and without daylight
+// saving time, forwards, backwards and in jumps, across every change of
+// offset (the hours that are skipped or repeated included).
+func TestLocalTimeCache(t *testing.T) {
+	pacific := Zone{
+		Bias: 480, StandardName: "Pacific Standard Time", DaylightName: "Pacific Daylight Time", DaylightBias: -60,
+		StandardDate: perfdata.SystemTime{Month: 11, DayOfWeek: 0, Day: 1, Hour: 2},
+		DaylightDate: perfdata.SystemTime{Month: 3, DayOfWeek: 0, Day: 2, Hour: 2},
+	}
+	south := Zone{ // Australia: daylight saving time over the new year
+		Bias: -600, StandardName: "AUS Eastern Standard Time", DaylightName: "AUS Eastern Daylight Time", DaylightBias: -60,
+		StandardDate: perfdata.SystemTime{Month: 4, DayOfWeek: 0, Day: 1, Hour: 3},
+		DaylightDate: perfdata.SystemTime{Month: 10, DayOfWeek: 0, Day: 1, Hour: 2},
+	}
+	noDST := Zone{Bias: 180, StandardName: "SA Eastern Standard Time", DaylightName: "SA Eastern Standard Time"}
+	start := time.Date(2015, 12, 20, 0, 7, 13, 5_000_000, time.UTC) // a wall-clock time, written as UTC
+	for _, z := range []Zone{pacific, south, noDST} {
+		l := &Log{loc: z.Location()}
+		ft := perfdata.FileTime(start)
+		steps := []int64{17 * 60 * 1e7, -23 * 60 * 1e7, 1e7, 40 * 24 * 3600 * 1e7, -39 * 24 * 3600 * 1e7}
+		for i := range 80000 {
+			ft += steps[i%len(steps)]
+			w := perfdata.FileTimeToTime(ft)
+			want := time.Date(w.Year(), w.Month(), w.Day(), w.Hour(), w.Minute(), w.Second(), w.Nanosecond(), l.loc).UTC()
+			if got := l.localTime(ft); !got.Equal(want) {
+				t.Fatalf("%s: wall clock %s: got %s, want %s", z.StandardName, w.Format(time.DateTime), got, want)
+			}
+		}
+	}
+}

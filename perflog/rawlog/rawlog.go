@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfcounters/perfcounters/calc"
 	"github.com/perfcounters/perfcounters/countertype"
 	"github.com/perfcounters/perfcounters/pdh"
 	"github.com/perfcounters/perfcounters/perfdata"
@@ -116,6 +117,10 @@ type group struct {
 	counters []gcounter
 	byKey    map[gkey]int
 	b        *perfdata.Builder
+	// indirect: the group's samples are never Complete (steady.go): pdh
+	// pairs its instances by value (ID Process, ID Thread), or a counter
+	// reads an item count that Build does not set.
+	indirect bool
 }
 
 // gkey identifies a counter within a group: its name, case-insensitively,
@@ -126,8 +131,11 @@ type gkey struct {
 }
 
 type gcounter struct {
-	def, base int // definition positions; base -1 when none
+	def, base int  // definition positions; base -1 when none
+	multiBase bool // the base is PERF_COUNTER_MULTI_BASE (the item count)
 	typ       countertype.Type
+	tb        countertype.Type // typ.TimeBase()
+	second    bool             // secondIsTime(typ)
 	timeBase  int64
 }
 
@@ -174,6 +182,14 @@ func NewPlan(list []Counter, db *titles.DB) (*Plan, error) {
 		p.slots[k] = slot{group: gi, counter: ci}
 	}
 	for _, g := range p.groups {
+		for k := range g.counters {
+			gc := &g.counters[k]
+			gc.multiBase = gc.base >= 0 && g.defs[gc.base].Type == countertype.PERF_COUNTER_MULTI_BASE
+			gc.tb, gc.second = gc.typ.TimeBase(), secondIsTime(gc.typ)
+			if pdh.IdentifiesInstances(g.defs[gc.def].NameIndex) || (gc.typ.Multi() && gc.base >= 0 && !gc.multiBase) {
+				g.indirect = true
+			}
+		}
 		l, err := perfdata.NewLayout(g.defs)
 		if err != nil {
 			return nil, fmt.Errorf("object %s\\%s: %w", g.machine, g.object, err)
@@ -202,10 +218,11 @@ func numSize(t countertype.Type) uint32 {
 // for the next sample, keeping their storage: a log's samples are
 // rebuilt one after another, and the values of one sample are few.
 type Rows struct {
-	p       *Plan
-	groups  []grows // by group
-	touched []int
-	n       int // values set
+	p        *Plan
+	groups   []grows // by group
+	touched  []int
+	n        int  // values set
+	complete bool // Stamp's verdict
 }
 
 // grows is one group's values in one sample.
@@ -215,6 +232,7 @@ type grows struct {
 	byName    map[string]int // past linearInstances instances
 	cells     []cell         // in the order set; a later one for the same place wins
 	at        []int32        // build's scratch: the cell of each instance × counter
+	clk       calc.Clocks    // Stamp's: the clocks of the group's block
 }
 
 // cell is one value set: its instance and its counter in the group.
@@ -270,6 +288,7 @@ func (r *Rows) Reset() {
 	}
 	r.touched = r.touched[:0]
 	r.n = 0
+	r.complete = false
 }
 
 // Set sets the value of listed counter k for an instance (its name as
@@ -352,70 +371,31 @@ func (g *group) build(gs *grows, h perfdata.Header) ([]byte, []pdh.Problem, erro
 	if cells := len(gs.instances) * len(g.counters); cells > maxCells && cells > 16*len(gs.cells) {
 		return nil, nil, fmt.Errorf("object %s\\%s: %d instances × %d counters for %d values: too sparse to rebuild", g.machine, g.object, len(gs.instances), len(g.counters), len(gs.cells))
 	}
-	// The cell of each instance and counter (-1 none), the last set
-	// winning: at most max(maxCells, 16 values) places, by the check above.
 	nc := len(g.counters)
-	gs.at = slices.Grow(gs.at[:0], len(gs.instances)*nc)[:len(gs.instances)*nc]
-	for k := range gs.at {
-		gs.at[k] = -1
-	}
-	for k, c := range gs.cells {
-		gs.at[int(c.inst)*nc+int(c.counter)] = int32(k)
-	}
+	gs.index(nc)
 	cellAt := func(i, ci int) (Value, bool) {
 		if k := gs.at[i*nc+ci]; k >= 0 {
 			return gs.cells[k].v, true
 		}
 		return Value{}, false
 	}
-	var objTime, objFreq int64
-	var setTick, setFreq, set100, setObj, setObjFreq bool
+	h, objTime, objFreq := g.clocks(gs, h)
 	valid := 0
 	var reasons []string
 	var seenReason []uint32
-	for i := range gs.instances {
-		for ci := range g.counters {
-			c, ok := cellAt(i, ci)
-			if !ok {
-				continue
-			}
-			gc := g.counters[ci]
-			if !StatusOK(c.Status) {
-				if !slices.Contains(seenReason, c.Status) {
-					seenReason = append(seenReason, c.Status)
-					reasons = append(reasons, StatusText(c.Status))
-				}
-				continue
-			}
-			valid++
-			typ := gc.typ
-			tb := typ.TimeBase()
-			if gc.timeBase > 0 {
-				switch {
-				case tb == countertype.PERF_TIMER_TICK && !setFreq:
-					h.PerfFreq, setFreq = gc.timeBase, true
-				case tb == countertype.PERF_OBJECT_TIMER && !setObjFreq:
-					objFreq, setObjFreq = gc.timeBase, true
-				}
-			}
-			if !secondIsTime(typ) {
-				continue
-			}
-			switch tb {
-			case countertype.PERF_TIMER_TICK:
-				if !setTick {
-					h.PerfTime, setTick = c.Second, true
-				}
-			case countertype.PERF_TIMER_100NS:
-				if !set100 {
-					h.PerfTime100nSec, set100 = c.Second, true
-				}
-			case countertype.PERF_OBJECT_TIMER:
-				if !setObj {
-					objTime, setObj = c.Second, true
-				}
-			}
+	for _, k := range gs.at {
+		if k < 0 {
+			continue
 		}
+		c := &gs.cells[k].v
+		if !StatusOK(c.Status) {
+			if !slices.Contains(seenReason, c.Status) {
+				seenReason = append(seenReason, c.Status)
+				reasons = append(reasons, StatusText(c.Status))
+			}
+			continue
+		}
+		valid++
 	}
 	if valid == 0 {
 		reason := "no valid value"
@@ -515,6 +495,79 @@ func (g *group) build(gs *grows, h perfdata.Header) ([]byte, []pdh.Problem, erro
 		probs = append(probs, pdh.Problem{Object: g.objIndex, ObjectName: g.object, Machine: g.machine, Partial: true, Missing: missing, Reason: g.machine + ": " + reason})
 	}
 	return b.Bytes(), probs, nil
+}
+
+// index fills gs.at: the cell of each instance and counter (-1 none),
+// the last set winning. It returns how many places have a cell, and
+// whether every cell's status is valid. build checks first that the
+// places are few enough (maxCells).
+func (gs *grows) index(nc int) (set int, valid bool) {
+	gs.at = slices.Grow(gs.at[:0], len(gs.instances)*nc)[:len(gs.instances)*nc]
+	for k := range gs.at {
+		gs.at[k] = -1
+	}
+	valid = true
+	for k := range gs.cells {
+		c := &gs.cells[k]
+		p := int(c.inst)*nc + int(c.counter)
+		if gs.at[p] < 0 {
+			set++
+		}
+		gs.at[p] = int32(k)
+		valid = valid && StatusOK(c.v.Status)
+	}
+	return set, valid
+}
+
+// clocks returns h with the PerfTime and PerfFreq, and PerfTime100nSec,
+// of the group's block in one sample, and the object's PerfTime and
+// PerfFreq: the first valid value of each time base (instances in the
+// order set, then counters in the group's order) gives its clock, and a
+// counter's time base its frequency. gs.at must be indexed.
+func (g *group) clocks(gs *grows, h perfdata.Header) (perfdata.Header, int64, int64) {
+	nc := len(g.counters)
+	var objTime, objFreq int64
+	var setTick, setFreq, set100, setObj, setObjFreq bool
+	for i := range gs.instances {
+		for ci := range g.counters {
+			k := gs.at[i*nc+ci]
+			if k < 0 {
+				continue
+			}
+			c := &gs.cells[k].v
+			if !StatusOK(c.Status) {
+				continue
+			}
+			gc := &g.counters[ci]
+			tb := gc.tb
+			if gc.timeBase > 0 {
+				switch {
+				case tb == countertype.PERF_TIMER_TICK && !setFreq:
+					h.PerfFreq, setFreq = gc.timeBase, true
+				case tb == countertype.PERF_OBJECT_TIMER && !setObjFreq:
+					objFreq, setObjFreq = gc.timeBase, true
+				}
+			}
+			if !gc.second {
+				continue
+			}
+			switch tb {
+			case countertype.PERF_TIMER_TICK:
+				if !setTick {
+					h.PerfTime, setTick = c.Second, true
+				}
+			case countertype.PERF_TIMER_100NS:
+				if !set100 {
+					h.PerfTime100nSec, set100 = c.Second, true
+				}
+			case countertype.PERF_OBJECT_TIMER:
+				if !setObj {
+					objTime, setObj = c.Second, true
+				}
+			}
+		}
+	}
+	return h, objTime, objFreq
 }
 
 // blockInstance is one instance of a rebuilt block: its name there and

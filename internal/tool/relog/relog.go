@@ -289,13 +289,53 @@ func runOnce(ctx context.Context, src pdh.Source, opts Options, paths []string, 
 	}
 	past := false // a sample after End was read: no more rows nor warnings
 	var row []byte
+	st := newSteady(src)
 	for {
+		if st != nil && st.pending {
+			if err := st.arm(ctx, q, cols); err != nil {
+				return Stats{}, Stats{}, err
+			}
+		}
+		if st != nil && st.armed {
+			t, ok, err := st.next(ctx)
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				return Stats{}, Stats{}, err
+			}
+			if ok {
+				prog.update()
+				in.add(t)
+				if past || (!opts.Begin.IsZero() && t.Before(opts.Begin)) {
+					continue
+				}
+				if !opts.End.IsZero() && t.After(opts.End) {
+					past = true
+					continue
+				}
+				vals := st.values(&r, len(cols.cols))
+				if written.Samples == 0 {
+					zone = pdhcsv.ZoneOf(t.In(opts.Location))
+				}
+				row = w.AppendRow(row[:0], t, vals)
+				if err := rows.add(row, len(vals)); err != nil {
+					return Stats{}, Stats{}, err
+				}
+				written.add(t)
+				continue
+			}
+			if err := st.resync(ctx, q); err != nil {
+				return Stats{}, Stats{}, err
+			}
+		}
 		if err := q.Collect(ctx); err != nil {
 			if errors.Is(err, io.EOF) {
 				break
 			}
 			return Stats{}, Stats{}, err
 		}
+		st.collected()
 		prog.update()
 		t := q.Time()
 		in.add(t)
