@@ -10,6 +10,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/perfcounters/perfcounters/pdh"
+	"github.com/perfcounters/perfcounters/perflog/rawlog"
 )
 
 var writeSeeds = flag.Bool("seeds", false, "rewrite the committed FuzzOpen corpus from the real logs")
@@ -145,6 +148,7 @@ func FuzzOpen(f *testing.F) {
 		if l.Titles() == nil || l.Location() == nil {
 			t.Fatal("no titles or location")
 		}
+		failed := make([]bool, l.Len())
 		for i := range l.Len() {
 			_ = l.Time(i)
 			s, err := l.Sample(context.Background(), nil)
@@ -154,9 +158,37 @@ func FuzzOpen(f *testing.F) {
 			if err == nil && s == nil {
 				t.Fatal("nil sample without error")
 			}
+			failed[i] = err != nil
 		}
 		if _, err := l.Sample(context.Background(), nil); !errors.Is(err, io.EOF) {
 			t.Fatalf("after the last sample: %v", err)
+		}
+		// The same samples as raw values (relog's steady path): they
+		// decode where Sample decoded them, and whatever place is asked
+		// for, Ref and Raw stay within them.
+		if err := l.Seek(0); err != nil {
+			t.Fatal(err)
+		}
+		rows := [2]*rawlog.Rows{l.NewRows(), l.NewRows()}
+		for i := range l.Len() {
+			cur, prev := rows[i%2], rows[(i+1)%2]
+			_, _, err := l.SampleRows(context.Background(), cur)
+			if err != nil && !failed[i] {
+				t.Fatalf("sample %d: SampleRows fails where Sample did not: %v", i, err)
+			}
+			if err != nil || !cur.Complete() {
+				continue
+			}
+			_ = cur.SameShape(prev)
+			for blk := -1; blk < 4; blk++ {
+				for inst := -2; inst < 6; inst++ {
+					for def := -1; def < 8; def++ {
+						if ref, ok := cur.Ref(pdh.Origin{Block: blk, Instance: inst, Definition: def}); ok {
+							_, _ = cur.Raw(ref)
+						}
+					}
+				}
+			}
 		}
 		var listing bytes.Buffer // perfc dump of the same bytes
 		if err := l.dump(&listing); err != nil {
