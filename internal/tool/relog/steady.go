@@ -146,8 +146,10 @@ func (s *steady) next(ctx context.Context) (t time.Time, ok bool, err error) {
 	pos := s.rec.Pos()
 	t, listed, err := s.src.SampleRows(ctx, s.cur)
 	switch {
-	case errors.Is(err, io.EOF) || ctx.Err() != nil:
+	case errors.Is(err, io.EOF):
 		return t, false, err
+	case ctx.Err() != nil:
+		return t, false, ctx.Err()
 	case err == nil && listed && s.cur.Complete() && s.cur.SameShape(s.prev):
 		s.cur, s.prev = s.prev, s.cur
 		s.raws[0], s.raws[1] = s.raws[1], s.raws[0]

@@ -3,6 +3,7 @@ package relog
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -338,4 +339,54 @@ func (l *genLog) Seek(i int) error {
 	}
 	l.pos = i
 	return nil
+}
+
+// cancelAt is a generated log whose reader's context is cancelled when
+// it reaches sample at, whichever way the sample is read.
+type cancelAt struct {
+	*genLog
+	at     int
+	cancel context.CancelFunc
+}
+
+func (c *cancelAt) Sample(ctx context.Context, objects []uint32) (*pdh.Sample, error) {
+	if c.pos == c.at {
+		c.cancel()
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return c.genLog.Sample(ctx, objects)
+}
+
+func (c *cancelAt) SampleRows(ctx context.Context, rows *rawlog.Rows) (time.Time, bool, error) {
+	if c.pos == c.at {
+		c.cancel()
+	}
+	if err := ctx.Err(); err != nil {
+		return time.Time{}, false, err
+	}
+	return c.genLog.SampleRows(ctx, rows)
+}
+
+func (c *cancelAt) Recorded() pdh.Recorded { return c }
+
+// TestSteadyCancel: a run cancelled while the steady path reads gives
+// the context's error, as one cancelled while pdh reads does.
+func TestSteadyCancel(t *testing.T) {
+	for _, steady := range []bool{false, true} {
+		ctx, cancel := context.WithCancel(context.Background())
+		l := &cancelAt{genLog: makeGenLog(t, 1), at: 20, cancel: cancel}
+		var src pdh.Source = l
+		if !steady {
+			src = onlyBlocks{l}
+		}
+		_, _, err := Run(ctx, src, Options{Format: pdhcsv.CSV, Location: time.UTC}, io.Discard)
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("steady path %v: %v, want context.Canceled", steady, err)
+		}
+		if steady && l.rowsRead == 0 {
+			t.Error("the steady path was not taken")
+		}
+	}
 }
