@@ -190,6 +190,36 @@ func TestG17Whole(t *testing.T) {
 	}
 }
 
+// TestAppendTime checks AppendTime against the time package's own
+// formatting of TimeLayout: the ends of each field, leap days, zones with
+// odd offsets, milliseconds that round down, and years that AppendTime
+// leaves to AppendFormat.
+func TestAppendTime(t *testing.T) {
+	kolkata := time.FixedZone("IST", 5*3600+30*60)
+	chatham := time.FixedZone("CHAST", 12*3600+45*60)
+	west := time.FixedZone("W", -(9*3600 + 30*60))
+	var ts []time.Time
+	for _, y := range []int{-1, 0, 1, 9, 10, 99, 100, 999, 1000, 1601, 1970, 2000, 2016, 2024, 9999, 10000, 30827} {
+		for _, md := range [][2]int{{1, 1}, {2, 28}, {2, 29}, {9, 30}, {10, 1}, {12, 31}} {
+			for _, c := range [][4]int{{0, 0, 0, 0}, {9, 9, 9, 9_999_999}, {10, 10, 10, 10_000_000}, {23, 59, 59, 999_999_999}, {12, 34, 56, 789_500_000}} {
+				for _, loc := range []*time.Location{time.UTC, kolkata, chatham, west} {
+					ts = append(ts, time.Date(y, time.Month(md[0]), md[1], c[0], c[1], c[2], c[3], loc))
+				}
+			}
+		}
+	}
+	step := time.Date(1990, 1, 1, 0, 0, 0, 0, time.UTC)
+	for range 20000 {
+		ts = append(ts, step, step.In(chatham))
+		step = step.Add(3*time.Hour + 17*time.Minute + 1234567891*time.Nanosecond)
+	}
+	for _, x := range ts {
+		if got, want := string(AppendTime([]byte("x"), x)), "x"+x.Format(TimeLayout); got != want {
+			t.Errorf("%v: %s, want %s", x, got, want)
+		}
+	}
+}
+
 func TestWriterStyles(t *testing.T) {
 	tm := time.Date(2024, 3, 5, 7, 8, 9, 123456789, time.UTC)
 	zone := Zone{"Test Standard Time", -60}
