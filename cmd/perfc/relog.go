@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -161,7 +163,7 @@ func runRelog(ctx context.Context, e *env, args []string) error {
 		}
 		return err
 	}
-	w, closeOut, err := createOutput(outName, *yes, e.stdout)
+	w, closeOut, err := createConversionOutput(outName, *yes, e.stdout)
 	if err != nil {
 		return err
 	}
@@ -174,6 +176,26 @@ func runRelog(ctx context.Context, e *env, args []string) error {
 		err = cerr
 	}
 	return err
+}
+
+// createConversionOutput is createOutput for a conversion's text log: a
+// file is written through a buffer (flushed by the returned close), not
+// one write per row as typeperf's live rows are, which cost more than
+// the row. The console stays unbuffered, its rows in order with the
+// warnings.
+func createConversionOutput(path string, yes bool, console io.Writer) (io.Writer, func() error, error) {
+	w, closeFile, err := createOutput(path, yes, console)
+	if err != nil || path == "" || path == "-" {
+		return w, closeFile, err
+	}
+	bw := bufio.NewWriterSize(w, 256<<10)
+	return bw, func() error {
+		ferr := bw.Flush()
+		if cerr := closeFile(); ferr == nil {
+			ferr = cerr
+		}
+		return ferr
+	}, nil
 }
 
 // warnBLGName says that a binary log named .blg is ours, not Windows'.

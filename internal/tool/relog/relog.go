@@ -106,9 +106,10 @@ type column struct {
 // A text log without a console report is converted in one pass over the
 // input: rows are kept (in memory, in a temporary file past rowSpill) until
 // the last sample has told every column, then written after the header,
-// each padded with blank cells for the columns found after it. With a
-// console report (whose Input section comes first) or a Sink, a first pass
-// learns the columns and the input's range.
+// each padded with blank cells for the columns found after it; a console
+// report's Input section, which comes first, is the recording's own
+// account of its samples. With a Sink (BIN, SQL), a first pass learns the
+// columns and the input's range.
 func Run(ctx context.Context, src pdh.Source, opts Options, out io.Writer) (in, written Stats, err error) {
 	src, opts, err = prepare(src, opts)
 	if err != nil {
