@@ -15,12 +15,11 @@
 package blg
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"slices"
 	"time"
 
 	"github.com/perfcounters/perfcounters/internal/utf16le"
@@ -124,16 +123,21 @@ type scanned struct {
 	notes   []string
 }
 
+// maxPresized bounds the records scan makes room for before it finds
+// them.
+const maxPresized = 1 << 18
+
 // scan walks every buffer of the file and collects the PDH records.
-func scan(r io.ReaderAt, size int64, name string) (*scanned, error) {
+func scan(r *reader, name string) (*scanned, error) {
+	size := r.size
 	ferr := func(off int64, st, field string, v int64, msg string, args ...any) error {
 		return &FormatError{File: name, Offset: off, Structure: st, Field: field, Value: v, Msg: fmt.Sprintf(msg, args...)}
 	}
 	if size < bufferHeaderSize+32 {
 		return nil, fmt.Errorf("%s: %d bytes, too short for a binary log: %w", orLog(name), size, ErrNotBLG)
 	}
-	var h [bufferHeaderSize + 32]byte
-	if _, err := r.ReadAt(h[:], 0); err != nil {
+	h, err := r.bytes(0, bufferHeaderSize+32)
+	if err != nil {
 		return nil, fmt.Errorf("%s: reading the first buffer header: %w", orLog(name), err)
 	}
 	bs := le.Uint32(h[0:])
@@ -145,8 +149,8 @@ func scan(r io.ReaderAt, size int64, name string) (*scanned, error) {
 		return nil, fmt.Errorf("%s: %d bytes, shorter than the buffer size %d its header declares (truncated, or %w)", orLog(name), size, bs, ErrNotBLG)
 	}
 	s := &scanned{}
-	buf := make([]byte, bs)
-	if err := readBuffer(r, 0, buf, size); err != nil {
+	buf, err := readBuffer(r, 0, int(bs))
+	if err != nil {
 		return nil, err
 	}
 	if err := s.parseLogHeader(buf, name); err != nil {
@@ -160,7 +164,7 @@ func scan(r io.ReaderAt, size int64, name string) (*scanned, error) {
 			s.notes = append(s.notes, fmt.Sprintf("the file ends %d bytes into a buffer at offset %d (truncated); that part is ignored", size-b, b))
 			break
 		}
-		if err := readBuffer(r, b, buf, size); err != nil {
+		if buf, err = readBuffer(r, b, int(bs)); err != nil {
 			return nil, err
 		}
 		if got := le.Uint32(buf[0:]); got != bs {
@@ -226,6 +230,13 @@ func scan(r io.ReaderAt, size int64, name string) (*scanned, error) {
 				pending = nil
 			}
 		}
+		if b == int64(bs) && len(s.records) > 0 {
+			// The first buffer of events tells how many records the
+			// others hold, about: room for them at once, not copied as
+			// the slice doubles (up to maxPresized; a size that is not
+			// the file's, given to Read, costs no more than that).
+			s.records = slices.Grow(s.records, int(min(int64(len(s.records))*((size-b)/int64(bs)), maxPresized)))
+		}
 	}
 	if pending != nil {
 		s.notes = append(s.notes, fmt.Sprintf("the last record (offset %d) is incomplete: fragments %d..%d missing; it is ignored", pending.at, pendNext, pendCount))
@@ -250,17 +261,6 @@ func printable(b []byte) string {
 		out = append(out, c)
 	}
 	return string(out)
-}
-
-func readBuffer(r io.ReaderAt, off int64, buf []byte, size int64) error {
-	n, err := r.ReadAt(buf, off)
-	if n == len(buf) {
-		return nil
-	}
-	if err == nil || err == io.EOF {
-		err = io.ErrUnexpectedEOF
-	}
-	return fmt.Errorf("reading the buffer at offset %d of %d bytes: %w", off, size, err)
 }
 
 // Offsets in the log-file header record of buffer 0 (a system trace header
@@ -335,63 +335,7 @@ func fileTimeUTC(ft int64) time.Time {
 	return perfdata.FileTimeToTime(ft)
 }
 
-// readRecord reads and joins the fragments of rec.
-func readRecord(r io.ReaderAt, rec *record, dst []byte) ([]byte, error) {
-	dst = dst[:0]
-	for i := range rec.fragments() {
-		f := rec.first
-		if i > 0 {
-			f = rec.more[i-1]
-		}
-		at := len(dst)
-		dst = append(dst, make([]byte, f.n)...)
-		if n, err := r.ReadAt(dst[at:], f.off); n != f.n {
-			if err == nil || err == io.EOF {
-				err = io.ErrUnexpectedEOF
-			}
-			return nil, fmt.Errorf("reading record data at offset %d: %w", f.off, err)
-		}
-	}
-	return dst, nil
-}
-
-// wholeFile is the size up to which Open reads a log into memory at once:
-// a small log is read in one system call instead of one for each buffer
-// and again for each record.
-const wholeFile = 8 << 20
-
-// Open opens a .blg file. A log larger than 8 MiB stays open until Close
-// and is read as it is used; a smaller one is read whole and closed.
-func Open(path string) (*Log, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	if size := st.Size(); size <= wholeFile {
-		b := make([]byte, size)
-		n, err := f.ReadAt(b, 0)
-		f.Close()
-		if n < len(b) && err != nil && err != io.EOF {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		// A file that shrank since Stat is read as what it holds now.
-		return read(bytes.NewReader(b[:n]), int64(n), path)
-	}
-	l, err := read(f, st.Size(), path)
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	l.closer = f
-	return l, nil
-}
-
 // Read reads a log from r (size bytes). name is used in messages.
 func Read(r io.ReaderAt, size int64, name string) (*Log, error) {
-	return read(r, size, name)
+	return read(&reader{r: r, size: size, window: windowSize}, name)
 }

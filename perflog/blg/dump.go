@@ -84,7 +84,8 @@ func (l *Log) dump(w io.Writer) error {
 			ts = l.localTime(rec.stamp).In(l.loc).Format("2006-01-02 15:04:05.000")
 		}
 		fmt.Fprintf(&sb, "%10d  %-12s %8d %5d  %-23s  ", rec.at, eventName(rec.typ), rec.size, rec.fragments(), ts)
-		b, err := readRecord(l.r, rec, buf)
+		b, nbuf, err := readRecord(l.r, rec, buf)
+		buf = nbuf
 		if err != nil {
 			fmt.Fprintf(&sb, "unreadable: %v\n", err)
 			if rec.typ == EventSample {
@@ -93,7 +94,6 @@ func (l *Log) dump(w io.Writer) error {
 			}
 			continue
 		}
-		buf = b
 		switch rec.typ {
 		case EventCounterList:
 			fmt.Fprintf(&sb, "%d counters (listed above)", len(l.list))

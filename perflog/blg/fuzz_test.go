@@ -6,9 +6,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/perfcounters/perfcounters/pdh"
@@ -132,70 +134,120 @@ func TestSeedsRead(t *testing.T) {
 
 // FuzzOpen: any bytes are read without panic, in time and memory linear in
 // the input; every sample of an accepted log decodes or fails with an
-// error.
+// error. The log is read in place (as Open reads a small file), and
+// nothing read from it may change its bytes; and read again through a
+// window of a third of the log (requests in it, requests past it,
+// requests larger than it), which must give the same samples.
 func FuzzOpen(f *testing.F) {
 	for _, b := range seeds(f) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		l, err := Read(bytes.NewReader(b), int64(len(b)), "fuzz.blg")
+		mem := bytes.Clone(b)
+		l, err := readMemory(mem, "fuzz.blg")
+		w, werr := read(&reader{r: bytes.NewReader(b), size: int64(len(b)), window: 1 + len(b)/3}, "fuzz.blg")
+		if (err == nil) != (werr == nil) {
+			t.Fatalf("in memory: %v; through a window: %v", err, werr)
+		}
 		if err != nil {
-			if l != nil {
+			if l != nil || w != nil {
 				t.Fatal("a log and an error")
 			}
 			return
 		}
-		if l.Titles() == nil || l.Location() == nil {
-			t.Fatal("no titles or location")
+		seed := maphash.MakeSeed()
+		a := readAll(t, l, seed)
+		if !bytes.Equal(mem, b) {
+			t.Fatal("reading the log changed its bytes in memory")
 		}
-		failed := make([]bool, l.Len())
-		for i := range l.Len() {
-			_ = l.Time(i)
-			s, err := l.Sample(context.Background(), nil)
-			if errors.Is(err, io.EOF) {
-				t.Fatalf("EOF at sample %d of %d", i, l.Len())
-			}
-			if err == nil && s == nil {
-				t.Fatal("nil sample without error")
-			}
-			failed[i] = err != nil
+		if c := readAll(t, w, seed); !slices.Equal(a, c) {
+			t.Fatalf("in memory and through a window, the samples differ (account %x, %x)", a, c)
 		}
-		if _, err := l.Sample(context.Background(), nil); !errors.Is(err, io.EOF) {
-			t.Fatalf("after the last sample: %v", err)
+	})
+}
+
+// readAll reads every sample of l (Sample, then SampleRows, then the
+// dump), checking what FuzzOpen promises, and returns an account of
+// what it read: a hash of each sample, of each sample's raw values and
+// of the dump, by seed.
+func readAll(t *testing.T, l *Log, seed maphash.Seed) []uint64 {
+	var acc []uint64
+	var h maphash.Hash
+	h.SetSeed(seed)
+	num := func(v ...uint64) {
+		for _, x := range v {
+			maphash.WriteComparable(&h, x)
 		}
-		// The same samples as raw values (relog's steady path): they
-		// decode where Sample decoded them, and whatever place is asked
-		// for, Ref and Raw stay within them.
-		if err := l.Seek(0); err != nil {
-			t.Fatal(err)
+	}
+	if l.Titles() == nil || l.Location() == nil {
+		t.Fatal("no titles or location")
+	}
+	failed := make([]bool, l.Len())
+	for i := range l.Len() {
+		_ = l.Time(i)
+		s, err := l.Sample(context.Background(), nil)
+		if errors.Is(err, io.EOF) {
+			t.Fatalf("EOF at sample %d of %d", i, l.Len())
 		}
-		rows := [2]*rawlog.Rows{l.NewRows(), l.NewRows()}
-		for i := range l.Len() {
-			cur, prev := rows[i%2], rows[(i+1)%2]
-			_, _, err := l.SampleRows(context.Background(), cur)
-			if err != nil && !failed[i] {
-				t.Fatalf("sample %d: SampleRows fails where Sample did not: %v", i, err)
+		if err == nil && s == nil {
+			t.Fatal("nil sample without error")
+		}
+		failed[i] = err != nil
+		h.Reset()
+		if err != nil {
+			h.WriteString(err.Error())
+		} else {
+			num(uint64(s.Time.UnixNano()), uint64(len(s.Problems)))
+			for _, blk := range s.Blocks {
+				h.Write(blk.Bytes())
 			}
-			if err != nil || !cur.Complete() {
-				continue
-			}
-			_ = cur.SameShape(prev)
-			for blk := -1; blk < 4; blk++ {
-				for inst := -2; inst < 6; inst++ {
-					for def := -1; def < 8; def++ {
-						if ref, ok := cur.Ref(pdh.Origin{Block: blk, Instance: inst, Definition: def}); ok {
-							_, _ = cur.Raw(ref)
-						}
+		}
+		acc = append(acc, h.Sum64())
+	}
+	if _, err := l.Sample(context.Background(), nil); !errors.Is(err, io.EOF) {
+		t.Fatalf("after the last sample: %v", err)
+	}
+	// The same samples as raw values (relog's steady path): they
+	// decode where Sample decoded them, and whatever place is asked
+	// for, Ref and Raw stay within them.
+	if err := l.Seek(0); err != nil {
+		t.Fatal(err)
+	}
+	rows := [2]*rawlog.Rows{l.NewRows(), l.NewRows()}
+	for i := range l.Len() {
+		cur, prev := rows[i%2], rows[(i+1)%2]
+		_, _, err := l.SampleRows(context.Background(), cur)
+		if err != nil && !failed[i] {
+			t.Fatalf("sample %d: SampleRows fails where Sample did not: %v", i, err)
+		}
+		if err != nil || !cur.Complete() {
+			continue
+		}
+		h.Reset()
+		same := uint64(0)
+		if cur.SameShape(prev) {
+			same = 1
+		}
+		num(uint64(cur.Len()), same)
+		for blk := -1; blk < 4; blk++ {
+			for inst := -2; inst < 6; inst++ {
+				for def := -1; def < 8; def++ {
+					if ref, ok := cur.Ref(pdh.Origin{Block: blk, Instance: inst, Definition: def}); ok {
+						raw, typ := cur.Raw(ref)
+						maphash.WriteComparable(&h, raw)
+						num(uint64(typ))
 					}
 				}
 			}
 		}
-		var listing bytes.Buffer // perfc dump of the same bytes
-		if err := l.dump(&listing); err != nil {
-			t.Fatal(err)
-		}
-		if want := fmt.Sprintf("%d samples, ", l.Len()); !bytes.Contains(listing.Bytes(), []byte(want)) {
-			t.Fatalf("the listing does not count %d samples:\n%s", l.Len(), listing.Bytes())
-		}
-	})
+		acc = append(acc, h.Sum64())
+	}
+	var listing bytes.Buffer // perfc dump of the same bytes
+	if err := l.dump(&listing); err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("%d samples, ", l.Len()); !bytes.Contains(listing.Bytes(), []byte(want)) {
+		t.Fatalf("the listing does not count %d samples:\n%s", l.Len(), listing.Bytes())
+	}
+	return append(acc, maphash.Bytes(seed, listing.Bytes()))
 }

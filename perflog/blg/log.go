@@ -57,13 +57,13 @@ func (c Counter) explicit() bool { return c.Name != "*" }
 // Log is an open binary log. It is a recorded pdh.Source: Sample returns the
 // samples in the order written. A Log is not safe for concurrent use.
 type Log struct {
-	r       io.ReaderAt
+	r       *reader
 	closer  io.Closer
 	name    string
 	hdr     Header
 	loc     *time.Location
 	list    []Counter
-	samples []record
+	samples []int    // the sample records' places in records
 	records []record // every PDH record, in file order (Dump)
 	db      *titles.DB
 	plan    *rawlog.Plan
@@ -92,8 +92,8 @@ const maxDecoded = 64 << 20
 var _ pdh.Source = (*Log)(nil)
 var _ pdh.Recorded = (*Log)(nil)
 
-func read(r io.ReaderAt, size int64, name string) (*Log, error) {
-	s, err := scan(r, size, name)
+func read(r *reader, name string) (*Log, error) {
+	s, err := scan(r, name)
 	if err != nil {
 		return nil, err
 	}
@@ -101,12 +101,16 @@ func read(r io.ReaderAt, size int64, name string) (*Log, error) {
 	l.loc = s.hdr.Zone.Location()
 	var titleData, scratch []byte
 	var titleMachine string
-	titleSize := 0
+	titleSize, samples := 0, 0
 	for i := range s.records {
-		if s.records[i].typ == EventTitles {
+		switch s.records[i].typ {
+		case EventTitles:
 			titleSize += s.records[i].size
+		case EventSample:
+			samples++
 		}
 	}
+	l.samples = make([]int, 0, samples)
 	if titleSize <= maxTitleBytes {
 		titleData = make([]byte, 0, titleSize+2)
 	}
@@ -114,13 +118,13 @@ func read(r io.ReaderAt, size int64, name string) (*Log, error) {
 		rec := &s.records[i]
 		switch rec.typ {
 		case EventSample:
-			l.samples = append(l.samples, *rec)
+			l.samples = append(l.samples, i)
 		case EventCounterList:
 			if l.list != nil {
 				l.notes = append(l.notes, fmt.Sprintf("a second counter list at offset %d is ignored", rec.at))
 				continue
 			}
-			b, err := readRecord(r, rec, nil)
+			b, _, err := readRecord(r, rec, nil)
 			if err != nil {
 				return nil, l.errorf(rec.at, err)
 			}
@@ -131,11 +135,11 @@ func read(r io.ReaderAt, size int64, name string) (*Log, error) {
 			if len(titleData)+rec.size > maxTitleBytes {
 				return nil, &FormatError{File: name, Offset: rec.at, Structure: "title table", Field: "size", Value: int64(len(titleData) + rec.size), Msg: fmt.Sprintf("larger than %d bytes", maxTitleBytes)}
 			}
-			b, err := readRecord(r, rec, scratch)
+			b, buf, err := readRecord(r, rec, scratch)
 			if err != nil {
 				return nil, l.errorf(rec.at, err)
 			}
-			scratch = b
+			scratch = buf
 			m, pairs, err := splitTitles(b, rec.at+eventHeaderSize+payloadPrefix, name)
 			if err != nil {
 				return nil, err
@@ -172,7 +176,7 @@ func read(r io.ReaderAt, size int64, name string) (*Log, error) {
 		return nil, fmt.Errorf("%s: %w", orLog(name), err)
 	}
 	if len(l.samples) > 0 && l.list == nil {
-		return nil, &FormatError{File: name, Offset: l.samples[0].at, Structure: "sample record", Msg: "the log has samples but no counter list (event 0x20)"}
+		return nil, &FormatError{File: name, Offset: l.records[l.samples[0]].at, Structure: "sample record", Msg: "the log has samples but no counter list (event 0x20)"}
 	}
 	return l, nil
 }
@@ -377,7 +381,7 @@ func (l *Log) Seek(i int) error {
 // Time is the time of sample i: the time stamp of its record, written in
 // the local time of the logging machine, converted to UTC with the log's
 // time zone.
-func (l *Log) Time(i int) time.Time { return l.localTime(l.samples[i].stamp) }
+func (l *Log) Time(i int) time.Time { return l.localTime(l.records[l.samples[i]].stamp) }
 
 // localTime converts a FILETIME holding local wall-clock time to UTC.
 // A wall-clock time more than a day away from the zone's changes of
@@ -430,13 +434,13 @@ func (l *Log) Sample(ctx context.Context, objects []uint32) (*pdh.Sample, error)
 		l.pos++
 		return ownCopy(l.decoded[l.pos-1]), nil
 	}
-	rec := &l.samples[l.pos]
+	rec := &l.records[l.samples[l.pos]]
 	l.pos++
-	b, err := readRecord(l.r, rec, l.buf)
+	b, buf, err := readRecord(l.r, rec, l.buf)
+	l.buf = buf
 	if err != nil {
 		return nil, l.errorf(rec.at, err)
 	}
-	l.buf = b
 	s, err := l.decodeSample(b, rec)
 	if err != nil {
 		return nil, fmt.Errorf("%s: sample %d (record at offset %d): %w", orLog(l.name), l.pos, rec.at, err)
@@ -510,13 +514,13 @@ func (l *Log) SampleRows(ctx context.Context, rows *rawlog.Rows) (t time.Time, l
 	if l.pos >= len(l.samples) {
 		return time.Time{}, false, io.EOF
 	}
-	rec := &l.samples[l.pos]
+	rec := &l.records[l.samples[l.pos]]
 	l.pos++
-	b, err := readRecord(l.r, rec, l.buf)
+	b, buf, err := readRecord(l.r, rec, l.buf)
+	l.buf = buf
 	if err != nil {
 		return time.Time{}, false, l.errorf(rec.at, err)
 	}
-	l.buf = b
 	raw, err := l.decodeRows(b, rows)
 	if err != nil {
 		return time.Time{}, false, fmt.Errorf("%s: sample %d (record at offset %d): %w", orLog(l.name), l.pos, rec.at, err)

@@ -123,11 +123,14 @@ func (l *Log) decodeRawList(sub []byte, off, k, counter int, rows *rawlog.Rows) 
 		if no < listHead+count*itemSize || no >= len(base) || no%2 != 0 {
 			return fmt.Errorf("sub-record %d at byte %d: instance %d: name offset %d outside the names (%d..%d)", k, off, i, no, listHead+count*itemSize, len(base))
 		}
-		e := utf16le.IndexNUL(base[no:])
-		if e < 0 {
-			return fmt.Errorf("sub-record %d at byte %d: instance %d: name at %d has no NUL", k, off, i, no)
+		name, ok := l.sameName(k, i, base[no:])
+		if !ok {
+			e := utf16le.IndexNUL(base[no:])
+			if e < 0 {
+				return fmt.Errorf("sub-record %d at byte %d: instance %d: name at %d has no NUL", k, off, i, no)
+			}
+			name = l.instanceName(k, i, base[no:no+e])
 		}
-		name := l.instanceName(k, i, base[no:no+e])
 		v := rawlog.Value{Status: status, Multi: le.Uint32(it[4:]), First: int64(le.Uint64(it[8:])), Second: int64(le.Uint64(it[16:]))}
 		if err := rows.Set(counter, name, v); err != nil {
 			return err
@@ -149,6 +152,21 @@ func (l *Log) instanceKey(k int, c Counter) string {
 		l.instKeys[k] = fmt.Sprintf("%s#%d", c.Instance, c.Index)
 	}
 	return l.instKeys[k]
+}
+
+// sameName returns the name instance i of list entry k had in the last
+// sample when b (the names from the instance's on) starts with the same
+// UTF-16 name and its NUL.
+func (l *Log) sameName(k, i int, b []byte) (string, bool) {
+	if k >= len(l.names) || i >= len(l.names[k]) {
+		return "", false
+	}
+	c := &l.names[k][i]
+	n := len(c.raw)
+	if len(b) < n+2 || b[n] != 0 || b[n+1] != 0 || string(b[:n]) != c.raw {
+		return "", false
+	}
+	return c.name, true
 }
 
 // cachedName is an instance name of a raw list as the last sample had it.
