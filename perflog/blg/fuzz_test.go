@@ -214,33 +214,50 @@ func readAll(t *testing.T, l *Log, seed maphash.Seed) []uint64 {
 		t.Fatal(err)
 	}
 	rows := [2]*rawlog.Rows{l.NewRows(), l.NewRows()}
-	for i := range l.Len() {
-		cur, prev := rows[i%2], rows[(i+1)%2]
-		_, _, err := l.SampleRows(context.Background(), cur)
-		if err != nil && !failed[i] {
-			t.Fatalf("sample %d: SampleRows fails where Sample did not: %v", i, err)
-		}
-		if err != nil || !cur.Complete() {
-			continue
-		}
+	probe := func(r *rawlog.Rows) uint64 {
 		h.Reset()
-		same := uint64(0)
-		if cur.SameShape(prev) {
+		other, same := rows[0], uint64(0)
+		if r == other {
+			other = rows[1]
+		}
+		if r.SameShape(other) {
 			same = 1
 		}
-		num(uint64(cur.Len()), same)
+		num(uint64(r.Len()), same)
 		for blk := -1; blk < 4; blk++ {
 			for inst := -2; inst < 6; inst++ {
 				for def := -1; def < 8; def++ {
-					if ref, ok := cur.Ref(pdh.Origin{Block: blk, Instance: inst, Definition: def}); ok {
-						raw, typ := cur.Raw(ref)
+					if ref, ok := r.Ref(pdh.Origin{Block: blk, Instance: inst, Definition: def}); ok {
+						raw, typ := r.Raw(ref)
 						maphash.WriteComparable(&h, raw)
 						num(uint64(typ))
 					}
 				}
 			}
 		}
-		acc = append(acc, h.Sum64())
+		return h.Sum64()
+	}
+	for i := range l.Len() {
+		cur, prev := rows[i%2], rows[(i+1)%2]
+		cur.Follow(prev)
+		at, _, err := l.SampleRows(context.Background(), cur)
+		if err != nil && !failed[i] {
+			t.Fatalf("sample %d: SampleRows fails where Sample did not: %v", i, err)
+		}
+		if err != nil || !cur.Complete() {
+			continue
+		}
+		sum := probe(cur)
+		if cur.Followed() {
+			// The clocks' sources taken from the sample before are
+			// those found anew.
+			cur.Follow(nil)
+			cur.Stamp(at, l.hdr.PerfFreq)
+			if !cur.Complete() || probe(cur) != sum {
+				t.Fatalf("sample %d: stamped after the sample before it, its raw values are not those stamped alone", i)
+			}
+		}
+		acc = append(acc, sum)
 	}
 	var listing bytes.Buffer // perfc dump of the same bytes
 	if err := l.dump(&listing); err != nil {

@@ -222,7 +222,11 @@ type Rows struct {
 	groups   []grows // by group
 	touched  []int
 	n        int  // values set
+	invalid  int  // values set with a failed status
 	complete bool // Stamp's verdict
+	indexed  bool // every touched group's at is indexed (Stamp's long way)
+	followed bool // Stamp took its clocks' sources from follow
+	follow   *Rows
 }
 
 // grows is one group's values in one sample.
@@ -233,6 +237,7 @@ type grows struct {
 	cells     []cell         // in the order set; a later one for the same place wins
 	at        []int32        // build's scratch: the cell of each instance × counter
 	clk       calc.Clocks    // Stamp's: the clocks of the group's block
+	src       clockSources   // Stamp's: where clk comes from
 }
 
 // cell is one value set: its instance and its counter in the group.
@@ -287,8 +292,8 @@ func (r *Rows) Reset() {
 		gs.cells = gs.cells[:0]
 	}
 	r.touched = r.touched[:0]
-	r.n = 0
-	r.complete = false
+	r.n, r.invalid = 0, 0
+	r.complete, r.indexed, r.followed = false, false, false
 }
 
 // Set sets the value of listed counter k for an instance (its name as
@@ -307,6 +312,9 @@ func (r *Rows) Set(k int, instance string, v Value) error {
 	}
 	gs.cells = append(gs.cells, cell{inst: int32(gs.instance(instance)), counter: int32(s.counter), v: v})
 	r.n++
+	if !StatusOK(v.Status) {
+		r.invalid++
+	}
 	return nil
 }
 
@@ -519,33 +527,51 @@ func (gs *grows) index(nc int) (set int, valid bool) {
 	return set, valid
 }
 
+// clockSources is where the clocks of a group's block come from in one
+// sample: the cells whose Second gives the block's PerfTime and
+// PerfTime100nSec and the object's PerfTime (-1: none, the sample's own
+// stays), and the frequencies counters' time bases give.
+type clockSources struct {
+	tick, t100, obj int32
+	freq, objFreq   int64
+	freqSet         bool
+}
+
 // clocks returns h with the PerfTime and PerfFreq, and PerfTime100nSec,
 // of the group's block in one sample, and the object's PerfTime and
-// PerfFreq: the first valid value of each time base (instances in the
-// order set, then counters in the group's order) gives its clock, and a
-// counter's time base its frequency. gs.at must be indexed.
+// PerfFreq (sources tells how). gs.at must be indexed.
 func (g *group) clocks(gs *grows, h perfdata.Header) (perfdata.Header, int64, int64) {
+	src := g.sources(gs)
+	c := src.clocks(gs, h.PerfFreq, h.PerfTime100nSec)
+	h.PerfTime, h.PerfFreq, h.PerfTime100nSec = c.PerfTime, c.PerfFreq, c.PerfTime100nSec
+	return h, c.ObjectTime, c.ObjectFreq
+}
+
+// sources finds where the clocks of the group's block come from: the
+// first valid value of each time base (instances in the order set, then
+// counters in the group's order) gives its clock, and a counter's time
+// base its frequency. gs.at must be indexed.
+func (g *group) sources(gs *grows) clockSources {
 	nc := len(g.counters)
-	var objTime, objFreq int64
-	var setTick, setFreq, set100, setObj, setObjFreq bool
+	src := clockSources{tick: -1, t100: -1, obj: -1}
+	setObjFreq := false
 	for i := range gs.instances {
 		for ci := range g.counters {
 			k := gs.at[i*nc+ci]
 			if k < 0 {
 				continue
 			}
-			c := &gs.cells[k].v
-			if !StatusOK(c.Status) {
+			if !StatusOK(gs.cells[k].v.Status) {
 				continue
 			}
 			gc := &g.counters[ci]
 			tb := gc.tb
 			if gc.timeBase > 0 {
 				switch {
-				case tb == countertype.PERF_TIMER_TICK && !setFreq:
-					h.PerfFreq, setFreq = gc.timeBase, true
+				case tb == countertype.PERF_TIMER_TICK && !src.freqSet:
+					src.freq, src.freqSet = gc.timeBase, true
 				case tb == countertype.PERF_OBJECT_TIMER && !setObjFreq:
-					objFreq, setObjFreq = gc.timeBase, true
+					src.objFreq, setObjFreq = gc.timeBase, true
 				}
 			}
 			if !gc.second {
@@ -553,21 +579,40 @@ func (g *group) clocks(gs *grows, h perfdata.Header) (perfdata.Header, int64, in
 			}
 			switch tb {
 			case countertype.PERF_TIMER_TICK:
-				if !setTick {
-					h.PerfTime, setTick = c.Second, true
+				if src.tick < 0 {
+					src.tick = k
 				}
 			case countertype.PERF_TIMER_100NS:
-				if !set100 {
-					h.PerfTime100nSec, set100 = c.Second, true
+				if src.t100 < 0 {
+					src.t100 = k
 				}
 			case countertype.PERF_OBJECT_TIMER:
-				if !setObj {
-					objTime, setObj = c.Second, true
+				if src.obj < 0 {
+					src.obj = k
 				}
 			}
 		}
 	}
-	return h, objTime, objFreq
+	return src
+}
+
+// clocks returns the clocks src names in gs's values: perfFreq and t100
+// (the sample's PerfFreq and PerfTime100nSec) where no value gives them.
+func (src *clockSources) clocks(gs *grows, perfFreq, t100 int64) calc.Clocks {
+	clk := calc.Clocks{PerfFreq: perfFreq, PerfTime100nSec: t100, ObjectFreq: src.objFreq}
+	if src.freqSet {
+		clk.PerfFreq = src.freq
+	}
+	if src.tick >= 0 {
+		clk.PerfTime = gs.cells[src.tick].v.Second
+	}
+	if src.t100 >= 0 {
+		clk.PerfTime100nSec = gs.cells[src.t100].v.Second
+	}
+	if src.obj >= 0 {
+		clk.ObjectTime = gs.cells[src.obj].v.Second
+	}
+	return clk
 }
 
 // blockInstance is one instance of a rebuilt block: its name there and

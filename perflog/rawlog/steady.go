@@ -30,28 +30,53 @@ type Ref struct{ group, cell, counter int32 } // cell -1: no value there
 // would be given, and works out what Raw and Complete need: each object's
 // clocks (those of the block Build makes), and whether the sample is
 // complete. Values set after Stamp need another Stamp.
+//
+// When r follows a complete sample (Follow) and keeps its shape with
+// every value valid, the clocks come from the same places in r's values
+// as in that sample's, found again only for a sample of another shape.
 func (r *Rows) Stamp(t time.Time, perfFreq int64) {
 	if !slices.IsSorted(r.touched) {
 		slices.Sort(r.touched) // Build's order of blocks
 	}
-	r.complete = true
-	h := perfdata.Header{PerfFreq: perfFreq, PerfTime100nSec: perfdata.FileTime(t)}
+	ft := perfdata.FileTime(t)
+	if p := r.follow; p != nil && p != r && p.complete && r.invalid == 0 && r.SameShape(p) {
+		// p complete: no value set twice, no object pdh pairs by
+		// value or too large to index; r has its places and its
+		// order of values, so the same, and its values are valid.
+		for _, gi := range r.touched {
+			gs := &r.groups[gi]
+			gs.src = p.groups[gi].src
+			gs.clk = gs.src.clocks(gs, perfFreq, ft)
+		}
+		r.complete, r.indexed, r.followed = true, false, true
+		return
+	}
+	r.complete, r.indexed, r.followed = true, true, false
 	for _, gi := range r.touched {
 		g := r.p.groups[gi]
 		gs := &r.groups[gi]
 		nc := len(g.counters)
 		if g.indirect || len(gs.instances)*nc > maxCells {
-			r.complete = false
+			r.complete, r.indexed = false, false
 			continue
 		}
 		if set, ok := gs.index(nc); set != len(gs.cells) || !ok { // a value set twice, or not valid
 			r.complete = false
 		}
-		bh, objTime, objFreq := g.clocks(gs, h)
-		gs.clk = calc.Clocks{PerfTime: bh.PerfTime, PerfFreq: bh.PerfFreq, PerfTime100nSec: bh.PerfTime100nSec,
-			ObjectTime: objTime, ObjectFreq: objFreq}
+		gs.src = g.sources(gs)
+		gs.clk = gs.src.clocks(gs, perfFreq, ft)
 	}
 }
+
+// Follow tells r's Stamp that r holds the sample after p's (nil: none
+// known): a sample that keeps p's shape takes its clocks from where p's
+// came from. p must be stamped again when it changes; Stamp checks the
+// shape, so a p of another sample costs only the check.
+func (r *Rows) Follow(p *Rows) { r.follow = p }
+
+// Followed reports whether Stamp found r complete in the shape of the
+// sample it follows.
+func (r *Rows) Followed() bool { return r.followed }
 
 // Complete reports, after Stamp, a sample whose blocks Build makes with
 // no Problem but values missing, and whose instances pdh pairs with the
@@ -97,6 +122,9 @@ func (r *Rows) Ref(o pdh.Origin) (ref Ref, ok bool) {
 	gi := r.touched[o.Block]
 	g := r.p.groups[gi]
 	gs := &r.groups[gi]
+	if !r.indexed {
+		gs.index(len(g.counters)) // Stamp took the short way
+	}
 	i := 0
 	switch {
 	case g.single && o.Instance == -1:

@@ -104,6 +104,7 @@ func (s *steady) arm(ctx context.Context, q *pdh.Query, cols *columns) error {
 	if err := s.rec.Seek(s.pdhAt); err != nil {
 		return err
 	}
+	s.prev.Follow(nil) // Ref needs the places found anew
 	_, listed, err := s.src.SampleRows(ctx, s.prev)
 	if err := s.rec.Seek(pos); err != nil {
 		return err
@@ -144,13 +145,14 @@ func (s *steady) arm(ctx context.Context, q *pdh.Query, cols *columns) error {
 // see that one, pdh's Collect given it first (resync).
 func (s *steady) next(ctx context.Context) (t time.Time, ok bool, err error) {
 	pos := s.rec.Pos()
+	s.cur.Follow(s.prev)
 	t, listed, err := s.src.SampleRows(ctx, s.cur)
 	switch {
 	case errors.Is(err, io.EOF):
 		return t, false, err
 	case ctx.Err() != nil:
 		return t, false, ctx.Err()
-	case err == nil && listed && s.cur.Complete() && s.cur.SameShape(s.prev):
+	case err == nil && listed && (s.cur.Followed() || s.cur.Complete() && s.cur.SameShape(s.prev)):
 		s.cur, s.prev = s.prev, s.cur
 		s.raws[0], s.raws[1] = s.raws[1], s.raws[0]
 		cur := s.raws[1]
