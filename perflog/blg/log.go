@@ -434,16 +434,13 @@ func (l *Log) Sample(ctx context.Context, objects []uint32) (*pdh.Sample, error)
 		l.pos++
 		return ownCopy(l.decoded[l.pos-1]), nil
 	}
-	rec := &l.records[l.samples[l.pos]]
-	l.pos++
-	b, buf, err := readRecord(l.r, rec, l.buf)
-	l.buf = buf
+	rec, b, err := l.nextRecord()
 	if err != nil {
-		return nil, l.errorf(rec.at, err)
+		return nil, err
 	}
 	s, err := l.decodeSample(b, rec)
 	if err != nil {
-		return nil, fmt.Errorf("%s: sample %d (record at offset %d): %w", orLog(l.name), l.pos, rec.at, err)
+		return nil, l.sampleError(rec, err)
 	}
 	l.keep(l.pos-1, s)
 	return s, nil
@@ -514,18 +511,33 @@ func (l *Log) SampleRows(ctx context.Context, rows *rawlog.Rows) (t time.Time, l
 	if l.pos >= len(l.samples) {
 		return time.Time{}, false, io.EOF
 	}
-	rec := &l.records[l.samples[l.pos]]
-	l.pos++
-	b, buf, err := readRecord(l.r, rec, l.buf)
-	l.buf = buf
+	rec, b, err := l.nextRecord()
 	if err != nil {
-		return time.Time{}, false, l.errorf(rec.at, err)
+		return time.Time{}, false, err
 	}
 	raw, err := l.decodeRows(b, rows)
 	if err != nil {
-		return time.Time{}, false, fmt.Errorf("%s: sample %d (record at offset %d): %w", orLog(l.name), l.pos, rec.at, err)
+		return time.Time{}, false, l.sampleError(rec, err)
 	}
 	t = l.localTime(rec.stamp)
 	rows.Stamp(t, l.hdr.PerfFreq)
 	return t, len(raw) == 0, nil
+}
+
+// nextRecord reads the record of the sample at the position, which it
+// advances either way. b is valid until the next read.
+func (l *Log) nextRecord() (rec *record, b []byte, err error) {
+	rec = &l.records[l.samples[l.pos]]
+	l.pos++
+	b, l.buf, err = readRecord(l.r, rec, l.buf)
+	if err != nil {
+		return rec, nil, l.errorf(rec.at, err)
+	}
+	return rec, b, nil
+}
+
+// sampleError places err, the decoding of the sample just read, in the
+// log.
+func (l *Log) sampleError(rec *record, err error) error {
+	return fmt.Errorf("%s: sample %d (record at offset %d): %w", orLog(l.name), l.pos, rec.at, err)
 }

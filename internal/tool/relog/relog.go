@@ -290,6 +290,18 @@ func runOnce(ctx context.Context, src pdh.Source, opts Options, paths []string, 
 	}
 	past := false // a sample after End was read: no more rows nor warnings
 	var row []byte
+	// keep keeps the row of a sample written (the first tells the zone).
+	keep := func(t time.Time, vals []pdhcsv.Value) error {
+		if written.Samples == 0 {
+			zone = pdhcsv.ZoneOf(t.In(opts.Location))
+		}
+		row = w.AppendRow(row[:0], t, vals)
+		if err := rows.add(row, len(vals)); err != nil {
+			return err
+		}
+		written.add(t)
+		return nil
+	}
 	st := newSteady(src)
 	for {
 		if st != nil && st.pending {
@@ -315,15 +327,9 @@ func runOnce(ctx context.Context, src pdh.Source, opts Options, paths []string, 
 					past = true
 					continue
 				}
-				vals := st.values(&r, len(cols.cols))
-				if written.Samples == 0 {
-					zone = pdhcsv.ZoneOf(t.In(opts.Location))
-				}
-				row = w.AppendRow(row[:0], t, vals)
-				if err := rows.add(row, len(vals)); err != nil {
+				if err := keep(t, st.values(&r, len(cols.cols))); err != nil {
 					return Stats{}, Stats{}, err
 				}
-				written.add(t)
 				continue
 			}
 			if err := st.resync(ctx, q); err != nil {
@@ -354,15 +360,9 @@ func runOnce(ctx context.Context, src pdh.Source, opts Options, paths []string, 
 			cols.learn(q)
 			continue
 		}
-		vals := r.values(q, cols, true)
-		if written.Samples == 0 {
-			zone = pdhcsv.ZoneOf(t.In(opts.Location))
-		}
-		row = w.AppendRow(row[:0], t, vals)
-		if err := rows.add(row, len(vals)); err != nil {
+		if err := keep(t, r.values(q, cols, true)); err != nil {
 			return Stats{}, Stats{}, err
 		}
-		written.add(t)
 	}
 	if in.Samples == 0 {
 		return Stats{}, Stats{}, errors.New("the input holds no sample")
