@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"math"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -229,6 +231,103 @@ func TestBuildProblems(t *testing.T) {
 		if pr.Partial && (len(pr.Missing) != 1 || pr.Missing[0].Instance != 0 || len(pr.Missing[0].Counters) != 1) {
 			t.Errorf("missing values %+v, want instance 0, one counter", pr.Missing)
 		}
+	}
+}
+
+// TestUnanswered: a sample whose objects either have every value valid
+// or none is Unanswered, and names the objects Build leaves out (Left)
+// with the Problems Build gives them, in Build's order; any other
+// failure makes it neither Complete nor Unanswered.
+func TestUnanswered(t *testing.T) {
+	list := []Counter{
+		{Machine: `\\A`, Object: "Memory", Name: "Available Bytes", Type: ct.PERF_COUNTER_LARGE_RAWCOUNT},
+		{Machine: `\\B`, Object: "Memory", Name: "Available Bytes", Type: ct.PERF_COUNTER_LARGE_RAWCOUNT},
+		{Machine: `\\A`, Object: "Process", Instance: "*", Name: "Handle Count", Type: ct.PERF_COUNTER_RAWCOUNT},
+		{Machine: `\\A`, Object: "Process", Instance: "*", Name: "Thread Count", Type: ct.PERF_COUNTER_RAWCOUNT},
+	}
+	db, err := Titles(list, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewPlan(list, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const noMachine, noObject = 0x800007D0, 0xC0000BB8
+	ok := Value{First: 7}
+	type set struct {
+		k    int
+		inst string
+		v    Value
+	}
+	for _, tc := range []struct {
+		name                 string
+		sets                 []set
+		complete, unanswered bool
+		left                 []int // groups: 0 A's Memory, 1 B's Memory, 2 A's Process
+		reasons              []string
+	}{
+		{"every value valid", []set{{0, "", ok}, {1, "", ok}, {2, "x", ok}, {3, "x", ok}}, true, false, nil, nil},
+		{"one machine failed", []set{{0, "", ok}, {1, "", Value{Status: noMachine}}, {2, "x", ok}, {3, "x", ok}},
+			false, true, []int{1}, []string{`\\B: PDH_CSTATUS_NO_MACHINE: the computer was not available (status 0x800007D0)`}},
+		{"an object failed with two reasons", []set{{0, "", ok}, {1, "", ok}, {2, "x", Value{Status: noMachine}}, {3, "x", Value{Status: noObject}}, {2, "y", Value{Status: noObject}}, {3, "y", Value{Status: noObject}}},
+			false, true, []int{2}, []string{`\\A: ` + StatusText(noMachine) + "; " + StatusText(noObject)}},
+		{"two objects failed", []set{{0, "", ok}, {1, "", Value{Status: noMachine}}, {2, "x", Value{Status: noMachine}}, {3, "x", Value{Status: noMachine}}},
+			false, true, []int{1, 2}, []string{`\\B: ` + StatusText(noMachine), `\\A: ` + StatusText(noMachine)}},
+		{"an object partly failed", []set{{0, "", ok}, {1, "", Value{Status: noMachine}}, {2, "x", ok}, {3, "x", Value{Status: noMachine}}}, false, false, nil, nil},
+		{"a value set twice", []set{{0, "", ok}, {0, "", ok}, {1, "", Value{Status: noMachine}}, {2, "x", ok}, {3, "x", ok}}, false, false, nil, nil},
+		{"every object failed", []set{{0, "", Value{Status: noMachine}}, {1, "", Value{Status: noMachine}}, {2, "x", Value{Status: noMachine}}, {3, "x", Value{Status: noMachine}}}, false, false, nil, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rows := p.Rows()
+			for _, s := range tc.sets {
+				if err := rows.Set(s.k, s.inst, s.v); err != nil {
+					t.Fatal(err)
+				}
+			}
+			rows.Stamp(t0, freq)
+			if rows.Complete() != tc.complete || rows.Unanswered() != tc.unanswered {
+				t.Fatalf("Complete %v, Unanswered %v; want %v, %v", rows.Complete(), rows.Unanswered(), tc.complete, tc.unanswered)
+			}
+			if !tc.unanswered {
+				return
+			}
+			var left []int
+			for g := range 3 {
+				if rows.Left(Ref{group: int32(g)}) {
+					left = append(left, g)
+				}
+			}
+			if !slices.Equal(left, tc.left) {
+				t.Errorf("objects left out %v, want %v", left, tc.left)
+			}
+			got := rows.AppendUnanswered(nil)
+			var reasons []string
+			for _, pr := range got {
+				reasons = append(reasons, pr.Reason)
+			}
+			if !slices.Equal(reasons, tc.reasons) {
+				t.Errorf("reasons %q, want %q", reasons, tc.reasons)
+			}
+			// What Build gives of the same sample: the same
+			// Problems, and no block of the objects left out.
+			s, err := rows.Build(t0, freq)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var built []pdh.Problem
+			for _, pr := range s.Problems {
+				if !pr.Partial {
+					built = append(built, pr)
+				}
+			}
+			if !reflect.DeepEqual(got, built) {
+				t.Errorf("AppendUnanswered %+v, Build's problems %+v", got, built)
+			}
+			if want := 3 - len(tc.left); len(s.Blocks) != want {
+				t.Errorf("Build made %d blocks, want %d", len(s.Blocks), want)
+			}
+		})
 	}
 }
 

@@ -47,25 +47,38 @@ func (r *Rows) Stamp(t time.Time, perfFreq int64) {
 			gs := &r.groups[gi]
 			gs.src = p.groups[gi].src
 			gs.clk = gs.src.clocks(gs, perfFreq, ft)
+			gs.none = false
 		}
-		r.complete, r.indexed, r.followed = true, false, true
+		r.complete, r.partial, r.indexed, r.followed = true, false, false, true
 		return
 	}
 	r.complete, r.indexed, r.followed = true, true, false
+	r.partial = r.invalid > 0
+	answered := false
 	for _, gi := range r.touched {
 		g := r.p.groups[gi]
 		gs := &r.groups[gi]
 		nc := len(g.counters)
+		gs.none = false
 		if g.indirect || len(gs.instances)*nc > maxCells {
-			r.complete, r.indexed = false, false
+			r.complete, r.partial, r.indexed = false, false, false
 			continue
 		}
-		if set, ok := gs.index(nc); set != len(gs.cells) || !ok { // a value set twice, or not valid
-			r.complete = false
+		set, valid, none := gs.index(nc)
+		switch {
+		case set != len(gs.cells): // a value set twice
+			r.complete, r.partial = false, false
+		case none:
+			r.complete, gs.none = false, true
+		case !valid:
+			r.complete, r.partial = false, false
+		default:
+			answered = true
 		}
 		gs.src = g.sources(gs)
 		gs.clk = gs.src.clocks(gs, perfFreq, ft)
 	}
+	r.partial = r.partial && answered
 }
 
 // Follow tells r's Stamp that r holds the sample after p's (nil: none
@@ -87,6 +100,31 @@ func (r *Rows) Followed() bool { return r.followed }
 // missing alike in every sample of the same shape, with the same
 // Problem.
 func (r *Rows) Complete() bool { return r.complete }
+
+// Unanswered reports, after Stamp, a sample that is complete (Complete)
+// but for objects none of whose values is valid, as when a machine did
+// not answer, at least one object having valid values. Build makes no
+// block of such an object, only a Problem (AppendUnanswered), and pdh
+// then keeps, for the object's counters, the values of the last sample
+// that had the object: the sample after pairs with those. Left reports
+// which values are of such an object.
+func (r *Rows) Unanswered() bool { return r.partial }
+
+// Left reports, after Stamp, whether the value at ref is of an object
+// with no valid value in the sample, one that Build leaves out.
+func (r *Rows) Left(ref Ref) bool { return r.groups[ref.group].none }
+
+// AppendUnanswered appends to dst the Problems Build gives for the
+// objects of an Unanswered sample that it leaves out, in Build's order.
+func (r *Rows) AppendUnanswered(dst []pdh.Problem) []pdh.Problem {
+	for _, gi := range r.touched {
+		if gs := &r.groups[gi]; gs.none {
+			_, reasons := gs.statuses()
+			dst = append(dst, r.p.groups[gi].unanswered(reasons))
+		}
+	}
+	return dst
+}
 
 // SameShape reports whether r and o hold values of the same counters for
 // the same instances, set in the same order: samples whose blocks Build

@@ -320,7 +320,11 @@ func runOnce(ctx context.Context, src pdh.Source, opts Options, paths []string, 
 			if ok {
 				prog.update()
 				in.add(t)
-				if past || (!opts.Begin.IsZero() && t.Before(opts.Begin)) {
+				if past {
+					continue
+				}
+				warnProblems(warn, st.problems, warned) // as for a sample pdh collects
+				if !opts.Begin.IsZero() && t.Before(opts.Begin) {
 					continue
 				}
 				if !opts.End.IsZero() && t.After(opts.End) {

@@ -34,7 +34,12 @@ type rowSource interface {
 // turns into the value put there (rawlog.Rows.Ref). While the samples
 // that follow keep the shape, each item's value is calc.Compute over the
 // raw values at its Ref in the sample and the one before, with the
-// clocks of the blocks Build would make. The first sample that does not
+// clocks of the blocks Build would make. A sample of the same shape in
+// which some objects have no valid value at all (rawlog's Unanswered: a
+// machine that did not answer) is computed too, as pdh computes the
+// blocks Build makes of it: those objects left out, with a Problem each,
+// and their items blank, keeping their raw values of the last sample that
+// had them for the sample after to pair with. The first sample that does not
 // keep the shape goes back to pdh, which is first given the sample before
 // it (the last one it saw may be older), so that it pairs the sample with
 // the one before as it always does.
@@ -44,10 +49,13 @@ type steady struct {
 	cur, prev *rawlog.Rows
 	items     []steadyItem
 	raws      [2][]calc.Raw // each item's raw value: [0] the sample before, [1] the sample read
+	left      []bool        // each item's object left out of the sample read (Rows.Left)
+	problems  []pdh.Problem // the sample read's, when it leaves objects out
 	origins   []pdh.Origin
 	armed     bool
 	pending   bool // pdh collected a sample and nothing since: arm may try
 	pdhAt     int  // position of the sample pdh collected last
+	whole     int  // position of the last sample read that left no object out
 	run       int  // samples computed since arming
 	bad, good int  // failed arms and short runs; samples computed
 }
@@ -132,10 +140,12 @@ func (s *steady) arm(ctx context.Context, q *pdh.Query, cols *columns) error {
 	for k := range s.raws {
 		s.raws[k] = slices.Grow(s.raws[k][:0], len(s.items))[:len(s.items)]
 	}
+	s.left = slices.Grow(s.left[:0], len(s.items))[:len(s.items)]
+	clear(s.left)
 	for i := range s.items {
 		s.raws[1][i], s.items[i].typ = s.prev.Raw(s.items[i].ref)
 	}
-	s.armed, s.run = true, 0
+	s.armed, s.run, s.whole = true, 0, s.pdhAt
 	return nil
 }
 
@@ -152,12 +162,35 @@ func (s *steady) next(ctx context.Context) (t time.Time, ok bool, err error) {
 		return t, false, err
 	case ctx.Err() != nil:
 		return t, false, ctx.Err()
-	case err == nil && listed && (s.cur.Followed() || s.cur.Complete() && s.cur.SameShape(s.prev)):
+	case err == nil && listed && s.cur.Followed():
 		s.cur, s.prev = s.prev, s.cur
 		s.raws[0], s.raws[1] = s.raws[1], s.raws[0]
 		cur := s.raws[1]
 		for i := range s.items {
 			cur[i], _ = s.prev.Raw(s.items[i].ref)
+		}
+		s.problems = s.problems[:0]
+		s.whole = pos
+		s.run++
+		s.good++
+		return t, true, nil
+	case err == nil && listed && (s.cur.Complete() || s.cur.Unanswered()) && s.cur.SameShape(s.prev):
+		s.cur, s.prev = s.prev, s.cur
+		s.raws[0], s.raws[1] = s.raws[1], s.raws[0]
+		prev, cur := s.raws[0], s.raws[1]
+		clear(s.left)
+		for i := range s.items {
+			if s.prev.Left(s.items[i].ref) {
+				// pdh keeps the values of the last sample
+				// that had the object
+				cur[i], s.left[i] = prev[i], true
+				continue
+			}
+			cur[i], _ = s.prev.Raw(s.items[i].ref)
+		}
+		s.problems = s.prev.AppendUnanswered(s.problems[:0])
+		if len(s.problems) == 0 {
+			s.whole = pos
 		}
 		s.run++
 		s.good++
@@ -172,16 +205,25 @@ func (s *steady) next(ctx context.Context) (t time.Time, ok bool, err error) {
 
 // resync gives pdh the sample before the recording's position when the
 // last one it collected is older, so that the next Collect pairs the next
-// sample with the one before it.
+// sample with the one before it, as pdh pairs samples when it collects
+// them all. When samples before it left objects out, pdh pairs the
+// next sample's values of those with the last sample that had them:
+// pdh is given every sample from the last that left none out.
 func (s *steady) resync(ctx context.Context, q *pdh.Query) error {
 	pos := s.rec.Pos()
 	if pos == 0 || s.pdhAt == pos-1 {
 		return nil
 	}
-	if err := s.rec.Seek(pos - 1); err != nil {
+	from := max(min(s.whole, pos-1), s.pdhAt+1)
+	if err := s.rec.Seek(from); err != nil {
 		return err
 	}
-	return q.Collect(ctx)
+	for range pos - from {
+		if err := q.Collect(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // values computes the row of the sample next read, in n columns, as
@@ -191,8 +233,15 @@ func (s *steady) values(r *rowMaker, n int) []pdhcsv.Value {
 	r.vals = slices.Grow(r.vals[:0], n)[:n]
 	clear(r.vals)
 	prev, cur := s.raws[0], s.raws[1]
+	var left []bool // nil unless the sample left objects out
+	if len(s.problems) > 0 {
+		left = s.left
+	}
 	for i := range s.items {
 		it := &s.items[i]
+		if left != nil && left[i] {
+			continue // its object left out: no value
+		}
 		if x, st := calc.Compute(it.typ, &cur[i], &prev[i]); st == calc.ValidData {
 			r.vals[it.col] = pdhcsv.Value{Number: x, OK: true}
 		}

@@ -65,9 +65,12 @@ func TestSteadyRealLogs(t *testing.T) {
 		{"CounterSamples.blg", Options{}, 15},
 		{"CounterSamples.blg", Options{Begin: time.Date(2016, 11, 26, 21, 47, 0, 0, time.UTC), End: time.Date(2016, 11, 26, 21, 47, 30, 0, time.UTC)}, 15},
 		{"CounterSamples.blg", Options{Counters: []string{`\\charlieparker\network interface(*)\bytes total/sec`, `\\charlieparker\memory\cache faults/sec`}}, 15},
-		{"BadCounterSamples.blg", Options{}, 200},
-		{"BadCounterSamples.blg", Options{End: time.Date(2007, 7, 3, 12, 0, 0, 0, time.UTC)}, 200},
-		{"BadCounterSamples.blg", Options{Counters: []string{`\\s14185201\Processor(_Total)\% Processor Time`}}, 200},
+		// Its failed values are whole machines that did not answer:
+		// every sample but the first is read without blocks.
+		{"BadCounterSamples.blg", Options{}, 274},
+		{"BadCounterSamples.blg", Options{End: time.Date(2007, 7, 3, 12, 0, 0, 0, time.UTC)}, 274},
+		{"BadCounterSamples.blg", Options{Counters: []string{`\\s14185201\Processor(_Total)\% Processor Time`}}, 274},
+		{"BadCounterSamples.blg", Options{Begin: time.Date(2007, 7, 3, 4, 0, 0, 0, time.UTC), End: time.Date(2007, 7, 4, 9, 0, 0, 0, time.UTC)}, 274},
 	} {
 		t.Run(fmt.Sprintf("%s %v %v %d", tc.file, tc.opts.Begin.IsZero(), tc.opts.End.IsZero(), len(tc.opts.Counters)), func(t *testing.T) {
 			open := func() *blg.Log {
@@ -95,9 +98,12 @@ func TestSteadyRealLogs(t *testing.T) {
 // TestSteadyGenerated: logs of listed counters made up at random (many
 // counter types and time bases, instances that come and go, duplicate
 // and child instances, failed values, process IDs) relogged with the
-// steady path give what pdh gives from the rebuilt blocks.
+// steady path give what pdh gives from the rebuilt blocks. Machines and
+// objects that do not answer for a few samples (every value failed) are
+// computed on the steady path too, and the samples after, when pdh takes
+// over, pair as pdh pairs them.
 func TestSteadyGenerated(t *testing.T) {
-	steadyRows := 0
+	steadyRows, unanswered := 0, 0
 	for seed := range uint64(300) {
 		l := makeGenLog(t, seed)
 		opts := Options{}
@@ -110,12 +116,16 @@ func TestSteadyGenerated(t *testing.T) {
 			opts.End = l.times[len(l.times)/2]
 		}
 		want := relogged(onlyBlocks{l}, opts)
-		l.pos, l.rowsRead = 0, 0
+		l.pos, l.rowsRead, l.unanswered = 0, 0, 0
 		got := relogged(l, opts)
 		if got != want {
 			t.Fatalf("seed %d: steady path:\n%s\npdh over the blocks:\n%s", seed, got, want)
 		}
 		steadyRows += l.rowsRead
+		unanswered += l.unanswered
+	}
+	if unanswered < 300 {
+		t.Errorf("only %d samples read without blocks left objects out", unanswered)
 	}
 	if steadyRows < 8000 {
 		t.Errorf("only %d samples read without blocks over all the logs: the steady path was hardly taken", steadyRows)
@@ -154,16 +164,17 @@ var genCounters = []genCounter{
 // genLog is a made-up log of listed counters: a pdh.Source whose samples
 // rawlog rebuilds, and a rowSource as perflog/blg's Log is.
 type genLog struct {
-	list     []rawlog.Counter
-	paths    []string // the list's paths
-	wildcard string   // a path with an instance wildcard
-	db       *titles.DB
-	plan     *rawlog.Plan
-	rows     *rawlog.Rows
-	samples  [][]genCell
-	times    []time.Time
-	pos      int
-	rowsRead int
+	list       []rawlog.Counter
+	paths      []string // the list's paths
+	wildcard   string   // a path with an instance wildcard
+	db         *titles.DB
+	plan       *rawlog.Plan
+	rows       *rawlog.Rows
+	samples    [][]genCell
+	times      []time.Time
+	pos        int
+	rowsRead   int
+	unanswered int // samples read without blocks that left objects out
 }
 
 type genCell struct {
@@ -225,7 +236,17 @@ func makeGenLog(t *testing.T, seed uint64) *genLog {
 	start := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
 	rare := 60 + 1000*int(seed%2) // odd seeds: failed and missing values are rarer
 	n := 30 + r.IntN(50)
+	// Now and then a machine, or one object of it, does not answer for
+	// a few samples: every value of it failed.
+	var down, downObject string
+	downFor := 0
 	for s := range n {
+		if downFor == 0 && r.IntN(12) == 0 {
+			down, downObject, downFor = machines[r.IntN(len(machines))], "", 1+r.IntN(4)
+			if r.IntN(2) == 0 {
+				downObject = l.list[r.IntN(len(l.list))].Object
+			}
+		}
 		if r.IntN(rare/6) == 0 {
 			insts = slices.Clone(names[:1+r.IntN(len(names))])
 			r.Shuffle(len(insts), func(i, j int) { insts[i], insts[j] = insts[j], insts[i] })
@@ -269,7 +290,7 @@ func makeGenLog(t *testing.T, seed uint64) *genLog {
 				if gc.name == "ID Process" {
 					v.First = int64(100 + r.IntN(2)) // a process restarted under the same name now and then
 				}
-				if r.IntN(rare) == 0 {
+				if r.IntN(rare) == 0 || downFor > 0 && c.Machine == down && (downObject == "" || c.Object == downObject) {
 					v.Status = 0x800007D0 // the machine did not answer
 				}
 				parent := ""
@@ -285,6 +306,7 @@ func makeGenLog(t *testing.T, seed uint64) *genLog {
 			r.Shuffle(len(cells), func(i, j int) { cells[i], cells[j] = cells[j], cells[i] })
 		}
 		l.samples = append(l.samples, cells)
+		downFor = max(downFor-1, 0)
 		l.times = append(l.times, start.Add(time.Duration(s)*time.Second))
 	}
 	return l
@@ -324,6 +346,9 @@ func (l *genLog) SampleRows(ctx context.Context, rows *rawlog.Rows) (time.Time, 
 	t := l.times[l.pos-1]
 	rows.Stamp(t, 2_630_633)
 	l.rowsRead++
+	if rows.Unanswered() {
+		l.unanswered++
+	}
 	return t, true, nil
 }
 
