@@ -458,7 +458,7 @@ func (q *Query) machineDown(machine string) bool {
 	}
 	fm := foldMachine(machine)
 	for _, blk := range q.blocks {
-		if foldMachine(blk.Header().SystemName) == fm {
+		if q.systemOf(blk).fold == fm {
 			return false
 		}
 	}

@@ -300,7 +300,7 @@ func find(smp *Sample, db *titles.DB, machine, name string, idx uint32, byIndex 
 // blocks, and a sample of many machines (a log of listed counters has a
 // block for each machine and object) is not read whole for each of its
 // paths.
-func machineOnly(smp *Sample, machine string) *Sample {
+func (q *Query) machineOnly(smp *Sample, machine string) *Sample {
 	if machine == "" || len(smp.Blocks) < 2 {
 		return smp
 	}
@@ -308,7 +308,7 @@ func machineOnly(smp *Sample, machine string) *Sample {
 	c := *smp
 	c.Blocks = nil
 	for _, blk := range smp.Blocks {
-		if foldMachine(blk.Header().SystemName) == m {
+		if q.systemOf(blk).fold == m { // the block's name decoded once per query
 			c.Blocks = append(c.Blocks, blk)
 		}
 	}
@@ -399,7 +399,7 @@ func (q *Query) AddCounterContext(ctx context.Context, path string) (*Counter, e
 	if !instWild {
 		if !single {
 			// A concrete instance must exist now.
-			tq := OpenQuery(fixedSource{machineOnly(l.smp, p.Machine), q.db})
+			tq := OpenQuery(fixedSource{q.machineOnly(l.smp, p.Machine), q.db})
 			// One sample, read once: no history of DefaultHistory raw
 			// values (48 KiB a counter) to allocate and drop.
 			tq.SetHistory(2)
