@@ -53,7 +53,7 @@ func EnumObjects(ctx context.Context, src Source) ([]ObjectInfo, error) {
 func EnumObjectItems(ctx context.Context, src Source, object string) (counters []CounterInfo, instances []string, err error) {
 	db := src.Titles()
 	p := counterpath.Path{Object: object, Counter: "*"}
-	l, err := locate(ctx, src, db, p, `\`+object, nil)
+	l, err := locate(ctx, src, db, p, `\`+object, nil, blockSystem)
 	if err != nil {
 		return nil, nil, err
 	}

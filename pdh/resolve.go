@@ -10,6 +10,7 @@ import (
 
 	"github.com/perfcounters/perfcounters/calc"
 	"github.com/perfcounters/perfcounters/counterpath"
+	"github.com/perfcounters/perfcounters/internal/utf16le"
 	"github.com/perfcounters/perfcounters/perfdata"
 	"github.com/perfcounters/perfcounters/titles"
 )
@@ -200,13 +201,15 @@ type located struct {
 // receives the one this lookup takes: paths of one object added one after
 // the other (typeperf -cf) are then checked against one sample instead of
 // one each, which is what makes a one-shot query cheap on a live source.
-func locate(ctx context.Context, src Source, db *titles.DB, p counterpath.Path, path string, catalog **Sample) (located, error) {
+// systemOf gives a block's system name (Query.systemOf, which decodes
+// each name once, or blockSystem).
+func locate(ctx context.Context, src Source, db *titles.DB, p counterpath.Path, path string, catalog **Sample, systemOf func(perfdata.Block) system) (located, error) {
 	idx, ok := numeric(p.Object)
 	if !ok {
 		idx, ok = db.Index(p.Object)
 	}
 	if ok && catalog != nil && *catalog != nil {
-		if l, ok := find(*catalog, db, p.Machine, p.Object, idx, true); ok {
+		if l, ok := find(*catalog, db, p.Machine, p.Object, idx, true, systemOf); ok {
 			return l, nil
 		}
 	}
@@ -215,7 +218,7 @@ func locate(ctx context.Context, src Source, db *titles.DB, p counterpath.Path, 
 		if err != nil {
 			return located{}, err
 		}
-		if l, ok := find(smp, db, p.Machine, p.Object, idx, true); ok {
+		if l, ok := find(smp, db, p.Machine, p.Object, idx, true, systemOf); ok {
 			if catalog != nil {
 				*catalog = smp
 			}
@@ -229,7 +232,7 @@ func locate(ctx context.Context, src Source, db *titles.DB, p counterpath.Path, 
 	if err != nil {
 		return located{}, err
 	}
-	if l, ok := find(smp, db, p.Machine, p.Object, idx, ok); ok {
+	if l, ok := find(smp, db, p.Machine, p.Object, idx, ok, systemOf); ok {
 		return l, nil
 	}
 	if e := noMachine(smp, path, p.Machine); e != nil {
@@ -280,19 +283,28 @@ func noMachine(smp *Sample, path, machine string) *PathError {
 
 // find looks for the object named name (or with index idx when byIndex)
 // in the blocks of machine ("" for any machine).
-func find(smp *Sample, db *titles.DB, machine, name string, idx uint32, byIndex bool) (located, bool) {
+func find(smp *Sample, db *titles.DB, machine, name string, idx uint32, byIndex bool, systemOf func(perfdata.Block) system) (located, bool) {
+	fm := foldMachine(machine)
 	for _, blk := range smp.Blocks {
-		if machine != "" && foldMachine(blk.Header().SystemName) != foldMachine(machine) {
+		sys := systemOf(blk)
+		if machine != "" && sys.fold != fm {
 			continue
 		}
 		for it := blk.Objects(); it.Next(); {
 			o := it.Object()
 			if (byIndex && o.NameIndex() == idx) || nameMatches(name, db.Name(o.NameIndex()), o.NameIndex()) {
-				return located{obj: o, system: blk.Header().SystemName, smp: smp}, true
+				return located{obj: o, system: sys.name, smp: smp}, true
 			}
 		}
 	}
 	return located{}, false
+}
+
+// blockSystem decodes a block's system name and its key: systemOf for a
+// caller with no query to keep the names decoded.
+func blockSystem(blk perfdata.Block) system {
+	name := utf16le.DecodeLenient(blk.SystemNameBytes())
+	return system{name: name, fold: foldMachine(name)}
 }
 
 // machineOnly is smp with only the blocks of machine (all of them for
@@ -350,7 +362,7 @@ func (q *Query) AddCounterContext(ctx context.Context, path string) (*Counter, e
 	if rec := q.src.Recorded(); rec != nil && rec.Pos() != q.catalogPos {
 		q.catalog = nil
 	}
-	l, err := locate(ctx, q.src, q.db, p, path, &q.catalog)
+	l, err := locate(ctx, q.src, q.db, p, path, &q.catalog, q.systemOf)
 	if rec := q.src.Recorded(); rec != nil {
 		q.catalogPos = rec.Pos()
 	}
