@@ -18,16 +18,19 @@ const rowSpill = 64 << 20
 // happens to the process).
 type rowStore struct {
 	spill  int
-	chunks [][]byte // rows in memory, in chunks of up to rowChunk bytes or one row
+	chunks [][]byte // rows in memory, in chunks of rowChunk bytes or one row
 	size   int      // bytes in chunks
 	rows   []rowMeta
 	f      *os.File
 	w      *bufio.Writer
 }
 
-// rowChunk is the largest chunk a rowStore keeps rows in (unless a row is
-// larger): a chunk is never copied to grow.
-const rowChunk = 1 << 20
+// rowChunk is the size of the chunks a rowStore keeps rows in (a row
+// larger than that gets a chunk of its own). A chunk is never copied to
+// grow. Chunks of one size leave at most one chunk's room unused; chunks
+// that doubled from 4 KiB up to 1 MiB left up to the rows' size unused
+// (a 550-sample relog allocated 17 % more in all).
+const rowChunk = 64 << 10
 
 type rowMeta struct{ size, cells int }
 
@@ -39,13 +42,7 @@ func (s *rowStore) add(row []byte, cells int) error {
 	if s.w == nil && s.size+len(row) <= s.spill {
 		n := len(s.chunks)
 		if n == 0 || len(s.chunks[n-1])+len(row) > cap(s.chunks[n-1]) {
-			// Chunks double from 4 KiB to rowChunk: a small log is not
-			// charged a large chunk.
-			size := 4 << 10
-			if n > 0 {
-				size = min(2*cap(s.chunks[n-1]), rowChunk)
-			}
-			s.chunks = append(s.chunks, make([]byte, 0, max(size, len(row))))
+			s.chunks = append(s.chunks, make([]byte, 0, max(rowChunk, len(row))))
 			n++
 		}
 		s.chunks[n-1] = append(s.chunks[n-1], row...)
