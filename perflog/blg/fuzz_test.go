@@ -214,16 +214,8 @@ func readAll(t *testing.T, l *Log, seed maphash.Seed) []uint64 {
 		t.Fatal(err)
 	}
 	rows := [2]*rawlog.Rows{l.NewRows(), l.NewRows()}
-	probe := func(r *rawlog.Rows) uint64 {
-		h.Reset()
-		other, same := rows[0], uint64(0)
-		if r == other {
-			other = rows[1]
-		}
-		if r.SameShape(other) {
-			same = 1
-		}
-		num(uint64(r.Len()), same)
+	plain := l.NewRows() // each sample decoded afresh
+	values := func(r *rawlog.Rows) {
 		for blk := -1; blk < 4; blk++ {
 			for inst := -2; inst < 6; inst++ {
 				for def := -1; def < 8; def++ {
@@ -235,6 +227,32 @@ func readAll(t *testing.T, l *Log, seed maphash.Seed) []uint64 {
 				}
 			}
 		}
+	}
+	probe := func(r *rawlog.Rows) uint64 {
+		h.Reset()
+		other, same := rows[0], uint64(0)
+		if r == other {
+			other = rows[1]
+		}
+		if r.SameShape(other) {
+			same = 1
+		}
+		num(uint64(r.Len()), same)
+		values(r)
+		return h.Sum64()
+	}
+	// verdict is what Stamp found of r and its values.
+	verdict := func(r *rawlog.Rows) uint64 {
+		h.Reset()
+		num(uint64(r.Len()))
+		for _, b := range []bool{r.Complete(), r.Unanswered()} {
+			if b {
+				num(1)
+			} else {
+				num(0)
+			}
+		}
+		values(r)
 		return h.Sum64()
 	}
 	for i := range l.Len() {
@@ -243,6 +261,20 @@ func readAll(t *testing.T, l *Log, seed maphash.Seed) []uint64 {
 		at, _, err := l.SampleRows(context.Background(), cur)
 		if err != nil && !failed[i] {
 			t.Fatalf("sample %d: SampleRows fails where Sample did not: %v", i, err)
+		}
+		if err == nil {
+			// Rows refilled from a record laid out as the one they
+			// held (their memo) hold what decoding it afresh gives.
+			if err := l.Seek(i); err != nil {
+				t.Fatal(err)
+			}
+			plain.Reset() // no memo: decoded afresh
+			if _, _, err := l.SampleRows(context.Background(), plain); err != nil {
+				t.Fatalf("sample %d: decoded afresh: %v", i, err)
+			}
+			if !plain.SameShape(cur) || verdict(plain) != verdict(cur) {
+				t.Fatalf("sample %d: the Rows SampleRows refilled differ from the sample decoded afresh", i)
+			}
 		}
 		if err != nil || !cur.Complete() {
 			continue

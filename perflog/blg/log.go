@@ -515,11 +515,26 @@ func (l *Log) SampleRows(ctx context.Context, rows *rawlog.Rows) (t time.Time, l
 	if err != nil {
 		return time.Time{}, false, err
 	}
-	raw, err := l.decodeRows(b, rows)
+	t = l.localTime(rec.stamp)
+	// A record laid out as the one last decoded into rows refills them.
+	if lay, ok := rows.Memo().(*layout); ok && lay.alike(b) {
+		if err := lay.refill(b, rows); err != nil {
+			return time.Time{}, false, l.sampleError(rec, err)
+		}
+		rows.Stamp(t, l.hdr.PerfFreq)
+		return t, true, nil
+	}
+	lay, _ := rows.Memo().(*layout) // its storage, learning anew
+	if lay == nil {
+		lay = &layout{}
+	}
+	raw, err := l.decodeRows(b, rows, lay)
 	if err != nil {
 		return time.Time{}, false, l.sampleError(rec, err)
 	}
-	t = l.localTime(rec.stamp)
+	if len(raw) == 0 {
+		rows.SetMemo(lay)
+	}
 	rows.Stamp(t, l.hdr.PerfFreq)
 	return t, len(raw) == 0, nil
 }

@@ -228,7 +228,12 @@ type Rows struct {
 	indexed  bool // every touched group's at is indexed (Stamp's long way)
 	followed bool // Stamp took its clocks' sources from follow
 	follow   *Rows
+	order    []cellAt // each value set since Reset, in order (Put)
+	memo     any      // the decoder's (SetMemo), until Reset
 }
+
+// cellAt is where one value set lies: its group and its cell there.
+type cellAt struct{ group, cell int32 }
 
 // grows is one group's values in one sample.
 type grows struct {
@@ -300,6 +305,7 @@ func (r *Rows) Reset() {
 		gs.none = false
 	}
 	r.touched = r.touched[:0]
+	r.order, r.memo = r.order[:0], nil
 	r.n, r.invalid = 0, 0
 	r.complete, r.partial, r.indexed, r.followed = false, false, false, false
 }
@@ -319,12 +325,49 @@ func (r *Rows) Set(k int, instance string, v Value) error {
 		r.touched = append(r.touched, s.group)
 	}
 	gs.cells = append(gs.cells, cell{inst: int32(gs.instance(instance)), counter: int32(s.counter), v: v})
+	r.order = append(r.order, cellAt{int32(s.group), int32(len(gs.cells) - 1)})
 	r.n++
 	if !StatusOK(v.Status) {
 		r.invalid++
 	}
 	return nil
 }
+
+// Refill starts giving r another sample that sets the same values, in
+// the same order, as the sample r holds (the same counters of the same
+// instances): Put then replaces each value in turn, and Stamp follows as
+// after Set. A decoder that finds a sample laid out as the one it
+// decoded into r last (SetMemo) refills r instead of decoding the
+// sample's names again.
+func (r *Rows) Refill() {
+	r.complete, r.partial, r.indexed, r.followed = false, false, false, false
+}
+
+// Put replaces the i-th value set since Reset (counting Set and
+// SetParent calls) with v.
+func (r *Rows) Put(i int, v Value) error {
+	if i < 0 || i >= len(r.order) {
+		return fmt.Errorf("value %d: the sample has %d values", i, len(r.order))
+	}
+	at := r.order[i]
+	c := &r.groups[at.group].cells[at.cell]
+	if !StatusOK(c.v.Status) {
+		r.invalid-- // the count of failed values follows each cell's status
+	}
+	if !StatusOK(v.Status) {
+		r.invalid++
+	}
+	c.v = v
+	return nil
+}
+
+// SetMemo keeps m with r's values until Reset: a decoder's note of how
+// it set them (perflog/blg keeps where a record's values lie, to Refill
+// r from a record laid out alike).
+func (r *Rows) SetMemo(m any) { r.memo = m }
+
+// Memo returns what SetMemo kept since the last Reset, nil if nothing.
+func (r *Rows) Memo() any { return r.memo }
 
 // SetParent is Set for an instance with a parent instance
 // (Thread(svchost/0)): the rebuilt block holds the parents in an object of

@@ -1,6 +1,7 @@
 package rawlog
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"math"
@@ -479,5 +480,101 @@ func TestArrange(t *testing.T) {
 		if g := strings.Join(got, " "); g != c.want {
 			t.Errorf("arrange(%q) = %s, want %s", c.in, g, c.want)
 		}
+	}
+}
+
+// TestRefill: Rows refilled with Put hold what Rows set afresh with the
+// same values hold: the same blocks and Problems, the same verdict of
+// Stamp, the failed values counted.
+func TestRefill(t *testing.T) {
+	list := []Counter{
+		{Machine: `\\A`, Object: "Memory", Name: "Available Bytes", Type: ct.PERF_COUNTER_LARGE_RAWCOUNT},
+		{Machine: `\\B`, Object: "Memory", Name: "Available Bytes", Type: ct.PERF_COUNTER_LARGE_RAWCOUNT},
+		{Machine: `\\A`, Object: "Process", Instance: "*", Name: "Handle Count", Type: ct.PERF_COUNTER_RAWCOUNT},
+	}
+	db, err := Titles(list, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewPlan(list, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type set struct {
+		k    int
+		inst string
+	}
+	once := []set{{0, ""}, {2, "x"}, {1, ""}, {2, "y"}}
+	twice := append(slices.Clone(once), set{2, "x"}) // x set twice: the later wins
+	const failed = 0x800007D0
+	v := func(xs ...int64) []Value { // 0: a failed value
+		out := make([]Value, len(xs))
+		for i, x := range xs {
+			out[i] = Value{First: x}
+			if x == 0 {
+				out[i] = Value{Status: failed}
+			}
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name          string
+		sets          []set
+		before, after []Value // the values the Rows held, and those put
+		unanswered    bool
+	}{
+		{"all valid", once, v(1, 2, 3, 4), v(10, 20, 30, 40), false},
+		{"a machine fails", once, v(1, 2, 3, 4), v(10, 20, 0, 40), true},
+		{"a machine answers again", once, v(1, 2, 0, 4), v(10, 20, 30, 40), false},
+		{"every value fails", once, v(1, 2, 3, 4), v(0, 0, 0, 0), false},
+		{"a value set twice", twice, v(1, 2, 3, 4, 5), v(10, 20, 30, 40, 50), false},
+		{"the value that wins fails", twice, v(1, 2, 3, 4, 5), v(10, 20, 30, 40, 0), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			refilled, fresh := p.Rows(), p.Rows()
+			for i, s := range tc.sets {
+				if err := refilled.Set(s.k, s.inst, tc.before[i]); err != nil {
+					t.Fatal(err)
+				}
+				if err := fresh.Set(s.k, s.inst, tc.after[i]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			refilled.Stamp(t0, freq)
+			refilled.Refill()
+			for i, v := range tc.after {
+				if err := refilled.Put(i, v); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := refilled.Put(len(tc.sets), Value{}); err == nil {
+				t.Error("Put past the values set: no error")
+			}
+			refilled.Stamp(t0, freq)
+			fresh.Stamp(t0, freq)
+			if fresh.Unanswered() != tc.unanswered {
+				t.Errorf("set afresh: unanswered %v, want %v", fresh.Unanswered(), tc.unanswered)
+			}
+			if refilled.Complete() != fresh.Complete() || refilled.Unanswered() != fresh.Unanswered() || refilled.Len() != fresh.Len() {
+				t.Errorf("refilled: complete %v, unanswered %v, %d values; afresh: %v, %v, %d",
+					refilled.Complete(), refilled.Unanswered(), refilled.Len(), fresh.Complete(), fresh.Unanswered(), fresh.Len())
+			}
+			a, err := refilled.Build(t0, freq)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := fresh.Build(t0, freq)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(a.Blocks) != len(b.Blocks) || !reflect.DeepEqual(a.Problems, b.Problems) {
+				t.Fatalf("refilled: %d blocks, problems %+v; afresh: %d, %+v", len(a.Blocks), a.Problems, len(b.Blocks), b.Problems)
+			}
+			for i := range a.Blocks {
+				if !bytes.Equal(a.Blocks[i].Bytes(), b.Blocks[i].Bytes()) {
+					t.Errorf("block %d differs", i)
+				}
+			}
+		})
 	}
 }
