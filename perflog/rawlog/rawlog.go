@@ -230,6 +230,24 @@ type Rows struct {
 	follow   *Rows
 	order    []cellAt // each value set since Reset, in order (Put)
 	memo     any      // the decoder's (SetMemo), until Reset
+	shape    shape    // names r's shape (Stamp)
+	changes  uint64   // Resets and Sets so far
+}
+
+// shape names the shape of a Rows' values: a Rows and its count of
+// changes when the shape was that Rows' own. A Rows whose shape Stamp
+// found the same as the Rows it follows takes that one's name, kept
+// until its next Reset or Set, so that Stamp need not compare the
+// shapes of samples refilled again and again (Refill, Put).
+type shape struct {
+	r       *Rows
+	changes uint64
+}
+
+// changed gives r a shape of its own.
+func (r *Rows) changed() {
+	r.changes++
+	r.shape = shape{r, r.changes}
 }
 
 // cellAt is where one value set lies: its group and its cell there.
@@ -286,7 +304,11 @@ func (gs *grows) instance(name string) int {
 }
 
 // Rows starts the values of a sample.
-func (p *Plan) Rows() *Rows { return &Rows{p: p, groups: make([]grows, len(p.groups))} }
+func (p *Plan) Rows() *Rows {
+	r := &Rows{p: p, groups: make([]grows, len(p.groups))}
+	r.changed()
+	return r
+}
 
 // Reset empties r for another sample of the same plan.
 func (r *Rows) Reset() {
@@ -306,6 +328,7 @@ func (r *Rows) Reset() {
 	}
 	r.touched = r.touched[:0]
 	r.order, r.memo = r.order[:0], nil
+	r.changed()
 	r.n, r.invalid = 0, 0
 	r.complete, r.partial, r.indexed, r.followed = false, false, false, false
 }
@@ -326,6 +349,7 @@ func (r *Rows) Set(k int, instance string, v Value) error {
 	}
 	gs.cells = append(gs.cells, cell{inst: int32(gs.instance(instance)), counter: int32(s.counter), v: v})
 	r.order = append(r.order, cellAt{int32(s.group), int32(len(gs.cells) - 1)})
+	r.changed()
 	r.n++
 	if !StatusOK(v.Status) {
 		r.invalid++

@@ -39,10 +39,11 @@ func (r *Rows) Stamp(t time.Time, perfFreq int64) {
 		slices.Sort(r.touched) // Build's order of blocks
 	}
 	ft := perfdata.FileTime(t)
-	if p := r.follow; p != nil && p != r && p.complete && r.invalid == 0 && r.SameShape(p) {
+	if p := r.follow; p != nil && p != r && p.complete && r.invalid == 0 && (r.shape == p.shape || r.SameShape(p)) {
 		// p complete: no value set twice, no object pdh pairs by
 		// value or too large to index; r has its places and its
 		// order of values, so the same, and its values are valid.
+		r.shape = p.shape
 		for _, gi := range r.touched {
 			gs := &r.groups[gi]
 			gs.src = p.groups[gi].src
