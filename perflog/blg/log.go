@@ -516,15 +516,16 @@ func (l *Log) SampleRows(ctx context.Context, rows *rawlog.Rows) (t time.Time, l
 		return time.Time{}, false, err
 	}
 	t = l.localTime(rec.stamp)
-	// A record laid out as the one last decoded into rows refills them.
-	if lay, ok := rows.Memo().(*layout); ok && lay.alike(b) {
+	// A record laid out as the one last decoded into rows refills them;
+	// another is decoded, and its layout learnt in the same storage.
+	lay, _ := rows.Memo().(*layout)
+	if lay != nil && lay.alike(b) {
 		if err := lay.refill(b, rows); err != nil {
 			return time.Time{}, false, l.sampleError(rec, err)
 		}
 		rows.Stamp(t, l.hdr.PerfFreq)
 		return t, true, nil
 	}
-	lay, _ := rows.Memo().(*layout) // its storage, learning anew
 	if lay == nil {
 		lay = &layout{}
 	}

@@ -199,14 +199,7 @@ func TestBuildProblems(t *testing.T) {
 		{Machine: `\\A`, Object: "Process", Instance: "*", Name: "ID Process", Type: ct.PERF_COUNTER_RAWCOUNT},
 		{Machine: `\\A`, Object: "Process", Instance: "*", Name: "Thread Count", Type: ct.PERF_COUNTER_RAWCOUNT},
 	}
-	db, err := Titles(list, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := NewPlan(list, db)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := planOf(t, list)
 	rows := p.Rows()
 	rows.Set(0, "", Value{First: 1 << 30})
 	rows.Set(1, "", Value{Status: 0x800007D0})
@@ -246,14 +239,7 @@ func TestUnanswered(t *testing.T) {
 		{Machine: `\\A`, Object: "Process", Instance: "*", Name: "Handle Count", Type: ct.PERF_COUNTER_RAWCOUNT},
 		{Machine: `\\A`, Object: "Process", Instance: "*", Name: "Thread Count", Type: ct.PERF_COUNTER_RAWCOUNT},
 	}
-	db, err := Titles(list, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := NewPlan(list, db)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := planOf(t, list)
 	const noMachine, noObject = 0x800007D0, 0xC0000BB8
 	ok := Value{First: 7}
 	type set struct {
@@ -365,14 +351,7 @@ func TestSparse(t *testing.T) {
 	for i := range 100 {
 		list = append(list, Counter{Machine: "H", Object: "Process", Instance: "*", Name: "C" + string(rune('A'+i/26)) + string(rune('a'+i%26)), Type: ct.PERF_COUNTER_RAWCOUNT})
 	}
-	db, err := Titles(list, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := NewPlan(list, db)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := planOf(t, list)
 	rows := p.Rows()
 	for i := range 100 {
 		rows.Set(i, "i"+string(rune('A'+i/26))+string(rune('a'+i%26)), Value{First: 1})
@@ -492,14 +471,7 @@ func TestRefill(t *testing.T) {
 		{Machine: `\\B`, Object: "Memory", Name: "Available Bytes", Type: ct.PERF_COUNTER_LARGE_RAWCOUNT},
 		{Machine: `\\A`, Object: "Process", Instance: "*", Name: "Handle Count", Type: ct.PERF_COUNTER_RAWCOUNT},
 	}
-	db, err := Titles(list, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := NewPlan(list, db)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := planOf(t, list)
 	type set struct {
 		k    int
 		inst string
@@ -577,4 +549,18 @@ func TestRefill(t *testing.T) {
 			}
 		})
 	}
+}
+
+// planOf is the Plan of list, with the titles it names.
+func planOf(t *testing.T, list []Counter) *Plan {
+	t.Helper()
+	db, err := Titles(list, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewPlan(list, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

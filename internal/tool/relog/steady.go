@@ -162,35 +162,28 @@ func (s *steady) next(ctx context.Context) (t time.Time, ok bool, err error) {
 		return t, false, err
 	case ctx.Err() != nil:
 		return t, false, ctx.Err()
-	case err == nil && listed && s.cur.Followed():
-		s.cur, s.prev = s.prev, s.cur
-		s.raws[0], s.raws[1] = s.raws[1], s.raws[0]
-		cur := s.raws[1]
-		for i := range s.items {
-			cur[i], _ = s.prev.Raw(s.items[i].ref)
-		}
-		s.problems = s.problems[:0]
-		s.whole = pos
-		s.run++
-		s.good++
-		return t, true, nil
-	case err == nil && listed && (s.cur.Complete() || s.cur.Unanswered()) && s.cur.SameShape(s.prev):
+	case err == nil && listed && (s.cur.Followed() || (s.cur.Complete() || s.cur.Unanswered()) && s.cur.SameShape(s.prev)):
 		s.cur, s.prev = s.prev, s.cur
 		s.raws[0], s.raws[1] = s.raws[1], s.raws[0]
 		prev, cur := s.raws[0], s.raws[1]
-		clear(s.left)
-		for i := range s.items {
-			if s.prev.Left(s.items[i].ref) {
-				// pdh keeps the values of the last sample
-				// that had the object
-				cur[i], s.left[i] = prev[i], true
-				continue
+		s.problems = s.problems[:0]
+		if !s.prev.Unanswered() {
+			for i := range s.items {
+				cur[i], _ = s.prev.Raw(s.items[i].ref)
 			}
-			cur[i], _ = s.prev.Raw(s.items[i].ref)
-		}
-		s.problems = s.prev.AppendUnanswered(s.problems[:0])
-		if len(s.problems) == 0 {
 			s.whole = pos
+		} else {
+			clear(s.left)
+			for i := range s.items {
+				if s.prev.Left(s.items[i].ref) {
+					// pdh keeps the values of the last sample
+					// that had the object
+					cur[i], s.left[i] = prev[i], true
+					continue
+				}
+				cur[i], _ = s.prev.Raw(s.items[i].ref)
+			}
+			s.problems = s.prev.AppendUnanswered(s.problems)
 		}
 		s.run++
 		s.good++
