@@ -228,10 +228,15 @@ type Rows struct {
 	indexed  bool // every touched group's at is indexed (Stamp's long way)
 	followed bool // Stamp took its clocks' sources from follow
 	follow   *Rows
-	order    []cellAt // each value set since Reset, in order (Put)
-	memo     any      // the decoder's (SetMemo), until Reset
-	shape    shape    // names r's shape (Stamp)
-	changes  uint64   // Resets and Sets so far
+	unsorted bool           // touched is out of the order of groups (Set)
+	anyNone  bool           // some touched group's none is set (Stamp)
+	srcs     []clockSources // Stamp's: by group, where its clocks come from; shared, never written
+	perfFreq int64          // Stamp's: the sample's PerfFreq
+	t100     int64          // Stamp's: the sample's PerfTime100nSec
+	vals     []Value        // each value set since Reset, in order (cells point here; Put)
+	memo     any            // the decoder's (SetMemo), until Reset
+	shape    shape          // names r's shape (Stamp)
+	changes  uint64         // Resets and Sets so far
 }
 
 // shape names the shape of a Rows' values: a Rows and its count of
@@ -250,9 +255,6 @@ func (r *Rows) changed() {
 	r.shape = shape{r, r.changes}
 }
 
-// cellAt is where one value set lies: its group and its cell there.
-type cellAt struct{ group, cell int32 }
-
 // grows is one group's values in one sample.
 type grows struct {
 	used      bool
@@ -260,15 +262,13 @@ type grows struct {
 	byName    map[string]int // past linearInstances instances
 	cells     []cell         // in the order set; a later one for the same place wins
 	at        []int32        // build's scratch: the cell of each instance × counter
-	clk       calc.Clocks    // Stamp's: the clocks of the group's block
-	src       clockSources   // Stamp's: where clk comes from
 	none      bool           // Stamp's: no value is valid (Build makes no block)
 }
 
-// cell is one value set: its instance and its counter in the group.
+// cell is one value set: its instance and its counter in the group, and
+// the value (its place in Rows.vals, in the order values were set).
 type cell struct {
-	inst, counter int32
-	v             Value
+	inst, counter, at int32
 }
 
 // linearInstances is how many instances a group looks up by comparing
@@ -327,7 +327,8 @@ func (r *Rows) Reset() {
 		gs.none = false
 	}
 	r.touched = r.touched[:0]
-	r.order, r.memo = r.order[:0], nil
+	r.unsorted, r.anyNone = false, false
+	r.vals, r.memo = r.vals[:0], nil
 	r.changed()
 	r.n, r.invalid = 0, 0
 	r.complete, r.partial, r.indexed, r.followed = false, false, false, false
@@ -345,10 +346,13 @@ func (r *Rows) Set(k int, instance string, v Value) error {
 	gs := &r.groups[s.group]
 	if !gs.used {
 		gs.used = true
+		if n := len(r.touched); n > 0 && r.touched[n-1] > s.group {
+			r.unsorted = true
+		}
 		r.touched = append(r.touched, s.group)
 	}
-	gs.cells = append(gs.cells, cell{inst: int32(gs.instance(instance)), counter: int32(s.counter), v: v})
-	r.order = append(r.order, cellAt{int32(s.group), int32(len(gs.cells) - 1)})
+	gs.cells = append(gs.cells, cell{inst: int32(gs.instance(instance)), counter: int32(s.counter), at: int32(len(r.vals))})
+	r.vals = append(r.vals, v)
 	r.changed()
 	r.n++
 	if !StatusOK(v.Status) {
@@ -370,18 +374,17 @@ func (r *Rows) Refill() {
 // Put replaces the i-th value set since Reset (counting Set and
 // SetParent calls) with v.
 func (r *Rows) Put(i int, v Value) error {
-	if i < 0 || i >= len(r.order) {
-		return fmt.Errorf("value %d: the sample has %d values", i, len(r.order))
+	if i < 0 || i >= len(r.vals) {
+		return fmt.Errorf("value %d: the sample has %d values", i, len(r.vals))
 	}
-	at := r.order[i]
-	c := &r.groups[at.group].cells[at.cell]
-	if !StatusOK(c.v.Status) {
+	c := &r.vals[i]
+	if !StatusOK(c.Status) {
 		r.invalid-- // the count of failed values follows each cell's status
 	}
 	if !StatusOK(v.Status) {
 		r.invalid++
 	}
-	c.v = v
+	*c = v
 	return nil
 }
 
@@ -427,10 +430,11 @@ func (r *Rows) Len() int { return r.n }
 func (r *Rows) Build(t time.Time, perfFreq int64) (*pdh.Sample, error) {
 	s := &pdh.Sample{Time: t}
 	slices.Sort(r.touched)
+	r.unsorted = false
 	h := perfdata.Header{SystemTime: perfdata.SystemTimeOf(t), PerfFreq: perfFreq, PerfTime100nSec: perfdata.FileTime(t)}
 	for _, gi := range r.touched {
 		g := r.p.groups[gi]
-		blk, probs, err := g.build(&r.groups[gi], h)
+		blk, probs, err := g.build(&r.groups[gi], r.vals, h)
 		if err != nil {
 			return nil, err
 		}
@@ -448,22 +452,22 @@ func (r *Rows) Build(t time.Time, perfFreq int64) (*pdh.Sample, error) {
 
 // build makes the group's PERF_DATA_BLOCK for one sample.
 // h holds the sample's times; the group adds its object and machine.
-func (g *group) build(gs *grows, h perfdata.Header) ([]byte, []pdh.Problem, error) {
+func (g *group) build(gs *grows, vals []Value, h perfdata.Header) ([]byte, []pdh.Problem, error) {
 	h.DefaultObject = int32(g.objIndex)
 	h.SystemName = strings.TrimPrefix(g.machine, `\\`)
 	if cells := len(gs.instances) * len(g.counters); cells > maxCells && cells > 16*len(gs.cells) {
 		return nil, nil, fmt.Errorf("object %s\\%s: %d instances × %d counters for %d values: too sparse to rebuild", g.machine, g.object, len(gs.instances), len(g.counters), len(gs.cells))
 	}
 	nc := len(g.counters)
-	gs.index(nc)
+	gs.index(nc, vals)
 	cellAt := func(i, ci int) (Value, bool) {
 		if k := gs.at[i*nc+ci]; k >= 0 {
-			return gs.cells[k].v, true
+			return vals[gs.cells[k].at], true
 		}
 		return Value{}, false
 	}
-	h, objTime, objFreq := g.clocks(gs, h)
-	valid, reasons := gs.statuses()
+	h, objTime, objFreq := g.clocks(gs, vals, h)
+	valid, reasons := gs.statuses(vals)
 	if valid == 0 {
 		return nil, []pdh.Problem{g.unanswered(reasons)}, nil
 	}
@@ -563,13 +567,13 @@ func (g *group) build(gs *grows, h perfdata.Header) ([]byte, []pdh.Problem, erro
 // statuses counts the group's valid values (each place's, the last set
 // winning) and lists the reasons of the others, each once, in the order
 // of their places. gs.at must be indexed.
-func (gs *grows) statuses() (valid int, reasons []string) {
+func (gs *grows) statuses(vals []Value) (valid int, reasons []string) {
 	var seen []uint32
 	for _, k := range gs.at {
 		if k < 0 {
 			continue
 		}
-		c := &gs.cells[k].v
+		c := &vals[gs.cells[k].at]
 		if !StatusOK(c.Status) {
 			if !slices.Contains(seen, c.Status) {
 				seen = append(seen, c.Status)
@@ -597,7 +601,7 @@ func (g *group) unanswered(reasons []string) pdh.Problem {
 // the last set winning. It returns how many places have a cell, whether
 // every cell's status is valid, and whether none is. build checks first that the
 // places are few enough (maxCells).
-func (gs *grows) index(nc int) (set int, valid, none bool) {
+func (gs *grows) index(nc int, vals []Value) (set int, valid, none bool) {
 	gs.at = slices.Grow(gs.at[:0], len(gs.instances)*nc)[:len(gs.instances)*nc]
 	for k := range gs.at {
 		gs.at[k] = -1
@@ -610,7 +614,7 @@ func (gs *grows) index(nc int) (set int, valid, none bool) {
 			set++
 		}
 		gs.at[p] = int32(k)
-		ok := StatusOK(c.v.Status)
+		ok := StatusOK(vals[c.at].Status)
 		valid = valid && ok
 		none = none && !ok
 	}
@@ -618,21 +622,24 @@ func (gs *grows) index(nc int) (set int, valid, none bool) {
 }
 
 // clockSources is where the clocks of a group's block come from in one
-// sample: the cells whose Second gives the block's PerfTime and
-// PerfTime100nSec and the object's PerfTime (-1: none, the sample's own
-// stays), and the frequencies counters' time bases give.
+// sample: the values (places in Rows.vals) whose Second gives the block's
+// PerfTime and PerfTime100nSec and the object's PerfTime (-1: none, the
+// sample's own stays), and the frequencies counters' time bases give.
 type clockSources struct {
 	tick, t100, obj int32
 	freq, objFreq   int64
 	freqSet         bool
 }
 
+// noSources are the sources of a group no value gives clocks to.
+func noSources() clockSources { return clockSources{tick: -1, t100: -1, obj: -1} }
+
 // clocks returns h with the PerfTime and PerfFreq, and PerfTime100nSec,
 // of the group's block in one sample, and the object's PerfTime and
 // PerfFreq (sources tells how). gs.at must be indexed.
-func (g *group) clocks(gs *grows, h perfdata.Header) (perfdata.Header, int64, int64) {
-	src := g.sources(gs)
-	c := src.clocks(gs, h.PerfFreq, h.PerfTime100nSec)
+func (g *group) clocks(gs *grows, vals []Value, h perfdata.Header) (perfdata.Header, int64, int64) {
+	src := g.sources(gs, vals)
+	c := src.clocks(vals, h.PerfFreq, h.PerfTime100nSec)
 	h.PerfTime, h.PerfFreq, h.PerfTime100nSec = c.PerfTime, c.PerfFreq, c.PerfTime100nSec
 	return h, c.ObjectTime, c.ObjectFreq
 }
@@ -641,9 +648,9 @@ func (g *group) clocks(gs *grows, h perfdata.Header) (perfdata.Header, int64, in
 // first valid value of each time base (instances in the order set, then
 // counters in the group's order) gives its clock, and a counter's time
 // base its frequency. gs.at must be indexed.
-func (g *group) sources(gs *grows) clockSources {
+func (g *group) sources(gs *grows, vals []Value) clockSources {
 	nc := len(g.counters)
-	src := clockSources{tick: -1, t100: -1, obj: -1}
+	src := noSources()
 	setObjFreq := false
 	for i := range gs.instances {
 		for ci := range g.counters {
@@ -651,7 +658,8 @@ func (g *group) sources(gs *grows) clockSources {
 			if k < 0 {
 				continue
 			}
-			if !StatusOK(gs.cells[k].v.Status) {
+			at := gs.cells[k].at
+			if !StatusOK(vals[at].Status) {
 				continue
 			}
 			gc := &g.counters[ci]
@@ -670,15 +678,15 @@ func (g *group) sources(gs *grows) clockSources {
 			switch tb {
 			case countertype.PERF_TIMER_TICK:
 				if src.tick < 0 {
-					src.tick = k
+					src.tick = at
 				}
 			case countertype.PERF_TIMER_100NS:
 				if src.t100 < 0 {
-					src.t100 = k
+					src.t100 = at
 				}
 			case countertype.PERF_OBJECT_TIMER:
 				if src.obj < 0 {
-					src.obj = k
+					src.obj = at
 				}
 			}
 		}
@@ -686,21 +694,23 @@ func (g *group) sources(gs *grows) clockSources {
 	return src
 }
 
-// clocks returns the clocks src names in gs's values: perfFreq and t100
-// (the sample's PerfFreq and PerfTime100nSec) where no value gives them.
-func (src *clockSources) clocks(gs *grows, perfFreq, t100 int64) calc.Clocks {
+// clocks returns the clocks src names in a sample's values: perfFreq and
+// t100 (the sample's PerfFreq and PerfTime100nSec) where no value gives
+// them (nor a place outside vals, which a Rows of the shape src was found
+// in has not).
+func (src *clockSources) clocks(vals []Value, perfFreq, t100 int64) calc.Clocks {
 	clk := calc.Clocks{PerfFreq: perfFreq, PerfTime100nSec: t100, ObjectFreq: src.objFreq}
 	if src.freqSet {
 		clk.PerfFreq = src.freq
 	}
-	if src.tick >= 0 {
-		clk.PerfTime = gs.cells[src.tick].v.Second
+	if i := int(src.tick); i >= 0 && i < len(vals) {
+		clk.PerfTime = vals[i].Second
 	}
-	if src.t100 >= 0 {
-		clk.PerfTime100nSec = gs.cells[src.t100].v.Second
+	if i := int(src.t100); i >= 0 && i < len(vals) {
+		clk.PerfTime100nSec = vals[i].Second
 	}
-	if src.obj >= 0 {
-		clk.ObjectTime = gs.cells[src.obj].v.Second
+	if i := int(src.obj); i >= 0 && i < len(vals) {
+		clk.ObjectTime = vals[i].Second
 	}
 	return clk
 }

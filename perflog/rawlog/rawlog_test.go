@@ -564,3 +564,120 @@ func planOf(t *testing.T, list []Counter) *Plan {
 	}
 	return p
 }
+
+// TestStampShares checks the clocks Raw gives after Stamp when a sample
+// follows another of its shape (and takes its clocks' sources) and the
+// sample it followed is then filled with another shape and stamped again:
+// each Rows' Raw must keep giving its own values' clocks, those a Rows
+// stamped on its own gives for the same values. The time base of
+// % Processor Time is PerfTime100nSec, which each value's Second gives.
+func TestStampShares(t *testing.T) {
+	list := []Counter{
+		{Machine: `\\A`, Object: "Processor", Instance: "*", Name: "% Processor Time", Type: ct.PERF_100NSEC_TIMER_INV, TimeBase: freq},
+		{Machine: `\\B`, Object: "Processor", Instance: "*", Name: "% Processor Time", Type: ct.PERF_100NSEC_TIMER_INV, TimeBase: freq},
+	}
+	p := planOf(t, list)
+	fill := func(r *Rows, sets []set) {
+		t.Helper()
+		r.Reset()
+		for _, s := range sets {
+			if err := r.Set(s.k, s.inst, s.v); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// refs are the Refs of r's values, object by object.
+	refs := func(r *Rows) []Ref {
+		var out []Ref
+		for _, gi := range r.touched {
+			for k, c := range r.groups[gi].cells {
+				out = append(out, r.ref(gi, int(c.counter), int32(k)))
+			}
+		}
+		return out
+	}
+	rawsAt := func(r *Rows, refs []Ref) []calc.Raw {
+		t.Helper()
+		var out []calc.Raw
+		for _, ref := range refs {
+			raw, _ := r.Raw(ref)
+			out = append(out, raw)
+		}
+		all := make([]calc.Raw, len(refs))
+		r.Raws(all, refs)
+		if !slices.Equal(all, out) {
+			t.Errorf("Raws: %+v; Raw one by one: %+v", all, out)
+		}
+		return out
+	}
+	raws := func(r *Rows) []calc.Raw { return rawsAt(r, refs(r)) }
+	v := func(first, second int64) Value { return Value{First: first, Second: second} }
+	shape1 := func(n int64) []set {
+		return []set{{0, "0", v(100*n, ft0+n*freq)}, {1, "0", v(200*n, ft0+n*freq+7)}}
+	}
+	// Another shape, whose first value of \\A fails: its clocks come
+	// from its second value.
+	shape2 := []set{{0, "1", Value{Status: 0x800007D0}}, {1, "1", v(5, ft0+99)}, {0, "0", v(6, ft0+98)}, {1, "0", v(7, ft0+97)}}
+	a, b, alone := p.Rows(), p.Rows(), p.Rows()
+	fill(a, shape1(1))
+	a.Stamp(t0, freq)
+	fill(b, shape1(2))
+	b.Follow(a)
+	b.Stamp(t0.Add(time.Second), freq)
+	if !b.Followed() {
+		t.Fatal("a sample of the same shape, every value valid: not followed")
+	}
+	fill(alone, shape1(2))
+	alone.Stamp(t0.Add(time.Second), freq)
+	want := raws(alone)
+	if got := raws(b); !slices.Equal(got, want) {
+		t.Errorf("followed: %+v, want %+v", got, want)
+	}
+	if want[0].Time != uint64(ft0+2*freq) || want[1].Time != uint64(ft0+2*freq+7) {
+		t.Errorf("stamped alone: times %d, %d, want each value's Second", want[0].Time, want[1].Time)
+	}
+	bRefs := refs(b)
+	fill(a, shape2)
+	a.Follow(b)
+	a.Stamp(t0.Add(2*time.Second), freq)
+	if a.Followed() {
+		t.Error("a sample of another shape: followed")
+	}
+	if got := raws(b); !slices.Equal(got, want) {
+		t.Errorf("after the sample it followed was stamped again: %+v, want %+v", got, want)
+	}
+	if got := rawsAt(b, bRefs); !slices.Equal(got, want) {
+		t.Errorf("Refs taken before the sample it followed was stamped again: %+v, want %+v", got, want)
+	}
+	fill(alone, shape2)
+	alone.Stamp(t0.Add(2*time.Second), freq)
+	if got, want := raws(a), raws(alone); !slices.Equal(got, want) {
+		t.Errorf("another shape: %+v, want %+v", got, want)
+	}
+}
+
+// TestTimeOf checks the time and frequency Raw reads for each time base
+// against calc.TimeBase over the clocks the same sources give a block
+// (clockSources.clocks, what Build uses): sources in the values, none,
+// and out of the values' range, with a frequency from a counter's time
+// base or the sample's.
+func TestTimeOf(t *testing.T) {
+	vals := []Value{{First: 5, Second: 1_000}, {First: 6, Second: 2_000}, {First: 7, Second: 3_000}}
+	const perfFreq, t100 = 3_579_545, ft0
+	for _, typ := range []ct.Type{ct.PERF_COUNTER_COUNTER, ct.PERF_100NSEC_TIMER, ct.PERF_ELAPSED_TIME, ct.PERF_OBJ_TIME_TIMER, ct.PERF_COUNTER_RAWCOUNT} {
+		for _, src := range []clockSources{
+			noSources(),
+			{tick: 0, t100: 1, obj: 2, freq: 1_000_000, objFreq: 500, freqSet: true},
+			{tick: 2, t100: 0, obj: 1, objFreq: 7},
+			{tick: 3, t100: 9, obj: -5, freq: 9, freqSet: true},
+		} {
+			wantTime, wantFreq := calc.TimeBase(typ, src.clocks(vals, perfFreq, t100))
+			r := &Rows{vals: vals, perfFreq: perfFreq, t100: t100}
+			var got calc.Raw
+			r.raw(&got, &Ref{at: 0, typ: typ, time: src.timeOf(typ)})
+			if got.Time != wantTime || got.Freq != wantFreq || got.FirstValue != 5 {
+				t.Errorf("%v, sources %+v: time %d, freq %d, value %d; want %d, %d, 5", typ, src, got.Time, got.Freq, got.FirstValue, wantTime, wantFreq)
+			}
+		}
+	}
+}

@@ -48,6 +48,7 @@ type steady struct {
 	rec       pdh.Recorded
 	cur, prev *rawlog.Rows
 	items     []steadyItem
+	refs      []rawlog.Ref  // each item's value in the sample's Rows
 	raws      [2][]calc.Raw // each item's raw value: [0] the sample before, [1] the sample read
 	left      []bool        // each item's object left out of the sample read (Rows.Left)
 	problems  []pdh.Problem // the sample read's, when it leaves objects out
@@ -60,10 +61,10 @@ type steady struct {
 	bad, good int  // failed arms and short runs; samples computed
 }
 
-// steadyItem is one item of pdh's: the column it goes to and its value.
+// steadyItem is one item of pdh's: the column it goes to and its
+// counter's type (its value: refs).
 type steadyItem struct {
 	col int32
-	ref rawlog.Ref
 	typ countertype.Type
 }
 
@@ -121,7 +122,7 @@ func (s *steady) arm(ctx context.Context, q *pdh.Query, cols *columns) error {
 		s.bad++
 		return nil
 	}
-	s.items = s.items[:0]
+	s.items, s.refs = s.items[:0], s.refs[:0]
 	for ci, c := range q.Counters() {
 		at := cols.place(q, ci, c, false)
 		s.origins = c.AppendOrigins(s.origins[:0])
@@ -134,7 +135,8 @@ func (s *steady) arm(ctx context.Context, q *pdh.Query, cols *columns) error {
 				s.bad++
 				return nil
 			}
-			s.items = append(s.items, steadyItem{col: at[j], ref: ref})
+			s.items = append(s.items, steadyItem{col: at[j]})
+			s.refs = append(s.refs, ref)
 		}
 	}
 	for k := range s.raws {
@@ -143,7 +145,7 @@ func (s *steady) arm(ctx context.Context, q *pdh.Query, cols *columns) error {
 	s.left = slices.Grow(s.left[:0], len(s.items))[:len(s.items)]
 	clear(s.left)
 	for i := range s.items {
-		s.raws[1][i], s.items[i].typ = s.prev.Raw(s.items[i].ref)
+		s.raws[1][i], s.items[i].typ = s.prev.Raw(s.refs[i])
 	}
 	s.armed, s.run, s.whole = true, 0, s.pdhAt
 	return nil
@@ -168,20 +170,18 @@ func (s *steady) next(ctx context.Context) (t time.Time, ok bool, err error) {
 		prev, cur := s.raws[0], s.raws[1]
 		s.problems = s.problems[:0]
 		if !s.prev.Unanswered() {
-			for i := range s.items {
-				cur[i], _ = s.prev.Raw(s.items[i].ref)
-			}
+			s.prev.Raws(cur, s.refs)
 			s.whole = pos
 		} else {
 			clear(s.left)
 			for i := range s.items {
-				if s.prev.Left(s.items[i].ref) {
+				if s.prev.Left(s.refs[i]) {
 					// pdh keeps the values of the last sample
 					// that had the object
 					cur[i], s.left[i] = prev[i], true
 					continue
 				}
-				cur[i], _ = s.prev.Raw(s.items[i].ref)
+				cur[i], _ = s.prev.Raw(s.refs[i])
 			}
 			s.problems = s.prev.AppendUnanswered(s.problems)
 		}
