@@ -415,6 +415,7 @@ func (q *Query) AddCounterContext(ctx context.Context, path string) (*Counter, e
 			// One sample, read once: no history of DefaultHistory raw
 			// values (48 KiB a counter) to allocate and drop.
 			tq.SetHistory(2)
+			tq.namesOnly = true // which instances, not their values
 			tc := tq.newCounter(p, idx, objName)
 			tq.counters = append(tq.counters, tc)
 			if err := tq.Collect(ctx); err != nil {

@@ -289,14 +289,14 @@ func runOnce(ctx context.Context, src pdh.Source, opts Options, paths []string, 
 		warn = nil
 	}
 	past := false // a sample after End was read: no more rows nor warnings
-	var row []byte
+	pipe := newRowPipe(w, rows)
+	defer pipe.stop()
 	// keep keeps the row of a sample written (the first tells the zone).
 	keep := func(t time.Time, vals []pdhcsv.Value) error {
 		if written.Samples == 0 {
 			zone = pdhcsv.ZoneOf(t.In(opts.Location))
 		}
-		row = w.AppendRow(row[:0], t, vals)
-		if err := rows.add(row, len(vals)); err != nil {
+		if err := pipe.add(t, vals); err != nil {
 			return err
 		}
 		written.add(t)
@@ -367,6 +367,9 @@ func runOnce(ctx context.Context, src pdh.Source, opts Options, paths []string, 
 		if err := keep(t, r.values(q, cols, true)); err != nil {
 			return Stats{}, Stats{}, err
 		}
+	}
+	if err := pipe.finish(); err != nil {
+		return Stats{}, Stats{}, err
 	}
 	if in.Samples == 0 {
 		return Stats{}, Stats{}, errors.New("the input holds no sample")
@@ -680,6 +683,10 @@ type counterPlaces struct {
 	spareRows []counterpath.Path
 }
 
+// maxFoldHint bounds the room columns makes for its hash of names
+// before it has seen them.
+const maxFoldHint = 1 << 16
+
 // colPlace is the counter, layout and row a column was last placed from.
 type colPlace struct {
 	counter int
@@ -734,7 +741,10 @@ func (cs *columns) place(q *pdh.Query, ci int, c *pdh.Counter, add bool) []int32
 		prevLayout = 0 // nothing to compare with
 	}
 	if len(cs.byFold) == 0 {
-		cs.byFold = make(map[uint64]int32, max(len(rows)*k, 1024))
+		// Room for as many columns as every counter had this one's
+		// items (a guess, 64 to maxFoldHint): not grown as the first
+		// sample's columns come, nor 40 KiB for a few.
+		cs.byFold = make(map[uint64]int32, min(max(len(rows)*k*len(q.Counters()), 64), maxFoldHint))
 	}
 	at := slices.Grow(cp.spareAt[:0], len(rows)*k)[:len(rows)*k]
 	delta := 0 // row in the previous layout minus row in this one
