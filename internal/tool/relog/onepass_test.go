@@ -134,3 +134,31 @@ func TestRowStore(t *testing.T) {
 		})
 	}
 }
+
+// TestRowChunks: a rowStore's chunks are 16 KiB, 32 KiB, then 64 KiB each
+// (a row larger than that gets one of its own), whatever their number.
+func TestRowChunks(t *testing.T) {
+	s := newRowStore()
+	defer s.close()
+	row := []byte(strings.Repeat("r", 1000))
+	for range 5000 { // 5 MB: 80 chunks of 64 KiB
+		if err := s.add(row, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.add(make([]byte, 100<<10), 1); err != nil {
+		t.Fatal(err)
+	}
+	var caps []int
+	for _, c := range s.chunks {
+		caps = append(caps, cap(c))
+	}
+	want := []int{16 << 10, 32 << 10}
+	for len(want) < len(caps)-1 {
+		want = append(want, 64<<10)
+	}
+	want = append(want, 100<<10)
+	if !slices.Equal(caps, want) {
+		t.Errorf("chunks of %v, want %v", caps, want)
+	}
+}

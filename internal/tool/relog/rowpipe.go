@@ -16,9 +16,10 @@ import (
 // reuse its slice at once; at most pipeBatches batches exist, which
 // bounds the memory the pipe holds whatever the log's width.
 //
-// A log of fewer rows than a batch is formatted by the caller at finish,
-// with no goroutine. A failure to keep a row (the temporary file past
-// rowSpill) is told by the next add, and by finish.
+// The first pipeRows rows are formatted by the caller as they come, with
+// no goroutine and no copy: a short log is converted as before, and the
+// goroutine starts with the rows after. A failure to keep a row (the
+// temporary file past rowSpill) is told by the next add, and by finish.
 type rowPipe struct {
 	w      *pdhcsv.Writer
 	rows   *rowStore
@@ -27,6 +28,8 @@ type rowPipe struct {
 	free   chan *rowBatch
 	done   chan error
 	made   int         // batches allocated
+	direct int         // rows the caller kept itself (the first pipeRows)
+	row    []byte      // the caller's scratch row
 	failed atomic.Bool // the goroutine could not keep a row
 	err    error       // the goroutine's, once done
 	state  pipeState
@@ -62,6 +65,11 @@ func newRowPipe(w *pdhcsv.Writer, rows *rowStore) *rowPipe {
 func (p *rowPipe) add(t time.Time, vals []pdhcsv.Value) error {
 	if p.failed.Load() {
 		return p.finish()
+	}
+	if p.direct < pipeRows && p.state == pipeIdle {
+		p.direct++
+		p.row = p.w.AppendRow(p.row[:0], t, vals)
+		return p.rows.add(p.row, len(vals))
 	}
 	if p.cur == nil {
 		p.cur = p.batch()
@@ -138,7 +146,7 @@ func (p *rowPipe) finish() error {
 	case pipeIdle:
 		p.state = pipeDone
 		if p.cur != nil {
-			_, p.err = p.keep(nil, p.cur)
+			_, p.err = p.keep(p.row, p.cur)
 			p.cur = nil
 		}
 	case pipeRunning:

@@ -76,29 +76,43 @@ func TestRowPipe(t *testing.T) {
 func TestRowPipeFails(t *testing.T) {
 	w := pdhcsv.NewWriter(&bytes.Buffer{}, pdhcsv.WriterOptions{Format: pdhcsv.CSV, Location: time.UTC})
 	vals := make([]pdhcsv.Value, 26)
-	t.Run("no temporary file", func(t *testing.T) {
-		t.Setenv("TMPDIR", t.TempDir()+"/missing")
-		synctest.Test(t, func(t *testing.T) {
-			rows := newRowStore()
-			rows.spill = 0
-			defer rows.close()
-			p := newRowPipe(w, rows)
-			var err error
-			for i := 0; i < 100*pipeRows && err == nil; i++ {
-				err = p.add(time.Unix(int64(i), 0), vals)
-				synctest.Wait() // the goroutine is done with what it has
-			}
-			if err == nil {
-				err = p.finish()
-			}
-			if err == nil {
-				t.Fatal("rows kept with no temporary file to keep them in")
-			}
-			if p.state != pipeDone {
-				t.Errorf("the pipe's goroutine is still running after %v", err)
-			}
+	rowLen := len(w.AppendRow(nil, time.Unix(0, 0), vals))
+	for _, tc := range []struct {
+		name       string
+		spill      int  // bytes of rows kept before the temporary file
+		goroutines bool // the row that fails is the goroutine's
+	}{
+		{"no temporary file, the caller's row", 0, false},
+		{"no temporary file, the goroutine's row", (pipeRows + 3) * rowLen, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("TMPDIR", t.TempDir()+"/missing")
+			synctest.Test(t, func(t *testing.T) {
+				rows := newRowStore()
+				rows.spill = tc.spill
+				defer rows.close()
+				p := newRowPipe(w, rows)
+				var err error
+				for i := 0; i < 100*pipeRows && err == nil; i++ {
+					err = p.add(time.Unix(int64(i), 0), vals)
+					synctest.Wait() // the goroutine is done with what it has
+				}
+				if err == nil {
+					err = p.finish()
+				}
+				if err == nil {
+					t.Fatal("rows kept with no temporary file to keep them in")
+				}
+				if started := p.state != pipeIdle; started != tc.goroutines {
+					t.Errorf("goroutine started: %v, want %v", started, tc.goroutines)
+				}
+				p.stop()
+				if p.state == pipeRunning {
+					t.Errorf("the pipe's goroutine is still running after %v", err)
+				}
+			})
 		})
-	})
+	}
 	t.Run("stopped", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			rows := newRowStore()
