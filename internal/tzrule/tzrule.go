@@ -97,34 +97,28 @@ func Rule(loc *time.Location, year int) (rule string, ok bool) {
 		at       time.Time // the first instant of the new zone
 		from, to zone
 	}
+	// Each zone's end (time.Time.ZoneBounds) is the next change, however
+	// short the zone in force: a location may even have a daylight time
+	// of an hour (a rule that starts and ends it on the same day).
 	var changes []change
+	var bounds []time.Time // every zone's start, changes or not
 	prev := first
-	for t := start.Add(6 * time.Hour); ; t = t.Add(6 * time.Hour) {
-		if t.After(end) {
-			t = end
+	for t, n := start, 0; ; n++ {
+		_, next := t.In(loc).ZoneBounds()
+		if next.IsZero() || next.After(end) || !next.After(t) {
+			break // no change before the end (none at all: zero)
 		}
-		if z := zoneAt(loc, t); z != prev {
-			lo, hi := t.Add(-6*time.Hour), t // prev at lo, z at hi
-			for hi.Sub(lo) > time.Second {
-				mid := lo.Add(hi.Sub(lo) / 2).Truncate(time.Second)
-				if mid.Equal(lo) {
-					mid = lo.Add(time.Second)
-				}
-				if zoneAt(loc, mid) == prev {
-					lo = mid
-				} else {
-					hi = mid
-				}
-			}
-			if len(changes) == 3 {
-				return "", false
-			}
-			changes = append(changes, change{hi, prev, z})
-			prev = z
+		if n == maxBounds {
+			return "", false
 		}
-		if !t.Before(end) {
-			break
+		t = next
+		bounds = append(bounds, t)
+		z := zoneAt(loc, t)
+		if z == prev {
+			continue // a change to the same offset, name and flag
 		}
+		changes = append(changes, change{t, prev, z})
+		prev = z
 	}
 	// Changes in the slack around the year belong to the year before or
 	// after: keep those whose local date is in the year.
@@ -140,7 +134,8 @@ func Rule(loc *time.Location, year int) (rule string, ok bool) {
 		if first.dst || !nameOK(first.abbr) {
 			return "", false
 		}
-		return "<" + first.abbr + ">" + offset(first.off), true
+		rule = "<" + first.abbr + ">" + offset(first.off)
+		return rule, agrees(loc, rule, start, end, bounds)
 	case len(changes) != 2:
 		return "", false
 	}
@@ -152,9 +147,39 @@ func Rule(loc *time.Location, year int) (rule string, ok bool) {
 		return "", false
 	}
 	std, dst := on.from, on.to
-	return fmt.Sprintf("<%s>%s<%s>%s,%s,%s", std.abbr, offset(std.off), dst.abbr, offset(dst.off),
-		date(on.at, std.off), date(off.at, dst.off)), true
+	rule = fmt.Sprintf("<%s>%s<%s>%s,%s,%s", std.abbr, offset(std.off), dst.abbr, offset(dst.off),
+		date(on.at, std.off), date(off.at, dst.off))
+	return rule, agrees(loc, rule, start, end, bounds)
 }
+
+// agrees reports whether the location rule builds says what loc says
+// from start to end: every hour, and a second before and at each of
+// loc's zone bounds. A rule read back evaluates each year on its own, as
+// the time package does; a location whose changes do not repeat that
+// way (a daylight time that runs across the new year on some days of a
+// year and not others) has no rule.
+func agrees(loc *time.Location, rule string, start, end time.Time, bounds []time.Time) bool {
+	again, err := Location("check", rule, 0, "X")
+	if err != nil {
+		return false
+	}
+	same := func(t time.Time) bool { return zoneAt(loc, t) == zoneAt(again, t) }
+	for _, b := range bounds {
+		if !same(b) || !same(b.Add(-time.Second)) {
+			return false
+		}
+	}
+	for t := start; !t.After(end); t = t.Add(time.Hour) {
+		if !same(t) {
+			return false
+		}
+	}
+	return true
+}
+
+// maxBounds bounds the zones Rule walks through in a year (a recurring
+// rule has two, some locations a few more that change nothing).
+const maxBounds = 64
 
 // nameOK reports a name usable inside <...> of a POSIX rule.
 func nameOK(s string) bool {
