@@ -61,7 +61,9 @@ type Block struct {
 	// captures' SYSTEMTIME is 4 h behind their PerfTime100nSec).
 	SystemTimeLocal string `json:"systemTimeLocal"`
 	// Time is PerfTime100nSec as a UTC time, the instant relog and typeperf
-	// give the block; nil when PerfTime100nSec is 0.
+	// give the block; nil when PerfTime100nSec is 0 or not after 1601, or
+	// names a year past 9999, which RFC 3339 (and so JSON's time) cannot
+	// write: perfTime100nSec still holds the number.
 	Time            *time.Time `json:"time,omitempty"`
 	PerfTime        int64      `json:"perfTime"`
 	PerfFreq        int64      `json:"perfFreq"`
@@ -131,8 +133,7 @@ func Decode(file string, data []byte, db *titles.DB) (*Block, error) {
 		PerfTime:        h.PerfTime, PerfFreq: h.PerfFreq, PerfTime100nSec: h.PerfTime100nSec,
 		SystemName: h.SystemName,
 	}
-	if h.PerfTime100nSec != 0 {
-		t := perfdata.FileTimeToTime(h.PerfTime100nSec)
+	if t := perfdata.FileTimeToTime(h.PerfTime100nSec); h.PerfTime100nSec > 0 && t.Year() <= 9999 {
 		out.Time = &t
 	}
 	// Instance names of every object, so children can name their parents.
