@@ -154,9 +154,7 @@ func (p *rowPipe) finish() error {
 			p.work <- p.cur
 		}
 		p.cur = nil
-		close(p.work)
-		p.err = <-p.done
-		p.state = pipeDone
+		p.end()
 	}
 	return p.err
 }
@@ -166,8 +164,13 @@ func (p *rowPipe) finish() error {
 func (p *rowPipe) stop() {
 	if p.state == pipeRunning {
 		p.cur = nil
-		close(p.work)
-		p.err = <-p.done
-		p.state = pipeDone
+		p.end()
 	}
+}
+
+// end closes work and waits for the goroutine's error.
+func (p *rowPipe) end() {
+	close(p.work)
+	p.err = <-p.done
+	p.state = pipeDone
 }
