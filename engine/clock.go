@@ -4,12 +4,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/perfcounters/perfcounters/perfdata"
 )
-
-// FileTime converts t to a Windows FILETIME: 100 ns units since 1601-01-01
-// UTC, the unit of PerfTime100nSec.
-func FileTime(t time.Time) int64 { return perfdata.FileTime(t) }
 
 // systemClock reads the wall clock and the host's monotonic clock.
 type systemClock struct{}

@@ -411,7 +411,7 @@ func (e *Engine) collect(ctx context.Context, q Query, pick []int) *Result {
 		SystemTime:      perfdata.SystemTimeIn(now),
 		PerfTime:        clk.Ticks(),
 		PerfFreq:        clk.Freq(),
-		PerfTime100nSec: FileTime(now),
+		PerfTime100nSec: perfdata.FileTime(now),
 		SystemName:      e.opts.SystemName,
 	}
 	if len(pick) > 0 {

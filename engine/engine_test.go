@@ -335,20 +335,6 @@ func TestConcurrentQueries(t *testing.T) {
 	wg.Wait()
 }
 
-func TestFileTime(t *testing.T) {
-	// 1970-01-01 is 11644473600 s after 1601-01-01 (the FILETIME epoch).
-	if got := FileTime(time.Unix(0, 0)); got != 116444736000000000 {
-		t.Errorf("FileTime(Unix epoch) = %d", got)
-	}
-	// The real Vista block has PerfTime100nSec 128315940386596596, which is
-	// 2007-08-14 19:40:38.6596596 UTC; its SYSTEMTIME says 15:40:38.659, the
-	// machine's local time (UTC-4), so Windows wrote local time there.
-	vista := time.Date(2007, 8, 14, 19, 40, 38, 659_659_600, time.UTC)
-	if got := FileTime(vista); got != 128315940386596596 {
-		t.Errorf("FileTime(vista sample) = %d, want 128315940386596596", got)
-	}
-}
-
 func TestCollectionSeqOncePerQuery(t *testing.T) {
 	var seen []uint64
 	e := New(Options{SystemName: "h", Clock: &fixedClock{wall: time.Unix(1e9, 0)}})

@@ -5,7 +5,6 @@ import (
 
 	"github.com/perfcounters/perfcounters/engine"
 	"github.com/perfcounters/perfcounters/pdh"
-	"github.com/perfcounters/perfcounters/perfdata"
 	"github.com/perfcounters/perfcounters/titles"
 )
 
@@ -15,11 +14,22 @@ import (
 // (objects dropped, objects with unreadable data and which values are
 // placeholders) handed to the consumer.
 type LiveSource struct {
-	h *Host
+	e Querier
+}
+
+// Querier is what LiveSource reads: an engine's registry queries and its
+// title database. *engine.Engine and *Host satisfy it.
+type Querier interface {
+	Query(ctx context.Context, q engine.Query) (*engine.Result, error)
+	Titles() *titles.DB
 }
 
 // Source returns the live local host as a data source for pdh queries.
-func (h *Host) Source() pdh.Source { return &LiveSource{h: h} }
+func (h *Host) Source() pdh.Source { return &LiveSource{e: h} }
+
+// EngineSource returns the live samples of an engine as a data source
+// for pdh queries (Source is the local host's).
+func EngineSource(e Querier) *LiveSource { return &LiveSource{e: e} }
 
 // Sample collects the objects with the given title indexes in one block
 // (Global when objects is empty).
@@ -28,17 +38,27 @@ func (s *LiveSource) Sample(ctx context.Context, objects []uint32) (*pdh.Sample,
 	if len(objects) > 0 {
 		q = engine.Query{Kind: engine.QueryIndexes, Indexes: objects}
 	}
-	r, err := s.h.Query(ctx, q)
+	return s.query(ctx, q)
+}
+
+// Costly collects the Costly objects, which Global leaves out.
+func (s *LiveSource) Costly(ctx context.Context) (*pdh.Sample, error) {
+	return s.query(ctx, engine.Query{Kind: engine.QueryCostly})
+}
+
+// query runs one engine query and parses its block into a sample with
+// the engine's problems.
+func (s *LiveSource) query(ctx context.Context, q engine.Query) (*pdh.Sample, error) {
+	r, err := s.e.Query(ctx, q)
 	if err != nil {
 		return nil, err
 	}
-	blk, err := perfdata.Parse(r.Block)
+	// The engine's own builder wrote the block: a failure to parse it is
+	// a bug, but it is reported, not trusted.
+	smp, err := pdh.NewSample([][]byte{r.Block})
 	if err != nil {
-		// The engine's own builder wrote it: a failure here is a bug, but
-		// it is reported, not trusted.
 		return nil, err
 	}
-	smp := &pdh.Sample{Blocks: []perfdata.Block{blk}, Time: perfdata.FileTimeToTime(blk.Header().PerfTime100nSec)}
 	smp.Problems = SampleProblems(r)
 	return smp, nil
 }
@@ -68,7 +88,8 @@ func SampleProblems(r *engine.Result) []pdh.Problem {
 }
 
 // Titles is the engine's title database.
-func (s *LiveSource) Titles() *titles.DB { return s.h.Titles() }
+func (s *LiveSource) Titles() *titles.DB { return s.e.Titles() }
 
 // Recorded returns nil: the live host is not a recording.
 func (s *LiveSource) Recorded() pdh.Recorded { return nil }
+

@@ -253,18 +253,18 @@ func (h *Handler) formattedValues(ctx context.Context, req FormattedRequest) (*F
 		known[i] = true
 		objects = append(objects, idx)
 	}
-	prev, cur, err := h.formatted.get(ctx, objects)
+	prev, cur, err := h.sampler.Pair(ctx, objects)
 	if err != nil {
 		return nil, err
 	}
-	if len(cur.smp.Blocks) > 0 {
-		ans.Host = cur.smp.Blocks[0].Header().SystemName
+	if len(cur.Sample.Blocks) > 0 {
+		ans.Host = cur.Sample.Blocks[0].Header().SystemName
 	}
-	ans.Time = cur.smp.Time.UTC()
+	ans.Time = cur.Sample.Time.UTC()
 	if prev != nil {
-		ans.Interval = cur.smp.Time.Sub(prev.smp.Time).Seconds()
+		ans.Interval = cur.Sample.Time.Sub(prev.Sample.Time).Seconds()
 	}
-	for _, p := range cur.smp.Problems {
+	for _, p := range cur.Sample.Problems {
 		wp := Problem{Object: p.Object, ObjectName: p.ObjectName, Reason: p.Reason, Partial: p.Partial}
 		for _, m := range p.Missing {
 			wp.Missing = append(wp.Missing, MissingValues{Instance: m.Instance, Counters: m.Counters})
@@ -331,7 +331,7 @@ func (h *Handler) formattedValues(ctx context.Context, req FormattedRequest) (*F
 			fc.Status = v.Status.String()
 			continue
 		}
-		if len(items) == 0 && !objectPresent(cur.smp, paths[i].Object, db) {
+		if len(items) == 0 && !objectPresent(cur.Sample, paths[i].Object, db) {
 			fc.Status = calc.NoObject.String()
 			fc.Reason = fmt.Sprintf("object %q is not in the latest sample", paths[i].Object)
 			continue

@@ -19,6 +19,8 @@ import (
 	"github.com/perfcounters/perfcounters/counterset"
 	"github.com/perfcounters/perfcounters/countertype"
 	"github.com/perfcounters/perfcounters/engine"
+	"github.com/perfcounters/perfcounters/host"
+	"github.com/perfcounters/perfcounters/pdh"
 )
 
 // bubbleClock is the engine's clock inside a synctest bubble: the fake
@@ -56,6 +58,9 @@ func (s *synthetic) Query(ctx context.Context, q engine.Query) (*engine.Result, 
 	s.mu.Unlock()
 	return s.Engine.Query(ctx, q)
 }
+
+// Source is the engine's samples, through the queries recorded above.
+func (s *synthetic) Source() pdh.Source { return host.EngineSource(s) }
 
 func (s *synthetic) lastQuery() engine.Query {
 	s.mu.Lock()
@@ -174,7 +179,7 @@ func TestFormattedValues(t *testing.T) {
 		if len(busy.Items) != 1 || busy.Items[0].Value == nil || *busy.Items[0].Value != 100*float64(n)/float64(d) {
 			t.Errorf("%% Busy of b: %+v, want %v", busy, 100*float64(n)/float64(d))
 		}
-		if c := h.formatted.count(); c != 2 {
+		if c := h.sampler.Collections(); c != 2 {
 			t.Errorf("%d collections for two answers %v apart", c, wait)
 		}
 	})
@@ -233,7 +238,7 @@ func TestSharedCollection(t *testing.T) {
 			wg.Go(func() { getFormatted(t, h, `\Widget(*)\Widget Ops/sec`) })
 		}
 		wg.Wait()
-		if c := h.formatted.count(); c != 1 {
+		if c := h.sampler.Collections(); c != 1 {
 			t.Errorf("10 simultaneous clients: %d collections, want 1", c)
 		}
 
@@ -253,10 +258,10 @@ func TestSharedCollection(t *testing.T) {
 			})
 		}
 		start := time.Now()
-		before := h.formatted.count()
+		before := h.sampler.Collections()
 		wg.Wait()
 		elapsed := time.Since(start)
-		got := h.formatted.count() - before
+		got := h.sampler.Collections() - before
 		// At most one collection per started second of polling.
 		if limit := int(elapsed/time.Second) + 1; got > limit || got < polls-1 {
 			t.Errorf("%d clients x %d polls over %v: %d collections, want at most %d", clients, polls, elapsed, got, limit)
@@ -286,7 +291,7 @@ func TestSamplerNewObjectWaits(t *testing.T) {
 		if q := s.lastQuery(); !slices.Equal(q.Indexes, sortedPair(widget, gadget)) {
 			t.Errorf("second collection asked %v, want the union %v", q.Indexes, sortedPair(widget, gadget))
 		}
-		if c := h.formatted.count(); c != 2 {
+		if c := h.sampler.Collections(); c != 2 {
 			t.Errorf("%d collections, want 2", c)
 		}
 		// Only Gadget is asked for from now on: past KeepObjects, Widget
@@ -374,7 +379,7 @@ func TestObjectsSynthetic(t *testing.T) {
 		if e.Name != "Gadget" || !e.Costly || e.MultiInstance {
 			t.Errorf("Gadget: %+v", e)
 		}
-		if c := h.global.count() + h.costly.count(); c != 2 {
+		if c := h.sampler.Collections() + h.costly.Collections(); c != 2 {
 			t.Errorf("%d catalog collections for answers within one interval, want 2", c)
 		}
 	})
@@ -426,6 +431,8 @@ func (f *failing) Query(context.Context, engine.Query) (*engine.Result, error) {
 	f.calls++
 	return nil, fmt.Errorf("the host is on fire")
 }
+
+func (f *failing) Source() pdh.Source { return host.EngineSource(f) }
 
 // TestCollectionFails: a failing host is a 503 with its reason, and
 // clients within the interval get that answer without asking it again.

@@ -17,18 +17,32 @@ import (
 	"unicode/utf8"
 
 	"github.com/perfcounters/perfcounters/engine"
+	"github.com/perfcounters/perfcounters/pdh"
 	"github.com/perfcounters/perfcounters/titles"
 )
 
 // Backend is the local host a handler serves: the engine's queries and
-// the title database that names their indexes. *host.Host satisfies it.
+// the title database that names their indexes, and the host's samples.
+// *host.Host satisfies it.
 type Backend interface {
 	// Query answers a parsed registry query with a fresh block (or a
-	// MULTI_SZ list for Counter and Help).
+	// MULTI_SZ list for Counter and Help): /v1/query.
 	Query(ctx context.Context, q engine.Query) (*engine.Result, error)
 	// Titles is the title database of the blocks. It is read, never
 	// changed, by the handler.
 	Titles() *titles.DB
+	// Source is the host's live samples, which the handler collects
+	// through a pdh.Sampler (HandlerOptions.Sampler, or its own). When
+	// the source also satisfies Costly, the handler lists its Costly
+	// objects too.
+	Source() pdh.Source
+}
+
+// Costly is what a live source that has Costly objects (which a Global
+// collection leaves out) offers besides pdh.Source.
+type Costly interface {
+	// Costly collects the Costly objects.
+	Costly(ctx context.Context) (*pdh.Sample, error)
 }
 
 // Limits of the API. Requests beyond them are refused with 400 or 413
@@ -63,12 +77,18 @@ type HandlerOptions struct {
 	// Clock gives /v1/host its time, PerfTime and PerfFreq: the clock the
 	// engine stamps blocks with; default engine.SystemClock().
 	Clock engine.Clock
+	// Sampler is the collection point the handler shares with the
+	// program's other consumers of the host (/metrics, OTLP), so that
+	// they collect once an interval between them; nil: the handler's
+	// own, over Backend.Source, with MinInterval and KeepObjects.
+	Sampler *pdh.Sampler
 	// MinInterval is the shortest time between two collections of the
-	// shared sampler behind /v1/formatted and /v1/objects, whatever the
-	// number of clients; default 1 s.
+	// handler's own sampler (SamplerOptions.MaxAge) behind /v1/formatted
+	// and /v1/objects, whatever the number of clients; default 1 s.
 	MinInterval time.Duration
-	// KeepObjects is how long an object stays in the shared sampler's
-	// collections after the last request that asked for it; default 60 s.
+	// KeepObjects is how long an object stays in the handler's own
+	// sampler's collections after the last request that asked for it
+	// (SamplerOptions.Keep); default 60 s.
 	KeepObjects time.Duration
 	// Sets manages collector sets (/v1/sets); nil answers 501 there.
 	Sets Sets
@@ -90,11 +110,12 @@ type HandlerOptions struct {
 type Handler struct {
 	b    Backend
 	opts HandlerOptions
-	// Shared collections: the union of the objects formatted values were
-	// asked for, and the Global and Costly samples the object
-	// enumeration reads.
-	formatted, global, costly *sampler
-	maxItems                  int // MaxItems; tests lower it
+	// sampler is the shared collection of the host: the union of the
+	// objects formatted values were asked for, and the Global sample the
+	// object enumeration reads. costly collects the Costly objects for
+	// the enumeration (nil: the source has none).
+	sampler, costly *pdh.Sampler
+	maxItems        int // MaxItems; tests lower it
 }
 
 // NewHandler returns the HTTP handler of the /v1 API (API.md) over the
@@ -115,10 +136,15 @@ func NewHandler(b Backend, opts HandlerOptions) *Handler {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	h := &Handler{b: b, opts: opts, maxItems: MaxItems}
-	h.formatted = newSampler(b, engine.QueryIndexes, opts.MinInterval, opts.KeepObjects)
-	h.global = newSampler(b, engine.QueryGlobal, opts.MinInterval, opts.KeepObjects)
-	h.costly = newSampler(b, engine.QueryCostly, opts.MinInterval, opts.KeepObjects)
+	h := &Handler{b: b, opts: opts, maxItems: MaxItems, sampler: opts.Sampler}
+	so := pdh.SamplerOptions{MaxAge: opts.MinInterval, Keep: opts.KeepObjects}
+	src := b.Source()
+	if h.sampler == nil {
+		h.sampler = pdh.NewSampler(src, so)
+	}
+	if c, ok := src.(Costly); ok {
+		h.costly = pdh.NewSampler(costlySource{c, b.Titles()}, so)
+	}
 	return h
 }
 
@@ -466,8 +492,8 @@ func (h *Handler) serveHost(w http.ResponseWriter, r *http.Request, role Role) {
 		Computers: h.opts.Computers.Names(),
 	}
 	if info.Name == "" {
-		if _, cur, err := h.global.get(r.Context(), nil); err == nil && len(cur.smp.Blocks) > 0 {
-			info.Name = cur.smp.Blocks[0].Header().SystemName
+		if cur, err := h.sampler.Sample(r.Context(), nil); err == nil && len(cur.Blocks) > 0 {
+			info.Name = cur.Blocks[0].Header().SystemName
 		}
 	}
 	serveJSON(w, http.StatusOK, info)

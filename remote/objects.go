@@ -236,17 +236,17 @@ func (h *Handler) serveObjects(w http.ResponseWriter, r *http.Request, fromPath 
 // catalogs are the shared samples the enumeration reads: Global, and
 // Costly when asked.
 func (h *Handler) catalogs(ctx context.Context, costly bool) ([]*pdh.Sample, error) {
-	_, g, err := h.global.get(ctx, nil)
+	g, err := h.sampler.Sample(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
-	out := []*pdh.Sample{g.smp}
-	if costly {
-		_, c, err := h.costly.get(ctx, nil)
+	out := []*pdh.Sample{g}
+	if costly && h.costly != nil {
+		c, err := h.costly.Sample(ctx, nil)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, c.smp)
+		out = append(out, c)
 	}
 	return out, nil
 }
@@ -290,12 +290,15 @@ func (h *Handler) objectDetail(ctx context.Context, p objectsParams) (*ObjectEnt
 	db := h.b.Titles()
 	have := 0
 	// Global first; the Costly collection only for an object Global lacks.
-	for k, smp := range []*sampler{h.global, h.costly} {
-		_, sh, err := smp.get(ctx, nil)
+	for k, smp := range []*pdh.Sampler{h.sampler, h.costly} {
+		if smp == nil {
+			continue
+		}
+		sh, err := smp.Sample(ctx, nil)
 		if err != nil {
 			return nil, http.StatusServiceUnavailable, fmt.Errorf("the host's objects could not be collected: %v", err)
 		}
-		for _, b := range sh.smp.Blocks {
+		for _, b := range sh.Blocks {
 			for it := b.Objects(); it.Next(); {
 				o := it.Object()
 				name := db.Name(o.NameIndex())
@@ -306,7 +309,7 @@ func (h *Handler) objectDetail(ctx context.Context, p objectsParams) (*ObjectEnt
 				if o.DetailLevel() > p.detail {
 					return nil, http.StatusNotFound, fmt.Errorf("object %q is of detail level %s, above %s", clipText(p.object), DetailName(o.DetailLevel()), DetailName(p.detail))
 				}
-				src := &pairSource{db: db, samples: []*pdh.Sample{sh.smp}}
+				src := &pairSource{db: db, samples: []*pdh.Sample{sh}}
 				e, err := describeObject(ctx, src, db, o.NameIndex(), p.detail, true)
 				if err != nil {
 					return nil, http.StatusInternalServerError, err

@@ -14,6 +14,7 @@ import (
 	"github.com/perfcounters/perfcounters/internal/logview"
 	"github.com/perfcounters/perfcounters/internal/server"
 	"github.com/perfcounters/perfcounters/internal/tool/logman"
+	"github.com/perfcounters/perfcounters/pdh"
 	"github.com/perfcounters/perfcounters/remote"
 )
 
@@ -100,7 +101,11 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	// the same few places).
 	logs := logview.New(logview.Options{UploadRole: remote.RoleLog})
 	defer logs.Close()
+	// One collection point in front of the host for the API, /metrics
+	// and the OTLP push: asked in the same second, they collect once.
+	sampler := pdh.NewSampler(h.Source(), pdh.SamplerOptions{})
 	api := withLogs(remote.NewHandler(h, remote.HandlerOptions{
+		Sampler:      sampler,
 		Computers:    comps,
 		ComputerName: host.ComputerName(),
 		Version:      strings.TrimSpace(strings.SplitN(versionText(), "\n", 2)[0]),
@@ -119,7 +124,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 				return fmt.Errorf("%s: %w", o.metrics, err)
 			}
 		}
-		m, err := prom.NewCollector(h.Source(), mo)
+		m, err := prom.NewCollector(sampler.View(), mo)
 		if err != nil {
 			return err
 		}
@@ -143,7 +148,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if o.otlpOn {
 		oo := o.otlp
 		oo.Logger = log
-		exp, err := otlp.New(ctx, h.Source(), oo)
+		exp, err := otlp.New(ctx, sampler.View(), oo)
 		if err != nil {
 			return err
 		}

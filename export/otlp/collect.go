@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"math/bits"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -77,9 +78,18 @@ func (e *Exporter) discover(s *pdh.Sample) {
 // collect is the callback of registration gen: one sample of the source,
 // observed. A callback of an older registration does nothing, so a
 // collection never samples twice while a registration is replaced.
-func (e *Exporter) collect(ctx context.Context, o metric.Observer, gen int) error {
+func (e *Exporter) collect(ctx context.Context, o metric.Observer, gen int) (err error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	// A panic (of the source, or in mapping its sample) is this
+	// collection's error, which the SDK reports; the next push collects
+	// again.
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("OTLP export: collection panicked: %v\n%s", v, debug.Stack())
+			e.log.Warn("OTLP export: collection panicked", "panic", fmt.Sprint(v))
+		}
+	}()
 	if gen != e.gen {
 		return nil
 	}

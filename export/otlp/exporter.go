@@ -284,6 +284,9 @@ func (e *Exporter) resource(first *pdh.Sample) *resource.Resource {
 // newOTLPExporter builds the OTLP exporter of the protocol asked for, with
 // cumulative temporality whatever the environment says.
 func newOTLPExporter(ctx context.Context, o Options) (sdkmetric.Exporter, error) {
+	if o.Exporter != nil {
+		return o.Exporter, nil
+	}
 	proto := o.Protocol
 	if proto == "" {
 		proto = GRPC

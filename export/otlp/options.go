@@ -3,6 +3,7 @@ package otlp
 import (
 	"crypto/tls"
 	"fmt"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"log/slog"
 	"net/url"
 	"strings"
@@ -102,6 +103,10 @@ type Options struct {
 
 	// Logger receives failed exports and samples; nil discards them.
 	Logger *slog.Logger
+	// Exporter, when not nil, receives the metrics instead of an OTLP
+	// endpoint (Protocol, Endpoint, TLS and Headers are then unused): the
+	// OpenTelemetry SDK's stdout exporter, or a test's in-memory one.
+	Exporter sdkmetric.Exporter
 }
 
 // Selection names an object to export and, optionally, which of its

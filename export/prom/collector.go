@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -179,7 +180,7 @@ func (col *Collector) scrape(ctx context.Context, f Format) (*flight, error) {
 	// The collection serves every scrape that joined it: it ends with its
 	// own deadline, not with the first scraper's connection.
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), col.timeout)
-	fl.body, fl.err = col.collect(cctx, f, buf)
+	fl.body, fl.err = col.collectSafe(cctx, f, buf)
 	cancel()
 
 	col.mu.Lock()
@@ -202,6 +203,18 @@ func (col *Collector) release(fl *flight) {
 	if fl.refs == 0 && fl.body != nil && (col.spare == nil || cap(fl.body) > cap(col.spare)) {
 		col.spare = fl.body[:0]
 	}
+}
+
+// collectSafe is collect with a panic turned into the collection's
+// error: every scrape that joined the flight gets it, the flight ends,
+// and the next scrape collects again.
+func (col *Collector) collectSafe(ctx context.Context, f Format, buf []byte) (body []byte, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			body, err = nil, fmt.Errorf("metrics export: collection panicked: %v\n%s", v, debug.Stack())
+		}
+	}()
+	return col.collect(ctx, f, buf)
 }
 
 // collect takes one sample and writes it.

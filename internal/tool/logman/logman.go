@@ -6,8 +6,8 @@
 // set in the state directory of the user who creates it; root's are the
 // system sets, which every user sees). Running a set (start, stop, and
 // whether it runs) belongs to the collector service: this package reaches
-// it only through the Runner interface, whose default (NotBuilt) says
-// every set is stopped and that starting one is not built yet.
+// it only through the Runner interface (pla's service, which the program
+// passes in).
 //
 // Decisions where Windows' behaviour could not be checked here:
 //
@@ -62,22 +62,6 @@ type Runner interface {
 	Stop(ctx context.Context, dir string, set *collectorset.Set) error
 }
 
-// ErrNotBuilt is NotBuilt's answer to Start and Stop.
-var ErrNotBuilt = errors.New("running Data Collector Sets (the collector service) is not built yet")
-
-// NotBuilt is the Runner until the collector service exists: no set
-// runs, and Start and Stop return ErrNotBuilt.
-type NotBuilt struct{}
-
-// Status says the set is stopped.
-func (NotBuilt) Status(string, *collectorset.Set) (bool, string) { return false, "" }
-
-// Start returns ErrNotBuilt.
-func (NotBuilt) Start(context.Context, string, *collectorset.Set) error { return ErrNotBuilt }
-
-// Stop returns ErrNotBuilt.
-func (NotBuilt) Stop(context.Context, string, *collectorset.Set) error { return ErrNotBuilt }
-
 // Options are what every verb needs from the program.
 type Options struct {
 	// UserDir is the caller's state directory (state.Path): the sets it
@@ -89,7 +73,7 @@ type Options struct {
 	// User names the caller, shown as Run As for the caller's sets (the
 	// system sets run as root).
 	User string
-	// Runner is the collector service; nil: NotBuilt.
+	// Runner is the collector service (required).
 	Runner Runner
 	// DefaultRoot gives the log directory of a new set without -o.
 	DefaultRoot func(name string) string
@@ -105,12 +89,7 @@ type Options struct {
 	Now func() time.Time
 }
 
-func (o *Options) runner() Runner {
-	if o.Runner == nil {
-		return NotBuilt{}
-	}
-	return o.Runner
-}
+func (o *Options) runner() Runner { return o.Runner }
 
 func (o *Options) now() time.Time {
 	if o.Now == nil {

@@ -18,14 +18,21 @@ import (
 )
 
 // fakeRunner says which sets run, by name.
-type fakeRunner struct{ running map[string]string }
+// fakeRunner is a collector service that runs the sets of running and
+// fails to start any set with startErr.
+type fakeRunner struct {
+	running  map[string]string
+	startErr error
+}
 
 func (f fakeRunner) Status(dir string, s *collectorset.Set) (bool, string) {
 	d, ok := f.running[s.Name]
 	return ok, d
 }
-func (fakeRunner) Start(context.Context, string, *collectorset.Set) error { return nil }
-func (fakeRunner) Stop(context.Context, string, *collectorset.Set) error  { return nil }
+func (f fakeRunner) Start(context.Context, string, *collectorset.Set) error { return f.startErr }
+func (fakeRunner) Stop(context.Context, string, *collectorset.Set) error    { return nil }
+
+var errCannotStart = errors.New("the collector service cannot start sets here")
 
 type env struct {
 	o     Options
@@ -40,6 +47,7 @@ func newEnv(t *testing.T, user, system string) *env {
 		DefaultRoot: func(name string) string { return "/home/alice/.local/share/perfc/logs/" + name },
 		WorkDir:     "/home/alice/work",
 		Stdout:      e.out,
+		Runner:      fakeRunner{startErr: errCannotStart},
 		Now:         func() time.Time { return time.Date(2026, 5, 12, 6, 33, 0, 0, time.UTC) },
 	}
 	e.o.Warn = func(m string) { e.warns = append(e.warns, m) }
@@ -231,7 +239,7 @@ func TestMessages(t *testing.T) {
 			return Create(e.o, Spec{Name: "TWICE", Overwrite: ptr(true)})
 		}, CodeExists, "Data Collector Set already exists.\nThe command failed, code: 0x803000B7"},
 		{"bad name", func() error { return Create(e.o, Spec{Name: "a/b"}) }, CodeInvalid, "The parameter is incorrect."},
-		{"start", func() error { mustOK(t, Create(e.o, Spec{Name: "st"})); return Start(context.Background(), e.o, "st") }, CodeFailed, ErrNotBuilt.Error()},
+		{"start", func() error { mustOK(t, Create(e.o, Spec{Name: "st"})); return Start(context.Background(), e.o, "st") }, CodeFailed, errCannotStart.Error()},
 		{"stop stopped", func() error { return Stop(context.Background(), e.o, "st") }, CodeNotRunning, "Data Collector Set is not running.\nThe command failed, code: 0x80300104"},
 		{"start running", func() error {
 			o := e.o
@@ -252,8 +260,8 @@ func TestMessages(t *testing.T) {
 			}
 		})
 	}
-	if !errors.Is(Start(context.Background(), e.o, "st"), ErrNotBuilt) {
-		t.Error("Start's error does not wrap ErrNotBuilt")
+	if !errors.Is(Start(context.Background(), e.o, "st"), errCannotStart) {
+		t.Error("Start's error does not wrap the service's")
 	}
 	e.out.Reset()
 	mustOK(t, Delete(e.o, "st"))
