@@ -84,16 +84,18 @@ function setStatus(text, error) {
 // sample; an answer whose time is the previous one's (the server's shared
 // sample did not change) adds nothing.
 async function poll() {
-  if (polling || state.requests.length === 0) return;
+  // Only the live host is polled: a timer set before a log opened finds
+  // the page in log mode, where the log's own status stands.
+  if (polling || state.requests.length === 0 || state.source !== liveSource) return;
   polling = true;
+  // An answer (or failure) of a source the page has left meanwhile (a
+  // log opened) is dropped.
+  const src = state.source;
   try {
-    // An answer of a source the page has left (a log opened meanwhile)
-    // is dropped.
-    const src = state.source;
     const ans = await src.formatted(state.requests.map((q) => q.path));
     if (state.source === src) addSample(ans);
   } catch (e) {
-    setStatus(String(e.message || e), true);
+    if (state.source === src) setStatus(String(e.message || e), true);
   } finally {
     polling = false;
   }
