@@ -32,6 +32,8 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/perfcounters/perfcounters/host"
 	"github.com/perfcounters/perfcounters/remote"
+	"github.com/perfcounters/perfcounters/remote/apiserver"
+	"github.com/perfcounters/perfcounters/remote/remotetest"
 )
 
 // The browser benchmarks of issue 13: perfmon's page (internal/webui)
@@ -809,7 +811,7 @@ func BenchmarkBrowserPoll(b *testing.B) {
 	}
 	defer h.Close()
 	serve := func(min time.Duration) *perfmonServer {
-		api := remote.NewHandler(h, remote.HandlerOptions{ComputerName: host.ComputerName(), MinInterval: min})
+		api := remotetest.NewHandler(h, apiserver.Options{ComputerName: host.ComputerName(), MinInterval: min})
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			api.ServeHTTP(w, r.WithContext(remote.WithRole(r.Context(), remote.RoleMonitor, "bench")))
 		}))

@@ -21,6 +21,8 @@ import (
 	"github.com/perfcounters/perfcounters/host"
 	"github.com/perfcounters/perfcounters/perfdata"
 	"github.com/perfcounters/perfcounters/remote"
+	"github.com/perfcounters/perfcounters/remote/apiserver"
+	"github.com/perfcounters/perfcounters/remote/remotetest"
 )
 
 // The remote benchmarks of issue 12: a remote fetch of the system objects
@@ -126,7 +128,7 @@ func startBenchServer(b *testing.B) *benchServer {
 	if err != nil {
 		b.Fatal(err)
 	}
-	hd := remote.NewHandler(h, remote.HandlerOptions{})
+	hd := remotetest.NewHandler(h, apiserver.Options{})
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") == "Bearer "+benchToken {
 			r = r.WithContext(remote.WithRole(r.Context(), remote.RoleMonitor, "bench"))

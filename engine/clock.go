@@ -3,7 +3,6 @@ package engine
 import (
 	"os"
 	"time"
-
 )
 
 // systemClock reads the wall clock and the host's monotonic clock.

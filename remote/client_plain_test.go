@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/perfcounters/perfcounters/remote"
+	"github.com/perfcounters/perfcounters/remote/apiserver"
+	"github.com/perfcounters/perfcounters/remote/remotetest"
 )
 
 // plainServer serves h over plain HTTP/1.1 on loopback (perfc serve's
@@ -35,8 +37,8 @@ func servePlain(t *testing.T, h http.Handler) *plainServer {
 	return p
 }
 
-func (p *plainServer) config(name string) *remote.HostConfig {
-	return &remote.HostConfig{Name: name, URL: p.srv.URL, BearerToken: testToken, Timeout: remote.Duration(5 * time.Second)}
+func (p *plainServer) Config(name string) *remote.HostConfig {
+	return &remote.HostConfig{Name: name, URL: p.srv.URL, BearerToken: remotetest.Token, Timeout: remote.Duration(5 * time.Second)}
 }
 
 // TestPlainClientEqualsTLS: a client of an http:// (loopback) host, which
@@ -45,8 +47,8 @@ func (p *plainServer) config(name string) *remote.HostConfig {
 // Transport), keeps one connection for all its requests, and opens a new
 // one when the server closes it.
 func TestPlainClientEqualsTLS(t *testing.T) {
-	h := fixtureHost(t)
-	hd := authenticated(remote.NewHandler(h, remote.HandlerOptions{}))
+	h := remotetest.FixtureHost(t)
+	hd := remotetest.Authenticated(remotetest.NewHandler(h, apiserver.Options{}))
 	var plainReqs atomic.Int32
 	ps := servePlain(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// net/http's Transport asks for gzip on its own; the client's
@@ -56,14 +58,14 @@ func TestPlainClientEqualsTLS(t *testing.T) {
 		}
 		hd.ServeHTTP(w, r)
 	}))
-	ts := serveHost(t, hd, "")
+	ts := remotetest.Serve(t, hd, "")
 	ctx := context.Background()
-	pc, err := remote.Dial(ctx, ps.config("served"))
+	pc, err := remote.Dial(ctx, ps.Config("served"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer pc.Close()
-	tc, err := remote.Dial(ctx, ts.config("served"))
+	tc, err := remote.Dial(ctx, ts.Config("served"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +109,7 @@ func TestPlainClientEqualsTLS(t *testing.T) {
 func TestPlainClientAnswers(t *testing.T) {
 	other := httptest.NewServer(http.NotFoundHandler())
 	defer other.Close()
-	h := fixtureHost(t)
+	h := remotetest.FixtureHost(t)
 	ctx := context.Background()
 	counter, err := h.Engine.QueryValue(ctx, "Counter")
 	if err != nil {
@@ -175,7 +177,7 @@ func TestPlainClientAnswers(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := servePlain(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				if r.Header.Get("Authorization") != "Bearer "+testToken {
+				if r.Header.Get("Authorization") != "Bearer "+remotetest.Token {
 					w.WriteHeader(http.StatusUnauthorized)
 					return
 				}
@@ -190,7 +192,7 @@ func TestPlainClientAnswers(t *testing.T) {
 					tc.answer(w, r)
 				}
 			}))
-			cfg := s.config("db7")
+			cfg := s.Config("db7")
 			cfg.BodySizeLimit = tc.limit
 			c, err := remote.Open(cfg)
 			if err != nil {
@@ -217,8 +219,8 @@ func TestPlainClientAnswers(t *testing.T) {
 // client its timeout and an error that says so, and the client's next
 // request works on a new connection.
 func TestPlainClientTimeout(t *testing.T) {
-	h := fixtureHost(t)
-	hd := authenticated(remote.NewHandler(h, remote.HandlerOptions{}))
+	h := remotetest.FixtureHost(t)
+	hd := remotetest.Authenticated(remotetest.NewHandler(h, apiserver.Options{}))
 	var hang atomic.Bool
 	arrived := make(chan struct{}, 1)
 	s := servePlain(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -232,7 +234,7 @@ func TestPlainClientTimeout(t *testing.T) {
 		}
 		hd.ServeHTTP(w, r)
 	}))
-	cfg := s.config("slow")
+	cfg := s.Config("slow")
 	cfg.Timeout = remote.Duration(200 * time.Millisecond)
 	c, err := remote.Dial(context.Background(), cfg)
 	if err != nil {

@@ -3,15 +3,9 @@ package remote_test
 import (
 	"bytes"
 	"context"
-	"encoding/pem"
 	"errors"
-	"io"
-	"log"
-	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -24,57 +18,9 @@ import (
 	"github.com/perfcounters/perfcounters/pdh"
 	"github.com/perfcounters/perfcounters/perflog/pdhcsv"
 	"github.com/perfcounters/perfcounters/remote"
+	"github.com/perfcounters/perfcounters/remote/apiserver"
+	"github.com/perfcounters/perfcounters/remote/remotetest"
 )
-
-const testToken = "s3cret-token-for-tests"
-
-// authenticated sets the monitor role for requests bearing testToken,
-// as perfc serve's authentication does, and nothing for others (the
-// handler answers them 401).
-func authenticated(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Authorization") == "Bearer "+testToken {
-			r = r.WithContext(remote.WithRole(r.Context(), remote.RoleMonitor, "tester"))
-		}
-		h.ServeHTTP(w, r)
-	})
-}
-
-// served is an HTTP/2 TLS server of the real handler over a host.
-type served struct {
-	srv    *httptest.Server
-	caFile string
-	h      http.Handler
-}
-
-// serve starts the handler over h at addr ("" for any loopback port).
-func serveHost(t *testing.T, h http.Handler, addr string) *served {
-	t.Helper()
-	srv := httptest.NewUnstartedServer(h)
-	if addr != "" {
-		ln, err := net.Listen("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv.Listener.Close()
-		srv.Listener = ln
-	}
-	srv.EnableHTTP2 = true
-	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // refused handshakes are what some tests want
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-	ca := filepath.Join(t.TempDir(), "ca.pem")
-	pemBytes := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
-	if err := os.WriteFile(ca, pemBytes, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return &served{srv: srv, caFile: ca, h: h}
-}
-
-func (s *served) config(name string) *remote.HostConfig {
-	return &remote.HostConfig{Name: name, URL: s.srv.URL, BearerToken: testToken,
-		TLS: remote.TLSConfig{CAFile: s.caFile}, Timeout: remote.Duration(5 * time.Second)}
-}
 
 // runTypeperf runs typeperf for two rows over src and returns its output.
 func runTypeperf(t *testing.T, src pdh.Source, paths []string) string {
@@ -105,16 +51,16 @@ var systemPaths = []string{
 // the machine name in the header aside. The fixture's clock is fixed, so
 // both read the same blocks.
 func TestTypeperfServedEqualsLocal(t *testing.T) {
-	h := fixtureHost(t)
+	h := remotetest.FixtureHost(t)
 	var notH2 atomic.Int32
-	hd := authenticated(remote.NewHandler(h, remote.HandlerOptions{}))
-	s := serveHost(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	hd := remotetest.Authenticated(remotetest.NewHandler(h, apiserver.Options{}))
+	s := remotetest.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.ProtoMajor != 2 || r.TLS == nil {
 			notH2.Add(1)
 		}
 		hd.ServeHTTP(w, r)
 	}), "")
-	c, err := remote.Dial(context.Background(), s.config("served"))
+	c, err := remote.Dial(context.Background(), s.Config("served"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,9 +110,9 @@ func blockSystem(t *testing.T, h *host.Host) string {
 // block for an index list, byte for byte (what `QueryValue("Foreign
 // served 238")` answers), and its title lists.
 func TestForeignQuery(t *testing.T) {
-	h := fixtureHost(t)
-	s := serveHost(t, authenticated(remote.NewHandler(h, remote.HandlerOptions{})), "")
-	c, err := remote.Open(s.config("served"))
+	h := remotetest.FixtureHost(t)
+	s := remotetest.Serve(t, remotetest.Authenticated(remotetest.NewHandler(h, apiserver.Options{})), "")
+	c, err := remote.Open(s.Config("served"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,8 +134,8 @@ func TestForeignQuery(t *testing.T) {
 // TestClientRefused: wrong credentials, an untrusted certificate and an
 // error answer are errors that name the host and say why.
 func TestClientRefused(t *testing.T) {
-	h := fixtureHost(t)
-	s := serveHost(t, authenticated(remote.NewHandler(h, remote.HandlerOptions{})), "")
+	h := remotetest.FixtureHost(t)
+	s := remotetest.Serve(t, remotetest.Authenticated(remotetest.NewHandler(h, apiserver.Options{})), "")
 	for _, tc := range []struct {
 		name string
 		edit func(*remote.HostConfig)
@@ -201,7 +147,7 @@ func TestClientRefused(t *testing.T) {
 		{"wrong server name", func(c *remote.HostConfig) { c.TLS.ServerName = "other.example" }, []string{"db7", "certificate"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg := s.config("db7")
+			cfg := s.Config("db7")
 			tc.edit(cfg)
 			_, err := remote.Dial(context.Background(), cfg)
 			if err == nil {
@@ -223,7 +169,7 @@ func TestClientRefused(t *testing.T) {
 func TestClientAnswers(t *testing.T) {
 	other := httptest.NewServer(http.NotFoundHandler())
 	defer other.Close()
-	h := fixtureHost(t)
+	h := remotetest.FixtureHost(t)
 	counter, err := h.Engine.QueryValue(context.Background(), "Counter")
 	if err != nil {
 		t.Fatal(err)
@@ -269,7 +215,7 @@ func TestClientAnswers(t *testing.T) {
 		}, 0, "too many requests at once"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := serveHost(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			s := remotetest.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				switch r.URL.Query().Get("value") {
 				case "Counter":
 					w.Header().Set("Content-Type", remote.MediaMultiSZ)
@@ -281,7 +227,7 @@ func TestClientAnswers(t *testing.T) {
 					tc.answer(w, r)
 				}
 			}), "")
-			cfg := s.config("db7")
+			cfg := s.Config("db7")
 			cfg.BodySizeLimit = tc.limit
 			c, err := remote.Open(cfg)
 			if err != nil {
@@ -300,10 +246,10 @@ func TestClientAnswers(t *testing.T) {
 // on the same address its columns have values again, rates starting
 // over.
 func TestHostKilledAndRestarted(t *testing.T) {
-	h := fixtureHost(t)
-	hd := authenticated(remote.NewHandler(h, remote.HandlerOptions{}))
-	s := serveHost(t, hd, "")
-	cfg := s.config("served")
+	h := remotetest.FixtureHost(t)
+	hd := remotetest.Authenticated(remotetest.NewHandler(h, apiserver.Options{}))
+	s := remotetest.Serve(t, hd, "")
+	cfg := s.Config("served")
 	cfg.Timeout = remote.Duration(3 * time.Second)
 	c, err := remote.Open(cfg)
 	if err != nil {
@@ -331,13 +277,13 @@ func TestHostKilledAndRestarted(t *testing.T) {
 		}
 		return v
 	}
-	addr := s.srv.Listener.Addr().String()
+	addr := s.Srv.Listener.Addr().String()
 	for k, st := range []string{"up", "up", "down", "down", "restarted", "up"} {
 		switch st {
 		case "down":
-			s.srv.Close()
+			s.Srv.Close()
 		case "restarted":
-			s = serveHost(t, hd, addr)
+			s = remotetest.Serve(t, hd, addr)
 		}
 		if err := q.Collect(context.Background()); err != nil {
 			t.Fatal(err)
@@ -365,8 +311,8 @@ func TestHostKilledAndRestarted(t *testing.T) {
 // sample its timeout at most, its columns are NoData, and another served
 // host and the local one have their values.
 func TestSlowHost(t *testing.T) {
-	h := fixtureHost(t)
-	hd := authenticated(remote.NewHandler(h, remote.HandlerOptions{}))
+	h := remotetest.FixtureHost(t)
+	hd := remotetest.Authenticated(remotetest.NewHandler(h, apiserver.Options{}))
 	var slow atomic.Bool
 	release := make(chan struct{})
 	defer close(release)
@@ -380,13 +326,13 @@ func TestSlowHost(t *testing.T) {
 		}
 		hd.ServeHTTP(w, r)
 	})
-	fast := serveHost(t, hd, "")
-	lag := serveHost(t, slowHandler, "")
-	cf, err := remote.Open(fast.config("fast"))
+	fast := remotetest.Serve(t, hd, "")
+	lag := remotetest.Serve(t, slowHandler, "")
+	cf, err := remote.Open(fast.Config("fast"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfgSlow := lag.config("slow")
+	cfgSlow := lag.Config("slow")
 	// Generous for a loaded machine: a normal answer must never take it.
 	const timeout = 2 * time.Second
 	cfgSlow.Timeout = remote.Duration(time.Minute) // the fleet's bound is the one that acts
@@ -443,11 +389,11 @@ func TestSlowHost(t *testing.T) {
 // titles do not know makes it fetch the titles again (a provider
 // registered on the host since the client connected).
 func TestClientTitlesRefreshed(t *testing.T) {
-	h := fixtureHost(t)
-	hd := remote.NewHandler(h, remote.HandlerOptions{})
+	h := remotetest.FixtureHost(t)
+	hd := remotetest.NewHandler(h, apiserver.Options{})
 	var hideMemory atomic.Bool
 	hideMemory.Store(true)
-	s := serveHost(t, authenticated(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	s := remotetest.Serve(t, remotetest.Authenticated(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		v := r.URL.Query().Get("value")
 		if hideMemory.Load() && v == "Counter" {
 			// The title list without Memory (4): as if it was registered later.
@@ -462,7 +408,7 @@ func TestClientTitlesRefreshed(t *testing.T) {
 		}
 		hd.ServeHTTP(w, r)
 	})), "")
-	c, err := remote.Dial(context.Background(), s.config("served"))
+	c, err := remote.Dial(context.Background(), s.Config("served"))
 	if err != nil {
 		t.Fatal(err)
 	}

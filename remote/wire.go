@@ -1,7 +1,8 @@
 // Package remote owns perfc's network protocol for one host's counters:
-// the versioned HTTP API that `perfc serve` answers (handler.go, API.md)
-// and the client that is a pdh.Source for a remote host (client.go), with
-// the hosts file that names remote hosts (hosts.go, HOSTS.md).
+// the wire of the versioned HTTP API that `perfc serve` answers (this
+// file and the JSON types; API.md), the client that is a pdh.Source for
+// a remote host (client.go), and the hosts file that names remote hosts
+// (hosts.go, HOSTS.md). The server side is package remote/apiserver.
 //
 // The sample travels as the registry sees it: a QueryValue answer is the
 // PERF_DATA_BLOCK the engine built, byte for byte, never re-encoded. What
@@ -198,3 +199,24 @@ func Caller(ctx context.Context) (Role, string) {
 	c, _ := ctx.Value(roleKey{}).(caller)
 	return c.role, c.who
 }
+
+// Limits of the API. Requests beyond them are refused with 400 or 413
+// before any work is done; API.md lists them.
+const (
+	// MaxQueryString is the most bytes of a request's query string.
+	MaxQueryString = 64 << 10
+	// MaxBody is the most bytes of a request body (POST /v1/formatted).
+	MaxBody = 1 << 20
+	// MaxPaths is the most counter paths of one formatted request.
+	MaxPaths = 1000
+	// MaxPathLength is the most bytes of one counter path (PDH's
+	// PDH_MAX_COUNTER_PATH is 2048 characters).
+	MaxPathLength = 2048
+	// MaxValueLength is the most bytes of a query's value name.
+	MaxValueLength = 8 << 10
+	// MaxNameLength is the most bytes of an object or set name in a path.
+	MaxNameLength = 1024
+	// MaxItems is the most values of one formatted answer (paths with
+	// wildcards expand to one value per instance and counter).
+	MaxItems = 100_000
+)

@@ -10,10 +10,11 @@ import (
 	"os/exec"
 	"runtime/debug"
 
+	"github.com/perfcounters/perfcounters/engine"
 	"github.com/perfcounters/perfcounters/host"
 	"github.com/perfcounters/perfcounters/internal/logview"
 	"github.com/perfcounters/perfcounters/internal/server"
-	"github.com/perfcounters/perfcounters/remote"
+	"github.com/perfcounters/perfcounters/remote/apiserver"
 )
 
 // perfmonCommand shows perfmon's page (internal/webui): the page of a
@@ -80,8 +81,8 @@ func runPerfmon(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer h.Close()
-	api := withLogs(remote.NewHandler(h, remote.HandlerOptions{ComputerName: host.ComputerName(), Version: buildVersion(),
-		Computers: perfmonComputers(e, *nowarn)}), logs)
+	api := withLogs(apiserver.NewHandler(h.Source(), apiserver.Options{Registry: h, Clock: engine.SystemClock(),
+		ComputerName: host.ComputerName(), Version: buildVersion(), Computers: perfmonComputers(e, *nowarn)}), logs)
 	return servePerfmon(ctx, e, *addr, api, *noopen)
 }
 

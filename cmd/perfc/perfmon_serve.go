@@ -23,6 +23,7 @@ import (
 	"github.com/perfcounters/perfcounters/internal/server"
 	"github.com/perfcounters/perfcounters/internal/webui"
 	"github.com/perfcounters/perfcounters/remote"
+	"github.com/perfcounters/perfcounters/remote/apiserver"
 )
 
 // perfmon and perfc serve: perfc perfmon shows the page of a running
@@ -253,7 +254,7 @@ func pageNote(s *server.Server) string {
 // callers: the entries of the hosts file -hosts names (which must
 // exist), else of the default one ($PERFC_HOSTS, else
 // ~/.config/perfc/hosts.yml) when it exists.
-func serveComputers(e *env, path string) (*remote.Computers, error) {
+func serveComputers(e *env, path string) (*apiserver.Computers, error) {
 	var hosts *remote.Hosts
 	var err error
 	if path != "" {
@@ -264,14 +265,14 @@ func serveComputers(e *env, path string) (*remote.Computers, error) {
 	if err != nil {
 		return nil, err
 	}
-	return remote.NewComputers(hosts), nil
+	return apiserver.NewComputers(hosts), nil
 }
 
 // perfmonComputers are the remote computers perfmon's own server reads
 // for its page: those of the user's hosts file, as perfc serve's; a
 // hosts file that cannot be read is a warning, and the page has this
 // computer only.
-func perfmonComputers(e *env, nowarn bool) *remote.Computers {
+func perfmonComputers(e *env, nowarn bool) *apiserver.Computers {
 	c, err := serveComputers(e, "")
 	if err != nil {
 		e.warnings(nowarn).Warn("hosts", fmt.Sprintf("remote computers left out of the page: %v", err))

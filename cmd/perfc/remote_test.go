@@ -16,6 +16,8 @@ import (
 	"github.com/perfcounters/perfcounters/host"
 	"github.com/perfcounters/perfcounters/perfdata"
 	"github.com/perfcounters/perfcounters/remote"
+	"github.com/perfcounters/perfcounters/remote/apiserver"
+	"github.com/perfcounters/perfcounters/remote/remotetest"
 )
 
 // fixtureAvailableBytes is MemAvailable of the fixture host's meminfo
@@ -35,7 +37,7 @@ func remoteEnv(t *testing.T) func(string) string {
 	}
 	t.Cleanup(func() { h.Close() })
 	const token = "cmd-test-token"
-	hd := remote.NewHandler(h, remote.HandlerOptions{})
+	hd := remotetest.NewHandler(h, apiserver.Options{})
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") == "Bearer "+token {
 			r = r.WithContext(remote.WithRole(r.Context(), remote.RoleMonitor, "test"))

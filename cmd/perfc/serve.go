@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/perfcounters/perfcounters/engine"
 	"github.com/perfcounters/perfcounters/export/otlp"
 	"github.com/perfcounters/perfcounters/export/prom"
 	"github.com/perfcounters/perfcounters/host"
@@ -16,6 +17,7 @@ import (
 	"github.com/perfcounters/perfcounters/internal/tool/logman"
 	"github.com/perfcounters/perfcounters/pdh"
 	"github.com/perfcounters/perfcounters/remote"
+	"github.com/perfcounters/perfcounters/remote/apiserver"
 )
 
 func serveCommand() command {
@@ -104,8 +106,9 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	// One collection point in front of the host for the API, /metrics
 	// and the OTLP push: asked in the same second, they collect once.
 	sampler := pdh.NewSampler(h.Source(), pdh.SamplerOptions{})
-	api := withLogs(remote.NewHandler(h, remote.HandlerOptions{
-		Sampler:      sampler,
+	api := withLogs(apiserver.NewHandler(sampler, apiserver.Options{
+		Registry:     h,
+		Clock:        engine.SystemClock(),
 		Computers:    comps,
 		ComputerName: host.ComputerName(),
 		Version:      strings.TrimSpace(strings.SplitN(versionText(), "\n", 2)[0]),

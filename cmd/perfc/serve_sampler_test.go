@@ -16,6 +16,7 @@ import (
 	"github.com/perfcounters/perfcounters/host"
 	"github.com/perfcounters/perfcounters/pdh"
 	"github.com/perfcounters/perfcounters/remote"
+	"github.com/perfcounters/perfcounters/remote/apiserver"
 	"github.com/perfcounters/perfcounters/titles"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
@@ -64,7 +65,7 @@ func newConsumers(t *testing.T, ctx context.Context) *consumers {
 	t.Cleanup(func() { h.Close() })
 	c := &consumers{src: &countingSource{src: h.Source()}}
 	c.sampler = pdh.NewSampler(c.src, pdh.SamplerOptions{})
-	c.api = remote.NewHandler(h, remote.HandlerOptions{Sampler: c.sampler, ComputerName: "T"})
+	c.api = apiserver.NewHandler(c.sampler, apiserver.Options{Registry: h, ComputerName: "T"})
 	if c.metrics, err = prom.NewCollector(c.sampler.View(), prom.Options{Objects: []string{"Memory", "Processor"}}); err != nil {
 		t.Fatal(err)
 	}

@@ -45,33 +45,28 @@ var table = map[string]rule{
 	"countertype":       {0, nil},
 	"export/metricname": {0, nil}, // the words of metric names, one rule for every export
 	"counterpath":       {0, nil},
-	"internal/asuser":   {0, nil}, // test support: runs a test binary as other users
-	"internal/golden":   {0, nil}, // test support: golden files with -update
 	"internal/filecap":  {0, nil},
-	"internal/pgtest":   {0, nil},
-	"internal/proctest": {0, nil}, // test support: wait for a process to end
 	// L1: core codecs and calculations.
 	"calc":       {1, []string{"countertype"}},
 	"counterset": {1, []string{"countertype"}},
 	"titles":     {1, []string{"internal/filecap", "internal/utf16le"}},
 	"perfdata":   {1, []string{"countertype", "internal/filecap", "internal/utf16le"}},
 	// L2: providers, engine, consumers.
-	"manifest":         {2, []string{"counterset", "countertype"}},
-	"internal/shm":     {2, []string{"counterset", "countertype"}},
-	"internal/shmtest": {2, []string{"internal/shm"}}, // test support: a tmpfs base directory
-	"provider":         {2, []string{"counterset", "internal/shm"}},
-	"collect":          {2, []string{"perfdata"}},
-	"system":           {2, []string{"counterset", "countertype", "perfdata"}},
-	"engine":           {2, []string{"collect", "counterset", "perfdata", "titles"}},
-	"pdh":              {2, []string{"calc", "counterpath", "countertype", "internal/utf16le", "perfdata", "titles"}},
-	"perflog/pdhcsv":   {2, []string{"calc", "counterpath", "countertype", "internal/tzrule", "pdh", "perfdata", "perflog/rawlog", "titles"}},
-	"state":            {2, []string{"collectorset", "counterset", "manifest", "titles"}},
-	"collectorset":     {2, []string{"counterpath"}},
-	"perflog/binlog":   {2, []string{"internal/tzrule", "pdh", "perfdata", "titles"}},
-	"perflog/rawlog":   {2, []string{"calc", "countertype", "pdh", "perfdata", "titles"}},
-	"perflog/blg":      {2, []string{"counterpath", "countertype", "internal/tzrule", "internal/utf16le", "pdh", "perfdata", "perflog/rawlog", "titles"}},
-	"perflog/sqllog":   {2, []string{"calc", "countertype", "pdh", "perflog/pdhcsv", "perflog/rawlog", "titles"}},
-	"remote":           {2, []string{"calc", "counterpath", "engine", "pdh", "perfdata", "titles"}}, // the network API of perfc serve and its client; see remote/API.md
+	"manifest":       {2, []string{"counterset", "countertype"}},
+	"internal/shm":   {2, []string{"counterset", "countertype"}},
+	"provider":       {2, []string{"counterset", "internal/shm"}},
+	"collect":        {2, []string{"perfdata"}},
+	"system":         {2, []string{"counterset", "countertype", "perfdata"}},
+	"engine":         {2, []string{"collect", "counterset", "perfdata", "titles"}},
+	"pdh":            {2, []string{"calc", "counterpath", "countertype", "internal/utf16le", "perfdata", "titles"}},
+	"perflog/pdhcsv": {2, []string{"calc", "counterpath", "countertype", "internal/tzrule", "pdh", "perfdata", "perflog/rawlog", "titles"}},
+	"state":          {2, []string{"collectorset", "counterset", "manifest", "titles"}},
+	"collectorset":   {2, []string{"counterpath"}},
+	"perflog/binlog": {2, []string{"internal/tzrule", "pdh", "perfdata", "titles"}},
+	"perflog/rawlog": {2, []string{"calc", "countertype", "pdh", "perfdata", "titles"}},
+	"perflog/blg":    {2, []string{"counterpath", "countertype", "internal/tzrule", "internal/utf16le", "pdh", "perfdata", "perflog/rawlog", "titles"}},
+	"perflog/sqllog": {2, []string{"calc", "countertype", "pdh", "perflog/pdhcsv", "perflog/rawlog", "titles"}},
+	"remote":         {2, []string{"pdh", "perfdata", "titles"}}, // the client of perfc serve's API, its wire types and the hosts file; see remote/API.md
 	// L3: the local machine assembled.
 	"perflog": {3, []string{"pdh", "perflog/binlog", "perflog/blg", "perflog/pdhcsv", "perflog/sqllog", "titles"}},
 	"host":    {3, []string{"collect", "counterset", "engine", "internal/shm", "pdh", "perfdata", "state", "system", "titles"}},
@@ -84,6 +79,9 @@ var table = map[string]rule{
 	"export/prom": {3, []string{"calc", "countertype", "export/metricname", "internal/utf16le", "pdh", "perfdata", "titles"}},
 	// export/otlp pushes a source's counters to OpenTelemetry over OTLP.
 	"export/otlp": {3, []string{"calc", "countertype", "export/metricname", "pdh", "perfdata"}},
+	// remote/apiserver serves the API over any pdh.Source, with an
+	// optional Registry for what only an engine answers.
+	"remote/apiserver": {3, []string{"calc", "counterpath", "pdh", "perfdata", "remote", "titles"}},
 	// L4: tools.
 	"internal/tool/dump":     {4, []string{"countertype", "perfdata", "perflog/binlog", "perflog/blg", "titles"}},
 	"internal/tool/query":    {4, []string{"engine"}},
@@ -101,26 +99,85 @@ var table = map[string]rule{
 	"internal/logview": {4, []string{"calc", "counterpath", "pdh", "perfdata", "perflog", "remote", "titles"}},
 	// L5: the binary.
 	"cmd/perfc": {5, []string{"host", "internal/tool/ctrpp", "internal/tool/dump", "internal/tool/lodctr", "internal/tool/logman", "internal/tool/query",
-		"internal/tool/relog", "internal/tool/typeperf", "internal/server", "internal/webui", "internal/logview", "remote", "export/otlp", "export/prom", "collectorset", "counterpath", "engine", "manifest", "pdh", "perfdata", "perflog", "pla", "state", "titles"}},
+		"internal/tool/relog", "internal/tool/typeperf", "internal/server", "internal/webui", "internal/logview", "remote", "remote/apiserver", "export/otlp", "export/prom", "collectorset", "counterpath", "engine", "manifest", "pdh", "perfdata", "perflog", "pla", "state", "titles"}},
 }
 
+// testSupport lists the packages that exist for tests, with exactly the
+// packages of ours each imports. They have no level: only tests import
+// them (checked), and they may import anything below the binary.
+var testSupport = map[string][]string{
+	"internal/asuser":   nil,                                    // runs a test binary as other users
+	"internal/golden":   nil,                                    // golden files with -update
+	"internal/pgtest":   nil,                                    // the PostgreSQL server of the tests
+	"internal/proctest": nil,                                    // wait for a process to end
+	"internal/shmtest":  {"internal/shm"},                       // a tmpfs base directory
+	"remote/remotetest": {"host", "remote", "remote/apiserver"}, // the API over a fixture host, served with TLS
+}
+
+// fixtures are packages a test of any level may import to stand up the
+// real thing it is tested against: the local machine (host) and an
+// engine of synthetic objects. Library code never may (see never).
+var fixtures = []string{"host", "engine"}
+
+// testUp lists, per package, the packages above its level that its tests
+// import, each with the reason. Tests otherwise keep the direction of
+// the code: their own level or below, test support and fixtures.
+var testUp = map[string][]struct{ pkg, why string }{
+	"remote":         {{"internal/tool/typeperf", "what a served host answers equals local typeperf output"}, {"remote/apiserver", "the client is tested against the real server"}},
+	"host":           {{"internal/tool/typeperf", "typeperf over the assembled host is the end-to-end check of V1 and V2 providers"}},
+	"perflog/blg":    {{"internal/tool/relog", "Windows' BLGs relogged end to end equal the CSV Windows' relog wrote"}},
+	"perflog/sqllog": {{"internal/tool/relog", "relog into SQL and back is the round trip the format promises"}},
+}
+
+// never are the architecture's "never" rules (ARCHITECTURE.md), as data:
+// no package matching from may reach to, directly or through others, in
+// its code (tests: see fixtures). A pattern "x/..." matches x and every
+// package below it.
+var never = []struct {
+	from []string
+	to   string
+	why  string
+}{
+	{[]string{"pdh", "perflog/...", "export/...", "pla", "remote/..."}, "engine",
+		"consumers read a pdh.Source; the program wires the engine in"},
+	{[]string{"..."}, "host", "no library imports host: the program assembles the machine (cmd/perfc only)"},
+}
+
+// neverExempt are the packages the "..." pattern leaves out: the binary,
+// which assembles everything.
+var neverExempt = []string{"cmd/perfc"}
+
 type pkg struct {
-	ImportPath string
-	Dir        string
-	GoFiles    []string
-	Imports    []string
+	ImportPath   string
+	Dir          string
+	GoFiles      []string
+	TestGoFiles  []string
+	XTestGoFiles []string
+	Imports      []string
+	TestImports  []string
+	XTestImports []string
 }
 
 // imports lists the module's packages (examples and this one left out)
-// with the packages of ours each imports, from go list.
-func imports(t *testing.T) map[string][]string {
+// with the packages of ours each imports in its code, and in its tests
+// (internal and external), from go list.
+func imports(t *testing.T) (code, tests map[string][]string) {
 	t.Helper()
 	out, err := exec.Command("go", "list", "-json", module+"/...").Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}
 	dec := json.NewDecoder(strings.NewReader(string(out)))
-	got := map[string][]string{}
+	code, tests = map[string][]string{}, map[string][]string{}
+	ours := func(imps []string) []string {
+		var o []string
+		for _, imp := range imps {
+			if dep, ok := strings.CutPrefix(imp, module+"/"); ok && !slices.Contains(o, dep) {
+				o = append(o, dep)
+			}
+		}
+		return o
+	}
 	for dec.More() {
 		var p pkg
 		if err := dec.Decode(&p); err != nil {
@@ -128,22 +185,149 @@ func imports(t *testing.T) map[string][]string {
 		}
 		// Stat the sources, so go test's cache knows this result depends
 		// on them (it cannot see what the go list child read).
-		for _, f := range p.GoFiles {
+		for _, f := range slices.Concat(p.GoFiles, p.TestGoFiles, p.XTestGoFiles) {
 			os.Stat(filepath.Join(p.Dir, f))
 		}
 		rel := strings.TrimPrefix(strings.TrimPrefix(p.ImportPath, module), "/")
 		if rel == "internal/deps" || strings.HasPrefix(rel, "examples/") {
 			continue
 		}
-		var ours []string
-		for _, imp := range p.Imports {
-			if dep, ok := strings.CutPrefix(imp, module+"/"); ok {
-				ours = append(ours, dep)
+		code[rel] = ours(p.Imports)
+		tests[rel] = slices.DeleteFunc(ours(slices.Concat(p.TestImports, p.XTestImports)), func(d string) bool { return d == rel })
+	}
+	return code, tests
+}
+
+// checkSupport checks the test-support packages: exactly the imports
+// listed, and no package's code imports one.
+func checkSupport(support map[string][]string, code map[string][]string) []string {
+	var errs []string
+	for p, allowed := range support {
+		imps, ok := code[p]
+		if !ok {
+			errs = append(errs, fmt.Sprintf("test support %s: not in the module (remove it)", p))
+			continue
+		}
+		for _, d := range imps {
+			if !slices.Contains(allowed, d) {
+				errs = append(errs, fmt.Sprintf("test support %s imports %s, which testSupport does not allow", p, d))
 			}
 		}
-		got[rel] = ours
+		for _, d := range allowed {
+			if !slices.Contains(imps, d) {
+				errs = append(errs, fmt.Sprintf("test support %s: allowed %s, which it does not import (remove the allowance)", p, d))
+			}
+		}
 	}
-	return got
+	for p, imps := range code {
+		if _, isSupport := support[p]; isSupport {
+			continue
+		}
+		for _, d := range imps {
+			if _, ok := support[d]; ok {
+				errs = append(errs, fmt.Sprintf("%s imports test support %s in its code (only tests may)", p, d))
+			}
+		}
+	}
+	sort.Strings(errs)
+	return errs
+}
+
+// checkTests checks the packages' test imports: their own level or
+// below, test support, fixtures, and the upward imports testUp lists
+// (each of which must be used).
+func checkTests(table map[string]rule, support map[string][]string, fixtures []string, up map[string][]struct{ pkg, why string }, tests map[string][]string) []string {
+	var errs []string
+	for p, imps := range tests {
+		if _, ok := support[p]; ok {
+			continue
+		}
+		r, ok := table[p]
+		if !ok {
+			continue // reported by check
+		}
+		for _, d := range imps {
+			if _, ok := support[d]; ok || slices.Contains(fixtures, d) {
+				continue
+			}
+			if dr, ok := table[d]; ok && dr.level <= r.level {
+				continue
+			}
+			if slices.ContainsFunc(up[p], func(u struct{ pkg, why string }) bool { return u.pkg == d }) {
+				continue
+			}
+			errs = append(errs, fmt.Sprintf("tests of %s (L%d) reach up to %s: test imports keep the direction of the code (or list it, with why, in testUp)", p, r.level, d))
+		}
+	}
+	for p, ups := range up {
+		for _, u := range ups {
+			if !slices.Contains(tests[p], u.pkg) {
+				errs = append(errs, fmt.Sprintf("testUp: tests of %s do not import %s (remove it)", p, u.pkg))
+			}
+		}
+		if len(ups) == 0 {
+			errs = append(errs, fmt.Sprintf("testUp: %s has an empty entry (remove it)", p))
+		}
+	}
+	sort.Strings(errs)
+	return errs
+}
+
+// matches reports whether package p matches a never pattern.
+func matches(pattern, p string) bool {
+	if pattern == "..." {
+		return true
+	}
+	if base, ok := strings.CutSuffix(pattern, "/..."); ok {
+		return p == base || strings.HasPrefix(p, base+"/")
+	}
+	return p == pattern
+}
+
+// checkNever checks the never rules over the code's imports, followed
+// through other packages of ours: the message names the chain.
+func checkNever(rules []struct {
+	from []string
+	to   string
+	why  string
+}, exempt []string, support map[string][]string, code map[string][]string) []string {
+	var errs []string
+	for _, r := range rules {
+		for p := range code {
+			if p == r.to || slices.Contains(exempt, p) {
+				continue
+			}
+			if _, ok := support[p]; ok {
+				continue
+			}
+			if !slices.ContainsFunc(r.from, func(pat string) bool { return matches(pat, p) }) {
+				continue
+			}
+			// Breadth first, remembering how each package was reached.
+			via := map[string]string{p: ""}
+			queue := []string{p}
+			for len(queue) > 0 {
+				q := queue[0]
+				queue = queue[1:]
+				if q == r.to {
+					chain := []string{q}
+					for c := via[q]; c != ""; c = via[c] {
+						chain = append([]string{c}, chain...)
+					}
+					errs = append(errs, fmt.Sprintf("%s reaches %s (%s): never, because %s", p, r.to, strings.Join(chain, " -> "), r.why))
+					break
+				}
+				for _, d := range code[q] {
+					if _, seen := via[d]; !seen {
+						via[d] = q
+						queue = append(queue, d)
+					}
+				}
+			}
+		}
+	}
+	sort.Strings(errs)
+	return errs
 }
 
 // check compares the module's real imports with the table and returns one
@@ -193,11 +377,26 @@ func check(table map[string]rule, actual map[string][]string) []string {
 }
 
 func TestImportDirection(t *testing.T) {
-	actual := imports(t)
-	if len(actual) < 3 {
-		t.Fatalf("only %d packages listed; is go list looking at the module?", len(actual))
+	code, tests := imports(t)
+	if len(code) < 3 {
+		t.Fatalf("only %d packages listed; is go list looking at the module?", len(code))
 	}
-	for _, e := range check(table, actual) {
+	levelled := map[string][]string{}
+	for p, imps := range code {
+		if _, ok := testSupport[p]; !ok {
+			levelled[p] = imps
+		}
+	}
+	for _, e := range check(table, levelled) {
+		t.Error(e)
+	}
+	for _, e := range checkSupport(testSupport, code) {
+		t.Error(e)
+	}
+	for _, e := range checkTests(table, testSupport, fixtures, testUp, tests) {
+		t.Error(e)
+	}
+	for _, e := range checkNever(never, neverExempt, testSupport, code) {
 		t.Error(e)
 	}
 }
@@ -248,6 +447,55 @@ func TestCheckCatches(t *testing.T) {
 			errs := check(tc.table, act)
 			if !slices.ContainsFunc(errs, func(e string) bool { return strings.Contains(e, tc.want) }) {
 				t.Errorf("check did not catch it (want a message with %q), got %v", tc.want, errs)
+			}
+		})
+	}
+}
+
+// TestRulesCatch: the test-import, test-support and never checks each
+// fail on the violation they exist for, so their silence means something.
+func TestRulesCatch(t *testing.T) {
+	tbl := map[string]rule{
+		"a0": {0, nil}, "b1": {1, []string{"a0"}}, "c2": {2, []string{"b1"}}, "d3": {3, []string{"c2"}}, "e2": {2, nil},
+	}
+	support := map[string][]string{"s": {"c2"}}
+	type up = map[string][]struct{ pkg, why string }
+	for _, tc := range []struct {
+		name string
+		errs []string
+		want string // "" for none
+	}{
+		{"test at its level", checkTests(tbl, support, []string{"e2"}, nil, map[string][]string{"c2": {"b1", "s", "e2"}}), ""},
+		{"test reaches up", checkTests(tbl, support, nil, nil, map[string][]string{"c2": {"d3"}}), "reach up to d3"},
+		{"test reaches up, listed", checkTests(tbl, support, nil, up{"c2": {{"d3", "why"}}}, map[string][]string{"c2": {"d3"}}), ""},
+		{"listed but unused", checkTests(tbl, support, nil, up{"c2": {{"d3", "why"}}}, map[string][]string{"c2": nil}), "do not import d3"},
+		{"support imported by code", checkSupport(support, map[string][]string{"s": {"c2"}, "d3": {"s"}}), "imports test support s"},
+		{"support imports more", checkSupport(support, map[string][]string{"s": {"c2", "d3"}}), "does not allow"},
+		{"never, direct", checkNever([]struct {
+			from []string
+			to   string
+			why  string
+		}{{[]string{"c2"}, "e2", "because"}}, nil, support, map[string][]string{"c2": {"e2"}, "e2": nil}), "c2 -> e2"},
+		{"never, through another", checkNever([]struct {
+			from []string
+			to   string
+			why  string
+		}{{[]string{"d3/..."}, "e2", "because"}}, nil, support, map[string][]string{"d3": {"c2"}, "c2": {"e2"}, "e2": nil}), "d3 -> c2 -> e2"},
+		{"never, exempt", checkNever([]struct {
+			from []string
+			to   string
+			why  string
+		}{{[]string{"..."}, "e2", "because"}}, []string{"d3"}, support, map[string][]string{"d3": {"e2"}, "e2": nil}), ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.want == "" {
+				if len(tc.errs) != 0 {
+					t.Errorf("reports %v, want nothing", tc.errs)
+				}
+				return
+			}
+			if !slices.ContainsFunc(tc.errs, func(e string) bool { return strings.Contains(e, tc.want) }) {
+				t.Errorf("got %v, want a message with %q", tc.errs, tc.want)
 			}
 		})
 	}

@@ -18,6 +18,8 @@ import (
 	"github.com/perfcounters/perfcounters/host"
 	"github.com/perfcounters/perfcounters/perfdata"
 	"github.com/perfcounters/perfcounters/remote"
+	"github.com/perfcounters/perfcounters/remote/apiserver"
+	"github.com/perfcounters/perfcounters/remote/remotetest"
 )
 
 // The loopback load test: loadClients clients, each sending requests one
@@ -51,7 +53,7 @@ func TestLoad(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	goroutines := runtime.NumGoroutine()
 
-	s, err := New(Options{Addr: "127.0.0.1:0", API: remote.NewHandler(h, remote.HandlerOptions{}), TokenFile: filepath.Join(t.TempDir(), "serve.token")})
+	s, err := New(Options{Addr: "127.0.0.1:0", API: remotetest.NewHandler(h, apiserver.Options{}), TokenFile: filepath.Join(t.TempDir(), "serve.token")})
 	if err != nil {
 		t.Fatal(err)
 	}

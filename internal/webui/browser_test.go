@@ -25,6 +25,8 @@ import (
 	"github.com/perfcounters/perfcounters/host"
 	"github.com/perfcounters/perfcounters/internal/webui"
 	"github.com/perfcounters/perfcounters/remote"
+	"github.com/perfcounters/perfcounters/remote/apiserver"
+	"github.com/perfcounters/perfcounters/remote/remotetest"
 )
 
 var updateScreenshots = flag.Bool("update-screenshots", false, "write a screenshot of each view to docs/screenshots")
@@ -74,9 +76,9 @@ func (p *polls) Load() int64 { return p.n.Load() }
 // serve mounts the page at / and the API at /v1/ as perfc perfmon does,
 // every request with the monitor role; formatted counts the page's
 // polls.
-func serve(t *testing.T, b remote.Backend, computer string) (srv *httptest.Server, formatted *polls) {
+func serve(t *testing.T, b *host.Host, computer string) (srv *httptest.Server, formatted *polls) {
 	t.Helper()
-	api := remote.NewHandler(b, remote.HandlerOptions{ComputerName: computer, MinInterval: 100 * time.Millisecond})
+	api := remotetest.NewHandler(b, apiserver.Options{ComputerName: computer, MinInterval: 100 * time.Millisecond})
 	formatted = new(polls)
 	mux := http.NewServeMux()
 	mux.Handle("/v1/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

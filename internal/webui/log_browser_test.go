@@ -22,6 +22,8 @@ import (
 	"github.com/perfcounters/perfcounters/perfdata"
 	"github.com/perfcounters/perfcounters/perflog/blg"
 	"github.com/perfcounters/perfcounters/remote"
+	"github.com/perfcounters/perfcounters/remote/apiserver"
+	"github.com/perfcounters/perfcounters/remote/remotetest"
 )
 
 // sampleLog is SampleLog.blg of the conformance set (PROVENANCE.md
@@ -38,7 +40,7 @@ func serveLogs(t *testing.T) (*httptest.Server, *logview.Handler) {
 // serveLogsWith is serveLogs with the log API's options.
 func serveLogsWith(t *testing.T, opts logview.Options) (*httptest.Server, *logview.Handler) {
 	t.Helper()
-	api := remote.NewHandler(fixtureHost(t), remote.HandlerOptions{ComputerName: "FIXTURE", MinInterval: 100 * time.Millisecond})
+	api := remotetest.NewHandler(fixtureHost(t), apiserver.Options{ComputerName: "FIXTURE", MinInterval: 100 * time.Millisecond})
 	opts.TempDir = t.TempDir()
 	logs := logview.New(opts)
 	t.Cleanup(func() { logs.Close() })

@@ -13,6 +13,8 @@ import (
 	"github.com/perfcounters/perfcounters/internal/server"
 	"github.com/perfcounters/perfcounters/internal/webui"
 	"github.com/perfcounters/perfcounters/remote"
+	"github.com/perfcounters/perfcounters/remote/apiserver"
+	"github.com/perfcounters/perfcounters/remote/remotetest"
 )
 
 // TestAddCountersRemote drives the page in chromium against a server
@@ -25,7 +27,7 @@ func TestAddCountersRemote(t *testing.T) {
 	ctx := browser(t)
 	const farToken = "t0ken-of-db7-for-the-page-test"
 	var farObjects, farFormatted atomic.Int64
-	far := remote.NewHandler(fixtureHost(t), remote.HandlerOptions{ComputerName: "FAR", MinInterval: 100 * time.Millisecond})
+	far := remotetest.NewHandler(fixtureHost(t), apiserver.Options{ComputerName: "FAR", MinInterval: 100 * time.Millisecond})
 	farSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") == "Bearer "+farToken {
 			r = r.WithContext(remote.WithRole(r.Context(), remote.RoleMonitor, "near"))
@@ -39,11 +41,11 @@ func TestAddCountersRemote(t *testing.T) {
 		far.ServeHTTP(w, r)
 	}))
 	t.Cleanup(farSrv.Close)
-	comps := remote.NewComputers(&remote.Hosts{Hosts: map[string]*remote.HostConfig{
+	comps := apiserver.NewComputers(&remote.Hosts{Hosts: map[string]*remote.HostConfig{
 		"db7": {Name: "db7", URL: farSrv.URL, BearerToken: farToken, Timeout: remote.Duration(5 * time.Second)},
 	}})
 	t.Cleanup(func() { comps.Close() })
-	near := remote.NewHandler(fixtureHost(t), remote.HandlerOptions{ComputerName: "NEAR", MinInterval: 100 * time.Millisecond, Computers: comps})
+	near := remotetest.NewHandler(fixtureHost(t), apiserver.Options{ComputerName: "NEAR", MinInterval: 100 * time.Millisecond, Computers: comps})
 	mux := http.NewServeMux()
 	mux.Handle("/v1/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		near.ServeHTTP(w, r.WithContext(remote.WithRole(r.Context(), remote.RoleMonitor, "test")))
@@ -103,7 +105,7 @@ func TestAddCountersRemote(t *testing.T) {
 // with it; a browser without the cookie gets 401.
 func TestPageThroughServer(t *testing.T) {
 	ctx := browser(t)
-	api := remote.NewHandler(fixtureHost(t), remote.HandlerOptions{ComputerName: "SERVED", MinInterval: 100 * time.Millisecond})
+	api := remotetest.NewHandler(fixtureHost(t), apiserver.Options{ComputerName: "SERVED", MinInterval: 100 * time.Millisecond})
 	s, err := server.New(server.Options{Addr: "127.0.0.1:0", API: api, Page: webui.New(), NoTokenFile: true})
 	if err != nil {
 		t.Fatal(err)

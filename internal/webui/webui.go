@@ -27,7 +27,7 @@
 //
 // A server mounts it beside the API, both behind its authentication:
 //
-//	s, err := server.New(server.Options{API: remote.NewHandler(h, opts), Page: webui.New()})
+//	s, err := server.New(server.Options{API: apiserver.NewHandler(h.Source(), opts), Page: webui.New()})
 //
 // The page sends no credentials of its own: its requests carry what the
 // browser holds for the origin (a cookie, Basic authentication, a client
@@ -67,7 +67,7 @@ type Handler struct {
 }
 
 // New returns the handler of the page. Mount it at the server's root
-// beside the /v1 API (remote.NewHandler), behind the same
+// beside the /v1 API (apiserver.NewHandler), behind the same
 // authentication: the page's requests go to /v1/... of the same origin.
 // It answers GET and HEAD of "/" (the page) and of the files the page
 // loads; anything else is 404 or 405.

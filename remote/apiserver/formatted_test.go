@@ -1,4 +1,4 @@
-package remote
+package apiserver
 
 import (
 	"context"
@@ -21,6 +21,7 @@ import (
 	"github.com/perfcounters/perfcounters/engine"
 	"github.com/perfcounters/perfcounters/host"
 	"github.com/perfcounters/perfcounters/pdh"
+	"github.com/perfcounters/perfcounters/remote"
 )
 
 // bubbleClock is the engine's clock inside a synctest bubble: the fake
@@ -61,6 +62,31 @@ func (s *synthetic) Query(ctx context.Context, q engine.Query) (*engine.Result, 
 
 // Source is the engine's samples, through the queries recorded above.
 func (s *synthetic) Source() pdh.Source { return host.EngineSource(s) }
+
+// ServeQuery answers /v1/query from the engine as the local host does.
+func (s *synthetic) ServeQuery(ctx context.Context, value string) ([]byte, bool, []pdh.Problem, error) {
+	q, err := host.ParseQueryValue(value)
+	if err != nil {
+		return nil, false, nil, err
+	}
+	r, err := s.Query(ctx, q)
+	if err != nil {
+		return nil, false, nil, err
+	}
+	return r.Block, q.Kind == engine.QueryCounter || q.Kind == engine.QueryHelp, host.SampleProblems(r), nil
+}
+
+// Costly collects the engine's Costly objects.
+func (s *synthetic) Costly(ctx context.Context) (*pdh.Sample, error) {
+	return host.EngineSource(s).Costly(ctx)
+}
+
+// newSyntheticHandler is a handler over a new synthetic engine.
+func newSyntheticHandler(t testing.TB, opts Options) *Handler {
+	s := newSynthetic(t)
+	opts.Registry = s
+	return NewHandler(s.Source(), opts)
+}
 
 func (s *synthetic) lastQuery() engine.Query {
 	s.mu.Lock()
@@ -113,17 +139,17 @@ func (s *synthetic) index(t *testing.T, name string) uint32 {
 	return i
 }
 
-func getFormatted(t *testing.T, h http.Handler, paths ...string) FormattedAnswer {
+func getFormatted(t *testing.T, h http.Handler, paths ...string) remote.FormattedAnswer {
 	t.Helper()
 	v := url.Values{"path": paths}
-	r := httptest.NewRequest("GET", PathFormatted+"?"+v.Encode(), nil)
-	r = r.WithContext(WithRole(r.Context(), RoleMonitor, "t"))
+	r := httptest.NewRequest("GET", remote.PathFormatted+"?"+v.Encode(), nil)
+	r = r.WithContext(remote.WithRole(r.Context(), remote.RoleMonitor, "t"))
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, r)
 	if w.Code != http.StatusOK {
 		t.Fatalf("GET %v: %d %s", paths, w.Code, w.Body)
 	}
-	var a FormattedAnswer
+	var a remote.FormattedAnswer
 	if err := json.Unmarshal(w.Body.Bytes(), &a); err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +163,7 @@ func getFormatted(t *testing.T, h http.Handler, paths ...string) FormattedAnswer
 func TestFormattedValues(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := newSynthetic(t)
-		h := NewHandler(s, HandlerOptions{})
+		h := NewHandler(s.Source(), Options{Registry: s})
 		paths := []string{`\Widget(*)\Widget Ops/sec`, `\Widget(a#1)\Widget Level`, `\Widget(b)\Widget % Busy`}
 
 		first := getFormatted(t, h, paths...)
@@ -189,13 +215,13 @@ func TestFormattedValues(t *testing.T) {
 func TestFormattedRaw(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := newSynthetic(t)
-		h := NewHandler(s, HandlerOptions{})
+		h := NewHandler(s.Source(), Options{Registry: s})
 		v := url.Values{"path": {`\Widget(b)\Widget % Busy`}, "raw": {"1"}}
-		r := httptest.NewRequest("GET", PathFormatted+"?"+v.Encode(), nil)
-		r = r.WithContext(WithRole(r.Context(), RoleMonitor, "t"))
+		r := httptest.NewRequest("GET", remote.PathFormatted+"?"+v.Encode(), nil)
+		r = r.WithContext(remote.WithRole(r.Context(), remote.RoleMonitor, "t"))
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, r)
-		var a FormattedAnswer
+		var a remote.FormattedAnswer
 		if err := json.Unmarshal(w.Body.Bytes(), &a); err != nil {
 			t.Fatal(err)
 		}
@@ -212,7 +238,7 @@ func TestFormattedRaw(t *testing.T) {
 func TestFormattedPathStatus(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := newSynthetic(t)
-		h := NewHandler(s, HandlerOptions{})
+		h := NewHandler(s.Source(), Options{Registry: s})
 		a := getFormatted(t, h, `\Nothing\X`, `\Widget(zz)\Widget Level`, `\Widget(*)\No Such`, `\Widget(b)\Widget Level`)
 		for i, want := range []calc.Status{calc.NoObject, calc.NoInstance, calc.NoCounter, calc.ValidData} {
 			c := a.Counters[i]
@@ -232,7 +258,7 @@ func TestFormattedPathStatus(t *testing.T) {
 func TestSharedCollection(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := newSynthetic(t)
-		h := NewHandler(s, HandlerOptions{})
+		h := NewHandler(s.Source(), Options{Registry: s})
 		var wg sync.WaitGroup
 		for range 10 {
 			wg.Go(func() { getFormatted(t, h, `\Widget(*)\Widget Ops/sec`) })
@@ -277,7 +303,7 @@ func TestSamplerNewObjectWaits(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := newSynthetic(t)
 		widget, gadget := s.index(t, "Widget"), s.index(t, "Gadget")
-		h := NewHandler(s, HandlerOptions{KeepObjects: 10 * time.Second})
+		h := NewHandler(s.Source(), Options{Registry: s, KeepObjects: 10 * time.Second})
 		t0 := time.Now()
 		getFormatted(t, h, `\Widget(*)\Widget Level`)
 		time.Sleep(200 * time.Millisecond)
@@ -318,11 +344,11 @@ func sortedPair(a, b uint32) []uint32 {
 func TestObjectsSynthetic(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := newSynthetic(t)
-		h := NewHandler(s, HandlerOptions{})
+		h := NewHandler(s.Source(), Options{Registry: s})
 		get := func(target string, v any) {
 			t.Helper()
 			r := httptest.NewRequest("GET", target, nil)
-			r = r.WithContext(WithRole(r.Context(), RoleMonitor, "t"))
+			r = r.WithContext(remote.WithRole(r.Context(), remote.RoleMonitor, "t"))
 			w := httptest.NewRecorder()
 			h.ServeHTTP(w, r)
 			if w.Code != http.StatusOK {
@@ -332,19 +358,19 @@ func TestObjectsSynthetic(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		names := func(l ObjectList) []string {
+		names := func(l remote.ObjectList) []string {
 			var out []string
 			for _, o := range l.Objects {
 				out = append(out, o.Name)
 			}
 			return out
 		}
-		var l ObjectList
-		get(PathObjects, &l)
+		var l remote.ObjectList
+		get(remote.PathObjects, &l)
 		if got := names(l); !slices.Equal(got, []string{"Widget"}) {
 			t.Errorf("objects %q, want [Widget] (Gadget is costly)", got)
 		}
-		get(PathObjects+"?costly=1", &l)
+		get(remote.PathObjects+"?costly=1", &l)
 		if got := names(l); !slices.Equal(got, []string{"Widget", "Gadget"}) || !l.Objects[1].Costly {
 			t.Errorf("objects with costly=1: %q", got)
 		}
@@ -359,12 +385,12 @@ func TestObjectsSynthetic(t *testing.T) {
 		if !w.Counters[0].TwoSamples || w.Counters[1].TwoSamples || w.Counters[1].DetailLevel != "advanced" {
 			t.Errorf("counters %+v", w.Counters)
 		}
-		get(PathObjects+"?detail=novice", &l)
+		get(remote.PathObjects+"?detail=novice", &l)
 		if n := len(l.Objects[0].Counters); n != 2 {
 			t.Errorf("novice: %d counters, want 2 (Level is advanced)", n)
 		}
-		var e ObjectEntry
-		get(PathObjects+"/widget", &e)
+		var e remote.ObjectEntry
+		get(remote.PathObjects+"/widget", &e)
 		var disp []string
 		for _, in := range e.Instances {
 			disp = append(disp, in.Display)
@@ -375,7 +401,7 @@ func TestObjectsSynthetic(t *testing.T) {
 		if p := e.Instances[2].Path; p != `\Widget(a#1)\Widget Ops/sec` {
 			t.Errorf("instance path %q", p)
 		}
-		get(PathObjects+"?object=Gadget", &e)
+		get(remote.PathObjects+"?object=Gadget", &e)
 		if e.Name != "Gadget" || !e.Costly || e.MultiInstance {
 			t.Errorf("Gadget: %+v", e)
 		}
@@ -388,24 +414,24 @@ func TestObjectsSynthetic(t *testing.T) {
 // TestProblemsHeaderCut: problems beyond MaxProblemsHeader are cut and
 // the last one counts those left out.
 func TestProblemsHeaderCut(t *testing.T) {
-	var ps []Problem
+	var ps []remote.Problem
 	for i := range 5000 {
-		ps = append(ps, Problem{Object: uint32(i), ObjectName: fmt.Sprintf("Object %d", i), Reason: strings.Repeat("é", 20)})
+		ps = append(ps, remote.Problem{Object: uint32(i), ObjectName: fmt.Sprintf("Object %d", i), Reason: strings.Repeat("é", 20)})
 	}
 	for _, n := range []int{0, 1, 10, 5000} {
 		s, err := problemsHeader(ps[:n])
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(s) > MaxProblemsHeader {
+		if len(s) > remote.MaxProblemsHeader {
 			t.Fatalf("%d problems: header of %d bytes", n, len(s))
 		}
-		got, err := DecodeProblems(s)
+		got, err := remote.DecodeProblems(s)
 		if err != nil {
 			t.Fatal(err)
 		}
-		whole, _ := EncodeProblems(ps[:n])
-		if len(whole) <= MaxProblemsHeader {
+		whole, _ := remote.EncodeProblems(ps[:n])
+		if len(whole) <= remote.MaxProblemsHeader {
 			if len(got) != n {
 				t.Errorf("%d problems that fit: %d decoded", n, len(got))
 			}
@@ -439,17 +465,17 @@ func (f *failing) Source() pdh.Source { return host.EngineSource(f) }
 func TestCollectionFails(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := &failing{synthetic: newSynthetic(t)}
-		h := NewHandler(f, HandlerOptions{})
+		h := NewHandler(f.Source(), Options{Registry: f})
 		do := func() *httptest.ResponseRecorder {
-			r := httptest.NewRequest("GET", PathFormatted+"?path="+url.QueryEscape(`\Widget(*)\*`), nil)
-			r = r.WithContext(WithRole(r.Context(), RoleMonitor, "t"))
+			r := httptest.NewRequest("GET", remote.PathFormatted+"?path="+url.QueryEscape(`\Widget(*)\*`), nil)
+			r = r.WithContext(remote.WithRole(r.Context(), remote.RoleMonitor, "t"))
 			w := httptest.NewRecorder()
 			h.ServeHTTP(w, r)
 			return w
 		}
 		for range 5 {
 			w := do()
-			var eb ErrorBody
+			var eb remote.ErrorBody
 			json.Unmarshal(w.Body.Bytes(), &eb)
 			if w.Code != http.StatusServiceUnavailable || !strings.Contains(eb.Error.Reason, "on fire") {
 				t.Fatalf("%d %s", w.Code, w.Body)
@@ -470,7 +496,7 @@ func TestCollectionFails(t *testing.T) {
 // are refused with 413, not answered at any size.
 func TestFormattedTooLarge(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := NewHandler(newSynthetic(t), HandlerOptions{})
+		h := newSyntheticHandler(t, Options{})
 		h.maxItems = 10 // Widget(*)\* is 3 instances x 3 counters = 9 values
 		for _, tc := range []struct {
 			paths []string
@@ -480,8 +506,8 @@ func TestFormattedTooLarge(t *testing.T) {
 			{[]string{`\Widget(*)\*`, `\Widget(a)\Widget Level`}, http.StatusOK},
 			{[]string{`\Widget(*)\*`, `\Widget(*)\Widget Level`}, http.StatusRequestEntityTooLarge},
 		} {
-			r := httptest.NewRequest("GET", PathFormatted+"?"+url.Values{"path": tc.paths}.Encode(), nil)
-			r = r.WithContext(WithRole(r.Context(), RoleMonitor, "t"))
+			r := httptest.NewRequest("GET", remote.PathFormatted+"?"+url.Values{"path": tc.paths}.Encode(), nil)
+			r = r.WithContext(remote.WithRole(r.Context(), remote.RoleMonitor, "t"))
 			w := httptest.NewRecorder()
 			h.ServeHTTP(w, r)
 			if w.Code != tc.want {

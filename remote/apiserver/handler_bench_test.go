@@ -1,4 +1,4 @@
-package remote_test
+package apiserver_test
 
 import (
 	"net/http/httptest"
@@ -6,14 +6,16 @@ import (
 	"testing"
 
 	"github.com/perfcounters/perfcounters/remote"
+	"github.com/perfcounters/perfcounters/remote/apiserver"
+	"github.com/perfcounters/perfcounters/remote/remotetest"
 )
 
 // BenchmarkFormattedShared is one formatted request answered from the
 // shared samples (no collection: the interval is long), over the real
 // host on the fixture tree: the cost one more polling browser page adds.
 func BenchmarkFormattedShared(b *testing.B) {
-	root := fixtureHostTB(b)
-	hd := remote.NewHandler(root, remote.HandlerOptions{MinInterval: 1 << 62})
+	root := remotetest.FixtureHost(b)
+	hd := remotetest.NewHandler(root, apiserver.Options{MinInterval: 1 << 62})
 	target := remote.PathFormatted + "?" + url.Values{"path": {`\Processor(*)\*`, `\Memory\*`}}.Encode()
 	do := func() {
 		r := httptest.NewRequest("GET", target, nil)
@@ -34,7 +36,7 @@ func BenchmarkFormattedShared(b *testing.B) {
 // BenchmarkQueryGlobal is /v1/query?value=Global over the same host: the
 // engine's collection plus the handler's cost.
 func BenchmarkQueryGlobal(b *testing.B) {
-	hd := remote.NewHandler(fixtureHostTB(b), remote.HandlerOptions{})
+	hd := remotetest.NewHandler(remotetest.FixtureHost(b), apiserver.Options{})
 	b.ReportAllocs()
 	for b.Loop() {
 		r := httptest.NewRequest("GET", remote.PathQuery+"?value=Global", nil)

@@ -1,4 +1,4 @@
-package remote
+package apiserver
 
 import (
 	"context"
@@ -13,12 +13,12 @@ import (
 // costlySource is the host's Costly objects as a live source, for the
 // sampler behind the enumeration of Costly objects.
 type costlySource struct {
-	c  Costly
+	r  Registry
 	db *titles.DB
 }
 
 func (s costlySource) Sample(ctx context.Context, _ []uint32) (*pdh.Sample, error) {
-	return s.c.Costly(ctx)
+	return s.r.Costly(ctx)
 }
 func (s costlySource) Titles() *titles.DB     { return s.db }
 func (s costlySource) Recorded() pdh.Recorded { return nil }

@@ -1,4 +1,4 @@
-package remote
+package apiserver
 
 import (
 	"encoding/json"
@@ -11,36 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/perfcounters/perfcounters/counterpath"
-	"github.com/perfcounters/perfcounters/engine"
+	"github.com/perfcounters/perfcounters/remote"
 )
-
-// FuzzParseQueryValue: the value parameter of /v1/query either parses to
-// a query the engine can answer (never Foreign) or is an error; nothing
-// panics, and a parsed value is what engine.ParseQuery reads.
-func FuzzParseQueryValue(f *testing.F) {
-	for _, s := range []string{"Global", "Costly", "Counter", "Help 009", "2 4 238", "Foreign db7 238", "", " ", "Counter ../../etc", "4294967296", "global 1"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, v string) {
-		q, err := ParseQueryValue(v)
-		if err != nil {
-			if err.Error() == "" {
-				t.Fatal("an error without a reason")
-			}
-			return
-		}
-		if q.Kind == engine.QueryForeign {
-			t.Fatalf("%q: Foreign accepted", v)
-		}
-		if len(v) > MaxValueLength || !utf8.ValidString(v) {
-			t.Fatalf("%q: accepted beyond the limits", v)
-		}
-		e, err := engine.ParseQuery(v)
-		if err != nil || e.Kind != q.Kind || len(e.Indexes) != len(q.Indexes) {
-			t.Fatalf("%q: %+v, the engine reads %+v (%v)", v, q, e, err)
-		}
-	})
-}
 
 // FuzzParseFormattedParams: a query string of GET /v1/formatted either
 // gives 1..MaxPaths valid counter paths within the limits or an error.
@@ -84,13 +56,13 @@ func FuzzParseFormattedJSON(f *testing.F) {
 	})
 }
 
-func checkRequest(t *testing.T, req FormattedRequest) {
+func checkRequest(t *testing.T, req remote.FormattedRequest) {
 	t.Helper()
-	if len(req.Paths) == 0 || len(req.Paths) > MaxPaths {
+	if len(req.Paths) == 0 || len(req.Paths) > remote.MaxPaths {
 		t.Fatalf("%d paths accepted", len(req.Paths))
 	}
 	for _, p := range req.Paths {
-		if len(p) > MaxPathLength || !utf8.ValidString(p) {
+		if len(p) > remote.MaxPathLength || !utf8.ValidString(p) {
 			t.Fatalf("path %q accepted beyond the limits", p)
 		}
 		if _, err := counterpath.Parse(p); err != nil {
@@ -138,7 +110,7 @@ func FuzzHandler(f *testing.F) {
 	}
 	// One handler for every input, as a server has: state left by one
 	// request must not break the next.
-	h := NewHandler(newSynthetic(f), HandlerOptions{MinInterval: time.Millisecond})
+	h := newSyntheticHandler(f, Options{MinInterval: time.Millisecond})
 	f.Fuzz(func(t *testing.T, method, target, body string) {
 		u, err := url.ParseRequestURI(target)
 		if err != nil || method == "" || strings.ContainsAny(method, " \t\r\n") {
@@ -147,13 +119,13 @@ func FuzzHandler(f *testing.F) {
 		r := httptest.NewRequest("GET", "/", strings.NewReader(body))
 		r.Method = method
 		r.URL = u
-		r = r.WithContext(WithRole(r.Context(), RoleLog, "fuzz"))
+		r = r.WithContext(remote.WithRole(r.Context(), remote.RoleLog, "fuzz"))
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, r)
 		if w.Code < 400 {
 			return
 		}
-		var eb ErrorBody
+		var eb remote.ErrorBody
 		if err := json.Unmarshal(w.Body.Bytes(), &eb); err != nil || eb.Error.Status != w.Code || eb.Error.Reason == "" {
 			t.Fatalf("%s %s: %d with body %q", method, target, w.Code, w.Body)
 		}

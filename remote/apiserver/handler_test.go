@@ -1,4 +1,4 @@
-package remote_test
+package apiserver_test
 
 import (
 	"bytes"
@@ -19,49 +19,32 @@ import (
 
 	"github.com/perfcounters/perfcounters/engine"
 	"github.com/perfcounters/perfcounters/host"
+	"github.com/perfcounters/perfcounters/pdh"
 	"github.com/perfcounters/perfcounters/remote"
+	"github.com/perfcounters/perfcounters/remote/apiserver"
+	"github.com/perfcounters/perfcounters/remote/remotetest"
 )
 
-// fixedClock stamps every block with the same time, so two collections
-// of the static fixture tree are the same bytes.
-type fixedClock struct{}
-
-func (fixedClock) Wall() time.Time { return time.Date(2026, 11, 24, 1, 0, 0, 0, time.UTC) }
-func (fixedClock) Ticks() int64    { return 123456789 }
-func (fixedClock) Freq() int64     { return 1_000_000_000 }
-
-// fixtureHost is the real local host over the fixture /proc and /sys of
-// package system (system/testdata/host), with a fixed clock.
-func fixtureHost(t *testing.T) *host.Host { return fixtureHostTB(t) }
-
-func fixtureHostTB(t testing.TB) *host.Host {
-	t.Helper()
-	root := filepath.Join("..", "system", "testdata", "host")
-	h, err := host.New(host.Options{ProcRoot: filepath.Join(root, "proc"), SysRoot: filepath.Join(root, "sys"),
-		Clock: fixedClock{}, MaxKeptFiles: 8})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close() })
-	return h
+// answer is what a registry answered a value name.
+type answer struct {
+	Block    []byte
+	problems []pdh.Problem
 }
 
-// recorder is a Backend that keeps a copy of the last answer of the
-// backend it wraps, so a test can compare what the handler sent with
+// recorder is a Registry that keeps a copy of the last answer of the
+// host it wraps, so a test can compare what the handler sent with
 // exactly what the engine answered.
 type recorder struct {
-	remote.Backend
-	last *engine.Result
+	*host.Host
+	last *answer
 }
 
-func (r *recorder) Query(ctx context.Context, q engine.Query) (*engine.Result, error) {
-	res, err := r.Backend.Query(ctx, q)
+func (r *recorder) ServeQuery(ctx context.Context, value string) ([]byte, bool, []pdh.Problem, error) {
+	data, multi, ps, err := r.Host.ServeQuery(ctx, value)
 	if err == nil {
-		cp := *res
-		cp.Block = bytes.Clone(res.Block)
-		r.last = &cp
+		r.last = &answer{Block: bytes.Clone(data), problems: ps}
 	}
-	return res, err
+	return data, multi, ps, err
 }
 
 // serve runs one request through the handler with the given role.
@@ -97,8 +80,8 @@ func errorOf(t *testing.T, w *httptest.ResponseRecorder) remote.Error {
 // answer to the same query, byte for byte, with the media type of its
 // kind.
 func TestQueryBlock(t *testing.T) {
-	rec := &recorder{Backend: fixtureHost(t)}
-	hd := remote.NewHandler(rec, remote.HandlerOptions{})
+	rec := &recorder{Host: remotetest.FixtureHost(t)}
+	hd := remotetest.NewHandler(rec.Host, apiserver.Options{Registry: rec})
 	for _, tc := range []struct {
 		value string
 		media string
@@ -138,8 +121,8 @@ func TestQueryBlock(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(ps) != len(want.Problems)+len(want.Partial) {
-				t.Errorf("%d problems in the header, the engine has %d+%d", len(ps), len(want.Problems), len(want.Partial))
+			if len(ps) != len(want.problems) {
+				t.Errorf("%d problems in the header, the engine has %d", len(ps), len(want.problems))
 			}
 		})
 	}
@@ -147,7 +130,7 @@ func TestQueryBlock(t *testing.T) {
 
 // TestQueryErrors: every bad value is a 400 naming the parameter.
 func TestQueryErrors(t *testing.T) {
-	hd := remote.NewHandler(fixtureHost(t), remote.HandlerOptions{})
+	hd := remotetest.NewHandler(remotetest.FixtureHost(t), apiserver.Options{})
 	for _, tc := range []struct {
 		name, target, want string
 	}{
@@ -204,7 +187,7 @@ func (f *fakeSets) Stop(_ context.Context, name string) error {
 // the status and, for errors, the API's error JSON with its code.
 func TestRoutes(t *testing.T) {
 	sets := &fakeSets{}
-	hd := remote.NewHandler(fixtureHost(t), remote.HandlerOptions{Sets: sets, ComputerName: "FIXTURE", Version: "test"})
+	hd := remotetest.NewHandler(remotetest.FixtureHost(t), apiserver.Options{Sets: sets, ComputerName: "FIXTURE", Version: "test"})
 	const (
 		none    = remote.RoleNone
 		monitor = remote.RoleMonitor
@@ -302,7 +285,7 @@ func TestRoutes(t *testing.T) {
 
 // TestSetsAbsent: a server without collector sets answers 501.
 func TestSetsAbsent(t *testing.T) {
-	hd := remote.NewHandler(fixtureHost(t), remote.HandlerOptions{})
+	hd := remotetest.NewHandler(remotetest.FixtureHost(t), apiserver.Options{})
 	for _, tc := range []struct{ method, target string }{{"GET", remote.PathSets}, {"POST", remote.PathSets + "/x/start"}} {
 		w := serve(t, hd, remote.RoleLog, tc.method, tc.target, nil)
 		if w.Code != http.StatusNotImplemented || errorOf(t, w).Code != "no_sets" {
@@ -314,12 +297,12 @@ func TestSetsAbsent(t *testing.T) {
 // TestLoopbackRole: LoopbackRole is given to requests without a role over
 // loopback only; a role the middleware set is kept.
 func TestLoopbackRole(t *testing.T) {
-	hd := remote.NewHandler(fixtureHost(t), remote.HandlerOptions{LoopbackRole: remote.RoleMonitor, ComputerName: "X"})
+	hd := remotetest.NewHandler(remotetest.FixtureHost(t), apiserver.Options{LoopbackRole: remote.RoleMonitor, ComputerName: "X"})
 	// Without LoopbackRole, loopback is no credential.
 	r := httptest.NewRequest("GET", remote.PathHost, nil)
 	r.RemoteAddr = "127.0.0.1:5000"
 	w := httptest.NewRecorder()
-	remote.NewHandler(fixtureHost(t), remote.HandlerOptions{}).ServeHTTP(w, r)
+	remotetest.NewHandler(remotetest.FixtureHost(t), apiserver.Options{}).ServeHTTP(w, r)
 	if w.Code != http.StatusUnauthorized {
 		t.Errorf("loopback without LoopbackRole: %d, want 401", w.Code)
 	}
@@ -361,13 +344,13 @@ func TestLoopbackRole(t *testing.T) {
 // TestHostInfo: /v1/host says the name, the clock's time and ticks, the
 // version and the caller.
 func TestHostInfo(t *testing.T) {
-	hd := remote.NewHandler(fixtureHost(t), remote.HandlerOptions{ComputerName: "DB7", Version: "1.2.3", Clock: fixedClock{}})
+	hd := remotetest.NewHandler(remotetest.FixtureHost(t), apiserver.Options{ComputerName: "DB7", Version: "1.2.3", Clock: remotetest.FixedClock{}})
 	w := serve(t, hd, remote.RoleLog, "GET", remote.PathHost, nil)
 	var got map[string]any
 	if err := json.Unmarshal(w.Body.Bytes(), &got); err != nil {
 		t.Fatal(err)
 	}
-	c := fixedClock{}
+	c := remotetest.FixedClock{}
 	want := map[string]any{"name": "DB7", "time": c.Wall().Format(time.RFC3339Nano), "perfFreq": float64(c.Freq()),
 		"perfTime": float64(c.Ticks()), "version": "1.2.3", "api": "/v1", "role": "log", "who": "tester"}
 	for k, v := range want {
@@ -376,7 +359,7 @@ func TestHostInfo(t *testing.T) {
 		}
 	}
 	// Without a configured name, the blocks' system name.
-	hd = remote.NewHandler(fixtureHost(t), remote.HandlerOptions{})
+	hd = remotetest.NewHandler(remotetest.FixtureHost(t), apiserver.Options{})
 	w = serve(t, hd, remote.RoleMonitor, "GET", remote.PathHost, nil)
 	json.Unmarshal(w.Body.Bytes(), &got)
 	if got["name"] != host.ComputerName() {
@@ -387,8 +370,8 @@ func TestHostInfo(t *testing.T) {
 // TestFormattedRealHost: a formatted value of the real host over the
 // fixture tree is what /proc/meminfo says, read here directly.
 func TestFormattedRealHost(t *testing.T) {
-	hd := remote.NewHandler(fixtureHost(t), remote.HandlerOptions{})
-	b, err := os.ReadFile(filepath.Join("..", "system", "testdata", "host", "proc", "meminfo"))
+	hd := remotetest.NewHandler(remotetest.FixtureHost(t), apiserver.Options{})
+	b, err := os.ReadFile(filepath.Join("..", "..", "system", "testdata", "host", "proc", "meminfo"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package remote_test
+package apiserver_test
 
 import (
 	"encoding/json"
@@ -13,6 +13,8 @@ import (
 
 	"github.com/perfcounters/perfcounters/calc"
 	"github.com/perfcounters/perfcounters/remote"
+	"github.com/perfcounters/perfcounters/remote/apiserver"
+	"github.com/perfcounters/perfcounters/remote/remotetest"
 )
 
 // decode decodes a 200 answer's JSON into v.
@@ -44,13 +46,13 @@ func closedURL(t *testing.T) string {
 // this computer's; a computer that is down costs only its own paths
 // (PDH_NO_DATA); a name not in the hosts file is refused.
 func TestComputers(t *testing.T) {
-	farHandler := remote.NewHandler(fixtureHost(t), remote.HandlerOptions{ComputerName: "far"})
-	far := serveHost(t, authenticated(farHandler), "")
-	down := &remote.HostConfig{Name: "down", URL: closedURL(t), BearerToken: testToken}
-	hosts := &remote.Hosts{Hosts: map[string]*remote.HostConfig{"db7": far.config("db7"), "down": down}}
-	comps := remote.NewComputers(hosts)
+	farHandler := remotetest.NewHandler(remotetest.FixtureHost(t), apiserver.Options{ComputerName: "far"})
+	far := remotetest.Serve(t, remotetest.Authenticated(farHandler), "")
+	down := &remote.HostConfig{Name: "down", URL: closedURL(t), BearerToken: remotetest.Token}
+	hosts := &remote.Hosts{Hosts: map[string]*remote.HostConfig{"db7": far.Config("db7"), "down": down}}
+	comps := apiserver.NewComputers(hosts)
 	defer comps.Close()
-	near := remote.NewHandler(fixtureHost(t), remote.HandlerOptions{ComputerName: "near", Computers: comps})
+	near := remotetest.NewHandler(remotetest.FixtureHost(t), apiserver.Options{ComputerName: "near", Computers: comps})
 
 	var info struct {
 		Name      string
@@ -156,11 +158,11 @@ func TestComputerDownNoStall(t *testing.T) {
 	}))
 	defer hang.Close()
 	defer close(release) // before Close, which waits for the handlers
-	cfg := &remote.HostConfig{Name: "slow", URL: hang.URL, BearerToken: testToken, Timeout: remote.Duration(100 * time.Millisecond)}
-	comps := remote.NewComputers(&remote.Hosts{Hosts: map[string]*remote.HostConfig{"slow": cfg}})
+	cfg := &remote.HostConfig{Name: "slow", URL: hang.URL, BearerToken: remotetest.Token, Timeout: remote.Duration(100 * time.Millisecond)}
+	comps := apiserver.NewComputers(&remote.Hosts{Hosts: map[string]*remote.HostConfig{"slow": cfg}})
 	now := time.Date(2026, 11, 24, 5, 0, 0, 0, time.UTC)
-	remote.SetComputersClock(comps, func() time.Time { return now })
-	near := remote.NewHandler(fixtureHost(t), remote.HandlerOptions{ComputerName: "near", Computers: comps})
+	apiserver.SetComputersClock(comps, func() time.Time { return now })
+	near := remotetest.NewHandler(remotetest.FixtureHost(t), apiserver.Options{ComputerName: "near", Computers: comps})
 	body := `{"paths":["\\Memory\\Available Bytes","\\\\slow\\Memory\\Available Bytes"]}`
 	for k, step := range []struct {
 		advance time.Duration

@@ -1,4 +1,11 @@
-package remote
+// Package apiserver answers the /v1 API of perfc serve (remote/API.md)
+// over any pdh.Source, through a pdh.Sampler: formatted values, object
+// and instance enumeration, collector sets, and, with a Registry, the
+// raw blocks and title lists of /v1/query. It owns the request limits
+// and the reading of remote computers on behalf of callers (Computers);
+// the wire it speaks is package remote's, and authentication is the
+// caller's (internal/server sets the role with remote.WithRole).
+package apiserver
 
 import (
 	"context"
@@ -16,58 +23,45 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/perfcounters/perfcounters/engine"
 	"github.com/perfcounters/perfcounters/pdh"
+	"github.com/perfcounters/perfcounters/remote"
 	"github.com/perfcounters/perfcounters/titles"
 )
 
-// Backend is the local host a handler serves: the engine's queries and
-// the title database that names their indexes, and the host's samples.
-// *host.Host satisfies it.
-type Backend interface {
-	// Query answers a parsed registry query with a fresh block (or a
-	// MULTI_SZ list for Counter and Help): /v1/query.
-	Query(ctx context.Context, q engine.Query) (*engine.Result, error)
-	// Titles is the title database of the blocks. It is read, never
-	// changed, by the handler.
-	Titles() *titles.DB
-	// Source is the host's live samples, which the handler collects
-	// through a pdh.Sampler (HandlerOptions.Sampler, or its own). When
-	// the source also satisfies Costly, the handler lists its Costly
-	// objects too.
-	Source() pdh.Source
-}
-
-// Costly is what a live source that has Costly objects (which a Global
-// collection leaves out) offers besides pdh.Source.
-type Costly interface {
+// Registry is what only a registry-style engine answers beside a
+// pdh.Source: the raw blocks and title lists of /v1/query (the value
+// names of HKEY_PERFORMANCE_DATA), and the Costly objects, which a
+// Global collection leaves out. The local host (host.Host) satisfies it.
+type Registry interface {
+	// ServeQuery answers a value name ("Global", "Costly", "Counter
+	// 009", "Help 009" or title indexes) with a fresh block, or with the
+	// MULTI_SZ list of the title database (multiSZ), and the problems of
+	// the block's objects. A value it cannot read is an error with a
+	// method BadValue() bool that returns true (400 Bad Request); any
+	// other error is the host's (500).
+	ServeQuery(ctx context.Context, value string) (data []byte, multiSZ bool, problems []pdh.Problem, err error)
 	// Costly collects the Costly objects.
 	Costly(ctx context.Context) (*pdh.Sample, error)
 }
 
-// Limits of the API. Requests beyond them are refused with 400 or 413
-// before any work is done; API.md lists them.
-const (
-	// MaxQueryString is the most bytes of a request's query string.
-	MaxQueryString = 64 << 10
-	// MaxBody is the most bytes of a request body (POST /v1/formatted).
-	MaxBody = 1 << 20
-	// MaxPaths is the most counter paths of one formatted request.
-	MaxPaths = 1000
-	// MaxPathLength is the most bytes of one counter path (PDH's
-	// PDH_MAX_COUNTER_PATH is 2048 characters).
-	MaxPathLength = 2048
-	// MaxValueLength is the most bytes of a query's value name.
-	MaxValueLength = 8 << 10
-	// MaxNameLength is the most bytes of an object or set name in a path.
-	MaxNameLength = 1024
-	// MaxItems is the most values of one formatted answer (paths with
-	// wildcards expand to one value per instance and counter).
-	MaxItems = 100_000
-)
+// Clock is the clock the host stamps its blocks with, which /v1/host
+// reports: the wall time, and the performance counter's ticks and
+// frequency. The engine's clock satisfies it.
+type Clock interface {
+	Wall() time.Time
+	Ticks() int64
+	Freq() int64
+}
 
-// HandlerOptions configure NewHandler. Zero values select the defaults.
-type HandlerOptions struct {
+// wallClock is the default Clock: the wall clock, in FILETIME units.
+type wallClock struct{}
+
+func (wallClock) Wall() time.Time { return time.Now() }
+func (wallClock) Ticks() int64    { return time.Now().UnixNano()/100 + 116444736000000000 }
+func (wallClock) Freq() int64     { return 10_000_000 }
+
+// Options configure NewHandler. Zero values select the defaults.
+type Options struct {
 	// ComputerName is the host's name as /v1/host reports it
 	// (host.ComputerName()); default: the system name of the host's
 	// blocks, read from a header-only query.
@@ -75,29 +69,29 @@ type HandlerOptions struct {
 	// Version is the server's version string reported by /v1/host.
 	Version string
 	// Clock gives /v1/host its time, PerfTime and PerfFreq: the clock the
-	// engine stamps blocks with; default engine.SystemClock().
-	Clock engine.Clock
-	// Sampler is the collection point the handler shares with the
-	// program's other consumers of the host (/metrics, OTLP), so that
-	// they collect once an interval between them; nil: the handler's
-	// own, over Backend.Source, with MinInterval and KeepObjects.
-	Sampler *pdh.Sampler
+	// host stamps blocks with (engine.SystemClock() for the local host);
+	// default: the wall clock, in FILETIME units.
+	Clock Clock
+	// Registry answers /v1/query and lists the Costly objects; nil:
+	// /v1/query answers 501 Not Implemented and no object is Costly.
+	Registry Registry
 	// MinInterval is the shortest time between two collections of the
 	// handler's own sampler (SamplerOptions.MaxAge) behind /v1/formatted
-	// and /v1/objects, whatever the number of clients; default 1 s.
+	// and /v1/objects, whatever the number of clients, when the source
+	// given to NewHandler is not a *pdh.Sampler; default 1 s.
 	MinInterval time.Duration
 	// KeepObjects is how long an object stays in the handler's own
 	// sampler's collections after the last request that asked for it
 	// (SamplerOptions.Keep); default 60 s.
 	KeepObjects time.Duration
 	// Sets manages collector sets (/v1/sets); nil answers 501 there.
-	Sets Sets
+	Sets remote.Sets
 	// LoopbackRole is the role of a request that reaches the handler
 	// without one (no authentication configured) over a loopback
 	// connection; RoleNone, the default, refuses such requests with
 	// 401. Any local user can connect to loopback: RoleMonitor lets every
 	// local user read what the server's user reads.
-	LoopbackRole Role
+	LoopbackRole remote.Role
 	// Logger receives server-side failures (5xx answers); default discard.
 	Logger *slog.Logger
 	// Computers are the remote computers the handler reads for its
@@ -106,26 +100,29 @@ type HandlerOptions struct {
 	Computers *Computers
 }
 
-// Handler answers the /v1 API over a Backend. Create it with NewHandler.
+// Handler answers the /v1 API over a source. Create it with NewHandler.
 type Handler struct {
-	b    Backend
-	opts HandlerOptions
+	opts Options
+	db   *titles.DB
 	// sampler is the shared collection of the host: the union of the
 	// objects formatted values were asked for, and the Global sample the
 	// object enumeration reads. costly collects the Costly objects for
-	// the enumeration (nil: the source has none).
+	// the enumeration (nil: no Registry).
 	sampler, costly *pdh.Sampler
 	maxItems        int // MaxItems; tests lower it
 }
 
-// NewHandler returns the HTTP handler of the /v1 API (API.md) over the
-// local host b. It serves the paths under APIVersion and answers 404 for
-// any other; mount it at the server's root. The authentication
-// middleware sets the caller's role with WithRole before it; the handler
-// checks the role on every request itself.
-func NewHandler(b Backend, opts HandlerOptions) *Handler {
+// NewHandler returns the HTTP handler of the /v1 API (API.md) over src,
+// the live source of the host it serves. A *pdh.Sampler is used as it
+// is, so that the handler collects with the program's other consumers
+// of the host (/metrics, OTLP); any other source gets a sampler of the
+// handler's own. The handler serves the paths under APIVersion and
+// answers 404 for any other; mount it at the server's root. The
+// authentication middleware sets the caller's role with WithRole before
+// it; the handler checks the role on every request itself.
+func NewHandler(src pdh.Source, opts Options) *Handler {
 	if opts.Clock == nil {
-		opts.Clock = engine.SystemClock()
+		opts.Clock = wallClock{}
 	}
 	if opts.MinInterval <= 0 {
 		opts.MinInterval = time.Second
@@ -136,14 +133,15 @@ func NewHandler(b Backend, opts HandlerOptions) *Handler {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	h := &Handler{b: b, opts: opts, maxItems: MaxItems, sampler: opts.Sampler}
+	h := &Handler{opts: opts, db: src.Titles(), maxItems: remote.MaxItems}
 	so := pdh.SamplerOptions{MaxAge: opts.MinInterval, Keep: opts.KeepObjects}
-	src := b.Source()
-	if h.sampler == nil {
+	if s, ok := src.(*pdh.Sampler); ok {
+		h.sampler = s
+	} else {
 		h.sampler = pdh.NewSampler(src, so)
 	}
-	if c, ok := src.(Costly); ok {
-		h.costly = pdh.NewSampler(costlySource{c, b.Titles()}, so)
+	if opts.Registry != nil {
+		h.costly = pdh.NewSampler(costlySource{opts.Registry, h.db}, so)
 	}
 	return h
 }
@@ -162,14 +160,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}()
 	w.Header().Set("Cache-Control", "no-store")
 	role := h.role(r)
-	if role < RoleMonitor {
+	if role < remote.RoleMonitor {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="perfc"`)
 		serveError(w, http.StatusUnauthorized, "unauthorized", "authentication required: this server accepts only authenticated callers (see the server's web configuration)")
 		return
 	}
-	if len(r.URL.RawQuery) > MaxQueryString {
+	if len(r.URL.RawQuery) > remote.MaxQueryString {
 		serveError(w, http.StatusRequestURITooLong, "query_too_long",
-			fmt.Sprintf("query string of %d bytes, more than %d", len(r.URL.RawQuery), MaxQueryString))
+			fmt.Sprintf("query string of %d bytes, more than %d", len(r.URL.RawQuery), remote.MaxQueryString))
 		return
 	}
 	if _, err := url.ParseQuery(r.URL.RawQuery); err != nil {
@@ -178,47 +176,47 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	p := r.URL.Path
 	switch {
-	case p == PathQuery:
+	case p == remote.PathQuery:
 		if allow(w, r, http.MethodGet) {
 			h.serveQuery(w, r)
 		}
-	case p == PathHost:
+	case p == remote.PathHost:
 		if allow(w, r, http.MethodGet) {
 			h.serveHost(w, r, role)
 		}
-	case p == PathObjects:
+	case p == remote.PathObjects:
 		if allow(w, r, http.MethodGet) {
 			h.serveObjects(w, r, r.URL.Query().Get("object"))
 		}
-	case strings.HasPrefix(p, PathObjects+"/"):
+	case strings.HasPrefix(p, remote.PathObjects+"/"):
 		if allow(w, r, http.MethodGet) {
-			h.serveObjects(w, r, strings.TrimPrefix(p, PathObjects+"/"))
+			h.serveObjects(w, r, strings.TrimPrefix(p, remote.PathObjects+"/"))
 		}
-	case p == PathFormatted:
+	case p == remote.PathFormatted:
 		if allow(w, r, http.MethodGet, http.MethodPost) {
 			h.serveFormatted(w, r)
 		}
-	case p == PathSets || strings.HasPrefix(p, PathSets+"/"):
-		h.serveSets(w, r, role, strings.TrimPrefix(p, PathSets))
+	case p == remote.PathSets || strings.HasPrefix(p, remote.PathSets+"/"):
+		h.serveSets(w, r, role, strings.TrimPrefix(p, remote.PathSets))
 	default:
-		serveError(w, http.StatusNotFound, "not_found", fmt.Sprintf("no such API path %q (this server speaks %s: see API.md)", clipText(p), APIVersion))
+		serveError(w, http.StatusNotFound, "not_found", fmt.Sprintf("no such API path %q (this server speaks %s: see API.md)", clipText(p), remote.APIVersion))
 	}
 }
 
 // role is the caller's role: the one the authentication middleware set,
 // or LoopbackRole for a request without one over loopback.
-func (h *Handler) role(r *http.Request) Role {
-	role, _ := Caller(r.Context())
-	if role != RoleNone || h.opts.LoopbackRole == RoleNone {
+func (h *Handler) role(r *http.Request) remote.Role {
+	role, _ := remote.Caller(r.Context())
+	if role != remote.RoleNone || h.opts.LoopbackRole == remote.RoleNone {
 		return role
 	}
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
-		return RoleNone
+		return remote.RoleNone
 	}
 	ip, err := netip.ParseAddr(host)
 	if err != nil || !ip.Unmap().IsLoopback() {
-		return RoleNone
+		return remote.RoleNone
 	}
 	return h.opts.LoopbackRole
 }
@@ -243,7 +241,7 @@ func allow(w http.ResponseWriter, r *http.Request, methods ...string) bool {
 
 // serveError writes the JSON error answer.
 func serveError(w http.ResponseWriter, status int, code, reason string) {
-	serveJSON(w, status, ErrorBody{Error: Error{Status: status, Code: code, Reason: reason}})
+	serveJSON(w, status, remote.ErrorBody{Error: remote.Error{Status: status, Code: code, Reason: reason}})
 }
 
 // badParam answers 400 naming the parameter and its value.
@@ -257,7 +255,7 @@ func serveJSON(w http.ResponseWriter, status int, v any) {
 		status = http.StatusInternalServerError
 		b = []byte(`{"error":{"status":500,"code":"internal","reason":"the answer could not be encoded"}}`)
 	}
-	w.Header().Set("Content-Type", MediaJSON)
+	w.Header().Set("Content-Type", remote.MediaJSON)
 	w.Header().Set("Content-Length", strconv.Itoa(len(b)+1))
 	w.WriteHeader(status)
 	w.Write(append(b, '\n'))
@@ -316,13 +314,21 @@ func (h *Handler) serveQuery(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	q, err := ParseQueryValue(v)
-	if err != nil {
+	if err := checkQueryValue(v); err != nil {
 		badParam(w, "value", v, err.Error())
 		return
 	}
-	res, err := h.b.Query(r.Context(), q)
+	if h.opts.Registry == nil {
+		serveError(w, http.StatusNotImplemented, "no_registry", "this server's source answers formatted values and objects, not registry queries")
+		return
+	}
+	data, multiSZ, problems, err := h.opts.Registry.ServeQuery(r.Context(), v)
 	if err != nil {
+		var bad interface{ BadValue() bool }
+		if errors.As(err, &bad) && bad.BadValue() {
+			badParam(w, "value", v, err.Error())
+			return
+		}
 		if r.Context().Err() != nil {
 			return // the caller went away
 		}
@@ -330,93 +336,49 @@ func (h *Handler) serveQuery(w http.ResponseWriter, r *http.Request) {
 		serveError(w, http.StatusInternalServerError, "query_failed", fmt.Sprintf("query %q: %v", clipText(v), err))
 		return
 	}
-	media := MediaBlock
-	if q.Kind == engine.QueryCounter || q.Kind == engine.QueryHelp {
-		media = MediaMultiSZ
+	media := remote.MediaBlock
+	if multiSZ {
+		media = remote.MediaMultiSZ
 	}
 	hdr := w.Header()
 	hdr.Set("Content-Type", media)
-	hdr.Set("Content-Length", strconv.Itoa(len(res.Block)))
+	hdr.Set("Content-Length", strconv.Itoa(len(data)))
 	hdr.Set("X-Content-Type-Options", "nosniff")
-	if ps := ResultProblems(res); len(ps) > 0 {
+	if ps := wireProblems(problems); len(ps) > 0 {
 		if s, err := problemsHeader(ps); err == nil {
-			hdr.Set(HeaderProblems, s)
+			hdr.Set(remote.HeaderProblems, s)
 		}
 	}
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
-		w.Write(res.Block)
+		w.Write(data)
 	}
 }
 
-// ParseQueryValue reads the value parameter of PathQuery: what
-// engine.ParseQuery reads, but for Foreign (a server does not chain to
-// other hosts), with its length bounded and its language checked.
-func ParseQueryValue(v string) (engine.Query, error) {
-	if v == "" {
-		return engine.Query{}, errors.New(`missing (want "Global", "Costly", "Counter [lang]", "Help [lang]" or title indexes)`)
+// checkQueryValue checks the value parameter of PathQuery before the
+// registry reads it: present, bounded, UTF-8.
+func checkQueryValue(v string) error {
+	switch {
+	case v == "":
+		return errors.New(`missing (want "Global", "Costly", "Counter [lang]", "Help [lang]" or title indexes)`)
+	case len(v) > remote.MaxValueLength:
+		return fmt.Errorf("%d bytes, more than %d", len(v), remote.MaxValueLength)
+	case !utf8.ValidString(v):
+		return errors.New("not UTF-8")
 	}
-	if len(v) > MaxValueLength {
-		return engine.Query{}, fmt.Errorf("%d bytes, more than %d", len(v), MaxValueLength)
-	}
-	if !utf8.ValidString(v) {
-		return engine.Query{}, errors.New("not UTF-8")
-	}
-	q, err := engine.ParseQuery(v)
-	if err != nil {
-		return engine.Query{}, errors.New(strings.TrimPrefix(err.Error(), "engine: "))
-	}
-	switch q.Kind {
-	case engine.QueryForeign:
-		return engine.Query{}, fmt.Errorf("a Foreign query (host %s): this server answers for its own host only; ask %s's server", clipText(q.Host), clipText(q.Host))
-	case engine.QueryCounter, engine.QueryHelp:
-		if q.Lang != "" && !isLang(q.Lang) {
-			return engine.Query{}, fmt.Errorf("language %q: want a hexadecimal language id such as 009", clipText(q.Lang))
-		}
-	}
-	return q, nil
+	return nil
 }
 
-// isLang reports whether s is a language id as the registry spells it
-// (three or four hexadecimal digits, "009").
-func isLang(s string) bool {
-	if len(s) < 1 || len(s) > 4 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-			return false
-		}
-	}
-	return true
-}
-
-// ResultProblems converts an engine result's problems to their wire form:
-// dropped objects, then partial ones with their placeholder values.
-func ResultProblems(r *engine.Result) []Problem {
-	if len(r.Problems) == 0 && len(r.Partial) == 0 {
+// wireProblems converts a sample's problems to their wire form.
+func wireProblems(ps []pdh.Problem) []remote.Problem {
+	if len(ps) == 0 {
 		return nil
 	}
-	out := make([]Problem, 0, len(r.Problems)+len(r.Partial))
-	for _, p := range r.Problems {
-		reason := "unknown"
-		if p.Err != nil {
-			reason = p.Err.Error()
-		}
-		if p.Provider != "" {
-			reason = "V1 provider " + p.Provider + ": " + reason
-		}
-		out = append(out, Problem{Object: p.NameIndex, ObjectName: p.Object, Reason: reason})
-	}
-	for _, p := range r.Partial {
-		reason := "partial data"
-		if p.Err != nil {
-			reason = p.Err.Error()
-		}
-		wp := Problem{Object: p.NameIndex, ObjectName: p.Object, Reason: reason, Partial: true}
+	out := make([]remote.Problem, 0, len(ps))
+	for _, p := range ps {
+		wp := remote.Problem{Object: p.Object, ObjectName: p.ObjectName, Reason: p.Reason, Partial: p.Partial}
 		for _, m := range p.Missing {
-			wp.Missing = append(wp.Missing, MissingValues{Instance: m.Instance, Counters: m.Counters})
+			wp.Missing = append(wp.Missing, remote.MissingValues{Instance: m.Instance, Counters: m.Counters})
 		}
 		out = append(out, wp)
 	}
@@ -426,9 +388,9 @@ func ResultProblems(r *engine.Result) []Problem {
 // problemsHeader encodes problems within MaxProblemsHeader: when they do
 // not fit, problems are left out from the end and a last one says how
 // many.
-func problemsHeader(ps []Problem) (string, error) {
-	s, err := EncodeProblems(ps)
-	if err != nil || len(s) <= MaxProblemsHeader {
+func problemsHeader(ps []remote.Problem) (string, error) {
+	s, err := remote.EncodeProblems(ps)
+	if err != nil || len(s) <= remote.MaxProblemsHeader {
 		return s, err
 	}
 	// Halve the kept count until it fits, then grow it back by steps:
@@ -436,19 +398,19 @@ func problemsHeader(ps []Problem) (string, error) {
 	lo, hi := 0, len(ps) // lo fits (with its note), hi does not
 	for hi-lo > 1 {
 		mid := (lo + hi) / 2
-		if t, err := EncodeProblems(cutProblems(ps, mid)); err == nil && len(t) <= MaxProblemsHeader {
+		if t, err := remote.EncodeProblems(cutProblems(ps, mid)); err == nil && len(t) <= remote.MaxProblemsHeader {
 			lo = mid
 		} else {
 			hi = mid
 		}
 	}
-	return EncodeProblems(cutProblems(ps, lo))
+	return remote.EncodeProblems(cutProblems(ps, lo))
 }
 
 // cutProblems keeps the first n problems, with their texts and missing
 // lists bounded, and a last problem counting the ones left out.
-func cutProblems(ps []Problem, n int) []Problem {
-	out := make([]Problem, 0, n+1)
+func cutProblems(ps []remote.Problem, n int) []remote.Problem {
+	out := make([]remote.Problem, 0, n+1)
 	for _, p := range ps[:n] {
 		p.Reason = clipText(p.Reason)
 		if len(p.Missing) > 64 {
@@ -456,7 +418,7 @@ func cutProblems(ps []Problem, n int) []Problem {
 		}
 		out = append(out, p)
 	}
-	return append(out, Problem{Reason: fmt.Sprintf("%d more problems left out (header limit %d bytes)", len(ps)-n, MaxProblemsHeader)})
+	return append(out, remote.Problem{Reason: fmt.Sprintf("%d more problems left out (header limit %d bytes)", len(ps)-n, remote.MaxProblemsHeader)})
 }
 
 // hostInfo is the JSON of PathHost.
@@ -470,15 +432,15 @@ type hostInfo struct {
 	Role     string    `json:"role"`
 	Who      string    `json:"who"`
 	// Computers are the remote computers this server reads for its
-	// callers (HandlerOptions.Computers), by name.
+	// callers (Options.Computers), by name.
 	Computers []string `json:"computers,omitempty"`
 }
 
-func (h *Handler) serveHost(w http.ResponseWriter, r *http.Request, role Role) {
+func (h *Handler) serveHost(w http.ResponseWriter, r *http.Request, role remote.Role) {
 	if !onlyParams(w, r) {
 		return
 	}
-	_, who := Caller(r.Context())
+	_, who := remote.Caller(r.Context())
 	c := h.opts.Clock
 	info := hostInfo{
 		Name:      h.opts.ComputerName,
@@ -486,7 +448,7 @@ func (h *Handler) serveHost(w http.ResponseWriter, r *http.Request, role Role) {
 		PerfTime:  c.Ticks(),
 		PerfFreq:  c.Freq(),
 		Version:   h.opts.Version,
-		API:       APIVersion,
+		API:       remote.APIVersion,
 		Role:      role.String(),
 		Who:       who,
 		Computers: h.opts.Computers.Names(),

@@ -1,4 +1,4 @@
-package remote
+package apiserver
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/perfcounters/perfcounters/calc"
 	"github.com/perfcounters/perfcounters/counterpath"
+	"github.com/perfcounters/perfcounters/remote"
 )
 
 // Backoff after a remote computer fails: it is not asked again before the
@@ -24,7 +25,7 @@ const (
 )
 
 // Computers are the remote computers a Handler reads for its callers
-// (HandlerOptions.Computers): the entries of the server's hosts file,
+// (Options.Computers): the entries of the server's hosts file,
 // each read through a Client with the entry's URL and credentials. A
 // caller names a computer by its entry's name only, never by an address,
 // so the server sends its credentials nowhere but where its hosts file
@@ -37,10 +38,10 @@ type Computers struct {
 // computer is one remote computer: its entry, its client (opened at the
 // first request), and its failures.
 type computer struct {
-	cfg *HostConfig
+	cfg *remote.HostConfig
 
 	mu      sync.Mutex
-	client  *Client
+	client  *remote.Client
 	retryAt time.Time
 	backoff time.Duration
 	lastErr error
@@ -48,7 +49,7 @@ type computer struct {
 
 // NewComputers returns the computers of hosts' entries (none when hosts
 // is nil). Nothing is opened or connected until a request names one.
-func NewComputers(hosts *Hosts) *Computers {
+func NewComputers(hosts *remote.Hosts) *Computers {
 	c := &Computers{now: time.Now}
 	if hosts != nil {
 		for _, cfg := range hosts.Hosts {
@@ -111,7 +112,7 @@ func (e errBackoff) Unwrap() error { return e.err }
 // records f's failure or success. A 4xx answer (a path or object the
 // computer does not have) is the caller's doing, not a failure of the
 // computer.
-func (m *computer) use(ctx context.Context, now func() time.Time, f func(*Client) error) error {
+func (m *computer) use(ctx context.Context, now func() time.Time, f func(*remote.Client) error) error {
 	m.mu.Lock()
 	if t := now(); t.Before(m.retryAt) {
 		err := m.lastErr
@@ -119,7 +120,7 @@ func (m *computer) use(ctx context.Context, now func() time.Time, f func(*Client
 		return errBackoff{err}
 	}
 	if m.client == nil {
-		c, err := Open(m.cfg)
+		c, err := remote.Open(m.cfg)
 		if err != nil {
 			m.failLocked(now(), err)
 			m.mu.Unlock()
@@ -133,7 +134,7 @@ func (m *computer) use(ctx context.Context, now func() time.Time, f func(*Client
 	if ctx.Err() != nil {
 		return err // the caller went away: says nothing of the computer
 	}
-	var se *StatusError
+	var se *remote.StatusError
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err != nil && !(errors.As(err, &se) && se.Status >= 400 && se.Status < 500 && se.Status != http.StatusUnauthorized && se.Status != http.StatusForbidden) {
@@ -171,17 +172,17 @@ func (h *Handler) remoteComputer(name string) (*computer, error) {
 	if n := h.opts.Computers.Names(); len(n) > 0 {
 		known = strings.Join(n, ", ")
 	}
-	return nil, &Error{Status: http.StatusNotFound, Code: "no_computer",
+	return nil, &remote.Error{Status: http.StatusNotFound, Code: "no_computer",
 		Reason: fmt.Sprintf("computer %q: not one this server reads (its hosts file lists %s)", clipText(name), known)}
 }
 
 // remoteError is the API error of a failed request to computer m: the
 // computer's own 4xx answer passes through with its reason; anything
 // else is 502 (504 for no answer in time).
-func remoteError(m *computer, err error) *Error {
-	var se *StatusError
+func remoteError(m *computer, err error) *remote.Error {
+	var se *remote.StatusError
 	if errors.As(err, &se) && se.Status >= 400 && se.Status < 500 && se.Status != http.StatusUnauthorized && se.Status != http.StatusForbidden {
-		return &Error{Status: se.Status, Code: "remote_refused", Reason: clipText(se.Msg)}
+		return &remote.Error{Status: se.Status, Code: "remote_refused", Reason: clipText(se.Msg)}
 	}
 	status := http.StatusBadGateway
 	if errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "no answer within") {
@@ -195,16 +196,16 @@ func remoteError(m *computer, err error) *Error {
 	if errors.As(err, &b) {
 		reason += " (not asked again yet)"
 	}
-	return &Error{Status: status, Code: "remote_failed", Reason: clipText(reason)}
+	return &remote.Error{Status: status, Code: "remote_failed", Reason: clipText(reason)}
 }
 
 // remoteObjects answers /v1/objects for remote computer m: its own
 // answer, with its name as the host and its instances' paths naming it.
 func (h *Handler) remoteObjects(ctx context.Context, m *computer, p objectsParams) (any, error) {
 	var out any
-	err := m.use(ctx, h.computersNow(), func(c *Client) error {
+	err := m.use(ctx, h.computersNow(), func(c *remote.Client) error {
 		if p.object != "" {
-			e, err := c.Object(ctx, p.object, DetailName(p.detail))
+			e, err := c.Object(ctx, p.object, remote.DetailName(p.detail))
 			if err != nil {
 				return err
 			}
@@ -214,7 +215,7 @@ func (h *Handler) remoteObjects(ctx context.Context, m *computer, p objectsParam
 			out = e
 			return nil
 		}
-		l, err := c.Objects(ctx, DetailName(p.detail), p.costly)
+		l, err := c.Objects(ctx, remote.DetailName(p.detail), p.costly)
 		if err != nil {
 			return err
 		}
@@ -252,15 +253,15 @@ func onMachine(s, name string) string {
 // request per computer, all at once, each within its hosts-file
 // timeout). A computer that fails or waits out its backoff costs only
 // its own paths: their status is PDH_NO_DATA with the reason.
-func (h *Handler) formattedAcross(ctx context.Context, req FormattedRequest) (*FormattedAnswer, error) {
+func (h *Handler) formattedAcross(ctx context.Context, req remote.FormattedRequest) (*remote.FormattedAnswer, error) {
 	type group struct {
 		m     *computer
 		index []int // positions in req.Paths
-		req   FormattedRequest
-		ans   *FormattedAnswer
+		req   remote.FormattedRequest
+		ans   *remote.FormattedAnswer
 		err   error
 	}
-	local := group{req: FormattedRequest{Raw: req.Raw, NoCap100: req.NoCap100}}
+	local := group{req: remote.FormattedRequest{Raw: req.Raw, NoCap100: req.NoCap100}}
 	var remotes []*group
 	for i, s := range req.Paths {
 		p, _ := counterpath.Parse(s) // checked by the decoder
@@ -282,7 +283,7 @@ func (h *Handler) formattedAcross(ctx context.Context, req FormattedRequest) (*F
 		k := slices.IndexFunc(remotes, func(g *group) bool { return g.m == m })
 		if k < 0 {
 			k = len(remotes)
-			remotes = append(remotes, &group{m: m, req: FormattedRequest{Raw: req.Raw, NoCap100: req.NoCap100}})
+			remotes = append(remotes, &group{m: m, req: remote.FormattedRequest{Raw: req.Raw, NoCap100: req.NoCap100}})
 		}
 		g := remotes[k]
 		p.Machine = ""
@@ -292,7 +293,7 @@ func (h *Handler) formattedAcross(ctx context.Context, req FormattedRequest) (*F
 	var wg sync.WaitGroup
 	for _, g := range remotes {
 		wg.Go(func() {
-			g.err = g.m.use(ctx, h.computersNow(), func(c *Client) error {
+			g.err = g.m.use(ctx, h.computersNow(), func(c *remote.Client) error {
 				var err error
 				g.ans, err = c.Formatted(ctx, g.req)
 				if err == nil && len(g.ans.Counters) != len(g.req.Paths) {
@@ -312,7 +313,7 @@ func (h *Handler) formattedAcross(ctx context.Context, req FormattedRequest) (*F
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	ans := &FormattedAnswer{Host: h.opts.ComputerName, Counters: make([]FormattedCounter, len(req.Paths))}
+	ans := &remote.FormattedAnswer{Host: h.opts.ComputerName, Counters: make([]remote.FormattedCounter, len(req.Paths))}
 	if local.ans != nil {
 		ans.Host, ans.Time, ans.Interval, ans.Problems = local.ans.Host, local.ans.Time, local.ans.Interval, local.ans.Problems
 		for k, i := range local.index {
@@ -332,7 +333,7 @@ func (h *Handler) formattedAcross(ctx context.Context, req FormattedRequest) (*F
 		if g.err != nil {
 			reason := remoteError(g.m, g.err).Reason
 			for _, i := range g.index {
-				ans.Counters[i] = FormattedCounter{Path: req.Paths[i], Status: calc.NoData.String(), Reason: reason, Items: []FormattedItem{}}
+				ans.Counters[i] = remote.FormattedCounter{Path: req.Paths[i], Status: calc.NoData.String(), Reason: reason, Items: []remote.FormattedItem{}}
 			}
 			continue
 		}
@@ -346,7 +347,7 @@ func (h *Handler) formattedAcross(ctx context.Context, req FormattedRequest) (*F
 				fc.Items[j].Path = onMachine(fc.Items[j].Path, name)
 			}
 			if fc.Items == nil {
-				fc.Items = []FormattedItem{}
+				fc.Items = []remote.FormattedItem{}
 			}
 			ans.Counters[i] = fc
 		}
