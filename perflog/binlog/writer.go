@@ -102,8 +102,9 @@ type Options struct {
 	MaxSize int64
 	// Rollover starts new files at a size or time limit (Linear only).
 	Rollover Rollover
-	// Shared, when not nil, is shared with writers of logs of the same
-	// samples, so that each record is compressed once (see Shared).
+	// Shared, when not nil, is a compression cache shared with writers
+	// of logs of the same samples, so that a record they all write is
+	// compressed once (see Shared). It never changes a log's bytes.
 	Shared *Shared
 }
 
@@ -139,11 +140,8 @@ type Writer struct {
 	hdr       fileHeader
 	pos       int64 // where the next record goes
 	seq       uint64
-	enc       *encoder // the epoch's encoder, without Options.Shared
-	lin       *lineage // the epoch's encoder, with Options.Shared (nil until the first sample)
-	gen       uint64   // samples coded in the epoch (with Options.Shared)
-	invSeen   uint64   // the last Shared invitation answered
-	defs      []newDef // the definitions the sample coded last introduced (without Options.Shared)
+	enc       *encoder // the epoch's encoder
+	defs      []newDef // the definitions the sample coded last introduced
 	titled    map[uint32]bool
 	epochLen  int64
 	info      bool // an INFO record is due before the next record
@@ -347,10 +345,7 @@ func (w *Writer) reserveLimit() int64 {
 
 // newEpoch resets the coding state: the next record starts an epoch.
 func (w *Writer) newEpoch(cause uint64) {
-	w.enc, w.lin, w.gen = nil, nil, 0
-	if w.opts.Shared == nil {
-		w.enc = newEncoder()
-	}
+	w.enc = newEncoder()
 	w.hasPrev = false
 	clear(w.titled)
 	w.info, w.cause, w.epochLen = true, cause, 0
@@ -531,13 +526,6 @@ func (w *Writer) roll(t time.Time) error {
 // first where due) and how many there are.
 func (w *Writer) composeSample(s *pdh.Sample) ([]byte, int, error) {
 	pl, defs, err := w.encode(s)
-	if errors.Is(err, errDiverged) {
-		// The writers this one coded its epoch with went on with
-		// another sample: their coding state is not this log's. A new
-		// epoch starts from nothing.
-		w.newEpoch(causeEpoch)
-		pl, defs, err = w.encode(s)
-	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("%s: sample at %s: %w", w.path, s.Time.UTC().Format(time.RFC3339Nano), err)
 	}
@@ -564,20 +552,9 @@ func (w *Writer) composeSample(s *pdh.Sample) ([]byte, int, error) {
 }
 
 // encode returns the SAMPLE payload of s and the definitions it
-// introduces, coded by the epoch's encoder or, with Options.Shared, by
-// the lineage of writers that wrote the same samples (Shared.encode).
+// introduces, coded by the epoch's encoder: a log's bytes depend only on
+// the samples it is given.
 func (w *Writer) encode(s *pdh.Sample) ([]byte, []newDef, error) {
-	if sh := w.opts.Shared; sh != nil {
-		starting := w.gen == 0 && (w.cause == causeCreated || w.cause == causeAppended)
-		l, pl, defs, err := sh.encode(w.pl[:0], w.lin, w.gen, s, &w.invSeen, starting)
-		w.lin = l
-		if err != nil {
-			return nil, nil, err
-		}
-		w.gen++
-		w.pl = pl
-		return pl, defs, nil
-	}
 	pl, err := w.enc.encodeSample(w.pl[:0], s)
 	if err != nil {
 		return nil, nil, err
