@@ -3,7 +3,6 @@ package binlog
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -90,7 +89,7 @@ func TestSharedIndependent(t *testing.T) {
 				closeAndCheck(t, ws[k], path, l.samples)
 				alone := filepath.Join(dir, l.name+"-alone.plog")
 				writeLog(t, alone, DefaultOptions(), l.samples)
-				got, want := fileBytesOf(t, path), fileBytesOf(t, alone)
+				got, want := fileBytes(t, path), fileBytes(t, alone)
 				if len(got) < headerLen || !bytes.Equal(got[headerLen:], want[headerLen:]) {
 					t.Errorf("%s: written beside other writers with a shared cache, its records differ from those written alone (%d bytes, want %d)", l.name, len(got), len(want))
 				}
@@ -145,16 +144,6 @@ func closeAndCheck(t *testing.T, w *Writer, path string, want []*pdh.Sample) {
 			t.Errorf("%s: sample %d: %s", filepath.Base(path), i, d)
 		}
 	}
-}
-
-// fileBytesOf reads the file at path.
-func fileBytesOf(t *testing.T, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 // copySample returns a sample equal to s in new memory.
