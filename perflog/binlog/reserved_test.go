@@ -2,6 +2,7 @@ package binlog
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -53,6 +54,98 @@ func TestFileIsItsRecords(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
+	}
+}
+
+// TestEarlierBuildReservedSpace reads testdata/reserved.plog, what a
+// writer of an earlier build (daf9828) left when it was killed: its
+// records, then the zeros it had reserved ahead of them to the end of the
+// file (testdata/PROVENANCE.md). Those zeros end the log silently; zeros
+// followed by anything else, or cut to a length that is not a multiple of
+// 8, are a torn record at the offset where the zeros start. Appending
+// cuts the zeros and goes on after the last record.
+func TestEarlierBuildReservedSpace(t *testing.T) {
+	win, _ := windowsSamples(t)
+	const samples = 5
+	data := fileBytes(t, filepath.Join("testdata", "reserved.plog"))
+	sc, err := scan(bytes.NewReader(data), int64(len(data)), "reserved.plog")
+	if err != nil {
+		t.Fatal(err)
+	}
+	end := int(sc.newest().end())
+	if end >= len(data) || !allZero(data[end:]) || (len(data)-end)%8 != 0 {
+		t.Fatalf("testdata/reserved.plog: records to byte %d of %d, then not a multiple of 8 zero bytes", end, len(data))
+	}
+	lastRec := data[sc.records[len(sc.records)-1].off:end]
+	torn := "torn record at byte " + strconv.Itoa(end) + " "
+	for _, c := range []struct {
+		name string
+		edit func(b []byte) []byte
+		note string // "" none
+	}{
+		{"as left", func(b []byte) []byte { return b }, ""},
+		{"cut to a record's end", func(b []byte) []byte { return b[:end] }, ""},
+		{"zeros cut short", func(b []byte) []byte { return b[:len(b)-3] }, torn},
+		{"a byte after the zeros' start", func(b []byte) []byte { b[end+4096] = 1; return b }, torn},
+		{"the last byte", func(b []byte) []byte { b[len(b)-1] = 0x80; return b }, torn},
+		{"half a record in the zeros", func(b []byte) []byte { copy(b[end:], lastRec[:len(lastRec)/2]); return b }, torn},
+		{"a whole record after zeros", func(b []byte) []byte {
+			copy(b[end+64:], lastRec)
+			return b
+		}, fmt.Sprintf("bytes %d to %d are damaged", end, end+64)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := c.edit(bytes.Clone(data))
+			l, err := Read(bytes.NewReader(b), int64(len(b)), "reserved.plog")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := readN(t, l, "reserved.plog")
+			if len(got) != samples {
+				t.Fatalf("%d samples, want %d", len(got), samples)
+			}
+			for i := range got {
+				if d := sameSample(got[i], win[i]); d != "" {
+					t.Errorf("sample %d: %s", i, d)
+				}
+			}
+			switch n := l.Notes(); {
+			case c.note == "" && len(n) != 0:
+				t.Errorf("notes %q, want none", n)
+			case c.note != "" && (len(n) == 0 || !strings.Contains(n[0], c.note)):
+				t.Errorf("notes %q, want one that says %q", n, c.note)
+			}
+		})
+	}
+
+	path := filepath.Join(t.TempDir(), "reserved.plog")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w, err := Create(path, Options{Mode: Append, Compress: true, Location: time.UTC})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range win[samples:] {
+		if err := w.WriteSample(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	size := w.Size()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := int64(len(fileBytes(t, path))); n != size {
+		t.Fatalf("appended file of %d bytes, its records %d", n, size)
+	}
+	l, got := readAll(t, path)
+	if len(got) != len(win) || len(l.Notes()) != 0 {
+		t.Fatalf("after appending: %d samples, notes %q; want %d and none", len(got), l.Notes(), len(win))
+	}
+	for i := range got {
+		if d := sameSample(got[i], win[i]); d != "" {
+			t.Errorf("after appending: sample %d: %s", i, d)
+		}
 	}
 }
 
