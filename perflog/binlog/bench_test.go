@@ -2,6 +2,7 @@ package binlog
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"path/filepath"
 	"testing"
@@ -105,6 +106,67 @@ func BenchmarkReadSample(b *testing.B) {
 				}
 				b.ReportMetric(float64(vals)/time.Since(start).Seconds(), "values/s")
 			})
+		}
+	}
+}
+
+// BenchmarkWriters is the cost of a sample written to n logs at once, as
+// the collector service's sets over the same objects write it: "same"
+// gives every log the same sample (sets started together), "staggered"
+// gives each log another sample of the workload (sets started at other
+// times: their records differ), each with a Shared compression cache
+// ("shared") or without ("alone"). What a log costs beyond the first is
+// (time at n=10 - time at n=1) / 9.
+func BenchmarkWriters(b *testing.B) {
+	for _, wl := range []string{"windows", "procs500"} {
+		samples := benchWorkloads(b)[wl]
+		for _, n := range []int{1, 10} {
+			for _, feed := range []string{"same", "staggered"} {
+				if n == 1 && feed == "staggered" {
+					continue
+				}
+				for _, shared := range []bool{true, false} {
+					name := fmt.Sprintf("%s/logs=%d/%s/alone", wl, n, feed)
+					if shared {
+						name = fmt.Sprintf("%s/logs=%d/%s/shared", wl, n, feed)
+					}
+					b.Run(name, func(b *testing.B) {
+						var sh *Shared
+						if shared {
+							sh = NewShared()
+						}
+						ws := make([]*Writer, n)
+						for k := range ws {
+							w, err := Create(filepath.Join(b.TempDir(), fmt.Sprintf("x%d.plog", k)), Options{Compress: true, Location: time.UTC, Shared: sh})
+							if err != nil {
+								b.Fatal(err)
+							}
+							ws[k] = w
+						}
+						b.ReportAllocs()
+						i := 0
+						for b.Loop() {
+							same := at(samples[i%len(samples)], i)
+							for k, w := range ws {
+								s := same
+								if feed == "staggered" {
+									s = at(samples[(i+k)%len(samples)], i)
+								}
+								if err := w.WriteSample(s); err != nil {
+									b.Fatal(err)
+								}
+							}
+							i++
+						}
+						b.StopTimer()
+						for _, w := range ws {
+							if err := w.Close(); err != nil {
+								b.Fatal(err)
+							}
+						}
+					})
+				}
+			}
 		}
 	}
 }

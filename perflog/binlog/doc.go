@@ -11,14 +11,14 @@
 // counter data are coded as deltas against the previous sample and records
 // are compressed with zstd (Options.Compress, on in DefaultOptions).
 //
-// A linear log's file is reserved ahead of its records (up to 1 MiB, within
-// its size limits) and its records are copied into a memory mapping of that
-// space: a sample costs no system call. Close cuts the file back to its
-// records (Writer.Size); readers take the zeros a killed writer leaves as
-// the log's end (FORMAT.md, "Reserved space").
+// A sample's records are appended with one write, and a log's bytes depend
+// only on what was written to it: writers of the same samples may share a
+// compression cache (Shared), which never changes what they write.
 //
 // Every record is framed with its length at both ends and a CRC-32C, so
 // Open reads a log written by a process that crashed, or a file cut at any
-// byte, up to its last whole record, and says so in Notes. A Log is a
+// byte, up to its last whole record, and says so in Notes; the zeros that
+// earlier builds reserved after the last record end a log silently
+// (FORMAT.md, "Zeros where a record should start"). A Log is a
 // recorded pdh.Source.
 package binlog

@@ -26,8 +26,11 @@ func indexOf(t time.Time) int {
 	return int(t.Sub(time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)) / time.Second)
 }
 
-// TestTruncatedEverywhere cuts small logs at every byte offset: each reads
-// back to its last whole sample, and appending to it afterwards works.
+// TestTruncatedEverywhere cuts small logs at every byte offset (so every
+// byte of the last sample, as a writer killed in its write leaves it):
+// each reads back to its last whole sample, says nothing when the cut is
+// at a record's end and names the record cut otherwise, and appending to
+// it afterwards works.
 func TestTruncatedEverywhere(t *testing.T) {
 	live := liveSamples(t, 5, 5)
 	for _, compress := range []bool{false, true} {
@@ -38,6 +41,19 @@ func TestTruncatedEverywhere(t *testing.T) {
 			data, err := os.ReadFile(path)
 			if err != nil {
 				t.Fatal(err)
+			}
+			// The records' offsets, from the writer's sizes being
+			// sample ends and the framing: where each record starts.
+			sc, err := scan(bytes.NewReader(data), int64(len(data)), path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			starts := []int64{headerLen}
+			for _, f := range sc.records {
+				starts = append(starts, f.end())
+			}
+			if starts[len(starts)-1] != int64(len(data)) || sizes[len(sizes)-1] != int64(len(data)) {
+				t.Fatalf("records end at %d, samples at %d, file %d bytes", starts[len(starts)-1], sizes[len(sizes)-1], len(data))
 			}
 			cut := filepath.Join(dir, "cut.plog")
 			for x := 0; x <= len(data); x++ {
@@ -85,13 +101,15 @@ func TestTruncatedEverywhere(t *testing.T) {
 						t.Fatalf("cut at %d: sample %d: %s", x, i, d)
 					}
 				}
-				boundary := x == headerLen || slices.Contains(sizes, int64(x))
-				torn := slices.ContainsFunc(l.Notes(), func(n string) bool { return strings.Contains(n, "torn record at byte") })
+				i, boundary := slices.BinarySearch(starts, int64(x))
 				if boundary && len(l.Notes()) > 0 {
-					t.Fatalf("cut at %d (a sample boundary): notes %q", x, l.Notes())
+					t.Fatalf("cut at %d (a record's end): notes %q", x, l.Notes())
 				}
-				if x%8 != 0 && !torn {
-					t.Fatalf("cut at %d (inside a record): no note of the torn record: %q", x, l.Notes())
+				if !boundary {
+					want := fmt.Sprintf("torn record at byte %d ", starts[i-1])
+					if len(l.Notes()) != 1 || !strings.Contains(l.Notes()[0], want) {
+						t.Fatalf("cut at %d (inside the record at %d): notes %q, want one that says %q", x, starts[i-1], l.Notes(), want)
+					}
 				}
 				l.Close()
 				// Appending to the cut log: the samples before the cut, then

@@ -128,8 +128,10 @@ func scan(r io.ReaderAt, size int64, name string) (*scanned, error) {
 			budget -= int64(f.length)
 		}
 		if damagedAt < 0 && !h.circular && hb != nil && allZero(hb) {
-			// Zeros from a record's end to the file's end are space the
-			// writer reserved, not damage (FORMAT.md, "Reserved space").
+			// Zeros from a record's end to the file's end are space an
+			// earlier writer reserved, not damage (FORMAT.md, "Zeros
+			// where a record should start"); zeros followed by anything
+			// else are.
 			zero, err := zeroTo(w, pos)
 			if err != nil {
 				return nil, fmt.Errorf("%s: reading at byte %d: %w", name, pos, err)
@@ -153,7 +155,7 @@ func scan(r io.ReaderAt, size int64, name string) (*scanned, error) {
 		s.notes = append(s.notes, fmt.Sprintf("torn record at byte %d %s: the log ends at its last whole record", damagedAt, s.after()))
 	} else if pos < end && !h.circular && damagedAt < 0 {
 		// Fewer bytes than a record after the last one: reserved space
-		// when they are zeros, else a torn record.
+		// (of an earlier writer) when they are zeros, else a torn record.
 		zero, err := zeroTo(w, pos)
 		if err != nil {
 			return nil, fmt.Errorf("%s: reading at byte %d: %w", name, pos, err)
@@ -179,7 +181,8 @@ func allZero(b []byte) bool {
 }
 
 // zeroTo reports whether the file from pos (a record's place) to its end
-// is space a writer reserved: zero bytes, a multiple of 8 of them. A
+// is space an earlier writer reserved: zero bytes, a multiple of 8 of
+// them (FORMAT.md, "Zeros where a record should start"). A
 // record cut short is never that: its first 8 bytes are not all zero (its
 // kind and sync mark), and a cut inside them leaves fewer than 8.
 func zeroTo(w *window, pos int64) (bool, error) {

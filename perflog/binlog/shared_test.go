@@ -2,7 +2,7 @@ package binlog
 
 import (
 	"bytes"
-	"os"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -10,179 +10,122 @@ import (
 	"github.com/perfcounters/perfcounters/pdh"
 )
 
-// TestShared: writers sharing one Shared, written in turns (in an order
-// that changes from turn to turn), each read back exactly what it was
-// given: two of the same samples from the start, one given the very
-// *pdh.Sample values and the other copies of them (whose files are then
-// the same bytes as a writer's without sharing, past the header, and
-// which code on one lineage), one of other samples, and one that is given
-// the same samples for three turns and then others (its lineage goes on
-// without it: it starts a new epoch). Sharing saves coding and
-// compressing, never changes what a log holds.
-func TestShared(t *testing.T) {
-	samples := liveSamplesN(t, 8, 7, 2000) // large: compressed with the previous sample as dictionary
-	other := liveSamplesN(t, 8, 9, 2000)
-	dir := t.TempDir()
-	sh := NewShared()
+// TestSharedIndependent: writers sharing one compression cache, written in
+// turns (in an order that changes from turn to turn), each write the very
+// bytes (past the file header, which says when the file was made) that a
+// writer without the cache writes alone from the same samples, and read
+// back exactly what they were given. The cases mix writers of the same
+// samples from the start (one given the very *pdh.Sample values, one
+// copies of them), writers started later, one of other samples, and one
+// given the same samples for three turns and then others: what a log
+// holds never depends on the other writers.
+func TestSharedIndependent(t *testing.T) {
+	big := liveSamplesN(t, 8, 7, 2000) // large: compressed with the previous sample as dictionary
+	bigOther := liveSamplesN(t, 8, 9, 2000)
+	small := liveSamplesN(t, 10, 7, 300)
+	smallOther := liveSamplesN(t, 10, 9, 300)
+	copies := func(s []*pdh.Sample) []*pdh.Sample {
+		c := make([]*pdh.Sample, len(s))
+		for i, smp := range s {
+			c[i] = copySample(t, smp)
+		}
+		return c
+	}
+	fork := func(a, b []*pdh.Sample, at int) []*pdh.Sample {
+		return append(slices.Clone(a[:at]), b[at:]...)
+	}
 	type log struct {
 		name    string
 		from    int // the turn of its first sample
 		samples []*pdh.Sample
-		w       *Writer
 	}
-	fork := append(slices.Clone(samples[:3]), other[3:]...)
-	copies := make([]*pdh.Sample, len(samples))
-	for i, smp := range samples {
-		copies[i] = copySample(t, smp)
-	}
-	logs := []*log{{name: "a", samples: samples}, {name: "b", samples: copies}, {name: "other", samples: other}, {name: "fork", samples: fork}}
-	for _, l := range logs {
-		l.w = sharedWriter(t, filepath.Join(dir, l.name+".plog"), sh)
-	}
-	for turn := range samples {
-		order := slices.Clone(logs[:3])
-		if turn%2 == 1 {
-			slices.Reverse(order)
-		}
-		order = append(order, logs[3]) // fork writes last (TestSharedForkFirst: first)
-		for _, l := range order {
-			if i := turn - l.from; i >= 0 && i < len(l.samples) {
-				if err := l.w.WriteSample(l.samples[i]); err != nil {
-					t.Fatalf("%s: sample %d: %v", l.name, i, err)
+	for _, c := range []struct {
+		name string
+		logs []log
+	}{
+		{"together", []log{{"a", 0, big}, {"b", 0, copies(big)}, {"other", 0, bigOther}, {"fork", 0, fork(big, bigOther, 3)}}},
+		{"fork first", []log{{"fork", 0, fork(small, smallOther, 3)}, {"a", 0, small}, {"b", 0, small}}},
+		{"staggered", []log{{"a", 0, small}, {"other", 0, smallOther}, {"b", 2, copies(small[2:])}, {"c", 4, small[4:]}}},
+		{"staggered big", []log{{"a", 0, big}, {"b", 1, big[1:]}, {"c", 5, copies(big[5:])}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			sh := NewShared()
+			ws := make([]*Writer, len(c.logs))
+			turns := 0
+			for _, l := range c.logs {
+				turns = max(turns, l.from+len(l.samples))
+			}
+			for turn := range turns {
+				order := make([]int, len(c.logs))
+				for i := range order {
+					order[i] = i
+				}
+				if turn%2 == 1 {
+					slices.Reverse(order)
+				}
+				for _, k := range order {
+					l := c.logs[k]
+					i := turn - l.from
+					if i < 0 || i >= len(l.samples) {
+						continue
+					}
+					if ws[k] == nil {
+						opts := DefaultOptions()
+						opts.Shared = sh
+						w, err := Create(filepath.Join(dir, l.name+".plog"), opts)
+						if err != nil {
+							t.Fatal(err)
+						}
+						ws[k] = w
+					}
+					if err := ws[k].WriteSample(l.samples[i]); err != nil {
+						t.Fatalf("%s: sample %d: %v", l.name, i, err)
+					}
 				}
 			}
-		}
+			for k, l := range c.logs {
+				path := filepath.Join(dir, l.name+".plog")
+				closeAndCheck(t, ws[k], path, l.samples)
+				alone := filepath.Join(dir, l.name+"-alone.plog")
+				writeLog(t, alone, DefaultOptions(), l.samples)
+				got, want := fileBytes(t, path), fileBytes(t, alone)
+				if len(got) < headerLen || !bytes.Equal(got[headerLen:], want[headerLen:]) {
+					t.Errorf("%s: written beside other writers with a shared cache, its records differ from those written alone (%d bytes, want %d)", l.name, len(got), len(want))
+				}
+			}
+		})
 	}
-	if a, b := logs[0].w.lin, logs[1].w.lin; a == nil || a != b || a.gen != uint64(len(samples)) {
-		t.Errorf("a and b coded on lineages %p and %p (%d samples): want one, of all %d", a, b, a.gen, len(samples))
-	}
-	for _, l := range logs[2:] {
-		if l.w.lin == logs[0].w.lin {
-			t.Errorf("%s coded on the lineage of a and b", l.name)
-		}
-	}
-	for _, l := range logs {
-		closeAndCheck(t, l.w, filepath.Join(dir, l.name+".plog"), l.samples)
-	}
-	alone := filepath.Join(dir, "alone.plog")
-	writeLog(t, alone, DefaultOptions(), samples)
-	want, err := os.ReadFile(alone)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range []string{"a", "b"} {
-		got, err := os.ReadFile(filepath.Join(dir, name+".plog"))
+}
+
+// TestSharedCacheHits: a record that writers of the same samples write is
+// compressed once; the cache hands the others the same bytes.
+func TestSharedCacheHits(t *testing.T) {
+	samples := liveSamplesN(t, 4, 7, 2000)
+	sh := NewShared()
+	var ws []*Writer
+	for i := range 3 {
+		opts := DefaultOptions()
+		opts.Shared = sh
+		w, err := Create(filepath.Join(t.TempDir(), fmt.Sprintf("w%d.plog", i)), opts)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.Equal(got[headerLen:], want[headerLen:]) {
-			t.Errorf("%s: written with the shared cache, its records differ from those of a writer without (%d bytes, want %d)", name, len(got), len(want))
-		}
+		defer w.Close()
+		ws = append(ws, w)
 	}
-}
-
-// TestSharedForkFirst: when the writer that leaves the samples of its
-// lineage is the first to write, it takes the lineage with it; the others
-// start a new epoch, code together again from there, and every log reads
-// back what it was given.
-func TestSharedForkFirst(t *testing.T) {
-	samples := liveSamplesN(t, 8, 7, 300)
-	other := liveSamplesN(t, 8, 9, 300)
-	fork := append(slices.Clone(samples[:3]), other[3:]...)
-	dir := t.TempDir()
-	sh := NewShared()
-	names := []string{"fork", "a", "b"}
-	given := [][]*pdh.Sample{fork, samples, samples}
-	var ws []*Writer
-	for _, n := range names {
-		ws = append(ws, sharedWriter(t, filepath.Join(dir, n+".plog"), sh))
-	}
-	for turn := range samples {
-		for i, w := range ws {
-			if err := w.WriteSample(given[i][turn]); err != nil {
-				t.Fatalf("%s: sample %d: %v", names[i], turn, err)
+	for i, s := range samples {
+		for k, w := range ws {
+			before := sh.misses
+			if err := w.WriteSample(s); err != nil {
+				t.Fatal(err)
+			}
+			if n := sh.misses - before; k > 0 && n != 0 {
+				t.Errorf("sample %d, writer %d: %d records compressed, want 0 (the first writer's, from the cache)", i, k, n)
+			} else if k == 0 && n == 0 {
+				t.Errorf("sample %d, writer 0: nothing compressed", i)
 			}
 		}
-	}
-	if ws[1].lin == nil || ws[1].lin != ws[2].lin || ws[0].lin == ws[1].lin {
-		t.Errorf("lineages at the end: fork %p, a %p, b %p; want a and b on one, fork on another", ws[0].lin, ws[1].lin, ws[2].lin)
-	}
-	for i, w := range ws {
-		closeAndCheck(t, w, filepath.Join(dir, names[i]+".plog"), given[i])
-	}
-}
-
-// copySample returns a sample equal to s in new memory.
-func copySample(t *testing.T, s *pdh.Sample) *pdh.Sample {
-	t.Helper()
-	var blocks [][]byte
-	for _, b := range s.Blocks {
-		blocks = append(blocks, bytes.Clone(b.Bytes()))
-	}
-	c, err := pdh.NewSample(blocks)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.Time, c.Gap = s.Time, s.Gap
-	for _, p := range s.Problems {
-		p.Missing = slices.Clone(p.Missing)
-		c.Problems = append(c.Problems, p)
-	}
-	return c
-}
-
-// TestSharedStaggered: writers of the same samples started at different
-// turns (and one of other samples) end up coding on one lineage: each log
-// that starts invites the others, which start a new epoch at their next
-// sample. Every log reads back what it was given, and from the last start
-// on each sample is coded once for the writers of the same samples.
-func TestSharedStaggered(t *testing.T) {
-	samples := liveSamplesN(t, 10, 7, 300)
-	other := liveSamplesN(t, 10, 9, 300)
-	dir := t.TempDir()
-	sh := NewShared()
-	type log struct {
-		name    string
-		from    int
-		samples []*pdh.Sample
-		w       *Writer
-	}
-	logs := []*log{{name: "a", samples: samples}, {name: "other", samples: other}, {name: "b", from: 2, samples: samples[2:]}, {name: "c", from: 4, samples: samples[4:]}}
-	var codedAt []uint64
-	for turn := range samples {
-		for _, l := range logs {
-			i := turn - l.from
-			if i < 0 {
-				continue
-			}
-			if l.w == nil {
-				l.w = sharedWriter(t, filepath.Join(dir, l.name+".plog"), sh)
-			}
-			// Each log's first sample is a copy, as the service gives a
-			// set that starts its own first sample.
-			smp := l.samples[i]
-			if i == 0 {
-				smp = copySample(t, smp)
-			}
-			if err := l.w.WriteSample(smp); err != nil {
-				t.Fatalf("%s: sample %d: %v", l.name, i, err)
-			}
-		}
-		codedAt = append(codedAt, sh.Coded())
-	}
-	a, b, c := logs[0].w.lin, logs[2].w.lin, logs[3].w.lin
-	if a == nil || a != b || a != c || logs[1].w.lin == a {
-		t.Errorf("lineages at the end: a %p, b %p, c %p, other %p; want a, b and c on one, other on another", a, b, c, logs[1].w.lin)
-	}
-	// From turn 6 (c joined at turn 5), two codings a turn: one for a, b
-	// and c, one for other.
-	for turn := 6; turn < len(codedAt); turn++ {
-		if d := codedAt[turn] - codedAt[turn-1]; d != 2 {
-			t.Errorf("turn %d: %d samples coded, want 2", turn, d)
-		}
-	}
-	for _, l := range logs {
-		closeAndCheck(t, l.w, filepath.Join(dir, l.name+".plog"), l.samples)
 	}
 }
 
@@ -203,14 +146,21 @@ func closeAndCheck(t *testing.T, w *Writer, path string, want []*pdh.Sample) {
 	}
 }
 
-// sharedWriter creates a log at path with the default options and sh.
-func sharedWriter(t *testing.T, path string, sh *Shared) *Writer {
+// copySample returns a sample equal to s in new memory.
+func copySample(t *testing.T, s *pdh.Sample) *pdh.Sample {
 	t.Helper()
-	opts := DefaultOptions()
-	opts.Shared = sh
-	w, err := Create(path, opts)
+	var blocks [][]byte
+	for _, b := range s.Blocks {
+		blocks = append(blocks, bytes.Clone(b.Bytes()))
+	}
+	c, err := pdh.NewSample(blocks)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return w
+	c.Time, c.Gap = s.Time, s.Gap
+	for _, p := range s.Problems {
+		p.Missing = slices.Clone(p.Missing)
+		c.Problems = append(c.Problems, p)
+	}
+	return c
 }

@@ -102,8 +102,9 @@ type Options struct {
 	MaxSize int64
 	// Rollover starts new files at a size or time limit (Linear only).
 	Rollover Rollover
-	// Shared, when not nil, is shared with writers of logs of the same
-	// samples, so that each record is compressed once (see Shared).
+	// Shared, when not nil, is a compression cache shared with writers
+	// of logs of the same samples, so that a record they all write is
+	// compressed once (see Shared). It never changes a log's bytes.
 	Shared *Shared
 }
 
@@ -135,15 +136,11 @@ type Writer struct {
 	base      string // the path given to Create
 	path      string // the current file
 	f         *os.File
-	t         *tail // writes f's records
 	hdr       fileHeader
 	pos       int64 // where the next record goes
 	seq       uint64
-	enc       *encoder // the epoch's encoder, without Options.Shared
-	lin       *lineage // the epoch's encoder, with Options.Shared (nil until the first sample)
-	gen       uint64   // samples coded in the epoch (with Options.Shared)
-	invSeen   uint64   // the last Shared invitation answered
-	defs      []newDef // the definitions the sample coded last introduced (without Options.Shared)
+	enc       *encoder // the epoch's encoder
+	defs      []newDef // the definitions the sample coded last introduced
 	titled    map[uint32]bool
 	epochLen  int64
 	info      bool // an INFO record is due before the next record
@@ -249,7 +246,6 @@ func (w *Writer) createFile(path string, cause uint64) error {
 		return err
 	}
 	w.f, w.path, w.hdr, w.pos, w.seq = f, path, h, headerLen, 0
-	w.t = newTail(f, headerLen, w.reserveLimit(), h.circular)
 	w.wrote, w.samples = false, 0
 	w.names[path] = true
 	w.newEpoch(cause)
@@ -316,11 +312,6 @@ func (w *Writer) openAppend(path string) error {
 			return fmt.Errorf("%s: cutting the torn tail at byte %d: %w", path, w.pos, err)
 		}
 	}
-	size := fi.Size()
-	if !sc.hdr.circular {
-		size = w.pos
-	}
-	w.t = newTail(f, size, w.reserveLimit(), sc.hdr.circular)
 	if !sc.hdr.zstd {
 		w.zenc = nil // the file says records are not compressed
 	}
@@ -333,32 +324,16 @@ func (w *Writer) openAppend(path string) error {
 	return nil
 }
 
-// reserveLimit is how far a linear file may be reserved ahead of its
-// records (tail): not past the log's maximum or rollover size.
-func (w *Writer) reserveLimit() int64 {
-	switch {
-	case w.opts.Rollover.Size > 0:
-		return w.opts.Rollover.Size
-	case w.opts.MaxSize > 0:
-		return w.opts.MaxSize
-	}
-	return 0
-}
-
 // newEpoch resets the coding state: the next record starts an epoch.
 func (w *Writer) newEpoch(cause uint64) {
-	w.enc, w.lin, w.gen = nil, nil, 0
-	if w.opts.Shared == nil {
-		w.enc = newEncoder()
-	}
+	w.enc = newEncoder()
 	w.hasPrev = false
 	clear(w.titled)
 	w.info, w.cause, w.epochLen = true, cause, 0
 }
 
-// Size returns the length of the current file's records: the file's size
-// once the writer is closed. While it writes, the file may be longer, by
-// space reserved for the next records (FORMAT.md, "Reserved space").
+// Size returns the length of the current file's records: a linear log's
+// file size.
 func (w *Writer) Size() int64 {
 	if w.f == nil {
 		return 0
@@ -459,8 +434,11 @@ func (w *Writer) place(compose func() ([]byte, int, error), t time.Time, sample 
 		w.newEpoch(causeEpoch)
 		return fmt.Errorf("%s: %w (%d bytes)", w.path, ErrFull, w.opts.MaxSize)
 	}
-	if err := w.t.writeAt(recs, w.pos); err != nil {
-		w.t.cut(w.pos)
+	// The sample's records (with the INFO, TITLES and DEFS before it)
+	// are one write: a writer killed at any moment leaves whole records
+	// and at most one torn write at the end, which readers drop.
+	if _, err := w.f.WriteAt(recs, w.pos); err != nil {
+		w.cut(w.pos)
 		w.broken = fmt.Errorf("%s: writing at byte %d: %w (the log ends at its last whole record)", w.path, w.pos, err)
 		return w.broken
 	}
@@ -492,7 +470,7 @@ func (w *Writer) wrap() error {
 	} else {
 		b = make([]byte, rest)
 	}
-	if err := w.t.writeAt(b, w.pos); err != nil {
+	if _, err := w.f.WriteAt(b, w.pos); err != nil {
 		w.broken = fmt.Errorf("%s: writing the wrap at byte %d: %w", w.path, w.pos, err)
 		return w.broken
 	}
@@ -502,6 +480,17 @@ func (w *Writer) wrap() error {
 	w.pos = int64(w.hdr.length)
 	w.newEpoch(causeEpoch)
 	return nil
+}
+
+// cut truncates a linear log's file after pos when a write there failed
+// part way (a full disk), so that the file ends with its last whole record.
+func (w *Writer) cut(pos int64) {
+	if w.hdr.circular {
+		return // a failed write inside the ring: what follows are older records
+	}
+	if fi, err := w.f.Stat(); err == nil && fi.Size() > pos {
+		w.f.Truncate(pos)
+	}
 }
 
 // roll closes the current file and starts the next of the series.
@@ -531,13 +520,6 @@ func (w *Writer) roll(t time.Time) error {
 // first where due) and how many there are.
 func (w *Writer) composeSample(s *pdh.Sample) ([]byte, int, error) {
 	pl, defs, err := w.encode(s)
-	if errors.Is(err, errDiverged) {
-		// The writers this one coded its epoch with went on with
-		// another sample: their coding state is not this log's. A new
-		// epoch starts from nothing.
-		w.newEpoch(causeEpoch)
-		pl, defs, err = w.encode(s)
-	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("%s: sample at %s: %w", w.path, s.Time.UTC().Format(time.RFC3339Nano), err)
 	}
@@ -564,20 +546,9 @@ func (w *Writer) composeSample(s *pdh.Sample) ([]byte, int, error) {
 }
 
 // encode returns the SAMPLE payload of s and the definitions it
-// introduces, coded by the epoch's encoder or, with Options.Shared, by
-// the lineage of writers that wrote the same samples (Shared.encode).
+// introduces, coded by the epoch's encoder: a log's bytes depend only on
+// the samples it is given.
 func (w *Writer) encode(s *pdh.Sample) ([]byte, []newDef, error) {
-	if sh := w.opts.Shared; sh != nil {
-		starting := w.gen == 0 && (w.cause == causeCreated || w.cause == causeAppended)
-		l, pl, defs, err := sh.encode(w.pl[:0], w.lin, w.gen, s, &w.invSeen, starting)
-		w.lin = l
-		if err != nil {
-			return nil, nil, err
-		}
-		w.gen++
-		w.pl = pl
-		return pl, defs, nil
-	}
 	pl, err := w.enc.encodeSample(w.pl[:0], s)
 	if err != nil {
 		return nil, nil, err
@@ -736,16 +707,13 @@ func (w *Writer) closeFile() error {
 			out, seq := w.appendInfo(w.out[:0], w.seq, time.Time{})
 			return out, int(seq - w.seq), nil
 		}, time.Time{}, false); err != nil {
-			w.t.close(w.pos)
 			w.f.Close()
+			w.f = nil
 			return err
 		}
 	}
-	err := w.t.close(w.pos)
-	if cerr := w.f.Close(); err == nil {
-		err = cerr
-	}
-	w.f, w.t = nil, nil
+	err := w.f.Close()
+	w.f = nil
 	if err != nil {
 		return fmt.Errorf("%s: %w", w.path, err)
 	}
