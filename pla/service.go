@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/perfcounters/perfcounters/collectorset"
+	"github.com/perfcounters/perfcounters/counterpath"
 	"github.com/perfcounters/perfcounters/pdh"
 	"github.com/perfcounters/perfcounters/perflog/binlog"
 	"github.com/perfcounters/perfcounters/perflog/sqllog"
@@ -22,8 +23,9 @@ import (
 // Options configure a Service.
 type Options struct {
 	// NewSource opens the live source of this computer (the local host);
-	// the service opens one per sample interval while a set of that
-	// interval runs, and closes it after.
+	// the service opens it when a set starts and none runs, collects
+	// through one pdh.Sampler in front of it for every set, and closes
+	// it when the last set stops.
 	NewSource func() (pdh.Source, io.Closer, error)
 	// MB is the number of bytes of -max's megabyte; 0 is 1 MiB (tests
 	// make it smaller).
@@ -42,18 +44,28 @@ type Options struct {
 	Supervisor int
 }
 
-// Service runs collector sets in this process. Sets of the same sample
-// interval share one source and one collection per sample: each tick
-// takes one sample holding every object any of them reads, and each set's
-// query reads it from there.
+// Service runs collector sets in this process. Every set collects
+// through one pdh.Sampler in front of the source: sets of the same
+// sample interval share one collection per tick (a sample holding every
+// object any of them reads, which each set's query reads from there),
+// and groups of other intervals, or sets that start, within sampleAge of
+// a collection share it too.
 type Service struct {
-	opts   Options
-	ctx    context.Context
-	mu     sync.Mutex
-	groups map[time.Duration]*group
-	runs   map[string]*run
-	wg     sync.WaitGroup
+	opts    Options
+	ctx     context.Context
+	mu      sync.Mutex
+	groups  map[time.Duration]*group
+	runs    map[string]*run
+	wg      sync.WaitGroup
+	sampler *pdh.Sampler // nil while no set runs
+	closer  io.Closer    // the sampler's source's
 }
+
+// sampleAge is how old a collection of the service's sampler may be and
+// still serve a set that starts or another interval's tick: a tenth of
+// the shortest sample interval, so that a set started just before a tick
+// (which skips that tick, see tick) never gets one collection twice.
+const sampleAge = time.Duration(collectorset.MinSampleInterval) * time.Second / 10
 
 // run is one running set.
 type run struct {
@@ -74,11 +86,12 @@ type run struct {
 	reason  string
 }
 
-// group is the sets of one sample interval and their shared source.
+// group is the sets of one sample interval and their view of the
+// service's sampler.
 type group struct {
 	interval time.Duration
-	src      pdh.Source
-	closer   io.Closer
+	shared   *pdh.Sampler // the service's
+	src      pdh.Source   // a view of shared: a tick never gets the previous tick's sample
 	runs     []*run
 	quit     chan struct{}
 	// cur is the sample of the tick in progress, taken for want (nil:
@@ -90,16 +103,6 @@ type group struct {
 	// of a set (Query.Sample), by the objects its query asks for: sets
 	// reading the same objects write the same reduced sample.
 	reduced map[string]*pdh.Sample
-	// first is the last sample taken between ticks (the first sample of
-	// a set that starts), when, and for which objects (firstAll: all):
-	// a set that starts within firstReuse of it starts from it too, so
-	// that sets started together (at boot, by one service) write the
-	// same samples from the first on, and their binary logs the same
-	// records, which they then compress once (zshare).
-	first     *pdh.Sample
-	firstAt   time.Time
-	firstWant []uint32
-	firstAll  bool
 	// zshare lets the binary logs of the group's sets compress a record
 	// once when they write the same one.
 	zshare *binlog.Shared
@@ -155,21 +158,11 @@ func (v *view) Sample(ctx context.Context, objects []uint32) (*pdh.Sample, error
 	if g := v.g; g.cur != nil && (g.all || (len(objects) > 0 && covers(g.want, objects))) {
 		return g.cur, nil
 	}
-	g := v.g
-	if g.first != nil && time.Since(g.firstAt) < g.firstReuse() && (g.firstAll || (len(objects) > 0 && covers(g.firstWant, objects))) {
-		return g.first, nil
-	}
-	smp, err := g.src.Sample(ctx, objects)
-	if err == nil {
-		g.first, g.firstAt, g.firstWant, g.firstAll = smp, time.Now(), append(g.firstWant[:0], objects...), len(objects) == 0
-	}
-	return smp, err
+	// Between ticks (a set starting, resolving its counters): the
+	// service's latest collection when it is young enough, so that sets
+	// started together start from the same sample.
+	return v.g.shared.Sample(ctx, objects)
 }
-
-// firstReuse is how long a sample taken for a set's start serves the
-// starts of other sets of the group: a tenth of the interval, at most a
-// second.
-func (g *group) firstReuse() time.Duration { return min(g.interval/10, time.Second) }
 
 // Titles are the shared source's.
 func (v *view) Titles() *titles.DB { return v.g.src.Titles() }
@@ -317,23 +310,32 @@ func (s *Service) open(ctx context.Context, r *run, crashed bool, old *Record) e
 	g := s.groups[iv]
 	fresh := g == nil
 	if fresh {
-		if s.opts.NewSource == nil {
-			return errors.New("the collector service has no data source")
+		if s.sampler == nil {
+			if s.opts.NewSource == nil {
+				return errors.New("the collector service has no data source")
+			}
+			src, closer, err := s.opts.NewSource()
+			if err != nil {
+				return err
+			}
+			s.sampler, s.closer = pdh.NewSampler(src, pdh.SamplerOptions{MaxAge: sampleAge}), closer
 		}
-		src, closer, err := s.opts.NewSource()
-		if err != nil {
-			return err
-		}
-		g = &group{interval: iv, src: src, closer: closer, quit: make(chan struct{}), zshare: binlog.NewShared()}
+		g = &group{interval: iv, shared: s.sampler, src: s.sampler.View(), quit: make(chan struct{}), zshare: binlog.NewShared()}
 	}
 	fail := func(err error) error {
 		if fresh {
-			g.closer.Close()
+			s.closeSource()
 		}
 		return err
 	}
 	r.g, r.v = g, &view{g: g}
 	r.q = pdh.OpenQuery(r.v)
+	// One collection of every object the set names, before its counters
+	// are resolved one by one: each is then found in it, and the sampler
+	// never waits out its interval for an object the one before lacked.
+	if objs := objectsOf(g.shared.Titles(), r.set.Collector.Counters); len(objs) > 0 {
+		g.shared.Sample(ctx, objs) // a failure is AddCounter's to report
+	}
 	added := 0
 	var first error
 	for _, p := range r.set.Collector.Counters {
@@ -447,7 +449,7 @@ func (s *Service) tick(g *group) {
 		}
 		return
 	}
-	g.cur, g.reduced, g.first = smp, map[string]*pdh.Sample{}, nil
+	g.cur, g.reduced = smp, map[string]*pdh.Sample{}
 	defer func() { g.cur, g.reduced = nil, nil }()
 	for _, r := range slices.Clone(g.runs) {
 		if now.Sub(r.last) < g.interval/2 {
@@ -508,9 +510,34 @@ func (s *Service) end(r *run, reason string) {
 	if len(g.runs) == 0 {
 		delete(s.groups, g.interval)
 		close(g.quit)
-		g.closer.Close()
+		s.closeSource()
 	}
 	close(r.done)
+}
+
+// objectsOf are the title indexes of the objects that counter paths of
+// this computer name (unknown names and other computers left out).
+func objectsOf(db *titles.DB, paths []string) []uint32 {
+	var out []uint32
+	for _, s := range paths {
+		p, err := counterpath.Parse(s)
+		if err != nil || p.Machine != "" {
+			continue
+		}
+		if idx, ok := db.Index(p.Object); ok && !slices.Contains(out, idx) {
+			out = append(out, idx)
+		}
+	}
+	return out
+}
+
+// closeSource closes the source when no group uses it (s.mu held).
+func (s *Service) closeSource() {
+	if len(s.groups) > 0 || s.sampler == nil {
+		return
+	}
+	s.closer.Close()
+	s.sampler, s.closer = nil, nil
 }
 
 // Stop stops the set name of dir that this service runs.

@@ -73,7 +73,7 @@ var table = map[string]rule{
 	// pla runs collector sets (Windows' Performance Logs and Alerts):
 	// given a live source by the program, it writes the logs and keeps
 	// the run-state records.
-	"pla": {3, []string{"collectorset", "pdh", "perflog/binlog", "perflog/pdhcsv", "perflog/sqllog", "state", "titles"}},
+	"pla": {3, []string{"collectorset", "counterpath", "pdh", "perflog/binlog", "perflog/pdhcsv", "perflog/sqllog", "state", "titles"}},
 	// export/prom: the counters of a source as Prometheus /metrics
 	// (OpenMetrics), mapped by counter type.
 	"export/prom": {3, []string{"calc", "countertype", "export/metricname", "internal/utf16le", "pdh", "perfdata", "titles"}},
