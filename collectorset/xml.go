@@ -14,7 +14,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf16"
-	"unicode/utf8"
+
+	"github.com/perfcounters/perfcounters/internal/utf16le"
 )
 
 // MaxXMLSize bounds a DataCollectorSet XML file, in bytes as stored (UTF-16
@@ -69,38 +70,11 @@ func (e *XMLError) Unwrap() error { return e.Err }
 
 // DecodeText turns the bytes of an XML file into UTF-8: UTF-16 (little or
 // big endian) with a byte-order mark, as Windows writes its exports,
-// UTF-16LE without one (recognised by its first character '<' or a blank),
-// and UTF-8 with or without a mark.
+// UTF-16 without one (recognised by its first character '<' or a blank),
+// and UTF-8 with or without a mark (utf16le.Text).
 func DecodeText(b []byte) ([]byte, error) {
-	var be bool
-	switch {
-	case bytes.HasPrefix(b, []byte{0xEF, 0xBB, 0xBF}):
-		return b[3:], nil
-	case bytes.HasPrefix(b, []byte{0xFF, 0xFE}):
-		b = b[2:]
-	case bytes.HasPrefix(b, []byte{0xFE, 0xFF}):
-		b, be = b[2:], true
-	case len(b) >= 2 && b[1] == 0 && b[0] != 0:
-		// UTF-16LE without a mark: "<\x00".
-	default:
-		return b, nil
-	}
-	if len(b)%2 != 0 {
-		return nil, fmt.Errorf("UTF-16 text of odd length %d bytes", len(b))
-	}
-	u := make([]uint16, len(b)/2)
-	for i := range u {
-		if be {
-			u[i] = uint16(b[2*i])<<8 | uint16(b[2*i+1])
-		} else {
-			u[i] = uint16(b[2*i]) | uint16(b[2*i+1])<<8
-		}
-	}
-	out := make([]byte, 0, len(u))
-	for _, r := range utf16.Decode(u) {
-		out = utf8.AppendRune(out, r)
-	}
-	return out, nil
+	s, err := utf16le.Text(b)
+	return []byte(s), err
 }
 
 // ReadXML reads a DataCollectorSet XML from r (at most MaxXMLSize bytes);

@@ -1,14 +1,13 @@
 package counterpath
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/perfcounters/perfcounters/internal/utf16le"
 )
 
 // Limits of a counter list file (ReadList).
@@ -56,7 +55,7 @@ func ReadList(r io.Reader, name string) ([]string, error) {
 	if len(data) > MaxListSize {
 		return nil, fmt.Errorf("%s: larger than %d MiB: not a counter list", name, MaxListSize>>20)
 	}
-	text, err := decodeList(data)
+	text, err := utf16le.Text(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -83,43 +82,4 @@ func ReadList(r io.Reader, name string) ([]string, error) {
 		paths = append(paths, l)
 	}
 	return paths, nil
-}
-
-// decodeList turns the file's bytes into UTF-8 text, by its byte-order
-// mark.
-func decodeList(data []byte) (string, error) {
-	var be bool
-	switch {
-	case bytes.HasPrefix(data, []byte{0xef, 0xbb, 0xbf}):
-		return string(data[3:]), nil
-	case bytes.HasPrefix(data, []byte{0xff, 0xfe}):
-	case bytes.HasPrefix(data, []byte{0xfe, 0xff}):
-		be = true
-	default:
-		return string(data), nil
-	}
-	data = data[2:]
-	if len(data)%2 != 0 {
-		return "", errors.New("UTF-16 text with an odd number of bytes")
-	}
-	u := make([]uint16, len(data)/2)
-	for i := range u {
-		if be {
-			u[i] = uint16(data[2*i])<<8 | uint16(data[2*i+1])
-		} else {
-			u[i] = uint16(data[2*i]) | uint16(data[2*i+1])<<8
-		}
-	}
-	for i := 0; i < len(u); i++ { // unpaired surrogates are errors, not U+FFFD
-		switch {
-		case u[i] >= 0xd800 && u[i] < 0xdc00:
-			if i+1 == len(u) || u[i+1] < 0xdc00 || u[i+1] >= 0xe000 {
-				return "", fmt.Errorf("invalid UTF-16 at byte %d", 2+2*i)
-			}
-			i++
-		case u[i] >= 0xdc00 && u[i] < 0xe000:
-			return "", fmt.Errorf("invalid UTF-16 at byte %d", 2+2*i)
-		}
-	}
-	return string(utf16.Decode(u)), nil
 }

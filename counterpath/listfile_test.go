@@ -12,7 +12,7 @@ import (
 // utf16le encodes s as UTF-16LE with a byte-order mark, as Windows
 // PowerShell's Out-File writes it (built here by hand, independently of
 // the decoder).
-func utf16le(s string, bom bool) []byte {
+func enc16(s string, bom bool) []byte {
 	var b []byte
 	if bom {
 		b = append(b, 0xff, 0xfe)
@@ -37,8 +37,9 @@ func TestReadList(t *testing.T) {
 		{"utf8", []byte(list)},
 		{"utf8-bom", append([]byte("\xef\xbb\xbf"), list...)},
 		{"utf8-lf", []byte(strings.ReplaceAll(list, "\r\n", "\n"))},
-		{"utf16le-bom", utf16le(list, true)},
+		{"utf16le-bom", enc16(list, true)},
 		{"utf16be-bom", be},
+		{"utf16le without bom", enc16(list, false)}, // the first character is ASCII: no mark needed
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -60,9 +61,9 @@ func TestReadListErrors(t *testing.T) {
 		want string
 	}{
 		{"long line", []byte("\\A\\b\n" + strings.Repeat("x", MaxListLine+1) + "\n"), "c.txt:2: line longer than 64 KiB"},
-		{"utf16 without bom", utf16le(`\A\b`, false), "c.txt:1: NUL character in line"},
-		{"odd utf16", append(utf16le(`\A\b`, true), 'x'), "c.txt: UTF-16 text with an odd number of bytes"},
-		{"lone surrogate", append(utf16le(`\A`, true), 0x00, 0xd8), "c.txt: invalid UTF-16 at byte 6"},
+		{"NUL in a line", []byte("\\A\x00\\b\n"), "c.txt:1: NUL character in line"},
+		{"odd utf16", append(enc16(`\A\b`, true), 'x'), "c.txt: UTF-16 text of 9 bytes: an odd number"},
+		{"lone surrogate", append(enc16(`\A`, true), 0x00, 0xd8), "c.txt: invalid UTF-16 at byte 6"},
 		{"latin1", []byte("\\Process(\xe9)\\x\n"), "c.txt:1: not valid UTF-8"},
 		{"too big", []byte(strings.Repeat("\n", MaxListSize+1)), "c.txt: larger than 16 MiB"},
 	}

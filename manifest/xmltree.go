@@ -2,14 +2,13 @@ package manifest
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
-	"unicode/utf16"
-	"unicode/utf8"
+
+	"github.com/perfcounters/perfcounters/internal/utf16le"
 )
 
 // The namespaces a manifest's elements may be in. Real manifests put
@@ -221,33 +220,8 @@ func readDoc(file string, r io.Reader) (*doc, error) {
 
 // toUTF8 returns the document as UTF-8: UTF-16 (either byte order, with or
 // without a byte-order mark, as Windows tools often save manifests) is
-// transcoded; a UTF-8 byte-order mark is dropped.
+// transcoded; a UTF-8 byte-order mark is dropped (utf16le.Text).
 func toUTF8(b []byte) ([]byte, error) {
-	var order binary.ByteOrder
-	switch {
-	case len(b) >= 2 && b[0] == 0xFF && b[1] == 0xFE:
-		order, b = binary.LittleEndian, b[2:]
-	case len(b) >= 2 && b[0] == 0xFE && b[1] == 0xFF:
-		order, b = binary.BigEndian, b[2:]
-	case len(b) >= 2 && b[0] == '<' && b[1] == 0:
-		order = binary.LittleEndian
-	case len(b) >= 2 && b[0] == 0 && b[1] == '<':
-		order = binary.BigEndian
-	case len(b) >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF:
-		return b[3:], nil
-	default:
-		return b, nil
-	}
-	if len(b)%2 != 0 {
-		return nil, errors.New("UTF-16 text with an odd number of bytes")
-	}
-	u := make([]uint16, len(b)/2)
-	for i := range u {
-		u[i] = order.Uint16(b[2*i:])
-	}
-	out := make([]byte, 0, len(u))
-	for _, r := range utf16.Decode(u) {
-		out = utf8.AppendRune(out, r)
-	}
-	return out, nil
+	s, err := utf16le.Text(b)
+	return []byte(s), err
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf16"
 
 	"github.com/perfcounters/perfcounters/perflog/pdhcsv"
 )
@@ -111,9 +112,12 @@ func TestRelogCommand(t *testing.T) {
 }
 
 func TestParseConfigFile(t *testing.T) {
-	utf16 := []byte{0xff, 0xfe}
-	for _, r := range "[si]\r\n5\r\n" {
-		utf16 = append(utf16, byte(r), 0)
+	enc := func(s string) []byte { // UTF-16LE with a mark, by the standard library
+		b := []byte{0xff, 0xfe}
+		for _, u := range utf16.Encode([]rune(s)) {
+			b = append(b, byte(u), byte(u>>8))
+		}
+		return b
 	}
 	for _, tc := range []struct {
 		name string
@@ -122,7 +126,10 @@ func TestParseConfigFile(t *testing.T) {
 	}{
 		{"counters and options", []byte("[c]\n\\Processor(_Total)\\% Processor Time\n\\Memory\\Available MBytes\n\n[si]\n5\n[sc]\n10\n[y]\n"),
 			[]string{"-c", `\Processor(_Total)\% Processor Time`, "-c", `\Memory\Available MBytes`, "-si", "5", "-sc", "10", "-y"}},
-		{"utf-16 with BOM", utf16, []string{"-si", "5"}},
+		{"utf-16 with BOM", enc("[si]\r\n5\r\n"), []string{"-si", "5"}},
+		// A character beyond the BMP is a surrogate pair in UTF-16: one
+		// character, not two U+FFFD.
+		{"utf-16 surrogate pair", enc("[c]\r\n\\App(😀)\\Count\r\n"), []string{"-c", `\App(😀)\Count`}},
 	} {
 		got, err := parseConfigFile(tc.in)
 		if err != nil {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/perfcounters/perfcounters/counterpath"
 	"github.com/perfcounters/perfcounters/internal/tool/typeperf"
+	"github.com/perfcounters/perfcounters/internal/utf16le"
 	"github.com/perfcounters/perfcounters/pdh"
 	"github.com/perfcounters/perfcounters/perflog"
 )
@@ -194,20 +194,16 @@ func createOutput(path string, yes bool, console io.Writer) (io.Writer, func() e
 // parseConfigFile turns a Windows settings file (-config) into arguments:
 // a line "[name]" starts option -name and each following non-empty line is
 // one of its values, the option repeated for each ("[c]" / "\Processor(_Total)\% Processor Time",
-// "[si]" / "5", "[y]" alone). The file may be UTF-16LE with a byte-order
-// mark, as Windows tools save it.
+// "[si]" / "5", "[y]" alone). The file may be UTF-16 with a byte-order
+// mark, as Windows tools save it (utf16le.Text).
 func parseConfigFile(data []byte) ([]string, error) {
-	if bytes.HasPrefix(data, []byte{0xff, 0xfe}) {
-		u := make([]rune, 0, len(data)/2)
-		for i := 2; i+1 < len(data); i += 2 {
-			u = append(u, rune(data[i])|rune(data[i+1])<<8)
-		}
-		data = []byte(string(u))
+	text, err := utf16le.Text(data)
+	if err != nil {
+		return nil, err
 	}
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	var args []string
 	opt, pending := "", false
-	for n, line := range strings.Split(string(data), "\n") {
+	for n, line := range strings.Split(text, "\n") {
 		l := strings.TrimSpace(line)
 		if l == "" {
 			continue

@@ -44,15 +44,15 @@ var table = map[string]rule{
 	"internal/tzrule":   {0, nil},
 	"countertype":       {0, nil},
 	"export/metricname": {0, nil}, // the words of metric names, one rule for every export
-	"counterpath":       {0, nil},
 	"internal/filecap":  {0, nil},
 	// L1: core codecs and calculations.
-	"calc":       {1, []string{"countertype"}},
-	"counterset": {1, []string{"countertype"}},
-	"titles":     {1, []string{"internal/filecap", "internal/utf16le"}},
-	"perfdata":   {1, []string{"countertype", "internal/filecap", "internal/utf16le"}},
+	"calc":        {1, []string{"countertype"}},
+	"counterpath": {1, []string{"internal/utf16le"}}, // paths, and the counter list files of -cf
+	"counterset":  {1, []string{"countertype"}},
+	"titles":      {1, []string{"internal/filecap", "internal/utf16le"}},
+	"perfdata":    {1, []string{"countertype", "internal/filecap", "internal/utf16le"}},
 	// L2: providers, engine, consumers.
-	"manifest":       {2, []string{"counterset", "countertype"}},
+	"manifest":       {2, []string{"counterset", "countertype", "internal/utf16le"}},
 	"internal/shm":   {2, []string{"counterset", "countertype"}},
 	"provider":       {2, []string{"counterset", "internal/shm"}},
 	"collect":        {2, []string{"perfdata"}},
@@ -61,7 +61,7 @@ var table = map[string]rule{
 	"pdh":            {2, []string{"calc", "counterpath", "countertype", "internal/utf16le", "perfdata", "titles"}},
 	"perflog/pdhcsv": {2, []string{"calc", "counterpath", "countertype", "internal/tzrule", "pdh", "perfdata", "perflog/rawlog", "titles"}},
 	"state":          {2, []string{"collectorset", "counterset", "manifest", "titles"}},
-	"collectorset":   {2, []string{"counterpath"}},
+	"collectorset":   {2, []string{"counterpath", "internal/utf16le"}},
 	"perflog/binlog": {2, []string{"internal/tzrule", "pdh", "perfdata", "titles"}},
 	"perflog/rawlog": {2, []string{"calc", "countertype", "pdh", "perfdata", "titles"}},
 	"perflog/blg":    {2, []string{"counterpath", "countertype", "internal/tzrule", "internal/utf16le", "pdh", "perfdata", "perflog/rawlog", "titles"}},
@@ -98,7 +98,7 @@ var table = map[string]rule{
 	// counters and their values over a time range.
 	"internal/logview": {4, []string{"calc", "counterpath", "pdh", "perfdata", "perflog", "remote", "titles"}},
 	// L5: the binary.
-	"cmd/perfc": {5, []string{"host", "internal/tool/ctrpp", "internal/tool/dump", "internal/tool/lodctr", "internal/tool/logman", "internal/tool/query",
+	"cmd/perfc": {5, []string{"host", "internal/tool/ctrpp", "internal/tool/dump", "internal/tool/lodctr", "internal/tool/logman", "internal/tool/query", "internal/utf16le",
 		"internal/tool/relog", "internal/tool/typeperf", "internal/server", "internal/webui", "internal/logview", "remote", "remote/apiserver", "export/otlp", "export/prom", "collectorset", "counterpath", "engine", "manifest", "pdh", "perfdata", "perflog", "pla", "state", "titles"}},
 }
 
