@@ -41,18 +41,18 @@ func Match(pattern, c Path) bool {
 	if !strings.EqualFold(pattern.Object, c.Object) {
 		return false
 	}
-	if !glob(pattern.Counter, c.Counter) {
+	if !Glob(pattern.Counter, c.Counter) {
 		return false
 	}
 	if pattern.Instance == "" || c.Instance == "" {
 		return pattern.Instance == "" && c.Instance == ""
 	}
-	if !glob(pattern.Instance, c.Instance) {
+	if !Glob(pattern.Instance, c.Instance) {
 		return false
 	}
 	switch {
 	case pattern.Parent != "":
-		if !glob(pattern.Parent, c.Parent) {
+		if !Glob(pattern.Parent, c.Parent) {
 			return false
 		}
 	case pattern.Instance != "*" && c.Parent != "":
@@ -74,11 +74,13 @@ func Match(pattern, c Path) bool {
 	}
 }
 
-// glob matches name against pattern, where '*' in pattern matches any run
+// Glob matches name against pattern, where '*' in pattern matches any run
 // of runes (possibly empty) and every other rune matches itself under
-// simple case folding. It runs in O(len(pattern)·len(name)) at worst,
-// without recursion.
-func glob(pattern, name string) bool {
+// simple case folding, as PDH matches instance names. It runs in
+// O(len(pattern)·len(name)) at worst, without recursion. It is the
+// module's one glob: counter paths, and the instance selections of the
+// exports.
+func Glob(pattern, name string) bool {
 	p, n := 0, 0
 	starP, starN := -1, 0
 	for n < len(name) {

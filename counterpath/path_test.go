@@ -334,10 +334,10 @@ func TestGlobLong(t *testing.T) {
 	// (no exponential backtracking).
 	pattern := strings.Repeat("a*", 50) + "b"
 	name := strings.Repeat("a", 5000)
-	if glob(pattern, name) {
+	if Glob(pattern, name) {
 		t.Fatal("matched")
 	}
-	if !glob(pattern, name+"b") {
+	if !Glob(pattern, name+"b") {
 		t.Fatal("did not match")
 	}
 }

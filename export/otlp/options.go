@@ -3,12 +3,14 @@ package otlp
 import (
 	"crypto/tls"
 	"fmt"
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"log/slog"
 	"net/url"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/perfcounters/perfcounters/counterpath"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 )
 
 // Protocol is the OTLP transport.
@@ -115,9 +117,9 @@ type Selection struct {
 	// Object is the object's name as the source's title database names
 	// it ("PhysicalDisk"), or its title index in decimal ("234").
 	Object string
-	// Instances are patterns matched against instance names: '*' matches
-	// any run of characters, '?' any one character, nothing else is
-	// special. None means every instance. _Total instances are exported
+	// Instances are patterns matched against instance names as PDH
+	// matches them (counterpath.Glob): '*' matches any run of
+	// characters, nothing else is special, case is ignored. None means every instance. _Total instances are exported
 	// only with Options.Totals.
 	Instances []string
 }
@@ -187,43 +189,11 @@ func matchAny(patterns []string, name string) bool {
 		return true
 	}
 	for _, p := range patterns {
-		if match(p, name) {
+		if counterpath.Glob(p, name) {
 			return true
 		}
 	}
 	return false
-}
-
-// match reports whether name matches pattern ('*' any run, '?' one
-// character). It backtracks only to the last '*', so it costs at most
-// len(pattern)*len(name) steps.
-func match(pattern, name string) bool {
-	p, n := 0, 0
-	star, mark := -1, 0
-	for n < len(name) {
-		switch {
-		case p < len(pattern) && pattern[p] == '*':
-			star, mark = p, n
-			p++
-		case p < len(pattern) && pattern[p] == '?':
-			_, w := utf8.DecodeRuneInString(name[n:])
-			p++
-			n += w
-		case p < len(pattern) && pattern[p] == name[n]:
-			p++
-			n++
-		case star >= 0:
-			_, w := utf8.DecodeRuneInString(name[mark:])
-			mark += w
-			p, n = star+1, mark
-		default:
-			return false
-		}
-	}
-	for p < len(pattern) && pattern[p] == '*' {
-		p++
-	}
-	return p == len(pattern)
 }
 
 // maxHeaders bounds the header text ParseHeaders accepts.

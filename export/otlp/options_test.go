@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/perfcounters/perfcounters/counterpath"
 )
 
 func TestParseSelection(t *testing.T) {
@@ -56,9 +58,10 @@ func TestMatch(t *testing.T) {
 		{"*", "/home", true},
 		{"sd*", "sda", true},
 		{"sd*", "nvme0n1", false},
-		{"?", "é", true}, // one character, two bytes
-		{"eth?", "eth0", true},
-		{"eth?", "eth10", false},
+		{"?", "é", false}, // '?' is no wildcard in PDH's patterns
+		{"eth?", "eth?", true},
+		{"SD*", "sda", true}, // case is ignored, as PDH ignores it
+		{"é*", "Élan", true},
 		{"*a*b", "xxaxxbxxb", true},
 		{"*a*b", "xxaxxbxxc", false},
 		{"a*", "b", false},
@@ -68,7 +71,7 @@ func TestMatch(t *testing.T) {
 		{"_Total", "_Total", true},
 	}
 	for _, tc := range cases {
-		if got := match(tc.pattern, tc.name); got != tc.want {
+		if got := counterpath.Glob(tc.pattern, tc.name); got != tc.want {
 			t.Errorf("match(%q, %q) = %v, want %v", tc.pattern, tc.name, got, tc.want)
 		}
 	}
@@ -178,7 +181,7 @@ func FuzzParseSelection(f *testing.F) {
 			return
 		}
 		for _, p := range sel.Instances {
-			if got, want := match(p, name), globRegexp(p).MatchString(name); got != want {
+			if got, want := counterpath.Glob(p, name), globRegexp(p).MatchString(name); got != want {
 				t.Fatalf("match(%q, %q) = %v, regexp says %v", p, name, got, want)
 			}
 		}
@@ -189,13 +192,11 @@ func FuzzParseSelection(f *testing.F) {
 // is checked against.
 func globRegexp(p string) *regexp.Regexp {
 	var b strings.Builder
-	b.WriteString(`^(?s:`)
+	b.WriteString(`^(?is:`)
 	for _, r := range p {
 		switch r {
 		case '*':
 			b.WriteString(`.*`)
-		case '?':
-			b.WriteString(`.`)
 		default:
 			b.WriteString(regexp.QuoteMeta(string(r)))
 		}

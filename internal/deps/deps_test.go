@@ -78,7 +78,7 @@ var table = map[string]rule{
 	// (OpenMetrics), mapped by counter type.
 	"export/prom": {3, []string{"calc", "countertype", "export/metricname", "internal/utf16le", "pdh", "perfdata", "titles"}},
 	// export/otlp pushes a source's counters to OpenTelemetry over OTLP.
-	"export/otlp": {3, []string{"calc", "countertype", "export/metricname", "pdh", "perfdata"}},
+	"export/otlp": {3, []string{"calc", "counterpath", "countertype", "export/metricname", "pdh", "perfdata"}},
 	// remote/apiserver serves the API over any pdh.Source, with an
 	// optional Registry for what only an engine answers.
 	"remote/apiserver": {3, []string{"calc", "counterpath", "pdh", "perfdata", "remote", "titles"}},
