@@ -92,4 +92,3 @@ func (s *LiveSource) Titles() *titles.DB { return s.e.Titles() }
 
 // Recorded returns nil: the live host is not a recording.
 func (s *LiveSource) Recorded() pdh.Recorded { return nil }
-
