@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/perfcounters/perfcounters/perfdata"
+	"github.com/perfcounters/perfcounters/procscan"
 	"github.com/perfcounters/perfcounters/system"
 	"github.com/prometheus/procfs"
 	"github.com/shirou/gopsutil/v4/process"
@@ -201,7 +202,7 @@ func (w builderWriter) Single() perfdata.Values  { return w.b.Single() }
 func (w builderWriter) SetObjectTime(t, f int64) { w.b.SetObjectTime(t, f) }
 
 func benchOurs(b *testing.B, maxKept int) {
-	r, err := system.OpenProc("/proc", maxKept)
+	r, err := procscan.Open("/proc", procscan.Options{MaxKept: maxKept, RaiseLimit: true})
 	if err != nil {
 		b.Fatal(err)
 	}

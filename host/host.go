@@ -14,6 +14,7 @@ import (
 	"os"
 
 	"github.com/perfcounters/perfcounters/engine"
+	"github.com/perfcounters/perfcounters/procscan"
 	statedir "github.com/perfcounters/perfcounters/state"
 	"github.com/perfcounters/perfcounters/system"
 )
@@ -25,8 +26,15 @@ type Options struct {
 	Logger   *slog.Logger // default: discard
 	Clock    engine.Clock // default: engine.SystemClock()
 	// MaxKeptFiles bounds the /proc descriptors kept open across samples
-	// for fast process collection; 0 picks a default below the fd limit.
+	// for fast process collection; 0 picks a default below the fd limit,
+	// negative keeps none (see procscan.Options.MaxKept).
 	MaxKeptFiles int
+	// RaiseFileLimit lets the host raise the process's RLIMIT_NOFILE to
+	// fs.nr_open once, when a process scan needs more descriptors than
+	// the limit leaves (see procscan.Options.RaiseLimit). It changes a
+	// process-wide limit, so it is the program's decision; the default
+	// never touches it.
+	RaiseFileLimit bool
 	// StateDir is the state directory (see state.Path); empty means
 	// none: English Windows' names and the built-in objects only.
 	StateDir string
@@ -40,7 +48,7 @@ type Options struct {
 type Host struct {
 	*engine.Engine
 	procs *system.ProcessObjects
-	proc  system.ProcReader // /proc, shared by every built-in object
+	proc  *procscan.Reader  // /proc, shared by every built-in object
 	sys   *system.Collector // the built-in objects, which keep /sys files open
 	v2    *v2Source
 	v1    []string // names of the V1 procedures added from the state directory
@@ -87,7 +95,7 @@ func build(opts Options, st *statedir.State) (*Host, error) {
 	}
 	// One reader of /proc serves every built-in object: the live tree
 	// through raw syscalls on kept descriptors.
-	proc, err := system.OpenProc(opts.ProcRoot, opts.MaxKeptFiles)
+	proc, err := procscan.Open(opts.ProcRoot, procscan.Options{MaxKept: opts.MaxKeptFiles, RaiseLimit: opts.RaiseFileLimit})
 	if err != nil {
 		return nil, fmt.Errorf("host: %w", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/perfcounters/perfcounters/engine"
+	"github.com/perfcounters/perfcounters/procscan"
 	statedir "github.com/perfcounters/perfcounters/state"
 	"github.com/perfcounters/perfcounters/system"
 	"github.com/perfcounters/perfcounters/titles"
@@ -31,7 +32,7 @@ func NormalizeGUID(s string) (string, bool) { return statedir.NormalizeGUID(s) }
 func BuiltinTitles(db *titles.DB) error {
 	e := engine.New(engine.Options{Titles: db})
 	c := system.NewCollector(nil, nil)
-	procs := system.NewProcessObjects(system.ProcFS(os.DirFS("/proc"))) // names only: nothing is read
+	procs := system.NewProcessObjects(procscan.FS(os.DirFS("/proc"))) // names only: nothing is read
 	defer procs.Close()
 	for _, o := range append(c.Objects(), procs.Process(), procs.ProcessV2(), procs.Thread()) {
 		if err := e.Add(engine.Object{Set: o.Set, Collect: func(*engine.Collection, engine.Writer) error { return nil }}); err != nil {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/perfcounters/perfcounters/internal/asuser"
+	"github.com/perfcounters/perfcounters/procscan"
 )
 
 // TestOtherUsersIOUnavailable reads the live /proc as an unprivileged user
@@ -43,7 +44,7 @@ func TestOtherUsersIOUnavailable(t *testing.T) {
 
 // collectAsOtherUser is the step run as Alice.
 func collectAsOtherUser(t *testing.T) {
-	r, err := OpenProc("/proc", 0)
+	r, err := procscan.Open("/proc", procscan.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

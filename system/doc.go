@@ -8,9 +8,10 @@
 // writes one sample through a Writer (the engine's adapter over a
 // perfdata.Builder) and reports what it could not read through a
 // Collection (the engine's per-sample context). Every /proc read goes
-// through one ProcReader: the live tree with raw syscalls on kept
-// descriptors (OpenProc), or an fs.FS fixture tree in tests (ProcFS); /sys
-// is an fs.FS. A Collector holds the readers, buffers and state reused
+// through one procscan.Reader: the live tree with raw syscalls on kept
+// descriptors (procscan.Open), or an fs.FS fixture tree in tests
+// (procscan.FS); the Process, Process V2 and Thread objects share one
+// procscan.Scanner. /sys is an fs.FS. A Collector holds the readers, buffers and state reused
 // between samples. Parsers are pure functions over the bytes of one file; a
 // file that cannot be read, or a number that is malformed, is reported
 // through the Collection (Partial, with file, line and field; Unavailable

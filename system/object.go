@@ -10,6 +10,7 @@ import (
 
 	"github.com/perfcounters/perfcounters/counterset"
 	"github.com/perfcounters/perfcounters/perfdata"
+	"github.com/perfcounters/perfcounters/procscan"
 )
 
 // Object is one built-in performance object: its declaration and a collect
@@ -87,7 +88,7 @@ const maxFileSize = 64 << 20
 // serves one engine; it is not safe for concurrent use (the engine
 // serialises collections).
 type Collector struct {
-	Proc fs.FS // the /proc tree given to NewCollector; read through ProcFS unless WithProcReader says otherwise
+	Proc fs.FS // the /proc tree given to NewCollector; read through procscan.FS unless WithProcReader says otherwise
 	Sys  fs.FS // the /sys tree (os.DirFS("/sys") on a live host)
 
 	// Statfs returns file-system sizes for a mount point (absolute path).
@@ -104,10 +105,10 @@ type Collector struct {
 	// UserHZ is the unit of /proc/stat tick counts.
 	UserHZ int64
 
-	buf     []byte     // reused file buffer
-	sysBuf  []byte     // reused buffer of readSys (/sys attributes)
-	sysPath []byte     // the name readSys builds
-	proc    ProcReader // how /proc is read: ProcFS(Proc), or WithProcReader's
+	buf     []byte           // reused file buffer
+	sysBuf  []byte           // reused buffer of readSys (/sys attributes)
+	sysPath []byte           // the name readSys builds
+	proc    *procscan.Reader // how /proc is read: procscan.FS(Proc), or WithProcReader's
 
 	dirBuf []byte // directory-listing buffer of the System and Objects objects
 
@@ -128,9 +129,9 @@ type Collector struct {
 type Option func(*Collector)
 
 // WithProcReader makes the Collector read /proc through r (normally
-// OpenProc("/proc", 0), shared with ProcessObjects) instead of through the
+// procscan.Open("/proc", ...), shared with ProcessObjects) instead of through the
 // proc file system given to NewCollector. The caller closes r.
-func WithProcReader(r ProcReader) Option { return func(c *Collector) { c.proc = r } }
+func WithProcReader(r *procscan.Reader) Option { return func(c *Collector) { c.proc = r } }
 
 // WithStatfs replaces the statfs function (tests fake it).
 func WithStatfs(f func(path string) (StatFS, error)) Option {
@@ -160,7 +161,7 @@ func NewCollector(proc, sys fs.FS, opts ...Option) *Collector {
 		UserHZ:   DefaultUserHZ,
 	}
 	if proc != nil {
-		c.proc = ProcFS(proc)
+		c.proc = procscan.FS(proc)
 	}
 	for _, o := range opts {
 		o(c)
@@ -215,13 +216,13 @@ func (c *Collector) readFile(fsys fs.FS, name string) ([]byte, error) {
 }
 
 // readProc reads a host-wide /proc file (stat, meminfo, net/dev, ...)
-// through the Collector's ProcReader into the reusable buffer; the slice is
+// through the Collector's procscan.Reader into the reusable buffer; the slice is
 // valid until the next read.
 func (c *Collector) readProc(name string) ([]byte, error) {
 	if c.proc == nil {
 		return nil, fmt.Errorf("read /proc/%s: no /proc file system", name)
 	}
-	return c.proc.readRoot(name, &c.buf)
+	return c.proc.ReadFile(name, &c.buf)
 }
 
 // readAll appends r's content to b, failing past limit bytes.

@@ -1,9 +1,13 @@
 package system
 
 import (
+	"strconv"
+	"time"
+
 	"github.com/perfcounters/perfcounters/counterset"
 	"github.com/perfcounters/perfcounters/countertype"
 	"github.com/perfcounters/perfcounters/perfdata"
+	"github.com/perfcounters/perfcounters/procscan"
 )
 
 // ProcessObjects provides the Process, Process V2 and Thread objects. They
@@ -12,7 +16,11 @@ import (
 // Process object of the same block. A ProcessObjects belongs to one
 // Collector; like it, it is not safe for concurrent use.
 type ProcessObjects struct {
-	scan procScanner
+	scan       *procscan.Scanner
+	scanTime   time.Time            // Collector.Now of the last scan
+	scanSample uint64               // Collection.Seq of the last scan
+	used       [numScanUsers]uint64 // the scan (Gen) each object last took
+	threadName []string             // "0", "1", ... reused as Thread instance names
 	// The Process counters read from /proc/PID/status and /proc/PID/io,
 	// reported unavailable together when the file is not readable.
 	statusCounters [6]int
@@ -22,12 +30,12 @@ type ProcessObjects struct {
 }
 
 // NewProcessObjects returns the process objects reading through src
-// (normally OpenProc("/proc", 0), the reader the Collector uses too): on a
-// live tree, files are read with pread on descriptors kept across samples.
-// The caller closes src after ProcessObjects.Close.
-func NewProcessObjects(src ProcReader) *ProcessObjects {
+// (normally procscan.Open("/proc", ...), the reader the Collector uses
+// too): on a live tree, files are read with pread on descriptors kept
+// across samples. The caller closes src after ProcessObjects.Close.
+func NewProcessObjects(src *procscan.Reader) *ProcessObjects {
 	return &ProcessObjects{
-		scan:           procScanner{src: src},
+		scan:           procscan.NewScanner(src),
 		statusCounters: [...]int{procVirtualBytesPeak, procVirtualBytes, procWorkingSetPeak, procWorkingSet, procPrivateBytes, procWorkingSetPrivate},
 		ioCounters:     [...]int{procIOReadOps, procIOWriteOps, procIODataOps, procIOReadBytes, procIOWriteBytes, procIODataBytes},
 		handleCounter:  [...]int{procHandleCount},
@@ -37,6 +45,51 @@ func NewProcessObjects(src ProcReader) *ProcessObjects {
 
 // Close releases the descriptors kept for processes and threads.
 func (p *ProcessObjects) Close() { p.scan.Close() }
+
+// Consumers of a scan (index into ProcessObjects.used).
+const (
+	userProcess = iota
+	userProcessV2
+	userThread
+	numScanUsers
+)
+
+// maxScanReuse bounds how old a scan may be for a second object to reuse
+// it as part of the same sample.
+const maxScanReuse = time.Second
+
+// acquire makes sure a scan current for user exists: it reuses the last
+// scan when another object took it for this sample (the same
+// Collection.Seq, or, when the sample is unknown, a scan under
+// maxScanReuse old that this object has not used yet), otherwise it
+// scans.
+func (p *ProcessObjects) acquire(c *Collector, col Collection, user int) error {
+	s := p.scan
+	rescan := s.Gen() == 0
+	if col.Seq() != 0 {
+		rescan = rescan || p.scanSample != col.Seq()
+	} else {
+		rescan = rescan || p.used[user] >= s.Gen() || c.Now().Sub(p.scanTime) > maxScanReuse
+	}
+	if rescan {
+		p.scanTime = c.Now()
+		if err := s.Scan(func(r string) { col.Partial(r) }); err != nil {
+			return err
+		}
+		p.scanSample = col.Seq()
+	}
+	p.used[user] = s.Gen()
+	return nil
+}
+
+// threadInstanceName returns "0", "1", ... without allocating after the
+// first use of each index.
+func (p *ProcessObjects) threadInstanceName(i int) string {
+	for len(p.threadName) <= i {
+		p.threadName = append(p.threadName, strconv.Itoa(len(p.threadName)))
+	}
+	return p.threadName[i]
+}
 
 // Process counter indexes (positions in the Set's Counters). The order is
 // that of Windows' Process object (decoded.json of the ZACH-PC capture)
@@ -154,11 +207,11 @@ func (p *ProcessObjects) Process() Object {
 // then the processes in scan order, then _Total. The positions are those
 // Thread uses as ParentObjectInstance.
 func (p *ProcessObjects) collectProcess(c *Collector, col Collection, w Writer, user int) error {
-	s := &p.scan
-	if err := s.acquire(c, col, user); err != nil {
+	s := p.scan
+	if err := p.acquire(c, col, user); err != nil {
 		return err
 	}
-	s.readDetails()
+	s.ReadDetails()
 	now := perfdata.FileTime(c.Now())
 	w.SetObjectTime(now, 10_000_000)
 	var total [numProcCounters]uint64
@@ -172,22 +225,22 @@ func (p *ProcessObjects) collectProcess(c *Collector, col Collection, w Writer, 
 	if !bootOK {
 		col.Unavailable(procElapsedTime)
 	}
-	if s.idleOK {
-		t := ticksTo100ns(s.idle.total, c.UserHZ)
+	if perCPU, idle, ok := s.Idle(); ok {
+		t := ticksTo100ns(idle, c.UserHZ)
 		v.Set(procProcessorTime, t)
 		v.Set(procPrivilegedTime, t)
-		v.Set(procThreadCount, uint64(len(s.idle.perCPU)))
+		v.Set(procThreadCount, uint64(len(perCPU)))
 		v.Set(procElapsedTime, boot)
 		total[procProcessorTime] += t
 		total[procPrivilegedTime] += t
-		total[procThreadCount] += uint64(len(s.idle.perCPU))
+		total[procThreadCount] += uint64(len(perCPU))
 	}
 	var vals [numProcCounters]uint64
 	var miss struct{ status, io, handles failCount }
-	for _, e := range s.order {
-		name := e.name
+	for _, e := range s.Processes() {
+		name := e.Name
 		if user == userProcessV2 {
-			name = e.nameV2
+			name = e.NameV2
 		}
 		p.processValues(c, e, boot, &vals)
 		v := w.Instance(name, 0, 0, -1)
@@ -201,17 +254,17 @@ func (p *ProcessObjects) collectProcess(c *Collector, col Collection, w Writer, 
 		// Values of files that could not be read are placeholders, never a
 		// valid 0: another user's /proc/PID/io and /proc/PID/fd are denied
 		// to an unprivileged reader.
-		if e.statusFail != readOK {
+		if e.StatusFail != procscan.ReadOK {
 			col.Unavailable(p.statusCounters[:]...)
-			miss.status.add(e.statusFail)
+			miss.status.add(e.StatusFail)
 		}
-		if e.ioFail != readOK {
+		if e.IOFail != procscan.ReadOK {
 			col.Unavailable(p.ioCounters[:]...)
-			miss.io.add(e.ioFail)
+			miss.io.add(e.IOFail)
 		}
-		if e.handlesFail != readOK {
+		if e.HandlesFail != procscan.ReadOK {
 			col.Unavailable(p.handleCounter[:]...)
-			miss.handles.add(e.handlesFail)
+			miss.handles.add(e.HandlesFail)
 		}
 	}
 	miss.status.report(col, "memory counters", "status")
@@ -227,11 +280,11 @@ func (p *ProcessObjects) collectProcess(c *Collector, col Collection, w Writer, 
 // failCount counts the processes whose file could not be read, by cause.
 type failCount struct {
 	n     int
-	first readFail // the cause of the first failure, for the reason
-	mixed bool     // causes differ
+	first procscan.ReadFail // the cause of the first failure, for the reason
+	mixed bool              // causes differ
 }
 
-func (f *failCount) add(r readFail) {
+func (f *failCount) add(r procscan.ReadFail) {
 	if f.n == 0 {
 		f.first = r
 	} else if r != f.first {
@@ -261,33 +314,33 @@ func setAll(v perfdata.Values, vals []uint64) {
 }
 
 // processValues computes one process's counter values.
-func (p *ProcessObjects) processValues(c *Collector, e *procEntry, boot uint64, out *[numProcCounters]uint64) {
-	st, m := &e.st, &e.mem
-	user := ticksTo100ns(st.utime, c.UserHZ)
-	sys := ticksTo100ns(st.stime, c.UserHZ)
+func (p *ProcessObjects) processValues(c *Collector, e *procscan.Process, boot uint64, out *[numProcCounters]uint64) {
+	st, m := &e.Stat, &e.Mem
+	user := ticksTo100ns(st.UTime, c.UserHZ)
+	sys := ticksTo100ns(st.STime, c.UserHZ)
 	*out = [numProcCounters]uint64{
 		procProcessorTime:     user + sys,
 		procUserTime:          user,
 		procPrivilegedTime:    sys,
-		procVirtualBytesPeak:  m.vmPeak,
-		procVirtualBytes:      m.vmSize,
-		procPageFaults:        st.minflt + st.majflt,
-		procWorkingSetPeak:    m.vmHWM,
-		procWorkingSet:        m.vmRSS,
-		procPrivateBytes:      m.vmData + m.vmStk,
-		procThreadCount:       nonNegative(st.numThreads),
-		procPriorityBase:      uint64(basePriority(st.priority, st.nice)),
-		procElapsedTime:       startFileTime(boot, st.starttime, c.UserHZ),
-		procIDProcess:         uint64(e.pid),
-		procCreatingProcessID: nonNegative(st.ppid),
-		procHandleCount:       uint64(e.handles),
-		procIOReadOps:         e.io.syscr,
-		procIOWriteOps:        e.io.syscw,
-		procIODataOps:         e.io.syscr + e.io.syscw,
-		procIOReadBytes:       e.io.rchar,
-		procIOWriteBytes:      e.io.wchar,
-		procIODataBytes:       e.io.rchar + e.io.wchar,
-		procWorkingSetPrivate: m.rssAnon,
+		procVirtualBytesPeak:  m.VMPeak,
+		procVirtualBytes:      m.VMSize,
+		procPageFaults:        st.MinFlt + st.MajFlt,
+		procWorkingSetPeak:    m.VMHWM,
+		procWorkingSet:        m.VMRSS,
+		procPrivateBytes:      m.VMData + m.VMStk,
+		procThreadCount:       nonNegative(st.NumThreads),
+		procPriorityBase:      uint64(basePriority(st.Priority, st.Nice)),
+		procElapsedTime:       startFileTime(boot, st.StartTime, c.UserHZ),
+		procIDProcess:         uint64(e.PID),
+		procCreatingProcessID: nonNegative(st.PPID),
+		procHandleCount:       uint64(e.Handles),
+		procIOReadOps:         e.IO.SyscR,
+		procIOWriteOps:        e.IO.SyscW,
+		procIODataOps:         e.IO.SyscR + e.IO.SyscW,
+		procIOReadBytes:       e.IO.RChar,
+		procIOWriteBytes:      e.IO.WChar,
+		procIODataBytes:       e.IO.RChar + e.IO.WChar,
+		procWorkingSetPrivate: m.RSSAnon,
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/perfcounters/perfcounters/counterset"
 	"github.com/perfcounters/perfcounters/perfdata"
+	"github.com/perfcounters/perfcounters/procscan"
 )
 
 // recInstance is one instance written by a collect function, decoded.
@@ -140,7 +141,7 @@ func basicCollector(t *testing.T) *Collector {
 
 func TestProcessFixture(t *testing.T) {
 	c := basicCollector(t)
-	p := NewProcessObjects(ProcFS(c.Proc))
+	p := NewProcessObjects(procscan.FS(c.Proc))
 	defer p.Close()
 	obj := p.Process()
 	w := newRecWriter(t, obj.Set)
@@ -225,14 +226,14 @@ func TestProcessFixture(t *testing.T) {
 	if fmt.Sprint(w.p.missing) != fmt.Sprint(wantMarks) {
 		t.Errorf("unavailable %v, want %v", w.p.missing, wantMarks)
 	}
-	if p.scan.vanished != 1 {
-		t.Errorf("vanished = %d, want 1 (pid 103 has no stat)", p.scan.vanished)
+	if p.scan.Vanished() != 1 {
+		t.Errorf("vanished = %d, want 1 (pid 103 has no stat)", p.scan.Vanished())
 	}
 }
 
 func TestProcessV2Fixture(t *testing.T) {
 	c := basicCollector(t)
-	p := NewProcessObjects(ProcFS(c.Proc))
+	p := NewProcessObjects(procscan.FS(c.Proc))
 	defer p.Close()
 	obj := p.ProcessV2()
 	if obj.Set.NameIndex != 0 || obj.Set.Name != "Process V2" {
@@ -254,7 +255,7 @@ func TestProcessV2Fixture(t *testing.T) {
 
 func TestThreadFixture(t *testing.T) {
 	c := basicCollector(t)
-	p := NewProcessObjects(ProcFS(c.Proc))
+	p := NewProcessObjects(procscan.FS(c.Proc))
 	defer p.Close()
 	// Thread alone: it scans; its parent positions must be those of a
 	// Process object collected from the same scan.
@@ -270,8 +271,8 @@ func TestThreadFixture(t *testing.T) {
 		t.Fatal(err)
 	}
 	procs := pw.done()
-	if p.scan.gen != 1 {
-		t.Errorf("Process after Thread rescanned (gen %d); one scan must serve both", p.scan.gen)
+	if p.scan.Gen() != 1 {
+		t.Errorf("Process after Thread rescanned (gen %d); one scan must serve both", p.scan.Gen())
 	}
 
 	// Columns: ProcessorTime, UserTime, PrivilegedTime, ContextSwitches,
@@ -368,7 +369,7 @@ func TestProcessVanishing(t *testing.T) {
 			m := mapFS(tc.files)
 			m["stat"] = &fstest.MapFile{Data: stat}
 			c := NewCollector(m, nil, WithClock(fixtureClock))
-			p := NewProcessObjects(ProcFS(c.Proc))
+			p := NewProcessObjects(procscan.FS(c.Proc))
 			defer p.Close()
 			w := newRecWriter(t, p.Process().Set)
 			if err := p.Process().Collect(c, &w.p, w); err != nil {
@@ -403,7 +404,7 @@ func mapFS(files map[string]string) fstest.MapFS {
 
 func TestProcessScanReuse(t *testing.T) {
 	c := basicCollector(t)
-	p := NewProcessObjects(ProcFS(c.Proc))
+	p := NewProcessObjects(procscan.FS(c.Proc))
 	defer p.Close()
 	proc, thr := p.Process(), p.Thread()
 	collect := func(o Object) {
@@ -424,8 +425,8 @@ func TestProcessScanReuse(t *testing.T) {
 	}
 	for i, s := range steps {
 		collect(s.obj)
-		if p.scan.gen != s.wantGen {
-			t.Fatalf("step %d (%s): gen %d, want %d", i, s.obj.Set.Name, p.scan.gen, s.wantGen)
+		if p.scan.Gen() != s.wantGen {
+			t.Fatalf("step %d (%s): gen %d, want %d", i, s.obj.Set.Name, p.scan.Gen(), s.wantGen)
 		}
 	}
 }

@@ -44,7 +44,7 @@ func (c *Collector) countProcesses() (uint64, error) {
 	if c.proc == nil {
 		return 0, errors.New("list /proc: no /proc file system")
 	}
-	n, err := c.proc.processes(&c.dirBuf)
+	n, err := c.proc.Processes(&c.dirBuf)
 	if err != nil {
 		return 0, fmt.Errorf("list /proc: %w", err)
 	}

@@ -78,22 +78,22 @@ func (p *ProcessObjects) Thread() Object {
 // processor, parent position 0), each process's threads in scan order,
 // and _Total with the _Total process as parent.
 func (p *ProcessObjects) collectThread(c *Collector, col Collection, w Writer) error {
-	s := &p.scan
-	if err := s.acquire(c, col, userThread); err != nil {
+	s := p.scan
+	if err := p.acquire(c, col, userThread); err != nil {
 		return err
 	}
-	s.readThreads(col)
-	if s.schedstatMissing {
+	s.ReadThreads(func(r string) { col.Partial(r) })
+	if s.SchedstatMissing() {
 		partialf(col, "Thread: Context Switches/sec unavailable: the kernel has no /proc/PID/task/TID/schedstat (CONFIG_SCHED_INFO is off)")
 	}
 	now := perfdata.FileTime(c.Now())
 	w.SetObjectTime(now, 10_000_000)
 	var total [numThreadCounters]uint64
 	boot, bootOK := c.bootFileTime(col)
-	if s.idleOK {
-		for i, idle := range s.idle.perCPU {
+	if perCPU, _, ok := s.Idle(); ok {
+		for i, idle := range perCPU {
 			t := ticksTo100ns(idle, c.UserHZ)
-			v := w.Instance(s.threadInstanceName(i), processTitleIndex, 0, -1)
+			v := w.Instance(p.threadInstanceName(i), processTitleIndex, 0, -1)
 			if !bootOK {
 				col.Unavailable(thrElapsedTime)
 			}
@@ -106,29 +106,29 @@ func (p *ProcessObjects) collectThread(c *Collector, col Collection, w Writer) e
 		}
 	}
 	var vals [numThreadCounters]uint64
-	for pos, e := range s.order {
-		for i := range e.threads {
-			t := &e.threads[i]
-			user := ticksTo100ns(t.st.utime, c.UserHZ)
-			sys := ticksTo100ns(t.st.stime, c.UserHZ)
-			prio := uint64(basePriority(t.st.priority, t.st.nice))
+	for pos, e := range s.Processes() {
+		for i := range e.Threads {
+			t := &e.Threads[i]
+			user := ticksTo100ns(t.Stat.UTime, c.UserHZ)
+			sys := ticksTo100ns(t.Stat.STime, c.UserHZ)
+			prio := uint64(basePriority(t.Stat.Priority, t.Stat.Nice))
 			vals = [numThreadCounters]uint64{
 				thrProcessorTime:   user + sys,
 				thrUserTime:        user,
 				thrPrivilegedTime:  sys,
-				thrContextSwitches: t.csw,
-				thrElapsedTime:     startFileTime(boot, t.start, c.UserHZ),
+				thrContextSwitches: t.CSw,
+				thrElapsedTime:     startFileTime(boot, t.Start, c.UserHZ),
 				thrPriorityCurrent: prio,
 				thrPriorityBase:    prio,
-				thrThreadState:     uint64(threadState(t.st.state)),
-				thrIDProcess:       uint64(e.pid),
-				thrIDThread:        uint64(t.tid),
+				thrThreadState:     uint64(threadState(t.Stat.State)),
+				thrIDProcess:       uint64(e.PID),
+				thrIDThread:        uint64(t.TID),
 			}
-			v := w.Instance(s.threadInstanceName(i), processTitleIndex, uint32(pos+1), -1)
+			v := w.Instance(p.threadInstanceName(i), processTitleIndex, uint32(pos+1), -1)
 			if !bootOK {
 				col.Unavailable(thrElapsedTime)
 			}
-			if !t.cswOK {
+			if !t.CSwOK {
 				col.Unavailable(p.cswCounter[:]...)
 			}
 			for k, x := range vals {
@@ -140,7 +140,7 @@ func (p *ProcessObjects) collectThread(c *Collector, col Collection, w Writer) e
 	total[thrElapsedTime] = uint64(now)
 	total[thrPriorityCurrent], total[thrPriorityBase], total[thrThreadState] = 0, 0, 0
 	total[thrIDProcess], total[thrIDThread] = 0, 0
-	v := w.Instance("_Total", processTitleIndex, uint32(len(s.order)+1), -1)
+	v := w.Instance("_Total", processTitleIndex, uint32(len(s.Processes())+1), -1)
 	setAll(v, total[:])
 	return nil
 }

@@ -30,15 +30,18 @@ func unlodctrCommand() command {
 
 // hostOptions returns the host options every command uses: the state
 // directory ($PERFC_STATE_DIR, else /var/lib/perfc for root and
-// $XDG_STATE_HOME/perfc otherwise) and the segment directory
+// $XDG_STATE_HOME/perfc otherwise), the segment directory
 // base ($PERFC_SHM_DIR, else /dev/shm, holding one perfc-<uid> directory
-// per publishing user).
+// per publishing user), and the program's decision on RLIMIT_NOFILE:
+// perfc is a program of its own, so it lets the host raise the limit to
+// fs.nr_open when a process scan needs more descriptors than the limit
+// leaves (where the kernel allows it; a scan of a small host never asks).
 func hostOptions(e *env) (host.Options, error) {
 	dir, err := state.Path(e.getenv, os.Geteuid())
 	if err != nil {
 		return host.Options{}, err
 	}
-	return host.Options{StateDir: dir, SegmentDir: e.getenv("PERFC_SHM_DIR")}, nil
+	return host.Options{StateDir: dir, SegmentDir: e.getenv("PERFC_SHM_DIR"), RaiseFileLimit: true}, nil
 }
 
 // winArgs are the arguments of lodctr and unlodctr in Windows syntax:

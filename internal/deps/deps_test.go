@@ -56,7 +56,8 @@ var table = map[string]rule{
 	"internal/shm":   {2, []string{"counterset", "countertype"}},
 	"provider":       {2, []string{"counterset", "internal/shm"}},
 	"collect":        {2, []string{"perfdata"}},
-	"system":         {2, []string{"counterset", "countertype", "perfdata"}},
+	"procscan":       {2, nil}, // /proc per process and thread, kept descriptors; limits set by the program
+	"system":         {2, []string{"counterset", "countertype", "perfdata", "procscan"}},
 	"engine":         {2, []string{"collect", "counterset", "perfdata", "titles"}},
 	"pdh":            {2, []string{"calc", "counterpath", "countertype", "internal/utf16le", "perfdata", "titles"}},
 	"perflog/pdhcsv": {2, []string{"calc", "counterpath", "countertype", "internal/tzrule", "pdh", "perfdata", "perflog/rawlog", "titles"}},
@@ -69,7 +70,7 @@ var table = map[string]rule{
 	"remote":         {2, []string{"pdh", "perfdata", "titles"}}, // the client of perfc serve's API, its wire types and the hosts file; see remote/API.md
 	// L3: the local machine assembled.
 	"perflog": {3, []string{"pdh", "perflog/binlog", "perflog/blg", "perflog/pdhcsv", "perflog/sqllog", "titles"}},
-	"host":    {3, []string{"collect", "counterset", "engine", "internal/shm", "pdh", "perfdata", "state", "system", "titles"}},
+	"host":    {3, []string{"collect", "counterset", "engine", "internal/shm", "pdh", "perfdata", "procscan", "state", "system", "titles"}},
 	// pla runs collector sets (Windows' Performance Logs and Alerts):
 	// given a live source by the program, it writes the logs and keeps
 	// the run-state records.

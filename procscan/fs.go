@@ -1,4 +1,4 @@
-package system
+package procscan
 
 import (
 	"io/fs"
@@ -11,11 +11,6 @@ import (
 type fsSource struct {
 	fsys fs.FS
 }
-
-// ProcFS returns a ProcReader over fsys, a tree laid out as /proc (a
-// fixture directory in tests, os.DirFS of a copied tree): every read
-// opens, reads and closes, and descriptor counts are the entries of PID/fd.
-func ProcFS(fsys fs.FS) ProcReader { return &fsSource{fsys: fsys} }
 
 // Close does nothing: an fs.FS keeps nothing open.
 func (s *fsSource) Close() error { return nil }
@@ -51,8 +46,8 @@ func (s *fsSource) processes(_ *[]byte) (uint64, error) {
 	return n, nil
 }
 
-func (s *fsSource) tasks(e *procEntry, dst []int32, _ *[]byte) ([]int32, error) {
-	return s.dirPIDs(strconv.Itoa(int(e.pid))+"/task", dst)
+func (s *fsSource) tasks(e *Process, dst []int32, _ *[]byte) ([]int32, error) {
+	return s.dirPIDs(strconv.Itoa(int(e.PID))+"/task", dst)
 }
 
 func fsPath(pid, tid int32, name string) string {
@@ -87,8 +82,8 @@ func (s *fsSource) readRoot(name string, buf *[]byte) ([]byte, error) {
 
 // handles counts the entries of PID/fd (a fixture holds one empty file per
 // descriptor).
-func (s *fsSource) handles(e *procEntry, _ *[]byte) (uint32, error) {
-	ents, err := fs.ReadDir(s.fsys, strconv.Itoa(int(e.pid))+"/fd")
+func (s *fsSource) handles(e *Process, _ *[]byte) (uint32, error) {
+	ents, err := fs.ReadDir(s.fsys, strconv.Itoa(int(e.PID))+"/fd")
 	if err != nil {
 		return 0, err
 	}
@@ -102,3 +97,5 @@ func (s *fsSource) handles(e *procEntry, _ *[]byte) (uint32, error) {
 }
 
 func (s *fsSource) close(fd *int) { *fd = -1 }
+
+func (s *fsSource) keptCount() int { return 0 }

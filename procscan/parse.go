@@ -1,4 +1,4 @@
-package system
+package procscan
 
 import (
 	"bytes"
@@ -13,20 +13,21 @@ import (
 // never panic on malformed input; both the kept-descriptor path and the
 // fs.FS path feed them.
 
-// procStat is what /proc/PID/stat and /proc/PID/task/TID/stat give us.
-type procStat struct {
-	state      byte
-	ppid       int64
-	minflt     uint64
-	majflt     uint64
-	utime      uint64 // USER_HZ ticks
-	stime      uint64
-	priority   int64 // kernel "priority": nice+20, or -1-rt_priority for real-time tasks
-	nice       int64
-	numThreads int64
-	starttime  uint64 // USER_HZ ticks after boot
-	vsize      uint64 // bytes
-	rss        int64  // pages
+// Stat is what /proc/PID/stat and /proc/PID/task/TID/stat give (fields
+// of proc(5), numbered from 1).
+type Stat struct {
+	State      byte   // 3: the task state letter (R, S, D, Z, ...)
+	PPID       int64  // 4
+	MinFlt     uint64 // 10: minor faults
+	MajFlt     uint64 // 12: major faults
+	UTime      uint64 // 14: user time, USER_HZ ticks
+	STime      uint64 // 15: system time, USER_HZ ticks
+	Priority   int64  // 18: nice+20, or -1-rt_priority for real-time tasks
+	Nice       int64  // 19
+	NumThreads int64  // 20
+	StartTime  uint64 // 22: USER_HZ ticks after boot
+	VSize      uint64 // 23: bytes
+	RSS        int64  // 24: pages
 }
 
 // errStatFormat reports a stat file that does not have the expected shape.
@@ -34,7 +35,7 @@ var errStatFormat = errors.New("malformed stat")
 
 // parseStat parses a stat line and returns the comm bytes (a sub-slice of b).
 // comm may itself contain ") ", so the comm ends at the last ')'.
-func parseStat(b []byte, st *procStat) (comm []byte, err error) {
+func parseStat(b []byte, st *Stat) (comm []byte, err error) {
 	open := bytes.IndexByte(b, '(')
 	closeIdx := bytes.LastIndexByte(b, ')')
 	if open < 0 || closeIdx <= open {
@@ -46,7 +47,7 @@ func parseStat(b []byte, st *procStat) (comm []byte, err error) {
 	if len(state) == 0 {
 		return nil, fmt.Errorf("%w: no state after comm", errStatFormat)
 	}
-	*st = procStat{state: state[0]}
+	*st = Stat{State: state[0]}
 	// Fields 4.. are decimal numbers; field numbers are 1-based as in proc(5).
 	for field := 4; field <= 24; field++ {
 		var f []byte
@@ -73,36 +74,43 @@ func parseStat(b []byte, st *procStat) (comm []byte, err error) {
 		}
 		switch field {
 		case 4:
-			st.ppid = s
+			st.PPID = s
 		case 10:
-			st.minflt = u
+			st.MinFlt = u
 		case 12:
-			st.majflt = u
+			st.MajFlt = u
 		case 14:
-			st.utime = u
+			st.UTime = u
 		case 15:
-			st.stime = u
+			st.STime = u
 		case 18:
-			st.priority = s
+			st.Priority = s
 		case 19:
-			st.nice = s
+			st.Nice = s
 		case 20:
-			st.numThreads = s
+			st.NumThreads = s
 		case 22:
-			st.starttime = u
+			st.StartTime = u
 		case 23:
-			st.vsize = u
+			st.VSize = u
 		case 24:
-			st.rss = s
+			st.RSS = s
 		}
 	}
 	return comm, nil
 }
 
-// procMem is what /proc/PID/status tells about memory, in bytes. Kernel
+// Mem is what /proc/PID/status tells about memory, in bytes. Kernel
 // threads have none of these lines and keep zeros.
-type procMem struct {
-	vmPeak, vmSize, vmHWM, vmRSS, rssAnon, vmData, vmStk, vmSwap uint64
+type Mem struct {
+	VMPeak  uint64 // VmPeak
+	VMSize  uint64 // VmSize
+	VMHWM   uint64 // VmHWM
+	VMRSS   uint64 // VmRSS
+	RSSAnon uint64 // RssAnon
+	VMData  uint64 // VmData
+	VMStk   uint64 // VmStk
+	VMSwap  uint64 // VmSwap
 }
 
 // maxKiB is the largest KiB count whose byte count fits 64 bits.
@@ -110,8 +118,8 @@ const maxKiB = (1<<64 - 1) / 1024
 
 // parseStatus picks the memory lines of /proc/PID/status ("VmPeak:\t  123 kB").
 // ok is false when a wanted line's value is not a number.
-func parseStatus(b []byte, m *procMem) (ok bool) {
-	*m = procMem{}
+func parseStatus(b []byte, m *Mem) (ok bool) {
+	*m = Mem{}
 	ok = true
 	for len(b) > 0 {
 		var line []byte
@@ -123,21 +131,21 @@ func parseStatus(b []byte, m *procMem) (ok bool) {
 		var dst *uint64
 		switch string(key) {
 		case "VmPeak:":
-			dst = &m.vmPeak
+			dst = &m.VMPeak
 		case "VmSize:":
-			dst = &m.vmSize
+			dst = &m.VMSize
 		case "VmHWM:":
-			dst = &m.vmHWM
+			dst = &m.VMHWM
 		case "VmRSS:":
-			dst = &m.vmRSS
+			dst = &m.VMRSS
 		case "RssAnon:":
-			dst = &m.rssAnon
+			dst = &m.RSSAnon
 		case "VmData:":
-			dst = &m.vmData
+			dst = &m.VMData
 		case "VmStk:":
-			dst = &m.vmStk
+			dst = &m.VMStk
 		case "VmSwap:":
-			dst = &m.vmSwap
+			dst = &m.VMSwap
 		default:
 			continue
 		}
@@ -151,15 +159,16 @@ func parseStatus(b []byte, m *procMem) (ok bool) {
 	return ok
 }
 
-// procIO is /proc/PID/io.
-type procIO struct {
-	rchar, wchar, syscr, syscw uint64
+// IO is what /proc/PID/io gives: bytes and calls of read and write
+// system calls.
+type IO struct {
+	RChar, WChar, SyscR, SyscW uint64
 }
 
 // parseIO parses /proc/PID/io ("rchar: 123"). ok is false when a wanted
 // line's value is not a number, or a wanted line is missing.
-func parseIO(b []byte, io *procIO) (ok bool) {
-	*io = procIO{}
+func parseIO(b []byte, io *IO) (ok bool) {
+	*io = IO{}
 	var seen uint8
 	for len(b) > 0 {
 		var line []byte
@@ -169,13 +178,13 @@ func parseIO(b []byte, io *procIO) (ok bool) {
 		var bit uint8
 		switch string(key) {
 		case "rchar:":
-			dst, bit = &io.rchar, 1
+			dst, bit = &io.RChar, 1
 		case "wchar:":
-			dst, bit = &io.wchar, 2
+			dst, bit = &io.WChar, 2
 		case "syscr:":
-			dst, bit = &io.syscr, 4
+			dst, bit = &io.SyscR, 4
 		case "syscw:":
-			dst, bit = &io.syscw, 8
+			dst, bit = &io.SyscW, 8
 		default:
 			continue
 		}

@@ -1,7 +1,6 @@
 package system
 
 import (
-	"encoding/binary"
 	"os"
 	"os/exec"
 	"slices"
@@ -11,132 +10,8 @@ import (
 	"testing"
 
 	"github.com/perfcounters/perfcounters/perfdata"
+	"github.com/perfcounters/perfcounters/procscan"
 )
-
-func TestProcscanParseStat(t *testing.T) {
-	tests := []struct {
-		name    string
-		in      string
-		comm    string
-		want    procStat
-		wantErr bool
-	}{
-		{"real kthread", "9 (kworker/0:0-mm_percpu_wq) I 2 0 0 0 -1 69238880 0 0 0 0 0 0 0 0 20 0 1 0 17 0 0 18446744073709551615 0 0",
-			"kworker/0:0-mm_percpu_wq", procStat{state: 'I', ppid: 2, priority: 20, numThreads: 1, starttime: 17}, false},
-		{"paren comm", "100 ((sd-pam)) S 1 100 100 0 -1 4194624 10 0 2 0 7 3 0 0 20 0 1 0 5000 1048576 10 1",
-			"(sd-pam)", procStat{state: 'S', ppid: 1, minflt: 10, majflt: 2, utime: 7, stime: 3, priority: 20, numThreads: 1, starttime: 5000, vsize: 1048576, rss: 10}, false},
-		{"comm with ) and spaces", "7 (a b) c) R 1 0 0 0 -1 0 1 0 1 0 2 3 0 0 -51 0 4 0 99 4096 -1",
-			"a b) c", procStat{state: 'R', ppid: 1, minflt: 1, majflt: 1, utime: 2, stime: 3, priority: -51, numThreads: 4, starttime: 99, vsize: 4096, rss: -1}, false},
-		{"empty comm", "5 () S 1 0 0 0 -1 0 0 0 0 0 0 0 0 0 20 -20 1 0 1",
-			"", procStat{state: 'S', ppid: 1, priority: 20, nice: -20, numThreads: 1, starttime: 1}, false},
-		{"truncated before starttime", "5 (x) S 1 0 0 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0", "", procStat{}, true},
-		{"no parens", "5 x S 1", "", procStat{}, true},
-		{"no state", "5 (x)", "", procStat{}, true},
-		{"empty", "", "", procStat{}, true},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			var st procStat
-			comm, err := parseStat([]byte(tc.in), &st)
-			if (err != nil) != tc.wantErr {
-				t.Fatalf("err = %v, want error %v", err, tc.wantErr)
-			}
-			if err != nil {
-				return
-			}
-			if string(comm) != tc.comm || st != tc.want {
-				t.Errorf("got %q %+v\nwant %q %+v", comm, st, tc.comm, tc.want)
-			}
-		})
-	}
-}
-
-func TestProcscanParseStatusIO(t *testing.T) {
-	var m procMem
-	parseStatus([]byte("Name:\tVmPeak: 5 kB\nVmPeak:\t 10 kB\nVmSize:\t9 kB\nVmHWM:\t8 kB\nVmRSS:\t7 kB\nRssAnon:\t6 kB\nRssFile:\t1 kB\nVmData:\t5 kB\nVmStk:\t4 kB\nVmSwap:\t3 kB\nVmBad:"), &m)
-	want := procMem{vmPeak: 10 * kib, vmSize: 9 * kib, vmHWM: 8 * kib, vmRSS: 7 * kib, rssAnon: 6 * kib, vmData: 5 * kib, vmStk: 4 * kib, vmSwap: 3 * kib}
-	if m != want {
-		t.Errorf("status: got %+v, want %+v", m, want)
-	}
-	var io procIO
-	parseIO([]byte("rchar: 1\nwchar: 2\nsyscr: 3\nsyscw: 4\nread_bytes: 5\nbogus\n"), &io)
-	if io != (procIO{1, 2, 3, 4}) {
-		t.Errorf("io: got %+v", io)
-	}
-	for _, tc := range []struct {
-		in   string
-		want uint64
-		ok   bool
-	}{{"1 2 3\n", 3, true}, {"223292738 386560779 1652", 1652, true}, {"1 2", 0, false}, {"", 0, false}} {
-		if got, ok := parseSchedstat([]byte(tc.in)); got != tc.want || ok != tc.ok {
-			t.Errorf("schedstat %q = %d %v, want %d %v", tc.in, got, ok, tc.want, tc.ok)
-		}
-	}
-}
-
-func TestProcscanParseProcStat(t *testing.T) {
-	var ci cpuIdle
-	err := parseProcStatIdle([]byte("cpu  1 2 3 4 5\ncpu0 1 1 1 10 1 0\ncpu1 0 0 0 20\nintr 1\nbtime 42\n"), &ci)
-	if err != nil || ci.total != 11+20 || len(ci.perCPU) != 2 || ci.perCPU[0] != 11 {
-		t.Errorf("got %+v %v", ci, err)
-	}
-	if err := parseProcStatIdle([]byte("cpu  1 2 3 4\nbtime 42\n"), &ci); err == nil {
-		t.Error("no cpuN line: want error")
-	}
-	if err := parseProcStatIdle([]byte("cpu0 1 2\nbtime 1\n"), &ci); err == nil {
-		t.Error("short cpu line: want error")
-	}
-}
-
-// dirent64 encodes one linux_dirent64 record.
-func dirent64(name string) []byte {
-	n := 19 + len(name) + 1
-	n = (n + 7) &^ 7
-	b := make([]byte, n)
-	binary.LittleEndian.PutUint16(b[16:], uint16(n))
-	copy(b[19:], name)
-	return b
-}
-
-func TestProcscanDirents(t *testing.T) {
-	var buf []byte
-	for _, n := range []string{".", "..", "1", "self", "0", "01", "4194304", "2147483648", "12a", "77"} {
-		buf = append(buf, dirent64(n)...)
-	}
-	got := appendDirentPIDs(nil, buf)
-	if want := []int32{1, 4194304, 77}; len(got) != len(want) || got[0] != 1 || got[1] != 4194304 || got[2] != 77 {
-		t.Errorf("pids = %v, want %v", got, want)
-	}
-	if n := countDirentNumbers(buf); n != 6 { // 1 0 01 4194304 2147483648 77, not . .. self 12a
-		t.Errorf("countDirentNumbers = %d, want 6", n)
-	}
-	// A truncated record is ignored, not read past.
-	if got := appendDirentPIDs(nil, buf[:len(buf)-3]); len(got) != 2 {
-		t.Errorf("truncated buffer: %v", got)
-	}
-}
-
-func TestProcscanOrderTIDs(t *testing.T) {
-	tests := []struct {
-		pid  int32
-		in   []int32
-		want string
-	}{
-		{10, []int32{12, 10, 11}, "10,11,12"},
-		{500, []int32{3, 500, 7}, "500,3,7"}, // pid wrapped: the main thread still comes first
-		{9, []int32{5, 4}, "4,5"},            // main thread gone
-	}
-	for _, tc := range tests {
-		orderTIDs(tc.pid, tc.in)
-		var s []string
-		for _, v := range tc.in {
-			s = append(s, strconv.Itoa(int(v)))
-		}
-		if got := strings.Join(s, ","); got != tc.want {
-			t.Errorf("orderTIDs(%d) = %s, want %s", tc.pid, got, tc.want)
-		}
-	}
-}
 
 func TestProcscanMappings(t *testing.T) {
 	for _, tc := range []struct {
@@ -172,14 +47,14 @@ func TestProcscanKeptFixture(t *testing.T) {
 				}
 				return w.done()
 			}
-			r, err := OpenProc(root, 0)
+			r, err := procscan.Open(root, procscan.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer r.Close()
 			kept := NewProcessObjects(r)
 			defer kept.Close()
-			plain := NewProcessObjects(ProcFS(os.DirFS(root)))
+			plain := NewProcessObjects(procscan.FS(os.DirFS(root)))
 			defer plain.Close()
 			a, b := collect(kept), collect(plain)
 			a2 := collect(kept) // second sample through the kept descriptors
@@ -198,7 +73,7 @@ func TestProcscanKeptFixture(t *testing.T) {
 					}
 				}
 			}
-			if kept.scan.src.(*osSource).kept == 0 {
+			if r.Kept() == 0 {
 				t.Error("no descriptor kept")
 			}
 		})
@@ -239,7 +114,7 @@ func TestProcscanSteadyStateAllocs(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	r, err := OpenProc(root, 0)
+	r, err := procscan.Open(root, procscan.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -321,7 +196,7 @@ func TestProcessLive(t *testing.T) {
 	childPid := child.Process.Pid
 	defer func() { child.Process.Kill(); child.Wait() }()
 
-	r, err := OpenProc("/proc", 0)
+	r, err := procscan.Open("/proc", procscan.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -402,7 +277,7 @@ func TestProcessLive(t *testing.T) {
 	if !ok || ch.name != "sleep" {
 		t.Fatalf("child %d: %q %v", childPid, ch.name, ok)
 	}
-	keptWith := p.scan.src.(*osSource).kept
+	keptWith := r.Kept()
 	child.Process.Kill()
 	child.Wait()
 	procs = collect(p.Process())
@@ -410,35 +285,15 @@ func TestProcessLive(t *testing.T) {
 	if _, ok := liveProcess(procs, childPid); ok {
 		t.Error("exited child still an instance")
 	}
-	if _, ok := p.scan.entries[int32(childPid)]; ok {
-		t.Error("exited child still cached")
-	}
-	open := 0
-	for _, e := range p.scan.entries {
-		for _, fd := range e.fds {
-			if fd >= 0 {
-				open++
-			}
-		}
-		for _, fd := range []int{e.taskFD, e.fdDirFD} {
-			if fd >= 0 {
-				open++
-			}
-		}
-		for _, th := range e.threads {
-			if th.fdStat >= 0 {
-				open++
-			}
-			if th.fdSched >= 0 {
-				open++
-			}
+	for _, e := range p.scan.Processes() {
+		if e.PID == int32(childPid) {
+			t.Error("exited child still scanned")
 		}
 	}
-	open += len(p.scan.src.(*osSource).rootKept) // /proc/stat and the other host-wide files
-	if k := p.scan.src.(*osSource).kept; k != open {
-		t.Errorf("kept count %d, open descriptors in entries %d", k, open)
-	}
-	t.Logf("kept descriptors: %d with the child, %d after", keptWith, open)
+	// The descriptor bookkeeping (the child's closed, the count right) is
+	// procscan's TestKeptAccounting: here other processes of the host
+	// come and go.
+	t.Logf("kept descriptors: %d with the child, %d after", keptWith, r.Kept())
 }
 
 // TestProcscanOutOfDescriptors lowers RLIMIT_NOFILE so that the kept
@@ -449,14 +304,14 @@ func TestProcscanOutOfDescriptors(t *testing.T) {
 	root := "testdata/proc-pids/basic"
 	want := func() int {
 		c := NewCollector(os.DirFS(root), nil, WithClock(fixtureClock))
-		p := NewProcessObjects(ProcFS(c.Proc))
+		p := NewProcessObjects(procscan.FS(c.Proc))
 		w := newRecWriter(t, p.Thread().Set)
 		if err := p.Thread().Collect(c, &w.p, w); err != nil {
 			t.Fatal(err)
 		}
 		return len(w.done())
 	}()
-	r, err := OpenProc(root, 0)
+	r, err := procscan.Open(root, procscan.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package system
+package procscan
 
 import (
 	"errors"
@@ -27,6 +27,7 @@ type osSource struct {
 	kept     int
 	maxKept  int
 	elastic  bool   // maxKept follows RLIMIT_NOFILE (not fixed by the caller)
+	mayRaise bool   // Options.RaiseLimit: the program lets the reader raise RLIMIT_NOFILE
 	raised   bool   // a raise of the limit was tried
 	path     []byte // NUL-terminated path of the last open, reused
 	rootKept map[string]int
@@ -37,35 +38,49 @@ type osSource struct {
 // procSuperMagic is PROC_SUPER_MAGIC, statfs(2)'s f_type of procfs.
 const procSuperMagic = 0x9fa0
 
-// OpenProc opens the /proc tree at root for reading with raw syscalls:
-// every file is opened relative to the root descriptor and read with pread
-// at offset 0 on a descriptor kept across samples, up to maxKept of them
-// (past that, files are opened, read and closed each time). A kept
+// Options are the program's decisions about a live Reader: how many
+// descriptors to keep open across samples, and whether the process-wide
+// descriptor limit may be raised. The zero value keeps a bound sized from
+// RLIMIT_NOFILE and never changes the limit.
+type Options struct {
+	// MaxKept bounds the descriptors kept open across samples; past it,
+	// files are opened, read and closed each time. 0 sizes it from
+	// RLIMIT_NOFILE: the soft limit (Go raises it to the hard limit at
+	// start) less a reserve for the rest of the program (an eighth of the
+	// limit, at least 256). Negative keeps none: every read opens, reads
+	// and closes, which is what a one-shot read should do.
+	MaxKept int
+	// RaiseLimit lets the Reader raise the process's RLIMIT_NOFILE, soft
+	// and hard, once, up to fs.nr_open, when a scan needs more
+	// descriptors than the bound sized from it (MaxKept 0). The change is
+	// process-wide, so only a program may ask for it; the kernel allows it
+	// only a privileged process (CAP_SYS_RESOURCE), and elsewhere the
+	// bound stays. Default false: the limit is never touched.
+	RaiseLimit bool
+}
+
+// Open opens the /proc tree at root for reading with raw syscalls: every
+// file is opened relative to the root descriptor and read with pread at
+// offset 0 on a descriptor kept across samples, up to opts.MaxKept of
+// them (past that, files are opened, read and closed each time). A kept
 // /proc/PID descriptor stays bound to its task, so a recycled pid is never
-// read through an old one.
-//
-// maxKept <= 0 sizes the bound from RLIMIT_NOFILE: the soft limit (Go
-// raises it to the hard limit at start) less a reserve for the rest of the
-// program (an eighth of the limit, at least 256). When a scan needs more,
-// the limit is raised once, soft and hard, up to fs.nr_open — which the
-// kernel allows only a privileged process (CAP_SYS_RESOURCE); elsewhere
-// the bound stays and the files past it are opened per sample, process
-// files first (they are read before the threads').
-func OpenProc(root string, maxKept int) (ProcReader, error) {
-	s, err := newOSSource(root, maxKept)
+// read through an old one. When a scan needs more than the bound, process
+// files are kept first (they are read before the threads').
+func Open(root string, opts Options) (*Reader, error) {
+	s, err := newOSSource(root, opts)
 	if err != nil {
 		return nil, err
 	}
-	return s, nil
+	return &Reader{src: s}, nil
 }
 
-func newOSSource(root string, maxKept int) (*osSource, error) {
+func newOSSource(root string, opts Options) (*osSource, error) {
 	fd, err := syscall.Open(root, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: root, Err: err}
 	}
-	s := &osSource{root: root, rootFD: fd, maxKept: maxKept, rootKept: make(map[string]int)}
-	if maxKept <= 0 {
+	s := &osSource{root: root, rootFD: fd, maxKept: max(opts.MaxKept, 0), mayRaise: opts.RaiseLimit, rootKept: make(map[string]int)}
+	if opts.MaxKept == 0 {
 		s.elastic = true
 		s.maxKept = keptBudget()
 	}
@@ -87,6 +102,8 @@ func keptBudget() int {
 // keptReserveMin is the least number of descriptors left to the rest of
 // the program under RLIMIT_NOFILE.
 const keptReserveMin = 256
+
+func (s *osSource) keptCount() int { return s.kept }
 
 // overKept reports how many kept descriptors exceed the bound.
 func (s *osSource) overKept() int { return s.kept - s.maxKept }
@@ -150,7 +167,7 @@ func (s *osSource) rootPath(name string) []byte {
 
 // keep decides whether a newly opened descriptor may stay open.
 func (s *osSource) keep(fd int, dst *int) bool {
-	if s.kept >= s.maxKept && s.elastic && !s.raised {
+	if s.kept >= s.maxKept && s.elastic && s.mayRaise && !s.raised {
 		s.raiseLimit()
 	}
 	if s.kept >= s.maxKept {
@@ -298,9 +315,9 @@ func listProcs(fd int, buf *[]byte) (procs, dirs uint64, err error) {
 	}
 }
 
-func (s *osSource) tasks(e *procEntry, dst []int32, buf *[]byte) ([]int32, error) {
+func (s *osSource) tasks(e *Process, dst []int32, buf *[]byte) ([]int32, error) {
 	if e.taskFD < 0 {
-		fd, err := s.openat(s.relPath(e.pid, 0, "task"), syscall.O_RDONLY|syscall.O_DIRECTORY)
+		fd, err := s.openat(s.relPath(e.PID, 0, "task"), syscall.O_RDONLY|syscall.O_DIRECTORY)
 		if err != nil {
 			return dst, err
 		}
@@ -422,7 +439,7 @@ func (s *osSource) readRootOnce(name string) ([]byte, error) {
 // reports the count as st_size, so one fstat of a kept O_PATH descriptor
 // replaces listing the directory. Elsewhere (older kernels, where st_size
 // is 0, and fixture trees) a kept directory descriptor is listed.
-func (s *osSource) handles(e *procEntry, buf *[]byte) (uint32, error) {
+func (s *osSource) handles(e *Process, buf *[]byte) (uint32, error) {
 	if e.fdDirFD >= 0 && e.fdDirPath && !s.procfs {
 		s.close(&e.fdDirFD) // an O_PATH descriptor cannot be listed
 	}
@@ -432,7 +449,7 @@ func (s *osSource) handles(e *procEntry, buf *[]byte) (uint32, error) {
 		// than the files it reads. From the next scan on, the descriptor
 		// is kept.
 		e.fdDirSeen = true
-		p := s.relPath(e.pid, 0, "fd")
+		p := s.relPath(e.PID, 0, "fd")
 		var st unix.Stat_t
 		if err := unix.Fstatat(s.rootFD, string(p[:len(p)-1]), &st, 0); err != nil {
 			return 0, &fs.PathError{Op: "stat", Path: s.root + "/" + string(p[:len(p)-1]), Err: err}
@@ -447,7 +464,7 @@ func (s *osSource) handles(e *procEntry, buf *[]byte) (uint32, error) {
 		if s.procfs {
 			flags = oPath | syscall.O_DIRECTORY
 		}
-		fd, err := s.openat(s.relPath(e.pid, 0, "fd"), flags)
+		fd, err := s.openat(s.relPath(e.PID, 0, "fd"), flags)
 		if err != nil {
 			return 0, err
 		}
@@ -459,7 +476,7 @@ func (s *osSource) handles(e *procEntry, buf *[]byte) (uint32, error) {
 	return s.countFDs(e.fdDirFD, e, buf)
 }
 
-func (s *osSource) countFDs(fd int, e *procEntry, buf *[]byte) (uint32, error) {
+func (s *osSource) countFDs(fd int, e *Process, buf *[]byte) (uint32, error) {
 	if s.procfs {
 		var st syscall.Stat_t
 		if err := syscall.Fstat(fd, &st); err != nil {
@@ -469,7 +486,7 @@ func (s *osSource) countFDs(fd int, e *procEntry, buf *[]byte) (uint32, error) {
 			return uint32(st.Size), nil
 		}
 		// Zero: no descriptors, or a kernel before 6.2. List to tell.
-		dfd, err := s.openat(s.relPath(e.pid, 0, "fd"), syscall.O_RDONLY|syscall.O_DIRECTORY)
+		dfd, err := s.openat(s.relPath(e.PID, 0, "fd"), syscall.O_RDONLY|syscall.O_DIRECTORY)
 		if err != nil {
 			return 0, err
 		}

@@ -1,4 +1,4 @@
-package system
+package procscan
 
 import (
 	"bytes"
@@ -19,12 +19,12 @@ func addFixtureSeeds(f *testing.F, name string) {
 	}
 }
 
-func FuzzProcscanParseStat(f *testing.F) {
+func FuzzParseStat(f *testing.F) {
 	addFixtureSeeds(f, "stat")
 	f.Add([]byte("1 (a) b) R 1"))
 	f.Add([]byte(")("))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		var st procStat
+		var st Stat
 		comm, err := parseStat(b, &st)
 		if err != nil {
 			return
@@ -37,7 +37,7 @@ func FuzzProcscanParseStat(f *testing.F) {
 	})
 }
 
-func FuzzProcscanParseStatus(f *testing.F) {
+func FuzzParseStatus(f *testing.F) {
 	addFixtureSeeds(f, "status")
 	addFixtureSeeds(f, "io")
 	addFixtureSeeds(f, "schedstat")
@@ -46,19 +46,19 @@ func FuzzProcscanParseStatus(f *testing.F) {
 		// Each parser's result, written back in the kernel's format and
 		// parsed again, gives the same values; a rejected input yields no
 		// value for the malformed field.
-		var m procMem
+		var m Mem
 		if parseStatus(b, &m) {
 			out := fmt.Appendf(nil, "VmPeak:\t%d kB\nVmSize:\t%d kB\nVmHWM:\t%d kB\nVmRSS:\t%d kB\nRssAnon:\t%d kB\nVmData:\t%d kB\nVmStk:\t%d kB\nVmSwap:\t%d kB\n",
-				m.vmPeak/1024, m.vmSize/1024, m.vmHWM/1024, m.vmRSS/1024, m.rssAnon/1024, m.vmData/1024, m.vmStk/1024, m.vmSwap/1024)
-			var m2 procMem
+				m.VMPeak/1024, m.VMSize/1024, m.VMHWM/1024, m.VMRSS/1024, m.RSSAnon/1024, m.VMData/1024, m.VMStk/1024, m.VMSwap/1024)
+			var m2 Mem
 			if !parseStatus(out, &m2) || m2 != m {
 				t.Fatalf("status %+v, re-parsed from %q: %+v", m, out, m2)
 			}
 		}
-		var io procIO
+		var io IO
 		if parseIO(b, &io) {
-			out := fmt.Appendf(nil, "rchar: %d\nwchar: %d\nsyscr: %d\nsyscw: %d\n", io.rchar, io.wchar, io.syscr, io.syscw)
-			var io2 procIO
+			out := fmt.Appendf(nil, "rchar: %d\nwchar: %d\nsyscr: %d\nsyscw: %d\n", io.RChar, io.WChar, io.SyscR, io.SyscW)
+			var io2 IO
 			if !parseIO(out, &io2) || io2 != io {
 				t.Fatalf("io %+v, re-parsed from %q: %+v", io, out, io2)
 			}
@@ -74,7 +74,7 @@ func FuzzProcscanParseStatus(f *testing.F) {
 	})
 }
 
-func FuzzProcscanProcStat(f *testing.F) {
+func FuzzProcStat(f *testing.F) {
 	if b, err := os.ReadFile("testdata/proc-pids/basic/stat"); err == nil {
 		f.Add(b)
 	}
@@ -92,7 +92,7 @@ func FuzzProcscanProcStat(f *testing.F) {
 	})
 }
 
-func FuzzProcscanDirents(f *testing.F) {
+func FuzzDirents(f *testing.F) {
 	var seed []byte
 	for _, n := range []string{".", "..", "1", "self", "42"} {
 		seed = append(seed, dirent64(n)...)
