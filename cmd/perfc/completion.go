@@ -250,3 +250,15 @@ func completePath(ctx context.Context, src pdh.Source, word string) ([]string, e
 func hasPrefixFold(s, prefix string) bool {
 	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
 }
+
+// completionHelp is completion's /? screen, beside its flags.
+func completionHelp() helpScreen {
+	return helpScreen{
+		about: "Completion prints a shell script that completes perfc's commands,\noptions, and object and counter names from this computer.",
+		usage: []string{"perfc completion bash"},
+		examples: [][2]string{
+			{"For this shell:", "source <(perfc completion bash)"},
+			{"For every new shell:", "perfc completion bash > ~/.local/share/bash-completion/completions/perfc"},
+		},
+	}
+}

@@ -119,3 +119,17 @@ func writeReplacing(path string, data []byte) error {
 	}
 	return err
 }
+
+// ctrppHelp is ctrpp's /? screen, beside its flags.
+func ctrppHelp() helpScreen {
+	return helpScreen{
+		about: "Ctrpp generates Go constants and typed counter wrappers from a counters\nmanifest, as Windows' ctrpp generates C code.",
+		usage: []string{"perfc ctrpp <manifest> [options]"},
+		params: [][2]string{
+			{"<manifest>", "Instrumentation manifest declaring the counter sets."},
+		},
+		examples: [][2]string{
+			{"Generate the wrappers beside the program's sources:", "perfc ctrpp counters.man -o counters_gen.go"},
+		},
+	}
+}

@@ -122,3 +122,19 @@ func wrapText(b *strings.Builder, text string) {
 	}
 	b.WriteString("\n")
 }
+
+// explainHelp is explain's /? screen, beside its flags.
+func explainHelp() helpScreen {
+	return helpScreen{
+		about: "Explain prints the explain (help) text of objects and counters, as\nperfmon's \"Show description\" does.",
+		usage: []string{"perfc explain <object | counter> [...]"},
+		params: [][2]string{
+			{"<object>", "An object name such as Processor: its text and every counter's."},
+			{"<counter>", `A counter path such as "\Processor\% Processor Time"; '*' as the counter name selects every counter.`},
+		},
+		examples: [][2]string{
+			{"One counter:", `perfc explain "\Memory\Available MBytes"`},
+			{"An object and its counters:", "perfc explain LogicalDisk"},
+		},
+	}
+}

@@ -137,3 +137,17 @@ func openBrowser(e *env, page string) {
 		go cmd.Wait()
 	}
 }
+
+// perfmonHelp is perfmon's /? screen, beside its flags.
+func perfmonHelp() helpScreen {
+	return helpScreen{
+		about: "Perfmon serves Performance Monitor as a web page for this computer:\nline graph, histogram and report views of counters, and the Add Counters\ndialog with each counter's explain text. When a perfc serve of yours runs\nat 127.0.0.1:9641 (or at the address -serve names), Perfmon prints that\nserver's page, with the remote computers it reads, and exits. Otherwise\nit serves the page itself, on loopback only, until CTRL+C. The printed\naddress holds a key (the server's token, exchanged for a cookie when\nopened): only its holder reads the counters. A desktop opens the page in\nthe browser.\n\nLogs named on the command line (perfc's binary logs, BLG, CSV, TSV, or a\nSQL log set as SQL:DSN!logset) open in log mode, on a page of Perfmon's\nown: a time range over the whole log, line, area and stacked area views,\nand every instance the log holds. The page's \"Open log\" uploads a log\nfrom the browser.",
+		usage: []string{"perfc perfmon [options] [LOG ...]"},
+		examples: [][2]string{
+			{"Serve the page on a free port and print its address:", "perfc perfmon"},
+			{"Show a log recorded by Performance Monitor:", "perfc perfmon SampleLog.blg"},
+			{"On a fixed port, without opening a browser:", "perfc perfmon -addr 127.0.0.1:8080 -noopen"},
+			{"The page of the perfc serve on port 9700:", "perfc perfmon -serve 9700"},
+		},
+	}
+}

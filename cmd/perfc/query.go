@@ -134,3 +134,20 @@ func localTitles(e *env) (*titles.DB, error) {
 	}
 	return db, nil
 }
+
+// queryHelp is query's /? screen, beside its flags.
+func queryHelp() helpScreen {
+	return helpScreen{
+		about: "Query writes the raw answer of the registry performance-data interface\n(RegQueryValueEx on HKEY_PERFORMANCE_DATA) for a value name: a\nPERF_DATA_BLOCK, or the title list of Counter or Help.",
+		usage: []string{`perfc query <value> [-o <filename>]`},
+		params: [][2]string{
+			{"<value>", `Global, Costly, Counter, Help, or object title indexes such as "238 230".`},
+		},
+		notes: "The answer is binary: it is not written to a terminal.",
+		examples: [][2]string{
+			{"This computer's objects as one block:", "perfc query Global -o now.perfdata"},
+			{"Processor and Thread (Thread brings its parent Process):", `perfc query "238 232" -o cpu.perfdata`},
+			{"The title database, into a pipe:", "perfc query Counter | od -c | head"},
+		},
+	}
+}

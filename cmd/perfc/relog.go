@@ -305,3 +305,23 @@ func splitCounterLists(vals []string) []string {
 func nextPathStart(s string) bool {
 	return strings.HasPrefix(strings.TrimLeft(s, " \t"), `\`)
 }
+
+// relogHelp is relog's /? screen, beside its flags.
+func relogHelp() helpScreen {
+	return helpScreen{
+		about: "Relog creates new performance logs from data in existing performance\nlogs by changing the sampling rate and/or converting the file format.\nIt reads Windows' binary logs (.blg), perfc's binary logs (typeperf -f\nBIN), PDH-CSV and PDH-TSV text logs, SQL log sets (SQL:DSN!logset), and\nPERF_DATA_BLOCK files (perfc query, or captured on Windows).",
+		usage: []string{"perfc relog <filename [filename ...]> [options]"},
+		params: [][2]string{
+			{"<filename [filename ...]>", "Performance files to relog. Quote a wildcard (\"logs/*.bin\") and relog expands it."},
+		},
+		notes: "Counters are given as in typeperf; copy them from the output of -q.\n" +
+			"Several counters in one -c argument are separated by blanks before\n" +
+			"each '\\' or put in double quotes.",
+		examples: [][2]string{
+			{"One counter of a set of captured blocks, into a CSV log:", `perfc relog "s*.bin" -c "\Processor(_Total)\% Processor Time" -o cpu.csv`},
+			{"Two counters in one quoted list:", `perfc relog x.bin -c "\Memory\Available MBytes \Processor(_Total)\% Processor Time"`},
+			{"Every second record, as TSV:", "perfc relog logfile.bin -f tsv -o logfile.tsv -t 2"},
+			{"The counters and time range of the input:", "perfc relog logfile.bin -q -o counters.txt"},
+		},
+	}
+}

@@ -271,3 +271,27 @@ func parseWithConfig(fs *flag.FlagSet, args []string, name string) ([]string, er
 	}
 	return parseFlags(fs, args)
 }
+
+// typeperfHelp is typeperf's /? screen, beside its flags.
+func typeperfHelp() helpScreen {
+	return helpScreen{
+		about: "Typeperf writes performance data to the command window or to a log file.\nTo stop Typeperf, press CTRL+C.",
+		usage: []string{
+			"perfc typeperf { <counter [counter ...]>",
+			"               | -cf <filename>",
+			"               | -q [object]",
+			"               | -qx [object]",
+			"               } [options]",
+		},
+		params: [][2]string{
+			{"<counter [counter ...]>", "Performance counters to monitor."},
+		},
+		notes: counterPathNote,
+		examples: [][2]string{
+			{"CPU load of this computer every second until CTRL+C:", `perfc typeperf "\Processor(_Total)\% Processor Time"`},
+			{"The counters listed in counters.txt, 50 samples 5 seconds apart, into a TSV log:", "perfc typeperf -cf counters.txt -si 5 -sc 50 -f TSV -o domain2.tsv"},
+			{"Every counter and instance of PhysicalDisk, into a file:", "perfc typeperf -qx PhysicalDisk -o counters.txt"},
+			{"Windows syntax works as well:", `perfc typeperf "\Memory\Available MBytes" /si 2 /SC 3 /f csv`},
+		},
+	}
+}

@@ -82,3 +82,11 @@ func versionText() string {
 	b.WriteString("\n")
 	return b.String()
 }
+
+// versionHelp is version's /? screen, beside its flags.
+func versionHelp() helpScreen {
+	return helpScreen{
+		about: "Version prints perfc's module version, the commit it was built from\nwhen known, and the Go version.",
+		usage: []string{"perfc version"},
+	}
+}
