@@ -15,6 +15,7 @@ import (
 	"github.com/perfcounters/perfcounters/perflog/pdhcsv"
 	"github.com/perfcounters/perfcounters/perflog/sqllog"
 	"github.com/perfcounters/perfcounters/titles"
+	"github.com/perfcounters/perfcounters/wintz"
 )
 
 // Input is a set of opened logs read as one recorded source.
@@ -164,7 +165,7 @@ func openOne(ctx context.Context, name string, f Format, opts OpenOptions) (loca
 // commonZone is the zone every input that names one agrees on; time.Local
 // when none names one or they disagree. Two zones agree when they are the
 // same location, or when a text log would name them alike (the Windows
-// name and bias pdhcsv.ZoneOf gives) at each of the times span holds (the
+// name and bias wintz.At gives) at each of the times span holds (the
 // inputs' first and last samples): the zone of a BLG (its rules) and of
 // the CSV Windows wrote from it (a name and a bias) are one zone over the
 // time they cover.
@@ -194,7 +195,7 @@ func sameZone(a, b *time.Location, span []time.Time) bool {
 		return true
 	}
 	for _, t := range span {
-		if pdhcsv.ZoneOf(t.In(a)) != pdhcsv.ZoneOf(t.In(b)) {
+		if wintz.At(t.In(a)) != wintz.At(t.In(b)) {
 			return false
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/perfcounters/perfcounters/perflog/pdhcsv"
+	"github.com/perfcounters/perfcounters/wintz"
 )
 
 // TestDetect recognises each format by content, whatever the file is
@@ -114,7 +115,7 @@ func TestCommonZone(t *testing.T) {
 			t.Fatal(err)
 		}
 		first := in.Source.Recorded().Time(0)
-		got := pdhcsv.ZoneOf(first.In(in.Location)).Name
+		got := wintz.At(first.In(in.Location)).Name
 		switch {
 		case tc.local && in.Location != time.Local:
 			t.Errorf("%v: zone %s (%s), want the machine's", tc.files, in.Location, got)

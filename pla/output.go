@@ -15,6 +15,7 @@ import (
 	"github.com/perfcounters/perfcounters/perflog/binlog"
 	"github.com/perfcounters/perfcounters/perflog/pdhcsv"
 	"github.com/perfcounters/perfcounters/perflog/sqllog"
+	"github.com/perfcounters/perfcounters/wintz"
 )
 
 // ErrFileExists is the error of starting a set whose log file exists
@@ -304,7 +305,7 @@ func (o *textOutput) write(_ context.Context, q *pdh.Query) error {
 		// Appending to a file that has its header: the writer still
 		// needs the columns, the file does not get them again.
 		o.discard = !o.header
-		err := o.w.WriteHeader(pdhcsv.ZoneOf(q.Time().In(time.Local)), names)
+		err := o.w.WriteHeader(wintz.At(q.Time().In(time.Local)), names)
 		o.discard = false
 		if err != nil {
 			return err

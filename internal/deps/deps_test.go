@@ -41,7 +41,7 @@ type rule struct {
 var table = map[string]rule{
 	// L0: the core vocabulary.
 	"internal/utf16le":  {0, nil},
-	"internal/tzrule":   {0, nil},
+	"wintz":             {0, nil},
 	"countertype":       {0, nil},
 	"export/metricname": {0, nil}, // the words of metric names, one rule for every export
 	"internal/filecap":  {0, nil},
@@ -60,21 +60,21 @@ var table = map[string]rule{
 	"system":         {2, []string{"counterset", "countertype", "perfdata", "procscan"}},
 	"engine":         {2, []string{"collect", "counterset", "perfdata", "titles"}},
 	"pdh":            {2, []string{"calc", "counterpath", "countertype", "internal/utf16le", "perfdata", "titles"}},
-	"perflog/pdhcsv": {2, []string{"calc", "counterpath", "countertype", "internal/tzrule", "pdh", "perfdata", "perflog/rawlog", "titles"}},
+	"perflog/pdhcsv": {2, []string{"calc", "counterpath", "countertype", "wintz", "pdh", "perfdata", "perflog/rawlog", "titles"}},
 	"state":          {2, []string{"collectorset", "counterset", "manifest", "titles"}},
 	"collectorset":   {2, []string{"counterpath", "internal/utf16le"}},
-	"perflog/binlog": {2, []string{"internal/tzrule", "pdh", "perfdata", "titles"}},
+	"perflog/binlog": {2, []string{"wintz", "pdh", "perfdata", "titles"}},
 	"perflog/rawlog": {2, []string{"calc", "countertype", "pdh", "perfdata", "titles"}},
-	"perflog/blg":    {2, []string{"counterpath", "countertype", "internal/tzrule", "internal/utf16le", "pdh", "perfdata", "perflog/rawlog", "titles"}},
-	"perflog/sqllog": {2, []string{"calc", "countertype", "pdh", "perflog/pdhcsv", "perflog/rawlog", "titles"}},
+	"perflog/blg":    {2, []string{"counterpath", "countertype", "wintz", "internal/utf16le", "pdh", "perfdata", "perflog/rawlog", "titles"}},
+	"perflog/sqllog": {2, []string{"calc", "countertype", "pdh", "perflog/rawlog", "titles", "wintz"}},
 	"remote":         {2, []string{"pdh", "perfdata", "titles"}}, // the client of perfc serve's API, its wire types and the hosts file; see remote/API.md
 	// L3: the local machine assembled.
-	"perflog": {3, []string{"pdh", "perflog/binlog", "perflog/blg", "perflog/pdhcsv", "perflog/sqllog", "titles"}},
+	"perflog": {3, []string{"pdh", "perflog/binlog", "perflog/blg", "perflog/pdhcsv", "perflog/sqllog", "titles", "wintz"}},
 	"host":    {3, []string{"collect", "counterset", "engine", "internal/shm", "pdh", "perfdata", "procscan", "state", "system", "titles"}},
 	// pla runs collector sets (Windows' Performance Logs and Alerts):
 	// given a live source by the program, it writes the logs and keeps
 	// the run-state records.
-	"pla": {3, []string{"collectorset", "counterpath", "pdh", "perflog/binlog", "perflog/pdhcsv", "perflog/sqllog", "state", "titles"}},
+	"pla": {3, []string{"collectorset", "counterpath", "pdh", "perflog/binlog", "perflog/pdhcsv", "perflog/sqllog", "state", "titles", "wintz"}},
 	// export/prom: the counters of a source as Prometheus /metrics
 	// (OpenMetrics), mapped by counter type.
 	"export/prom": {3, []string{"calc", "countertype", "export/metricname", "internal/utf16le", "pdh", "perfdata", "titles"}},
@@ -87,8 +87,8 @@ var table = map[string]rule{
 	"internal/tool/dump":     {4, []string{"countertype", "perfdata", "perflog/binlog", "perflog/blg", "titles"}},
 	"internal/tool/query":    {4, []string{"engine"}},
 	"internal/tool/ctrpp":    {4, []string{"counterset", "countertype", "manifest"}},
-	"internal/tool/typeperf": {4, []string{"counterpath", "pdh", "perflog/pdhcsv"}},
-	"internal/tool/relog":    {4, []string{"calc", "counterpath", "countertype", "pdh", "perfdata", "perflog/pdhcsv", "perflog/rawlog", "titles"}},
+	"internal/tool/typeperf": {4, []string{"counterpath", "pdh", "perflog/pdhcsv", "wintz"}},
+	"internal/tool/relog":    {4, []string{"calc", "counterpath", "countertype", "pdh", "perfdata", "perflog/pdhcsv", "perflog/rawlog", "titles", "wintz"}},
 	"internal/tool/lodctr":   {4, []string{"manifest", "state", "titles"}},
 	"internal/tool/logman":   {4, []string{"collectorset", "remote", "state"}},
 	"internal/server":        {4, []string{"remote"}}, // perfc serve: TLS, authentication, limits
@@ -97,7 +97,7 @@ var table = map[string]rule{
 	"internal/webui": {4, nil},
 	// logview answers the page's questions about logs (/v1/logs): a log's
 	// counters and their values over a time range.
-	"internal/logview": {4, []string{"calc", "counterpath", "pdh", "perfdata", "perflog", "remote", "titles"}},
+	"internal/logview": {4, []string{"calc", "counterpath", "pdh", "perfdata", "perflog", "remote", "titles", "wintz"}},
 	// L5: the binary.
 	"cmd/perfc": {5, []string{"host", "internal/tool/ctrpp", "internal/tool/dump", "internal/tool/lodctr", "internal/tool/logman", "internal/tool/query", "internal/utf16le",
 		"internal/tool/relog", "internal/tool/typeperf", "internal/server", "internal/webui", "internal/logview", "remote", "remote/apiserver", "export/otlp", "export/prom", "collectorset", "counterpath", "engine", "manifest", "pdh", "perfdata", "perflog", "pla", "state", "titles"}},

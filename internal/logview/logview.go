@@ -42,6 +42,7 @@ import (
 	"github.com/perfcounters/perfcounters/perflog"
 	"github.com/perfcounters/perfcounters/remote"
 	"github.com/perfcounters/perfcounters/titles"
+	"github.com/perfcounters/perfcounters/wintz"
 )
 
 // Path is where the handler is mounted.
@@ -129,7 +130,8 @@ type LogInfo struct {
 	End     time.Time `json:"end"`
 	// Computers are the machines whose counters the log holds.
 	Computers []string `json:"computers"`
-	// Zone is the zone the log was recorded in, when it says.
+	// Zone is the zone the log was recorded in, when it says, as Windows
+	// names it at the log's start (wintz.At).
 	Zone string `json:"zone,omitempty"`
 	// Notes are what reading the log found that its user should know.
 	Notes []string `json:"notes,omitempty"`
@@ -198,7 +200,7 @@ func (h *Handler) open(ctx context.Context, files, names []string, after func())
 		Computers: cat.computers, Notes: append(renameAll(in.Notes, files, names), cat.notes...),
 	}}
 	if in.Location != nil && in.Location != time.Local {
-		l.info.Zone = in.Location.String()
+		l.info.Zone = wintz.At(rec.Time(0).In(in.Location)).Name
 	}
 	return l, nil
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/perfcounters/perfcounters/counterpath"
 	"github.com/perfcounters/perfcounters/pdh"
 	"github.com/perfcounters/perfcounters/remote"
+	"github.com/perfcounters/perfcounters/wintz"
 )
 
 // ValuesRequest is the body of POST /v1/logs/{id}/values: counter paths
@@ -132,6 +133,11 @@ type Times struct {
 	// zone the log was recorded in (Info.Zone): what a page adds to show
 	// the log's wall-clock times, as relog writes them.
 	Offsets []int `json:"offsets"`
+	// Zones names the zone of each offset that Offsets holds (the key is
+	// the offset in decimal), as Windows names it at those times
+	// (wintz.At): "Eastern Daylight Time" for the August samples of an
+	// Eastern log, "Eastern Standard Time" for its January ones.
+	Zones map[string]string `json:"zones,omitempty"`
 }
 
 func (h *Handler) serveTimes(w http.ResponseWriter, l *openLog) {
@@ -147,11 +153,14 @@ func (h *Handler) serveTimes(w http.ResponseWriter, l *openLog) {
 	if loc == nil {
 		loc = time.Local // as relog labels a log that does not say
 	}
-	ans := Times{Times: make([]time.Time, n), Offsets: make([]int, n)}
+	ans := Times{Times: make([]time.Time, n), Offsets: make([]int, n), Zones: map[string]string{}}
 	for i := range n {
 		t := rec.Time(i)
 		ans.Times[i] = t.UTC()
 		_, ans.Offsets[i] = t.In(loc).Zone()
+		if k := strconv.Itoa(ans.Offsets[i]); ans.Zones[k] == "" {
+			ans.Zones[k] = wintz.At(t.In(loc)).Name
+		}
 	}
 	l.mu.Unlock()
 	serveJSON(w, http.StatusOK, ans)

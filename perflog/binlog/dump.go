@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/perfcounters/perfcounters/wintz"
 )
 
 // Dump writes a listing of the log at path to w: the header, then one line
@@ -86,8 +88,15 @@ func (l *Log) dump(w io.Writer) error {
 			if in.rule != "" {
 				rule = fmt.Sprintf(", rule %q", in.rule)
 			}
-			what = fmt.Sprintf("%s: host %q, zone %q (IANA %q, UTC%s%s), PerfFreq %d, %s, by %q",
-				cause, in.host, in.zone, in.iana, offsetText(in.offset), rule, in.perfFreq, cl, in.writer)
+			// The zone as a person sees the record's time: the name
+			// wintz.At gives in the log's zone then (daylight time in
+			// summer), whatever name the record stores.
+			seen := ""
+			if f.time != noTime && l.loc != nil {
+				seen = fmt.Sprintf(", seen as %q", wintz.At(timeOf(f.time).In(l.loc)).Name)
+			}
+			what = fmt.Sprintf("%s: host %q, zone %q%s (IANA %q, UTC%s%s), PerfFreq %d, %s, by %q",
+				cause, in.host, in.zone, seen, in.iana, offsetText(in.offset), rule, in.perfFreq, cl, in.writer)
 		case f.kind == KindTitles:
 			es, perr := parseTitles(b)
 			if perr != nil {

@@ -12,9 +12,9 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
-	"github.com/perfcounters/perfcounters/internal/tzrule"
 	"github.com/perfcounters/perfcounters/pdh"
 	"github.com/perfcounters/perfcounters/titles"
+	"github.com/perfcounters/perfcounters/wintz"
 )
 
 // scanned is what a scan of a log found: its header and its whole
@@ -411,7 +411,7 @@ func (l *Log) index() error {
 		if name == "" {
 			name = "Local"
 		}
-		if loc, err := tzrule.Location(name, in.rule, int(in.offset), name); err == nil {
+		if loc, err := wintz.RuleLocation(name, in.rule, int(in.offset), name); err == nil {
 			l.loc = loc
 		}
 	}

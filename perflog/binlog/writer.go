@@ -15,9 +15,9 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
-	"github.com/perfcounters/perfcounters/internal/tzrule"
 	"github.com/perfcounters/perfcounters/pdh"
 	"github.com/perfcounters/perfcounters/titles"
+	"github.com/perfcounters/perfcounters/wintz"
 )
 
 // Mode is how a writer treats its file.
@@ -624,7 +624,7 @@ func (w *Writer) appendInfo(out []byte, seq uint64, t time.Time) ([]byte, uint64
 
 // zoneRule is the INFO record's zone rule for a record written at t: ""
 // when the zone has an IANA name (which carries its rules), else the
-// POSIX TZ rule of the zone's year at t (tzrule.Rule), so that a zone
+// POSIX TZ rule of the zone's year at t (wintz.Rule), so that a zone
 // known only by its rules (a BLG's, a text log's) reads back with its
 // daylight-saving changes and names. It is derived once a year.
 func (w *Writer) zoneRule(t time.Time) string {
@@ -633,7 +633,7 @@ func (w *Writer) zoneRule(t time.Time) string {
 	}
 	y := t.In(w.opts.Location).Year()
 	if w.ruleYear != y {
-		w.rule, _ = tzrule.Rule(w.opts.Location, y)
+		w.rule, _ = wintz.Rule(w.opts.Location, y)
 		w.ruleYear = y
 	}
 	return w.rule
@@ -748,41 +748,11 @@ func RolloverName(base string, n int, t time.Time, style NameStyle) string {
 }
 
 // zoneNames returns the name of loc and an IANA name that loads it ("" if
-// none is known).
+// none is known): wintz's one decision, so that TZ given as a name, as a
+// path into zoneinfo, or left to /etc/localtime records the zone the text
+// logs name.
 func zoneNames(loc *time.Location) (name, iana string) {
-	name = loc.String()
-	if name == "Local" {
-		return name, localIANA()
-	}
-	if _, err := time.LoadLocation(name); err == nil {
-		return name, name
-	}
-	return name, ""
-}
-
-// localIANA finds the IANA name of the local zone: TZ, or the target of
-// /etc/localtime.
-func localIANA() string {
-	if tz, ok := os.LookupEnv("TZ"); ok {
-		tz = strings.TrimPrefix(tz, ":")
-		if tz == "" {
-			return "UTC"
-		}
-		if _, err := time.LoadLocation(tz); err == nil && !filepath.IsAbs(tz) {
-			return tz
-		}
-		return ""
-	}
-	if p, err := os.Readlink("/etc/localtime"); err == nil {
-		if i := strings.LastIndex(p, "zoneinfo/"); i >= 0 {
-			if n := p[i+len("zoneinfo/"):]; n != "" {
-				if _, err := time.LoadLocation(n); err == nil {
-					return n
-				}
-			}
-		}
-	}
-	return ""
+	return loc.String(), wintz.IANAName(loc)
 }
 
 var _ io.Closer = (*Writer)(nil)

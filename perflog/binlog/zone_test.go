@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfcounters/perfcounters/internal/tzrule"
+	"github.com/perfcounters/perfcounters/wintz"
 )
 
 // TestZoneRule: a log written in a zone that only its rules describe (no
@@ -15,7 +15,7 @@ import (
 // IANA name is stored by that name, without a rule; and an INFO record
 // from before the rule field reads as it did (a fixed zone).
 func TestZoneRule(t *testing.T) {
-	windows, err := tzrule.Location("Eastern Standard Time",
+	windows, err := wintz.RuleLocation("Eastern Standard Time",
 		"<Eastern Standard Time>5<Eastern Daylight Time>4,M3.2.0/2,M11.1.0/2", -5*3600, "Eastern Standard Time")
 	if err != nil {
 		t.Fatal(err)

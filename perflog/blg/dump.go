@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/perfcounters/perfcounters/internal/utf16le"
+	"github.com/perfcounters/perfcounters/wintz"
 )
 
 // IsLog reports whether the file at path starts as a BLG does: an
@@ -61,11 +62,13 @@ func (l *Log) dump(w io.Writer) error {
 		fmt.Fprintf(&sb, " to %s", h.OriginalPath)
 	}
 	sb.WriteString("\n")
-	zone := h.Zone.StandardName
-	if zone == "" {
-		zone = "UTC"
+	// The zone as a person sees the log's times (wintz.At at its start:
+	// daylight time for a summer log), with its bias then.
+	z := wintz.Zone{Name: "UTC"}
+	if h.Zone.StandardName != "" {
+		z = wintz.At(h.Start.In(l.loc))
 	}
-	fmt.Fprintf(&sb, "time zone %s (bias %d minutes); started %s, ended %s (UTC)\n", zone, h.Zone.Bias, utcText(h.Start), utcText(h.End))
+	fmt.Fprintf(&sb, "time zone %s (bias %d minutes); started %s, ended %s (UTC)\n", z.Name, z.Bias, utcText(h.Start), utcText(h.End))
 	fmt.Fprintf(&sb, "counter list, %d entries:\n", len(l.list))
 	for i, c := range l.list {
 		what := "every counter of the object, stored as raw blocks"

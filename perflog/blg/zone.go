@@ -2,13 +2,12 @@ package blg
 
 import (
 	"encoding/binary"
-	"fmt"
 	"strings"
 	"time"
 
-	"github.com/perfcounters/perfcounters/internal/tzrule"
 	"github.com/perfcounters/perfcounters/internal/utf16le"
 	"github.com/perfcounters/perfcounters/perfdata"
+	"github.com/perfcounters/perfcounters/wintz"
 )
 
 // Zone is the TIME_ZONE_INFORMATION of the machine that wrote the log.
@@ -65,48 +64,11 @@ func resolveZoneName(s string) string {
 }
 
 // Location returns a time.Location following the zone's rules, whose
-// zone names are the Windows names (as PDH writes them into text logs).
-// A zone whose rule cannot be expressed (absolute transition dates) is
-// taken as standard time all year.
+// zone names are the Windows names (wintz.TZI.Location).
 func (z Zone) Location() *time.Location {
-	std := z.StandardName
-	if std == "" {
-		std = "Local"
+	d := func(s perfdata.SystemTime) wintz.Date {
+		return wintz.Date{Year: s.Year, Month: s.Month, DayOfWeek: s.DayOfWeek, Day: s.Day, Hour: s.Hour, Minute: s.Minute, Second: s.Second}
 	}
-	stdOff := -(z.Bias + z.StandardBias) * 60
-	d, s := z.DaylightDate, z.StandardDate
-	if d.Month == 0 || s.Month == 0 || d.Year != 0 || s.Year != 0 || !validRule(d) || !validRule(s) || !zoneNameOK(std) || !zoneNameOK(z.DaylightName) {
-		return time.FixedZone(std, int(stdOff))
-	}
-	// A POSIX TZ rule in the footer of a TZif file with no transitions:
-	// the only way to give time.Location recurring rules.
-	rule := fmt.Sprintf("<%s>%s<%s>%s,%s,%s", std, posixOffset(z.Bias+z.StandardBias), z.DaylightName,
-		posixOffset(z.Bias+z.DaylightBias), posixDate(d), posixDate(s))
-	loc, err := tzrule.Location(std, rule, int(stdOff), std)
-	if err != nil {
-		return time.FixedZone(std, int(stdOff))
-	}
-	return loc
-}
-
-func validRule(s perfdata.SystemTime) bool {
-	return s.Month >= 1 && s.Month <= 12 && s.Day >= 1 && s.Day <= 5 && s.DayOfWeek <= 6 && s.Hour < 24 && s.Minute < 60
-}
-
-// posixOffset writes a bias in minutes west as a POSIX offset.
-func posixOffset(bias int32) string {
-	sign := ""
-	if bias < 0 {
-		sign, bias = "-", -bias
-	}
-	return fmt.Sprintf("%s%d:%02d", sign, bias/60, bias%60)
-}
-
-func posixDate(s perfdata.SystemTime) string {
-	return fmt.Sprintf("M%d.%d.%d/%d:%02d:%02d", s.Month, s.Day, s.DayOfWeek, s.Hour, s.Minute, s.Second)
-}
-
-// zoneNameOK reports a name usable inside <...> of a POSIX rule.
-func zoneNameOK(s string) bool {
-	return s != "" && !strings.ContainsAny(s, "<>\n\x00") && len(s) < 200
+	return wintz.TZI{Bias: z.Bias, StandardName: z.StandardName, DaylightName: z.DaylightName,
+		StandardDate: d(z.StandardDate), DaylightDate: d(z.DaylightDate), StandardBias: z.StandardBias, DaylightBias: z.DaylightBias}.Location()
 }

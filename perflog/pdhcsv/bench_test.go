@@ -24,7 +24,7 @@ func BenchmarkWriteRow(b *testing.B) {
 		b.Run(st.name, func(b *testing.B) {
 			var n countWriter
 			w := NewWriter(&n, WriterOptions{Style: st.style, Location: time.UTC})
-			w.WriteHeader(Zone{"UTC", 0}, cols)
+			w.WriteHeader(Zone{Name: "UTC", Bias: 0}, cols)
 			t := time.Date(2024, 1, 2, 3, 4, 5, 6e6, time.UTC)
 			w.WriteRow(t, vals)
 			b.SetBytes(int64(n.last))

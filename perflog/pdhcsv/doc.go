@@ -15,7 +15,7 @@
 //	    in minutes (UTC minus local time; Pacific Standard Time is 480). The
 //	    name is Windows' standard or daylight name of the zone ("Pacific
 //	    Daylight Time", 420), mapped from the IANA zone with CLDR's
-//	    windowsZones table (ZoneOf, zone.go).
+//	    windowsZones table (wintz.At).
 //	  - Every cell is quoted; cells are separated by ',' (CSV) or a TAB (TSV).
 //	  - Timestamps are local time "MM/dd/yyyy HH:mm:ss.fff".
 //	  - Values are C's "%.17g": 17 significant digits with trailing zeros

@@ -3,7 +3,8 @@ package pdhcsv
 import (
 	"fmt"
 	"strings"
-	"time"
+
+	"github.com/perfcounters/perfcounters/wintz"
 )
 
 // Format is the separator family of a PDH text log.
@@ -61,16 +62,8 @@ const (
 )
 
 // Zone is the time zone a log's timestamps are written in, as the header
-// names it.
-type Zone struct {
-	Name string // e.g. "Pacific Standard Time"
-	Bias int    // minutes, UTC minus local time (Pacific Standard Time: 480)
-}
-
-// Location returns a fixed location for the zone, for reading timestamps.
-func (z Zone) Location() *time.Location {
-	return time.FixedZone(z.Name, -z.Bias*60)
-}
+// names it ("Pacific Standard Time", bias 480): package wintz's.
+type Zone = wintz.Zone
 
 // TimeLayout is the timestamp layout of every PDH text log and of typeperf's
 // console output: "MM/dd/yyyy HH:mm:ss.fff".

@@ -68,7 +68,7 @@ func TestRoundTripReal(t *testing.T) {
 			if lg.Format != tc.format || lg.Style != StyleLog {
 				t.Fatalf("format %v style %v", lg.Format, lg.Style)
 			}
-			if lg.Zone != (Zone{"Pacific Standard Time", 480}) {
+			if lg.Zone != (Zone{Name: "Pacific Standard Time", Bias: 480}) {
 				t.Errorf("zone %+v", lg.Zone)
 			}
 			if len(lg.Columns) != 10 || len(lg.Rows) != 25 {
@@ -263,7 +263,7 @@ func TestAppendTime(t *testing.T) {
 
 func TestWriterStyles(t *testing.T) {
 	tm := time.Date(2024, 3, 5, 7, 8, 9, 123456789, time.UTC)
-	zone := Zone{"Test Standard Time", -60}
+	zone := Zone{Name: "Test Standard Time", Bias: -60}
 	loc := zone.Location()
 	cols := []string{`\\H\A\x`, `\\H\B(i)\y`}
 	vals := []Value{{Number: 2.5, OK: true}, {}}

@@ -13,7 +13,6 @@ import (
 
 	"github.com/perfcounters/perfcounters/counterpath"
 	"github.com/perfcounters/perfcounters/countertype"
-	"github.com/perfcounters/perfcounters/internal/tzrule"
 	"github.com/perfcounters/perfcounters/pdh"
 	"github.com/perfcounters/perfcounters/perfdata"
 	"github.com/perfcounters/perfcounters/perflog/rawlog"
@@ -306,20 +305,6 @@ func newSource(lg *Log, name string) (*source, error) {
 	return s, nil
 }
 
-// zoneLocation is a location whose times ZoneOf names exactly as the
-// header does: the zone's name as the abbreviation, and a location name
-// no time-zone table knows (a fixed zone named "UTC" would otherwise be
-// renamed "Coordinated Universal Time").
-func zoneLocation(z Zone) *time.Location {
-	if strings.ContainsRune(z.Name, 0) || len(z.Name) > 255 {
-		return z.Location()
-	}
-	if loc, err := tzrule.Location(z.Name+" (text log)", "", -z.Bias*60, z.Name); err == nil {
-		return loc
-	}
-	return z.Location()
-}
-
 // sample builds row i's blocks.
 func (s *source) sample(lg *Log, i int) (*pdh.Sample, error) {
 	r := &lg.Rows[i]
@@ -511,7 +496,7 @@ func (l *Log) Location() *time.Location {
 	if l.Style == StyleConsole {
 		return time.Local
 	}
-	return zoneLocation(l.Zone)
+	return l.Zone.Location()
 }
 
 // Notes says what the reader did that its user should know (a last line

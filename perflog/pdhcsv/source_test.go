@@ -15,6 +15,7 @@ import (
 	"github.com/perfcounters/perfcounters/calc"
 	"github.com/perfcounters/perfcounters/countertype"
 	"github.com/perfcounters/perfcounters/pdh"
+	"github.com/perfcounters/perfcounters/wintz"
 )
 
 const hdr = `"(PDH-CSV 4.0) (Coordinated Universal Time)(0)"`
@@ -38,7 +39,7 @@ func TestOpenWindows(t *testing.T) {
 			if want := time.Date(2016, 11, 26, 21, 46, 30, 874e6, time.UTC); !l.Time(0).Equal(want) {
 				t.Errorf("time 0 = %v, want %v", l.Time(0), want)
 			}
-			if z := ZoneOf(l.Time(3).In(l.Location())); z != (Zone{"Pacific Standard Time", 480}) {
+			if z := wintz.At(l.Time(3).In(l.Location())); z != (Zone{Name: "Pacific Standard Time", Bias: 480}) {
 				t.Errorf("zone of the location %+v", z)
 			}
 			if c := l.Counters(); len(c) != 10 || c[0] != `\\charlieparker\network interface(intel[r] ethernet connection i218-lm)\bytes total/sec` {
@@ -85,17 +86,6 @@ func TestOpenWindows(t *testing.T) {
 				t.Error("seek past the end accepted")
 			}
 		})
-	}
-}
-
-// TestZoneLocation: the location of a header's zone names it exactly as
-// the header does, also for names a time-zone table knows otherwise.
-func TestZoneLocation(t *testing.T) {
-	for _, z := range []Zone{{"Pacific Standard Time", 480}, {"UTC", 0}, {"CET", -60}, {"Europe/Paris", -60}, {"India Standard Time", -330}, {"Coordinated Universal Time", 0}} {
-		tm := time.Date(2024, 7, 1, 12, 0, 0, 0, time.UTC)
-		if got := ZoneOf(tm.In(zoneLocation(z))); got != z {
-			t.Errorf("%+v: ZoneOf gives %+v", z, got)
-		}
 	}
 }
 

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfcounters/perfcounters/perflog/pdhcsv"
+	"github.com/perfcounters/perfcounters/wintz"
 )
 
 // TestReportQueries runs the kind of query written for relog's tables on
@@ -141,7 +141,7 @@ func TestZone(t *testing.T) {
 		{time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), "Pacific Standard Time", 480},
 		{time.Date(2025, 7, 1, 0, 0, 0, 0, time.UTC), "Pacific Daylight Time", 420},
 	} {
-		if z := pdhcsv.ZoneOf(tc.at.In(l.Location())); z.Name != tc.name || z.Bias != tc.bias {
+		if z := wintz.At(tc.at.In(l.Location())); z.Name != tc.name || z.Bias != tc.bias {
 			t.Errorf("Location %s at %v: %+v, want %s (%d)", l.Location(), tc.at, z, tc.name, tc.bias)
 		}
 	}
@@ -172,7 +172,7 @@ func TestZoneNames(t *testing.T) {
 		{"Pacific Standard Time (text log)", 480, ""},
 		{"PST", 480, ""},
 	} {
-		loc, ok := pdhcsv.ZoneLocation(tc.name, tc.bias, at)
+		loc, ok := wintz.FromWindowsName(tc.name, tc.bias, at)
 		got := ""
 		if ok {
 			got = loc.String()

@@ -13,9 +13,9 @@ import (
 
 	"github.com/perfcounters/perfcounters/countertype"
 	"github.com/perfcounters/perfcounters/pdh"
-	"github.com/perfcounters/perfcounters/perflog/pdhcsv"
 	"github.com/perfcounters/perfcounters/perflog/rawlog"
 	"github.com/perfcounters/perfcounters/titles"
+	"github.com/perfcounters/perfcounters/wintz"
 )
 
 // Log is a log set read from a database. It is a recorded pdh.Source:
@@ -172,7 +172,7 @@ func (l *Log) open(ctx context.Context) error {
 		// A Windows zone's name (what relog and perfc write) gives its
 		// rules, so rows convert to local time across daylight-saving
 		// changes as the log that was stored did.
-		if loc, ok := pdhcsv.ZoneLocation(named, int(minutes.Int64), l.records[0].time); ok {
+		if loc, ok := wintz.FromWindowsName(named, int(minutes.Int64), l.records[0].time); ok {
 			l.loc = loc
 		}
 	}

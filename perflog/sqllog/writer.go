@@ -14,7 +14,7 @@ import (
 	"github.com/perfcounters/perfcounters/calc"
 	"github.com/perfcounters/perfcounters/countertype"
 	"github.com/perfcounters/perfcounters/pdh"
-	"github.com/perfcounters/perfcounters/perflog/pdhcsv"
+	"github.com/perfcounters/perfcounters/wintz"
 )
 
 // Options configure Create and OpenWith.
@@ -139,7 +139,7 @@ func (w *Writer) open(ctx context.Context, opts Options) error {
 	if loc == nil {
 		loc = time.Local
 	}
-	z := pdhcsv.ZoneOf(time.Now().In(loc))
+	z := wintz.At(time.Now().In(loc))
 	zname := z.Name
 	if len(zname) > 32 {
 		zname = zname[:32]

@@ -23,6 +23,7 @@ import (
 	"github.com/perfcounters/perfcounters/perfdata"
 	"github.com/perfcounters/perfcounters/perflog/pdhcsv"
 	"github.com/perfcounters/perfcounters/titles"
+	"github.com/perfcounters/perfcounters/wintz"
 )
 
 // Options configure Run and Summary.
@@ -183,7 +184,7 @@ func Run(ctx context.Context, src pdh.Source, opts Options, out io.Writer) (in, 
 			continue
 		}
 		if !header {
-			if err := w.WriteHeader(pdhcsv.ZoneOf(t.In(opts.Location)), cols.names()); err != nil {
+			if err := w.WriteHeader(wintz.At(t.In(opts.Location)), cols.names()); err != nil {
 				return p.in, written, err
 			}
 			header = true
@@ -294,7 +295,7 @@ func runOnce(ctx context.Context, src pdh.Source, opts Options, paths []string, 
 	// keep keeps the row of a sample written (the first tells the zone).
 	keep := func(t time.Time, vals []pdhcsv.Value) error {
 		if written.Samples == 0 {
-			zone = pdhcsv.ZoneOf(t.In(opts.Location))
+			zone = wintz.At(t.In(opts.Location))
 		}
 		if err := pipe.add(t, vals); err != nil {
 			return err

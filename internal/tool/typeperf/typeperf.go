@@ -16,6 +16,7 @@ import (
 
 	"github.com/perfcounters/perfcounters/pdh"
 	"github.com/perfcounters/perfcounters/perflog/pdhcsv"
+	"github.com/perfcounters/perfcounters/wintz"
 )
 
 // Options configure a Run.
@@ -132,7 +133,7 @@ func Run(ctx context.Context, src pdh.Source, opts Options, out, console, errw i
 			return err
 		}
 	}
-	if err := w.WriteHeader(pdhcsv.ZoneOf(q.Time().In(opts.Location)), cols.Names()); err != nil {
+	if err := w.WriteHeader(wintz.At(q.Time().In(opts.Location)), cols.Names()); err != nil {
 		return err
 	}
 	vals := make([]pdhcsv.Value, cols.Len())

@@ -124,6 +124,7 @@ export function initLogs(app) {
       log.iso = ans.times;
       log.times = ans.times.map((t) => Date.parse(t) / 1000);
       log.offsets = ans.offsets || [];
+      log.zones = ans.zones || {};
       log.from = 0; log.to = log.times.length - 1;
       applyRange();
     } catch (e) {
@@ -250,14 +251,16 @@ export function initLogs(app) {
   }
 
   // wall writes seconds since the epoch as the log's wall-clock time,
-  // yyyy-mm-dd hh:mm:ss, and its zone: the log's zone name, or the
-  // offset from UTC.
+  // yyyy-mm-dd hh:mm:ss, and its zone: the zone's name at that time as
+  // the server gives it (standard or daylight), else the log's zone
+  // name, else the offset from UTC.
   function wall(t) {
     const off = offsetAt(t);
     const text = new Date(Math.round((t + off) * 1000)).toISOString().replace('T', ' ').slice(0, 19);
     const known = log.offsets && log.offsets.length === log.times.length && log.times.length > 0;
     if (!known) return text + ' UTC';
-    if (log.info?.zone) return `${text} (${log.info.zone})`;
+    const name = log.zones?.[String(off)] || log.info?.zone;
+    if (name) return `${text} (${name})`;
     if (off === 0) return text + ' UTC';
     const a = Math.abs(off);
     return `${text} UTC${off < 0 ? '−' : '+'}${String(Math.floor(a / 3600)).padStart(2, '0')}:${String(Math.floor(a % 3600 / 60)).padStart(2, '0')}`;

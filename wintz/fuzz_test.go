@@ -1,4 +1,4 @@
-package tzrule
+package wintz
 
 import (
 	"testing"
@@ -20,7 +20,7 @@ func FuzzLocation(f *testing.F) {
 		f.Add(r, int32(-5*3600), "X")
 	}
 	f.Fuzz(func(t *testing.T, rule string, off int32, abbr string) {
-		loc, err := Location("fuzz", rule, int(off%(26*3600)), abbr)
+		loc, err := RuleLocation("fuzz", rule, int(off%(26*3600)), abbr)
 		if err == nil && (off%(26*3600) > maxOffset || off%(26*3600) < -maxOffset) {
 			t.Fatalf("offset %d accepted", off%(26*3600))
 		}
@@ -39,7 +39,7 @@ func FuzzLocation(f *testing.F) {
 		if !ok {
 			return
 		}
-		again, err := Location("again", derived, 0, "X")
+		again, err := RuleLocation("again", derived, 0, "X")
 		if err != nil {
 			t.Fatalf("rule %q: derived %q does not build: %v", rule, derived, err)
 		}

@@ -1,11 +1,12 @@
-// Package tzrule carries a time zone's rules where no IANA name does: the
+package wintz
+
+// This file carries a time zone's rules where no IANA name does: the
 // zones of logs written on Windows (a BLG's TIME_ZONE_INFORMATION, a text
 // log's header) and of the logs we write from them. It builds a
 // time.Location from a POSIX TZ rule (the footer form of a TZif file,
-// RFC 8536 section 3.3), and derives such a rule from any time.Location by
-// looking at the offsets it gives over a year, so a zone can be written to
-// a file and read back with its daylight-saving rules and names.
-package tzrule
+// RFC 8536 section 3.3), and derives such a rule from a time.Location,
+// so a zone can be written to a file and read back with its
+// daylight-saving rules and names.
 
 import (
 	"encoding/binary"
@@ -15,17 +16,17 @@ import (
 	"time"
 )
 
-// Location returns a location named name that follows rule, a POSIX TZ
+// RuleLocation returns a location named name that follows rule, a POSIX TZ
 // rule such as `<Eastern Standard Time>5<Eastern Daylight Time>4,M3.2.0/2,M11.1.0/2`.
 // An empty rule gives a fixed zone of off seconds east of UTC whose
 // abbreviation is abbr. Unlike time.FixedZone, the abbreviation need not be
 // the name: a location named "X (text log)" can print "X".
-func Location(name, rule string, off int, abbr string) (*time.Location, error) {
+func RuleLocation(name, rule string, off int, abbr string) (*time.Location, error) {
 	if strings.ContainsAny(rule, "\n\x00") || strings.ContainsAny(abbr, "\x00") || len(rule) > 1024 || len(abbr) > 255 {
-		return nil, errors.New("tzrule: rule or abbreviation not usable in a TZif file")
+		return nil, errors.New("wintz: rule or abbreviation not usable in a TZif file")
 	}
 	if off < -maxOffset || off > maxOffset {
-		return nil, fmt.Errorf("tzrule: offset %d s is more than a day", off)
+		return nil, fmt.Errorf("wintz: offset %d s is more than a day", off)
 	}
 	loc, err := time.LoadLocationFromTZData(name, tzif(rule, off, abbr))
 	if err != nil {
@@ -35,7 +36,7 @@ func Location(name, rule string, off int, abbr string) (*time.Location, error) {
 	// sees both wherever the rule changes at all.
 	for m := time.January; m <= time.December; m++ {
 		if _, o := time.Date(2026, m, 1, 0, 0, 0, 0, time.UTC).In(loc).Zone(); o < -maxOffset || o > maxOffset {
-			return nil, fmt.Errorf("tzrule: rule %q gives an offset of %d s, more than a day", rule, o)
+			return nil, fmt.Errorf("wintz: rule %q gives an offset of %d s, more than a day", rule, o)
 		}
 	}
 	return loc, nil
@@ -159,7 +160,7 @@ func Rule(loc *time.Location, year int) (rule string, ok bool) {
 // way (a daylight time that runs across the new year on some days of a
 // year and not others) has no rule.
 func agrees(loc *time.Location, rule string, start, end time.Time, bounds []time.Time) bool {
-	again, err := Location("check", rule, 0, "X")
+	again, err := RuleLocation("check", rule, 0, "X")
 	if err != nil {
 		return false
 	}

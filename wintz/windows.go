@@ -1,4 +1,4 @@
-package pdhcsv
+package wintz
 
 import (
 	"os"
@@ -8,25 +8,47 @@ import (
 	"time"
 )
 
-// ZoneOf returns the zone of t's location at t as a PDH text log's header
-// names it: Windows' name of the zone, standard or daylight as t falls
-// ("Pacific Standard Time", "Pacific Daylight Time"), and the bias in
-// minutes, UTC minus local time, daylight saving included (480 and 420).
+// Zone is a time zone as Windows names it at an instant: the name
+// ("Pacific Daylight Time") and the bias in minutes, UTC minus local
+// time, daylight saving included (420).
+type Zone struct {
+	Name string
+	Bias int
+}
+
+// Location returns a fixed location that At names exactly as z: the
+// zone's name as its abbreviation, under a location name no table knows
+// (a zone named "UTC" would otherwise be renamed "Coordinated Universal
+// Time"). A text log's header zone reads its times with it.
+func (z Zone) Location() *time.Location {
+	if strings.ContainsRune(z.Name, 0) || len(z.Name) > 255 {
+		return time.FixedZone(z.Name, -z.Bias*60)
+	}
+	if loc, err := RuleLocation(z.Name+" (text log)", "", -z.Bias*60, z.Name); err == nil {
+		return loc
+	}
+	return time.FixedZone(z.Name, -z.Bias*60)
+}
+
+// At returns the zone of t's location at t as Windows names it: the one
+// function that gives a person the zone of a log's time (PDH text logs'
+// headers, relog, dump, perfmon's log view and /v1/logs). The name is
+// Windows' name of the zone, standard or daylight as t falls ("Pacific
+// Standard Time", "Pacific Daylight Time"); the bias is UTC minus local
+// time in minutes, daylight saving included (480 and 420).
 //
 // The Windows name comes from the IANA name of t's location through CLDR's
-// windowsZones table (WindowsZoneKey); for time.Local, whose name is
-// "Local", the IANA name is found as LocalZoneName finds it. A zone the
-// table does not know (a fixed zone, a POSIX TZ rule) keeps the
-// abbreviation Go gives it ("CET", "UTC", "+0530").
-func ZoneOf(t time.Time) Zone {
+// windowsZones table (WindowsKey); for time.Local, whose name is "Local",
+// the IANA name is found as LocalName finds it. A location built from a
+// Windows zone (a BLG's TIME_ZONE_INFORMATION, RuleLocation) already
+// carries Windows' names; a zone the table does not know (a fixed zone, a
+// POSIX TZ rule) keeps the abbreviation Go gives it ("CET", "UTC",
+// "+0530").
+func At(t time.Time) Zone {
 	abbr, off := t.Zone()
 	z := Zone{Name: abbr, Bias: -off / 60}
-	name := t.Location().String()
-	if name == "Local" {
-		name = LocalZoneName()
-	}
-	if key, ok := WindowsZoneKey(name); ok {
-		std, dlt := WindowsZoneNames(key)
+	if key, ok := WindowsKey(IANAName(t.Location())); ok {
+		std, dlt := WindowsNames(key)
 		z.Name = std
 		if t.IsDST() {
 			z.Name = dlt
@@ -35,11 +57,11 @@ func ZoneOf(t time.Time) Zone {
 	return z
 }
 
-// WindowsZoneKey returns the Windows time-zone key of an IANA zone name
+// WindowsKey returns the Windows time-zone key of an IANA zone name
 // ("America/Los_Angeles" gives "Pacific Standard Time"), from CLDR's
 // windowsZones table (zones_table.go), accepting the tz database's other
 // spellings of a zone ("Asia/Kolkata", "US/Pacific", "UTC").
-func WindowsZoneKey(iana string) (string, bool) {
+func WindowsKey(iana string) (string, bool) {
 	if iana == "" {
 		return "", false
 	}
@@ -51,7 +73,7 @@ func WindowsZoneKey(iana string) (string, bool) {
 	return key, ok
 }
 
-// ZoneLocation returns the IANA location of the Windows time zone a log
+// FromWindowsName returns the IANA location of the Windows time zone a log
 // names: a standard or daylight name as PDH-CSV headers and SQL logs'
 // DisplayToID.TimeZoneName hold it ("Eastern Standard Time", "Eastern
 // Daylight Time"), with bias, the minutes west of UTC the log recorded
@@ -60,7 +82,7 @@ func WindowsZoneKey(iana string) (string, bool) {
 // the year of at — in its standard time for a standard name, its daylight
 // time for a daylight name — so that a name with a bias of its own is not
 // given another zone's rules. ok is false otherwise.
-func ZoneLocation(name string, bias int, at time.Time) (loc *time.Location, ok bool) {
+func FromWindowsName(name string, bias int, at time.Time) (loc *time.Location, ok bool) {
 	t := zoneKeys()
 	key, found := t.byName[name]
 	if !found {
@@ -71,7 +93,7 @@ func ZoneLocation(name string, bias int, at time.Time) (loc *time.Location, ok b
 	if err != nil {
 		return nil, false
 	}
-	std, dlt := WindowsZoneNames(key)
+	std, dlt := WindowsNames(key)
 	y := at.UTC().Year()
 	for m := time.January; m <= time.December; m++ {
 		tm := time.Date(y, m, 1, 12, 0, 0, 0, time.UTC).In(loc)
@@ -83,7 +105,7 @@ func ZoneLocation(name string, bias int, at time.Time) (loc *time.Location, ok b
 	return nil, false
 }
 
-// zoneTables are the tables WindowsZoneKey and ZoneLocation read, as maps.
+// zoneTables are the tables WindowsKey and FromWindowsName read, as maps.
 type zoneTables struct {
 	aliases map[string]string // tz alias -> canonical name
 	keys    map[string]string // IANA zone -> Windows key (the first that lists it)
@@ -110,7 +132,7 @@ var zoneKeys = sync.OnceValue(func() zoneTables {
 		if f := strings.Fields(zones); len(f) > 0 {
 			if _, dup := t.first[key]; !dup {
 				t.first[key] = f[0]
-				std, dlt := WindowsZoneNames(key)
+				std, dlt := WindowsNames(key)
 				for _, n := range []string{std, dlt} {
 					if _, dup := t.byName[n]; !dup {
 						t.byName[n] = key
@@ -127,14 +149,14 @@ var zoneKeys = sync.OnceValue(func() zoneTables {
 	return t
 })
 
-// WindowsZoneNames returns the standard and daylight names Windows gives
+// WindowsNames returns the standard and daylight names Windows gives
 // the zone with key key (TIME_ZONE_INFORMATION's StandardName and
 // DaylightName, which PDH writes in log headers). Most keys are the
 // standard name, and the daylight name replaces "Standard" with
 // "Daylight" ("GMT Standard Time", "GMT Daylight Time"); a few keys differ
 // from their names, listed here from the Windows time-zone registry
 // (UTC is "Coordinated Universal Time", Israel's is "Jerusalem ...").
-func WindowsZoneNames(key string) (standard, daylight string) {
+func WindowsNames(key string) (standard, daylight string) {
 	standard = key
 	switch key {
 	case "UTC":
@@ -148,12 +170,49 @@ func WindowsZoneNames(key string) (standard, daylight string) {
 	return standard, daylight
 }
 
-// LocalZoneName returns the IANA name of the process's local zone, the
-// zone time.Local reads: the TZ environment variable when set (a name, or
-// ":name", or a path into a zoneinfo directory; an empty TZ is UTC), else
-// the target of the /etc/localtime link below a zoneinfo directory, else
-// the contents of /etc/timezone (Debian). "" when none tells.
-func LocalZoneName() string {
+// IANAName returns the IANA name of loc: its name when the tz database
+// knows it (a location loaded from a path into zoneinfo: the part below
+// it), LocalName for time.Local, "" otherwise (a fixed zone, a zone built
+// from a rule).
+func IANAName(loc *time.Location) string {
+	name := loc.String()
+	if loc == time.Local || name == "Local" {
+		// time.Local is named "Local", or (TZ a path) by the path.
+		return LocalName()
+	}
+	if filepath.IsAbs(name) {
+		if name = zoneFromPath(name); name == "" {
+			return ""
+		}
+	}
+	if _, ok := WindowsKey(name); ok {
+		return name
+	}
+	if _, err := time.LoadLocation(name); err == nil {
+		return name
+	}
+	return ""
+}
+
+// LocalName returns the IANA name of the process's local zone, the
+// zone time.Local reads, decided here once for every writer and viewer:
+// the TZ environment variable when set (a name, or ":name", or a path
+// into a zoneinfo directory, whose name is the part below it; an empty
+// TZ is UTC), else the target of the /etc/localtime link below a
+// zoneinfo directory, else the contents of /etc/timezone (Debian). ""
+// when none tells, or when the name found does not load.
+func LocalName() string {
+	name := localName()
+	if name == "" {
+		return ""
+	}
+	if _, err := time.LoadLocation(name); err != nil {
+		return ""
+	}
+	return name
+}
+
+func localName() string {
 	if tz, ok := os.LookupEnv("TZ"); ok {
 		tz = strings.TrimPrefix(tz, ":")
 		switch {
@@ -173,6 +232,19 @@ func LocalZoneName() string {
 		return strings.TrimSpace(string(data))
 	}
 	return ""
+}
+
+// Local returns the local zone as a location named by its IANA name
+// (LocalName), so that every writer records and every viewer shows the
+// same name whether TZ gives a name, a path or nothing; time.Local when
+// no name is known.
+func Local() *time.Location {
+	if name := LocalName(); name != "" {
+		if loc, err := time.LoadLocation(name); err == nil {
+			return loc
+		}
+	}
+	return time.Local
 }
 
 // zoneFromPath returns the zone name of a file below a zoneinfo directory

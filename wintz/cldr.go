@@ -1,6 +1,6 @@
 // Windows time-zone names for IANA zones: data transcribed from Unicode CLDR (source and version below).
 
-package pdhcsv
+package wintz
 
 // windowsZoneTable maps Windows time-zone keys to the IANA zones that use
 // them: one line per key, "KEY<TAB>IANA IANA ...", every territory's zones

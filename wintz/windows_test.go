@@ -1,17 +1,20 @@
-package pdhcsv
+package wintz
 
 import (
 	"bytes"
+	"fmt"
+	"os"
 	"testing"
 	"time"
 	_ "time/tzdata" // the zones below even on a machine without /usr/share/zoneinfo
 )
 
-// TestZoneHeader checks the first header cell of a log for several zones,
+// TestAt checks the zone of several times as the first header cell of a
+// PDH text log shows it (At), for several zones,
 // in standard and daylight time. Expected names and biases are Windows'
 // (the Pacific ones as PDH wrote them in the PowerShell sample logs; the
 // others from Windows' zone names, bias = UTC minus local, DST included).
-func TestZoneHeader(t *testing.T) {
+func TestAt(t *testing.T) {
 	winter := time.Date(2016, 1, 15, 12, 0, 0, 0, time.UTC)
 	summer := time.Date(2016, 7, 15, 12, 0, 0, 0, time.UTC)
 	tests := []struct {
@@ -42,25 +45,20 @@ func TestZoneHeader(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var b bytes.Buffer
-			w := NewWriter(&b, WriterOptions{Location: loc})
-			if err := w.WriteHeader(ZoneOf(tt.at.In(loc)), []string{`\\VM\Memory\Available MBytes`}); err != nil {
-				t.Fatal(err)
-			}
-			want := tt.want + `,"\\VM\Memory\Available MBytes"` + "\n"
-			if b.String() != want {
-				t.Errorf("header = %q\nwant     %q", b.String(), want)
+			z := At(tt.at.In(loc))
+			if got := fmt.Sprintf(`"(PDH-CSV 4.0) (%s)(%d)"`, z.Name, z.Bias); got != tt.want {
+				t.Errorf("header cell = %s\nwant          %s", got, tt.want)
 			}
 		})
 	}
 	// A zone Windows has no name for keeps Go's abbreviation.
-	z := ZoneOf(summer.In(time.FixedZone("XYZ", 5*3600+1800)))
+	z := At(summer.In(time.FixedZone("XYZ", 5*3600+1800)))
 	if z != (Zone{Name: "XYZ", Bias: -330}) {
 		t.Errorf("fixed zone: %+v", z)
 	}
 }
 
-func TestWindowsZoneKeyTable(t *testing.T) {
+func TestWindowsKeyTable(t *testing.T) {
 	// Every IANA zone appears once in the table: a duplicate would make
 	// the answer depend on line order.
 	seen := map[string]string{}
@@ -99,7 +97,7 @@ func TestLocalZoneName(t *testing.T) {
 		{"", "UTC"},
 	} {
 		t.Setenv("TZ", tt.tz)
-		if got := LocalZoneName(); got != tt.want {
+		if got := LocalName(); got != tt.want {
 			t.Errorf("TZ=%q: %q, want %q", tt.tz, got, tt.want)
 		}
 	}
@@ -137,4 +135,55 @@ func fields(s string) []string {
 		out = append(out, string(f))
 	}
 	return out
+}
+
+// TestZoneLocation: the location of a header's zone names it exactly as
+// the header does, also for names a time-zone table knows otherwise.
+func TestZoneLocationNamesBack(t *testing.T) {
+	for _, z := range []Zone{{Name: "Pacific Standard Time", Bias: 480}, {Name: "UTC", Bias: 0}, {Name: "CET", Bias: -60}, {Name: "Europe/Paris", Bias: -60}, {Name: "India Standard Time", Bias: -330}, {Name: "Coordinated Universal Time", Bias: 0}} {
+		tm := time.Date(2024, 7, 1, 12, 0, 0, 0, time.UTC)
+		if got := At(tm.In(z.Location())); got != z {
+			t.Errorf("%+v: At gives %+v", z, got)
+		}
+	}
+}
+
+// TestIANAName: a location gives its IANA name however it was loaded:
+// by name, from a path into a zoneinfo directory (as time.Local is when
+// TZ is a path), or not at all (fixed zones, rules).
+func TestIANAName(t *testing.T) {
+	data, err := os.ReadFile("/usr/share/zoneinfo/Europe/Paris")
+	if err != nil {
+		t.Skip("no zoneinfo tree:", err)
+	}
+	byPath, err := time.LoadLocationFromTZData("/usr/share/zoneinfo/Europe/Paris", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName, err := time.LoadLocation("Europe/Paris")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rule, err := RuleLocation("X", "<XST>5<XDT>4,M3.2.0/2,M11.1.0/2", -5*3600, "XST")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		loc  *time.Location
+		want string
+	}{
+		{byName, "Europe/Paris"},
+		{byPath, "Europe/Paris"},
+		{time.FixedZone("XYZ", 3600), ""},
+		{rule, ""},
+		{time.UTC, "UTC"},
+	} {
+		if got := IANAName(tc.loc); got != tc.want {
+			t.Errorf("IANAName(%s) = %q, want %q", tc.loc, got, tc.want)
+		}
+	}
+	summer := time.Date(2024, 7, 1, 12, 0, 0, 0, time.UTC)
+	if a, b := At(summer.In(byPath)), At(summer.In(byName)); a != b || a.Name != "Romance Daylight Time" {
+		t.Errorf("At by path %+v, by name %+v; want both Romance Daylight Time", a, b)
+	}
 }

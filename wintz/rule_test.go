@@ -1,4 +1,4 @@
-package tzrule
+package wintz
 
 import (
 	"testing"
@@ -38,9 +38,9 @@ func TestRuleRebuildsZones(t *testing.T) {
 			if rule != tc.want {
 				t.Errorf("rule %q, want %q", rule, tc.want)
 			}
-			built, err := Location(tc.zone+" (rule)", rule, 0, "X")
+			built, err := RuleLocation(tc.zone+" (rule)", rule, 0, "X")
 			if err != nil {
-				t.Fatalf("Location(%q): %v", rule, err)
+				t.Fatalf("RuleLocation(%q): %v", rule, err)
 			}
 			sameYear(t, loc, built, tc.year)
 		})
@@ -66,7 +66,7 @@ func sameYear(t *testing.T, want, got *time.Location, year int) {
 // from the location built from it.
 func TestRuleOfWindowsZone(t *testing.T) {
 	rule := "<Eastern Standard Time>5:00<Eastern Daylight Time>4:00,M3.2.0/2:00:00,M11.1.0/2:00:00"
-	loc, err := Location("Eastern Standard Time", rule, -5*3600, "Eastern Standard Time")
+	loc, err := RuleLocation("Eastern Standard Time", rule, -5*3600, "Eastern Standard Time")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestRuleOfWindowsZone(t *testing.T) {
 		if want := "<Eastern Standard Time>5<Eastern Daylight Time>4,M3.2.0/2,M11.1.0/2"; !ok || got != want {
 			t.Fatalf("%d: rule %q %v, want %q", year, got, ok, want)
 		}
-		again, err := Location("x", got, 0, "x")
+		again, err := RuleLocation("x", got, 0, "x")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -89,7 +89,7 @@ func TestRuleOfWindowsZone(t *testing.T) {
 // TestFixedLocation: an empty rule is a fixed zone whose abbreviation is
 // not its name.
 func TestFixedLocation(t *testing.T) {
-	loc, err := Location("Pacific Standard Time (text log)", "", -8*3600, "Pacific Standard Time")
+	loc, err := RuleLocation("Pacific Standard Time (text log)", "", -8*3600, "Pacific Standard Time")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,12 +113,12 @@ func TestRuleRefused(t *testing.T) {
 		}
 	}
 	for _, rule := range []string{"bad\nrule", string(make([]byte, 2000))} {
-		if _, err := Location("x", rule, 0, "x"); err == nil {
-			t.Errorf("Location(%q) accepted", rule)
+		if _, err := RuleLocation("x", rule, 0, "x"); err == nil {
+			t.Errorf("RuleLocation(%q) accepted", rule)
 		}
 	}
 	// A rule Go's reader cannot parse leaves the fixed zone of the file.
-	loc, err := Location("x", "<A>1<B", 3600, "Y")
+	loc, err := RuleLocation("x", "<A>1<B", 3600, "Y")
 	if err != nil {
 		t.Fatal(err)
 	}
