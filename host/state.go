@@ -7,6 +7,7 @@ package host
 import (
 	"os"
 
+	"github.com/perfcounters/perfcounters/counterset"
 	"github.com/perfcounters/perfcounters/engine"
 	"github.com/perfcounters/perfcounters/procscan"
 	statedir "github.com/perfcounters/perfcounters/state"
@@ -31,13 +32,33 @@ func NormalizeGUID(s string) (string, bool) { return statedir.NormalizeGUID(s) }
 // only needs names (state.Titles) pass to the state package.
 func BuiltinTitles(db *titles.DB) error {
 	e := engine.New(engine.Options{Titles: db})
-	c := system.NewCollector(nil, nil)
-	procs := system.NewProcessObjects(procscan.FS(os.DirFS("/proc"))) // names only: nothing is read
-	defer procs.Close()
-	for _, o := range append(c.Objects(), procs.Process(), procs.ProcessV2(), procs.Thread()) {
-		if err := e.Add(engine.Object{Set: o.Set, Collect: func(*engine.Collection, engine.Writer) error { return nil }}); err != nil {
+	for _, set := range builtinObjects() {
+		if err := e.Add(engine.Object{Set: set, Collect: func(*engine.Collection, engine.Writer) error { return nil }}); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// BuiltinObjects are the names of the host's built-in objects, which no
+// registered counter set may take (state.RegisterOptions.Reserved).
+func BuiltinObjects() []string {
+	var names []string
+	for _, o := range builtinObjects() {
+		names = append(names, o.Name)
+	}
+	return names
+}
+
+// builtinObjects are the declarations of the host's built-in objects
+// (nothing is read).
+func builtinObjects() []*counterset.Set {
+	c := system.NewCollector(nil, nil)
+	procs := system.NewProcessObjects(procscan.FS(os.DirFS("/proc"))) // names only: nothing is read
+	defer procs.Close()
+	var sets []*counterset.Set
+	for _, o := range append(c.Objects(), procs.Process(), procs.ProcessV2(), procs.Thread()) {
+		sets = append(sets, o.Set)
+	}
+	return sets
 }

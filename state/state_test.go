@@ -158,6 +158,26 @@ func TestRegisterRules(t *testing.T) {
 	}
 }
 
+// TestRegisterReservedNames: a counter set may not take the name of a
+// built-in object, in any case (issue 28: lodctr accepted a set named
+// Memory, which then shadowed, or was shadowed by, the built-in one).
+func TestRegisterReservedNames(t *testing.T) {
+	reserved := []string{"Memory", "Processor", "Process V2"}
+	for _, name := range []string{"Memory", "memory", "PROCESS V2"} {
+		dir := t.TempDir()
+		m, data := genManifest(t, guid(7), "Shadow", testSet{guid(0x71), name})
+		_, err := Register(dir, m, data, "gen.man", RegisterOptions{Reserved: reserved})
+		if err == nil || !strings.Contains(err.Error(), "built-in object") {
+			t.Errorf("set %q: err = %v, want a refusal naming the built-in object", name, err)
+		}
+		if st := mustRead(t, dir); len(st.Providers) != 0 {
+			t.Errorf("set %q: %d registrations after the refusal", name, len(st.Providers))
+		}
+	}
+	m, data := genManifest(t, guid(8), "Fine", testSet{guid(0x81), "Memory Pools"})
+	mustRegister(t, t.TempDir(), m, data, RegisterOptions{Reserved: reserved})
+}
+
 // TestUnregisterAmbiguous: a provider name two providers share is refused
 // with both listed; each is then removed by its GUID.
 func TestUnregisterAmbiguous(t *testing.T) {

@@ -136,6 +136,10 @@ type RegisterOptions struct {
 	// title database, as the host's engine enters them, so that the
 	// indexes given here never collide with theirs; nil enters none.
 	Builtin func(*titles.DB) error
+	// Reserved are the names of the host's built-in objects
+	// (host.BuiltinObjects): no counter set may take one, in any case,
+	// since it would shadow the built-in object or be shadowed by it.
+	Reserved []string
 	// Publishers are the uids allowed to publish the provider's sets;
 	// empty means the registering user (the effective uid).
 	Publishers []uint32
@@ -240,6 +244,9 @@ func Register(path string, m *manifest.Manifest, data []byte, source string, opt
 		}
 		regs := rec.valid()
 		for _, s := range p.CounterSets {
+			if i := slices.IndexFunc(opts.Reserved, func(r string) bool { return strings.EqualFold(r, s.Name) }); i >= 0 {
+				return nil, fmt.Errorf("register: provider %s: counter set %q: %q is the name of a built-in object of this computer; choose another name", guid, s.Name, opts.Reserved[i])
+			}
 			if err := conflict(regs, guid, s); err != nil {
 				return nil, fmt.Errorf("register: provider %s: %w", guid, err)
 			}

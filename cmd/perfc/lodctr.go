@@ -126,7 +126,7 @@ func runLodctr(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	opts := lodctr.Options{StateDir: hopts.StateDir, Verbose: a.verbose, Builtin: host.BuiltinTitles}
+	opts := lodctr.Options{StateDir: hopts.StateDir, Verbose: a.verbose, Builtin: host.BuiltinTitles, Reserved: host.BuiltinObjects()}
 	if a.users != "" {
 		if opts.Publishers, err = lodctr.ParsePublishers(a.users); err != nil {
 			return usagef("%v", err)

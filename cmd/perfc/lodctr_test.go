@@ -186,6 +186,7 @@ func TestLodctrRules(t *testing.T) {
 	sameName := variant("samename.man", "{0A1B2C3D-0000-4000-8000-000000000001}", "{0A1B2C3D-0000-4000-8000-000000000011}", "http server")
 	sameGUID := variant("sameguid.man", "{0A1B2C3D-0000-4000-8000-000000000002}", "{5B0D7C1E-8F3A-4C2B-9E61-3A7D2C9F4B11}", "Other Server")
 	twin := variant("twin.man", "{0A1B2C3D-0000-4000-8000-000000000003}", "{0A1B2C3D-0000-4000-8000-000000000013}", "Twin Server")
+	builtin := variant("memory.man", "{0A1B2C3D-0000-4000-8000-000000000004}", "{0A1B2C3D-0000-4000-8000-000000000014}", "memory")
 	tests := []struct {
 		name     string
 		args     []string
@@ -198,6 +199,7 @@ func TestLodctrRules(t *testing.T) {
 		{"unknown user", []string{"lodctr", exampleManifest, "/u:no-such-user-perfc"}, 2, "", "no-such-user-perfc", 1},
 		{"same set name", []string{"lodctr", sameName}, 1, "", `counter set name "http server" is already registered`, 1},
 		{"same set GUID", []string{"lodctr", sameGUID}, 1, "", "has the GUID {5B0D7C1E-8F3A-4C2B-9E61-3A7D2C9F4B11}", 1},
+		{"the name of a built-in object", []string{"lodctr", builtin}, 1, "", `"Memory" is the name of a built-in object`, 1},
 		{"a twin of the same provider name", []string{"lodctr", twin}, 0, "Successfully installed", "", 2},
 		{"ambiguous unlodctr", []string{"unlodctr", "PerfcExampleHTTPServer"}, 1, "", "{0A1B2C3D-0000-4000-8000-000000000003}", 2},
 		{"by GUID instead", []string{"unlodctr", "{0A1B2C3D-0000-4000-8000-000000000003}"}, 0, "Successfully uninstalled", "", 1},

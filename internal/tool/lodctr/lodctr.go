@@ -35,6 +35,9 @@ type Options struct {
 	// database (host.BuiltinTitles), so that registered names never take
 	// their indexes; nil enters none.
 	Builtin func(*titles.DB) error
+	// Reserved are the names of the host's built-in objects
+	// (host.BuiltinObjects), which no counter set may take.
+	Reserved []string
 	// Publishers are the uids allowed to publish a registered provider's
 	// counter sets (lodctr /u:); empty means the registering user.
 	Publishers []uint32
@@ -75,7 +78,7 @@ func Install(opts Options, path string, out io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("unable to install performance counters for %s: %w", path, err)
 	}
-	res, err := state.Register(opts.StateDir, m, data, path, state.RegisterOptions{Builtin: opts.Builtin, Publishers: opts.Publishers})
+	res, err := state.Register(opts.StateDir, m, data, path, state.RegisterOptions{Builtin: opts.Builtin, Reserved: opts.Reserved, Publishers: opts.Publishers})
 	if err != nil {
 		return fmt.Errorf("unable to install performance counters for %s: %w", path, err)
 	}
