@@ -346,11 +346,12 @@ func (s *Set) Clone() *Set {
 // OutputLocation is where the set's next log goes, as `logman query NAME`
 // shows it (Output Location): RootPath, the file name with what the file
 // name format adds for the next file (the serial number, or the time t),
-// and the format's extension. An SQL log is shown as SQL:DSN!logset.
+// and the format's extension. An SQL log is shown as SQL:DSN!logset, its
+// password redacted (RedactDSN).
 func (s *Set) OutputLocation(t time.Time) string {
 	c := &s.Collector
 	if c.LogFileFormat == Sql {
-		return "SQL:" + c.DataSourceName + "!" + c.FileName
+		return "SQL:" + RedactDSN(c.DataSourceName) + "!" + c.FileName
 	}
 	name := c.FileName
 	if name == "" {
