@@ -53,7 +53,7 @@ func parseServe(e *env, args []string) (serveOptions, error) {
 	fs.BoolVar(&o.noUI, "noui", false, "Do not serve perfmon's page at / (the API and /metrics only).")
 	fs.StringVar(&o.hosts, "hosts", "", "Hosts `file` of the remote computers this server reads for its callers (perfmon's Add Counters, \\\\HOST paths in /v1/formatted): default $PERFC_HOSTS, else ~/.config/perfc/hosts.yml when it exists (remote/HOSTS.md).")
 	fs.BoolVar(&o.nowarn, "nowarn", false, "Do not print warnings (also: environment PERFC_WARNINGS=off).")
-	otlpFinish := o.otlp.Flags(fs)
+	otlpFinish := o.otlp.Flags(fs, e.getenv)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return o, err

@@ -24,7 +24,7 @@ func TestFlags(t *testing.T) {
 	var o Options
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	finish := o.Flags(fs)
+	finish := o.Flags(fs, nil)
 	err := fs.Parse([]string{"-otlp-endpoint", "https://collector:4318", "-otlp-protocol", "http/protobuf",
 		"-otlp-header", "api-key=a%20b", "-otlp-header", "tenant=t1", "-otlp-interval", "15s", "-otlp-timeout", "5s",
 		"-otlp-object", "Memory", "-otlp-object", "PhysicalDisk(sd*|nvme*)", "-otlp-processes", "-otlp-totals",
@@ -54,7 +54,7 @@ func TestFlags(t *testing.T) {
 	var none Options
 	fs = flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	finish = none.Flags(fs)
+	finish = none.Flags(fs, nil)
 	if err := fs.Parse(nil); err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestFlags(t *testing.T) {
 		var o Options
 		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 		fs.SetOutput(io.Discard)
-		finish := o.Flags(fs)
+		finish := o.Flags(fs, nil)
 		err := fs.Parse(tc.args)
 		if err == nil {
 			_, err = finish()
@@ -83,5 +83,55 @@ func TestFlags(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: error %v, want %q", tc.args, err, tc.want)
 		}
+	}
+}
+
+// TestHeadersOffTheCommandLine: credentials come from a private file or
+// the OpenTelemetry environment variables (issue 28, item 11); a file
+// other users can read is refused; a flag's header wins over both.
+func TestHeadersOffTheCommandLine(t *testing.T) {
+	dir := t.TempDir()
+	private := filepath.Join(dir, "headers")
+	if err := os.WriteFile(private, []byte("api-key=s3cret\ntenant=t1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	open := filepath.Join(dir, "open")
+	if err := os.WriteFile(open, []byte("api-key=s3cret\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"OTEL_EXPORTER_OTLP_HEADERS": "x-env=e1,tenant=fromenv"}
+	for _, tc := range []struct {
+		name string
+		args []string
+		env  map[string]string
+		want map[string]string
+		err  string
+	}{
+		{"file", []string{"-otlp-headers-file", private}, nil, map[string]string{"api-key": "s3cret", "tenant": "t1"}, ""},
+		{"environment", nil, env, map[string]string{"x-env": "e1", "tenant": "fromenv"}, ""},
+		{"flag wins", []string{"-otlp-header", "tenant=flag", "-otlp-headers-file", private}, env,
+			map[string]string{"api-key": "s3cret", "tenant": "flag", "x-env": "e1"}, ""},
+		{"file readable by others", []string{"-otlp-headers-file", open}, nil, nil, "lets other users read"},
+		{"no such file", []string{"-otlp-headers-file", filepath.Join(dir, "none")}, nil, nil, "-otlp-headers-file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var o Options
+			fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+			fs.SetOutput(io.Discard)
+			finish := o.Flags(fs, func(k string) string { return tc.env[k] })
+			if err := fs.Parse(append([]string{"-otlp-endpoint", "x:1"}, tc.args...)); err != nil {
+				t.Fatal(err)
+			}
+			_, err := finish()
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("err = %v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil || !maps.Equal(o.Headers, tc.want) {
+				t.Fatalf("headers %v, %v; want %v", o.Headers, err, tc.want)
+			}
+		})
 	}
 }
