@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime/debug"
+	"strconv"
 
 	"github.com/perfcounters/perfcounters/engine"
 	"github.com/perfcounters/perfcounters/host"
@@ -123,19 +126,51 @@ func checkLoopback(addr string) error {
 
 // openBrowser opens page in the user's browser when there is a desktop
 // (DISPLAY or WAYLAND_DISPLAY) and xdg-open; otherwise the printed
-// address is all.
-func openBrowser(e *env, page string) {
+// address is all. The page's address holds its key, and a command line is
+// read by every local user (ps): the launcher is given a file only this
+// user can read, which sends the browser on to the address. It returns a
+// function that removes the file (for a server that ends with this
+// process; a page of perfc serve keeps its file, private like the
+// server's token file).
+func openBrowser(e *env, page string) (cleanup func()) {
+	cmd, dir, err := launchBrowser(e, page)
+	if err != nil || cmd == nil {
+		return func() {}
+	}
+	go cmd.Wait()
+	return func() { os.RemoveAll(dir) }
+}
+
+// launchBrowser starts xdg-open on a private file that forwards to page:
+// a directory of mode 0700 (os.MkdirTemp) holding an HTML file of mode
+// 0600. cmd is nil when there is no desktop or no xdg-open.
+func launchBrowser(e *env, page string) (cmd *exec.Cmd, dir string, err error) {
 	if e.getenv("DISPLAY") == "" && e.getenv("WAYLAND_DISPLAY") == "" {
-		return
+		return nil, "", nil
 	}
 	xdg, err := exec.LookPath("xdg-open")
 	if err != nil {
-		return
+		return nil, "", nil
 	}
-	cmd := exec.Command(xdg, page)
-	if cmd.Start() == nil {
-		go cmd.Wait()
+	dir, err = os.MkdirTemp("", "perfc-perfmon-")
+	if err != nil {
+		return nil, "", err
 	}
+	file := filepath.Join(dir, "open.html")
+	q := strconv.Quote(page)
+	html := "<!doctype html>\n<meta charset=\"utf-8\"><meta name=\"referrer\" content=\"no-referrer\">\n" +
+		"<title>Performance Monitor</title>\n<script>location.replace(" + q + ")</script>\n" +
+		"<p><a href=" + q + ">Performance Monitor</a></p>\n"
+	if err := os.WriteFile(file, []byte(html), 0o600); err != nil {
+		os.RemoveAll(dir)
+		return nil, "", err
+	}
+	cmd = exec.Command(xdg, file)
+	if err := cmd.Start(); err != nil {
+		os.RemoveAll(dir)
+		return nil, "", err
+	}
+	return cmd, dir, nil
 }
 
 // perfmonHelp is perfmon's /? screen, beside its flags.

@@ -50,7 +50,7 @@ func servePerfmon(ctx context.Context, e *env, addr string, api http.Handler, no
 	page := s.URL() + "/?" + server.TokenParam + "=" + s.Token()
 	fmt.Fprintf(e.stdout, "Performance Monitor: %s\n(the address holds a key: it lets its holder read this host's counters as you; press Ctrl+C to stop)\n", page)
 	if !noopen {
-		openBrowser(e, page)
+		defer openBrowser(e, page)()
 	}
 	return s.Serve(ctx)
 }
@@ -72,7 +72,7 @@ func usePerfmonServe(ctx context.Context, e *env, addr string, named, noopen boo
 	}
 	fmt.Fprintf(e.stdout, "Performance Monitor: %s\n(%s)\n", page, note)
 	if !noopen {
-		openBrowser(e, page)
+		openBrowser(e, page) // the file stays: the browser reads it after this process ends
 	}
 	return true, nil
 }

@@ -9,7 +9,9 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"os"
+	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -189,5 +191,59 @@ func TestPerfmonCommand(t *testing.T) {
 	}
 	if code := stop(); code != 0 {
 		t.Errorf("exit %d after cancel", code)
+	}
+}
+
+// TestBrowserGetsNoKey: the browser launcher's command line, which every
+// local user reads with ps, holds no key: it names a file of mode 0600 in
+// a directory of mode 0700 that forwards to the page (issue 28, item 3).
+func TestBrowserGetsNoKey(t *testing.T) {
+	bin := t.TempDir()
+	args := filepath.Join(bin, "args")
+	script := "#!/bin/sh\nprintf '%s\\n' \"$@\" > " + args + "\n"
+	if err := os.WriteFile(filepath.Join(bin, "xdg-open"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	const key = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	page := "http://127.0.0.1:9641/?token=" + key
+	e := &env{getenv: func(k string) string {
+		if k == "DISPLAY" {
+			return ":0"
+		}
+		return ""
+	}}
+	cmd, dir, err := launchBrowser(e, page)
+	if err != nil || cmd == nil {
+		t.Fatalf("launchBrowser: %v, %v", cmd, err)
+	}
+	defer os.RemoveAll(dir)
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(strings.Join(cmd.Args, " "), key) {
+		t.Fatalf("the launcher's command line holds the key: %q", cmd.Args)
+	}
+	got, err := os.ReadFile(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := strings.TrimSpace(string(got))
+	if strings.Contains(file, key) {
+		t.Fatalf("xdg-open was given %q", file)
+	}
+	st, err := os.Stat(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode().Perm() != 0o600 {
+		t.Errorf("%s has mode %04o, want 0600", file, st.Mode().Perm())
+	}
+	if d, err := os.Stat(filepath.Dir(file)); err != nil || d.Mode().Perm() != 0o700 {
+		t.Errorf("its directory: %v, %v; want mode 0700", d, err)
+	}
+	html, _ := os.ReadFile(file)
+	if !strings.Contains(string(html), strconv.Quote(page)) {
+		t.Errorf("the file does not forward to the page:\n%s", html)
 	}
 }
