@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/perfcounters/perfcounters/collectorset"
@@ -15,6 +16,7 @@ import (
 	"github.com/perfcounters/perfcounters/perflog/binlog"
 	"github.com/perfcounters/perfcounters/perflog/pdhcsv"
 	"github.com/perfcounters/perfcounters/perflog/sqllog"
+	"github.com/perfcounters/perfcounters/state"
 	"github.com/perfcounters/perfcounters/wintz"
 )
 
@@ -73,6 +75,9 @@ func openOutput(ctx context.Context, s *collectorset.Set, src pdh.Source, cfg ou
 	}
 	if err := os.MkdirAll(s.RootPath, 0o755); err != nil {
 		return nil, fmt.Errorf("the log directory of Data Collector Set %q: %w", s.Name, err)
+	}
+	if err := state.CheckLogDir(s.RootPath, os.Geteuid()); err != nil {
+		return nil, fmt.Errorf("Data Collector Set %q: %w", s.Name, err)
 	}
 	if c.LogFileFormat == collectorset.Binary {
 		return openBinary(s, src, cfg)
@@ -234,9 +239,12 @@ func openText(s *collectorset.Set, cfg outputConfig) (output, error) {
 	case c.LogOverwrite:
 		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
 	}
-	f, err := os.OpenFile(path, flags, 0o644)
+	f, err := os.OpenFile(path, flags|syscall.O_NOFOLLOW, 0o600)
 	if errors.Is(err, fs.ErrExist) {
 		return nil, fmt.Errorf("%s: %w", path, ErrFileExists)
+	}
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, fmt.Errorf("%s is a symbolic link: logs are not written through links", path)
 	}
 	if err != nil {
 		return nil, err

@@ -135,3 +135,22 @@ func statDir(path string, euid int) error {
 	}
 	return checkAncestors(path, euid)
 }
+
+// CheckLogDir checks a directory that a collector set writes its logs
+// into, for a process of effective uid euid (root for the system sets):
+// the directory itself (not followed if it is a symbolic link) is owned
+// by euid or root and not writable by other users, and so is every
+// directory above it (sticky ones such as /tmp excepted). Otherwise
+// another user could put a symbolic link where the next log goes, or
+// swap the directory, and a root collector would write where that user
+// chose.
+func CheckLogDir(path string, euid int) error {
+	var st unix.Stat_t
+	if err := unix.Lstat(path, &st); err != nil {
+		return &os.PathError{Op: "log directory", Path: path, Err: err}
+	}
+	if err := checkStat("log directory", path, &st, true, euid); err != nil {
+		return err
+	}
+	return checkAncestors(path, euid)
+}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/perfcounters/perfcounters/counterpath"
@@ -181,9 +182,15 @@ func createOutput(path string, yes bool, console io.Writer) (io.Writer, func() e
 	if !yes {
 		flags |= os.O_EXCL
 	}
-	f, err := os.OpenFile(path, flags, 0o644)
+	// A log is private to its user (mode 0600: the counters of a
+	// machine tell others what runs on it), and never written through a
+	// symbolic link.
+	f, err := os.OpenFile(path, flags|syscall.O_NOFOLLOW, 0o600)
 	if errors.Is(err, os.ErrExist) {
 		return nil, nil, fmt.Errorf("%s exists: use -y to overwrite it", path)
+	}
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, nil, fmt.Errorf("%s is a symbolic link: logs are not written through links", path)
 	}
 	if err != nil {
 		return nil, nil, err

@@ -254,9 +254,14 @@ func (w *Writer) createFile(path string, cause uint64) error {
 
 // openLocked opens (creating) the file at path for writing and takes its
 // exclusive lock, without truncating it first: a second writer of the same
-// log is refused before it can damage the first one's file.
+// log is refused before it can damage the first one's file. A new log is
+// private to its user (mode 0600); a symbolic link is never followed,
+// so nobody can point a writer (root's collector, say) at another file.
 func openLocked(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, fmt.Errorf("%s is a symbolic link: logs are not written through links", path)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,122 @@
+package pla
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfcounters/perfcounters/collectorset"
+	"github.com/perfcounters/perfcounters/state"
+)
+
+// TestOutputRefusesLinks: a set never writes through a symbolic link,
+// whatever the format, and a log directory that is a link or open to
+// other users is refused before anything is written (issue 28, item 2:
+// a root set truncated, overwrote and appended to another user's files
+// through links in its output directory). The target file is left as it
+// was.
+func TestOutputRefusesLinks(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		format collectorset.LogFileFormat
+		append bool
+		link   func(root, target string) error // plants the link in the set's log directory
+		want   string
+	}{
+		{"binary log is a link", collectorset.Binary, false, func(root, target string) error {
+			return os.Symlink(target, filepath.Join(root, "s.plog"))
+		}, "symbolic link"},
+		{"csv log is a link, -a", collectorset.CommaSeparated, true, func(root, target string) error {
+			return os.Symlink(target, filepath.Join(root, "s.csv"))
+		}, "symbolic link"},
+		{"tsv log is a link", collectorset.TabSeparated, false, func(root, target string) error {
+			return os.Symlink(target, filepath.Join(root, "s.tsv"))
+		}, "symbolic link"},
+		{"log directory is a link", collectorset.Binary, false, func(root, target string) error {
+			if err := os.Remove(root); err != nil {
+				return err
+			}
+			return os.Symlink(filepath.Dir(target), root)
+		}, "is a symbolic link"},
+		{"log directory writable by others", collectorset.Binary, false, func(root, target string) error {
+			return os.Chmod(root, 0o777)
+		}, "writable by other users"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			base := t.TempDir()
+			root := filepath.Join(base, "logs")
+			if err := os.Mkdir(root, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			victim := filepath.Join(t.TempDir(), "victim")
+			if err := os.WriteFile(victim, []byte("precious\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := tc.link(root, victim); err != nil {
+				t.Fatal(err)
+			}
+			set := newSet("s", root)
+			set.Collector.LogFileFormat = tc.format
+			set.Collector.LogAppend = tc.append
+			set.Collector.LogOverwrite = !tc.append
+			svc := NewService(t.Context(), testOptions(newFakeSource(2)))
+			err := svc.Start(stateDir(t), set, time.Time{})
+			svc.StopAll("test done")
+			svc.Wait()
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Start: %v, want a refusal with %q", err, tc.want)
+			}
+			if b, err := os.ReadFile(victim); err != nil || string(b) != "precious\n" {
+				t.Errorf("the link's target became %q (%v)", b, err)
+			}
+		})
+	}
+}
+
+// TestCheckLogDirOwner: as root, a log directory owned by another user is
+// refused for root's sets (its owner could swap what root writes).
+func TestCheckLogDirOwner(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to give a directory to another user")
+	}
+	dir := filepath.Join(t.TempDir(), "logs")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(dir, 4242, 4242); err != nil {
+		t.Fatal(err)
+	}
+	err := state.CheckLogDir(dir, 0)
+	var te *state.TrustError
+	if !errors.As(err, &te) || !strings.Contains(err.Error(), "owned by uid 4242") {
+		t.Fatalf("CheckLogDir: %v, want a refusal naming uid 4242", err)
+	}
+}
+
+// TestLogsPrivate: a set's new logs are private to its user (mode 0600):
+// the counters of a machine tell other users what runs on it.
+func TestLogsPrivate(t *testing.T) {
+	for _, f := range []collectorset.LogFileFormat{collectorset.Binary, collectorset.CommaSeparated} {
+		root := t.TempDir()
+		set := newSet("p", root)
+		set.Collector.LogFileFormat = f
+		svc := NewService(t.Context(), testOptions(newFakeSource(2)))
+		if err := svc.Start(stateDir(t), set, time.Time{}); err != nil {
+			t.Fatal(err)
+		}
+		svc.StopAll("test done")
+		svc.Wait()
+		files, _ := filepath.Glob(filepath.Join(root, "p*"))
+		if len(files) == 0 {
+			t.Fatalf("%v: no log written", f)
+		}
+		for _, file := range files {
+			if st, err := os.Stat(file); err != nil || st.Mode().Perm() != 0o600 {
+				t.Errorf("%s: mode %v (%v), want 0600", file, st.Mode().Perm(), err)
+			}
+		}
+	}
+}
