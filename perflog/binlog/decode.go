@@ -3,6 +3,7 @@ package binlog
 import (
 	"bytes"
 	"fmt"
+	"math"
 
 	"github.com/perfcounters/perfcounters/pdh"
 	"github.com/perfcounters/perfcounters/perfdata"
@@ -17,7 +18,10 @@ type decoder struct {
 	// see sampleBudget.
 	lastSize int
 	budget   int
-	sizes    []int // size of each block of the previous sample (a capacity hint)
+	// allow is what the log's allowance still lets this sample rebuild
+	// (Log.left): the sample's budget never exceeds it.
+	allow int64
+	sizes []int // size of each block of the previous sample (a capacity hint)
 	// prev is the epoch's last SAMPLE payload (record seq prevSeq), the
 	// dictionary of the next one when it says so (flagPrevDict).
 	prev    []byte
@@ -25,7 +29,7 @@ type decoder struct {
 	hasPrev bool
 }
 
-func newDecoder() *decoder { return &decoder{st: newState()} }
+func newDecoder() *decoder { return &decoder{st: newState(), allow: math.MaxInt64} }
 
 // sampleBudget is the most bytes a sample whose payload has n bytes may
 // rebuild after a sample of last bytes in the same epoch (0 for the first):
@@ -71,6 +75,9 @@ func (d *decoder) addDefs(b []byte) error {
 func (d *decoder) sample(b []byte) (*pdh.Sample, error) {
 	p := &payload{b: b}
 	d.budget = sampleBudget(d.lastSize, len(b))
+	if int64(d.budget) > d.allow {
+		d.budget = int(max(d.allow, 0))
+	}
 	s := &pdh.Sample{}
 	flags := p.uvarint("sample flags")
 	s.Gap = flags&1 != 0
