@@ -68,7 +68,7 @@ var table = map[string]rule{
 	"state":            {2, []string{"collectorset", "counterset", "manifest", "titles"}},
 	"collectorset":     {2, []string{"counterpath"}},
 	"perflog/binlog":   {2, []string{"internal/tzrule", "pdh", "perfdata", "titles"}},
-	"perflog/rawlog":   {2, []string{"calc", "countertype", "pdh", "perfdata", "titles"}},
+	"perflog/rawlog":   {2, []string{"countertype", "pdh", "perfdata", "titles"}},
 	"perflog/blg":      {2, []string{"counterpath", "countertype", "internal/tzrule", "internal/utf16le", "pdh", "perfdata", "perflog/rawlog", "titles"}},
 	"perflog/sqllog":   {2, []string{"calc", "countertype", "pdh", "perflog/pdhcsv", "perflog/rawlog", "titles"}},
 	"remote":           {2, []string{"calc", "counterpath", "engine", "pdh", "perfdata", "titles"}}, // the network API of perfc serve and its client; see remote/API.md
