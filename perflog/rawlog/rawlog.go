@@ -116,6 +116,16 @@ type group struct {
 	counters []gcounter
 	byKey    map[gkey]int
 	b        *perfdata.Builder
+	// The block b built last, written again for a sample of the same
+	// instances (a log's samples mostly are): the instances' names as
+	// the sample gave them, their order in the block, their counter
+	// blocks, and the block parsed. A block with a parents object is
+	// always built anew.
+	reuse     bool
+	lastNames []string
+	insts     []blockInstance
+	vals      []perfdata.Values
+	blk       perfdata.Block
 }
 
 // gkey identifies a counter within a group: its name, case-insensitively,
@@ -128,6 +138,9 @@ type gkey struct {
 type gcounter struct {
 	def, base int // definition positions; base -1 when none
 	typ       countertype.Type
+	tb        countertype.Type // typ.TimeBase()
+	second    bool             // secondIsTime(typ)
+	multiBase bool             // the base is PERF_COUNTER_MULTI_BASE
 	timeBase  int64
 }
 
@@ -161,10 +174,10 @@ func NewPlan(list []Counter, db *titles.DB) (*Plan, error) {
 			if !c.Type.Known() || c.Type.IsBase() || c.Type.IsText() {
 				return nil, fmt.Errorf("counter %s: counter type 0x%08X cannot be logged as a raw value", c.Path(), uint32(c.Type))
 			}
-			gc := gcounter{def: len(g.defs), base: -1, typ: c.Type, timeBase: c.TimeBase}
+			gc := gcounter{def: len(g.defs), base: -1, typ: c.Type, tb: c.Type.TimeBase(), second: secondIsTime(c.Type), timeBase: c.TimeBase}
 			g.defs = append(g.defs, perfdata.CounterSpec{NameIndex: idx, HelpIndex: idx + 1, DefaultScale: c.Scale, DetailLevel: 100, Type: c.Type, Size: numSize(c.Type)})
 			if bt, ok := c.Type.Base(); ok {
-				gc.base = len(g.defs)
+				gc.base, gc.multiBase = len(g.defs), bt == countertype.PERF_COUNTER_MULTI_BASE
 				g.defs = append(g.defs, perfdata.CounterSpec{NameIndex: idx, HelpIndex: idx + 1, DetailLevel: 100, Type: bt, Size: numSize(bt)})
 			}
 			ci = len(g.counters)
@@ -338,24 +351,21 @@ func (r *Rows) Build(t time.Time, perfFreq int64) (*pdh.Sample, error) {
 			return nil, err
 		}
 		s.Problems = append(s.Problems, probs...)
-		if blk != nil {
-			pb, err := perfdata.Parse(blk)
-			if err != nil {
-				return nil, fmt.Errorf("object %s\\%s rebuilt from raw values: %w", g.machine, g.object, err)
-			}
-			s.Blocks = append(s.Blocks, pb)
+		if blk.Bytes() != nil {
+			s.Blocks = append(s.Blocks, blk)
 		}
 	}
 	return s, nil
 }
 
-// build makes the group's PERF_DATA_BLOCK for one sample.
-// h holds the sample's times; the group adds its object and machine.
-func (g *group) build(gs *grows, h perfdata.Header) ([]byte, []pdh.Problem, error) {
+// build makes the group's PERF_DATA_BLOCK for one sample (none when no
+// value is valid). h holds the sample's times; the group adds its object
+// and machine. The block is valid until the group's next build.
+func (g *group) build(gs *grows, h perfdata.Header) (perfdata.Block, []pdh.Problem, error) {
 	h.DefaultObject = int32(g.objIndex)
 	h.SystemName = strings.TrimPrefix(g.machine, `\\`)
 	if cells := len(gs.instances) * len(g.counters); cells > maxCells && cells > 16*len(gs.cells) {
-		return nil, nil, fmt.Errorf("object %s\\%s: %d instances × %d counters for %d values: too sparse to rebuild", g.machine, g.object, len(gs.instances), len(g.counters), len(gs.cells))
+		return perfdata.Block{}, nil, fmt.Errorf("object %s\\%s: %d instances × %d counters for %d values: too sparse to rebuild", g.machine, g.object, len(gs.instances), len(g.counters), len(gs.cells))
 	}
 	// The cell of each instance and counter (-1 none), the last set
 	// winning: at most max(maxCells, 16 values) places, by the check above.
@@ -384,7 +394,7 @@ func (g *group) build(gs *grows, h perfdata.Header) ([]byte, []pdh.Problem, erro
 			if !ok {
 				continue
 			}
-			gc := g.counters[ci]
+			gc := &g.counters[ci]
 			if !StatusOK(c.Status) {
 				if !slices.Contains(seenReason, c.Status) {
 					seenReason = append(seenReason, c.Status)
@@ -393,8 +403,7 @@ func (g *group) build(gs *grows, h perfdata.Header) ([]byte, []pdh.Problem, erro
 				continue
 			}
 			valid++
-			typ := gc.typ
-			tb := typ.TimeBase()
+			tb := gc.tb
 			if gc.timeBase > 0 {
 				switch {
 				case tb == countertype.PERF_TIMER_TICK && !setFreq:
@@ -403,7 +412,7 @@ func (g *group) build(gs *grows, h perfdata.Header) ([]byte, []pdh.Problem, erro
 					objFreq, setObjFreq = gc.timeBase, true
 				}
 			}
-			if !secondIsTime(typ) {
+			if !gc.second {
 				continue
 			}
 			switch tb {
@@ -427,26 +436,35 @@ func (g *group) build(gs *grows, h perfdata.Header) ([]byte, []pdh.Problem, erro
 		if len(reasons) > 0 {
 			reason = strings.Join(reasons, "; ")
 		}
-		return nil, []pdh.Problem{{Object: g.objIndex, ObjectName: g.object, Machine: g.machine, Reason: g.machine + ": " + reason}}, nil
+		return perfdata.Block{}, []pdh.Problem{{Object: g.objIndex, ObjectName: g.object, Machine: g.machine, Reason: g.machine + ": " + reason}}, nil
 	}
 	b := g.b
-	b.Reset(h)
-	if err := b.BeginObject(perfdata.ObjectSpec{NameIndex: g.objIndex, HelpIndex: g.objIndex + 1, DetailLevel: 100, PerfTime: objTime, PerfFreq: objFreq, Single: g.single}, g.layout, g.defs); err != nil {
-		return nil, nil, err
+	reuse := g.reuse && slices.Equal(gs.instances, g.lastNames)
+	if reuse {
+		b.Restamp(h, objTime, objFreq)
+	} else {
+		g.reuse = false
+		b.Reset(h)
+		if err := b.BeginObject(perfdata.ObjectSpec{NameIndex: g.objIndex, HelpIndex: g.objIndex + 1, DetailLevel: 100, PerfTime: objTime, PerfFreq: objFreq, Single: g.single}, g.layout, g.defs); err != nil {
+			return perfdata.Block{}, nil, err
+		}
+		if g.single {
+			g.insts = append(g.insts[:0], blockInstance{src: 0})
+		} else {
+			g.insts = arrange(gs.instances)
+		}
 	}
 	var missing []pdh.MissingValues
-	var insts []blockInstance
-	if g.single {
-		insts = []blockInstance{{src: 0}}
-	} else {
-		insts = arrange(gs.instances)
-	}
+	insts := g.insts
 	var parents []string // the parents object's instances
 	var parentPos map[string]uint32
 	for pos, bi := range insts {
 		i := bi.src
 		var v perfdata.Values
 		switch parent, name, ok := strings.Cut(bi.name, parentSep); {
+		case reuse:
+			v = g.vals[pos]
+			v.Clear()
 		case g.single:
 			v = b.Single()
 		case ok && g.parents != 0:
@@ -479,7 +497,7 @@ func (g *group) build(gs *grows, h perfdata.Header) ([]byte, []pdh.Problem, erro
 				v.SetMulti(gc.def, c.Multi)
 			}
 			if gc.base >= 0 {
-				if g.defs[gc.base].Type == countertype.PERF_COUNTER_MULTI_BASE {
+				if gc.multiBase {
 					v.Set(gc.base, uint64(c.Multi))
 				} else {
 					v.Set(gc.base, uint64(c.Second))
@@ -497,29 +515,45 @@ func (g *group) build(gs *grows, h perfdata.Header) ([]byte, []pdh.Problem, erro
 			missing = append(missing, pdh.MissingValues{Instance: inst, Counters: miss})
 		}
 	}
+	if reuse {
+		return g.blk, g.problems(missing, reasons), nil
+	}
 	if err := b.EndObject(); err != nil {
-		return nil, nil, err
+		return perfdata.Block{}, nil, err
 	}
 	if len(parents) > 0 {
 		if err := b.BeginObject(perfdata.ObjectSpec{NameIndex: g.parents, HelpIndex: g.parents + 1, DetailLevel: 100}, g.plain, nil); err != nil {
-			return nil, nil, err
+			return perfdata.Block{}, nil, err
 		}
 		for _, p := range parents {
 			b.Instance(p, 0, 0, -1)
 		}
 		if err := b.EndObject(); err != nil {
-			return nil, nil, err
+			return perfdata.Block{}, nil, err
 		}
 	}
-	var probs []pdh.Problem
-	if len(missing) > 0 {
-		reason := "no value for some counters of some instances in this sample"
-		if len(reasons) > 0 {
-			reason = strings.Join(reasons, "; ")
-		}
-		probs = append(probs, pdh.Problem{Object: g.objIndex, ObjectName: g.object, Machine: g.machine, Partial: true, Missing: missing, Reason: g.machine + ": " + reason})
+	blk, err := perfdata.Parse(b.Bytes())
+	if err != nil {
+		return perfdata.Block{}, nil, fmt.Errorf("object %s\\%s rebuilt from raw values: %w", g.machine, g.object, err)
 	}
-	return b.Bytes(), probs, nil
+	if len(parents) == 0 {
+		g.reuse, g.blk = true, blk
+		g.lastNames = append(g.lastNames[:0], gs.instances...)
+		g.vals = b.AppendValues(g.vals[:0])
+	}
+	return blk, g.problems(missing, reasons), nil
+}
+
+// problems are the Problems of a block with values missing.
+func (g *group) problems(missing []pdh.MissingValues, reasons []string) []pdh.Problem {
+	if len(missing) == 0 {
+		return nil
+	}
+	reason := "no value for some counters of some instances in this sample"
+	if len(reasons) > 0 {
+		reason = strings.Join(reasons, "; ")
+	}
+	return []pdh.Problem{{Object: g.objIndex, ObjectName: g.object, Machine: g.machine, Partial: true, Missing: missing, Reason: g.machine + ": " + reason}}
 }
 
 // blockInstance is one instance of a rebuilt block: its name there and

@@ -1,9 +1,11 @@
 package rawlog
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -379,6 +381,108 @@ func TestArrange(t *testing.T) {
 		}
 		if g := strings.Join(got, " "); g != c.want {
 			t.Errorf("arrange(%q) = %s, want %s", c.in, g, c.want)
+		}
+	}
+}
+
+// TestBuildAgain: samples built one after another from the same Rows,
+// whose blocks are written again in place while a group keeps its
+// instances, give the blocks and Problems that a Plan of their own gives
+// each sample alone.
+func TestBuildAgain(t *testing.T) {
+	list := []Counter{
+		{Machine: `\\A`, Object: "Memory", Name: "Available Bytes", Type: ct.PERF_COUNTER_LARGE_RAWCOUNT},
+		{Machine: `\\A`, Object: "Processor", Instance: "*", Name: "% Processor Time", Type: ct.PERF_100NSEC_TIMER_INV, TimeBase: freq},
+		{Machine: `\\A`, Object: "Processor", Instance: "*", Name: "Interrupts/sec", Type: ct.PERF_COUNTER_COUNTER, TimeBase: 1000},
+		{Machine: `\\A`, Object: "LogicalDisk", Instance: "*", Name: "% Free Space", Type: ct.PERF_RAW_FRACTION},
+		{Machine: `\\A`, Object: "Thread", Instance: "*", Parent: "svchost", Name: "Context Switches/sec", Type: ct.PERF_COUNTER_COUNTER, TimeBase: 1000},
+		{Machine: `\\B`, Object: "Memory", Name: "Available Bytes", Type: ct.PERF_COUNTER_LARGE_RAWCOUNT},
+	}
+	type pset struct {
+		k             int
+		parent, inst  string
+		first, second int64
+		status        uint32
+	}
+	const failed = 0x800007D0
+	cpu := func(n int64, insts ...string) []pset {
+		var out []pset
+		for i, in := range insts {
+			out = append(out, pset{k: 1, inst: in, first: n + int64(i), second: ft0 + n}, pset{k: 2, inst: in, first: 10 * n, second: 1000 * n})
+		}
+		return out
+	}
+	join := func(parts ...[]pset) []pset {
+		var out []pset
+		for _, p := range parts {
+			out = append(out, p...)
+		}
+		return out
+	}
+	mem := func(n int64) []pset { return []pset{{k: 0, first: n}, {k: 5, first: 2 * n}} }
+	samples := [][]pset{
+		join(mem(1), cpu(1, "0", "1", "_Total")),
+		join(mem(2), cpu(2, "0", "1", "_Total")),                                           // the same instances: written again
+		join(mem(3), cpu(3, "0", "1", "_Total"))[:7],                                       // Interrupts/sec missing for _Total
+		join(mem(4), cpu(4, "0", "1", "_Total")),                                           // whole again
+		join([]pset{{k: 0, first: 5}, {k: 5, status: failed}}, cpu(5, "0", "1", "_Total")), // B did not answer
+		join(mem(6), cpu(6, "0", "1", "_Total")),                                           // B back
+		join(mem(7), cpu(7, "0", "2", "_Total")),                                           // an instance renamed, same length
+		join(mem(8), cpu(8, "0", "2", "3", "_Total")),                                      // one more
+		join(mem(9), cpu(9, "_Total")),                                                     // fewer
+		join(mem(10), cpu(10, "_Total"), []pset{{k: 3, inst: "C:", first: 1, second: 4}}),
+		join(mem(11), cpu(11, "_Total"), []pset{{k: 3, inst: "C:", first: 2, second: 4}}),
+		join(mem(12), cpu(12, "svchost", "svchost#1", "svchost#3")), // duplicate names, a gap
+		join(mem(13), cpu(13, "svchost", "svchost#1", "svchost#3")),
+		join(mem(14), []pset{{k: 4, parent: "svchost", inst: "0", first: 1, second: 2}, {k: 4, parent: "svchost", inst: "1", first: 3, second: 4}}),
+		join(mem(15), []pset{{k: 4, parent: "svchost", inst: "0", first: 5, second: 6}, {k: 4, parent: "svchost", inst: "1", first: 7, second: 8}}),
+		join(mem(16), cpu(16, "0", "1", "_Total"), []pset{{k: 1, inst: "0", first: 99, second: ft0}}), // a value set twice
+		join(mem(17), cpu(17, "0", "1", "_Total"), []pset{{k: 1, inst: "1", status: failed}}),
+		join(mem(18), cpu(18, "0", "1", "_Total")),
+	}
+	db, err := Titles(list, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := func() *Plan {
+		p, err := NewPlan(list, db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	fill := func(rows *Rows, sets []pset) {
+		rows.Reset()
+		for _, s := range sets {
+			if err := rows.SetParent(s.k, s.parent, s.inst, Value{Status: s.status, First: s.first, Second: s.second}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	again := plan().Rows()
+	for i, sets := range samples {
+		at := t0.Add(time.Duration(i) * time.Second)
+		fill(again, sets)
+		got, err := again.Build(at, freq)
+		if err != nil {
+			t.Fatalf("sample %d: %v", i, err)
+		}
+		alone := plan().Rows()
+		fill(alone, sets)
+		want, err := alone.Build(at, freq)
+		if err != nil {
+			t.Fatalf("sample %d alone: %v", i, err)
+		}
+		if len(got.Blocks) != len(want.Blocks) {
+			t.Fatalf("sample %d: %d blocks, want %d", i, len(got.Blocks), len(want.Blocks))
+		}
+		for k := range got.Blocks {
+			if !bytes.Equal(got.Blocks[k].Bytes(), want.Blocks[k].Bytes()) {
+				t.Errorf("sample %d: block %d differs from the block built alone", i, k)
+			}
+		}
+		if !reflect.DeepEqual(got.Problems, want.Problems) {
+			t.Errorf("sample %d: problems %+v, want %+v", i, got.Problems, want.Problems)
 		}
 	}
 }
