@@ -37,12 +37,9 @@ func (l *Log) decodeSample(b []byte, rec *record) (*pdh.Sample, error) {
 	}
 	s.Time = l.localTime(rec.stamp)
 	if rows.Len() > 0 {
-		built, err := rows.Build(s.Time, l.hdr.PerfFreq)
-		if err != nil {
+		if err := rows.AppendTo(s, l.hdr.PerfFreq); err != nil {
 			return nil, err
 		}
-		s.Blocks = append(s.Blocks, built.Blocks...)
-		s.Problems = append(s.Problems, built.Problems...)
 	}
 	return s, nil
 }

@@ -342,20 +342,32 @@ func (r *Rows) Len() int { return r.n }
 // all gives no block, only a Problem.
 func (r *Rows) Build(t time.Time, perfFreq int64) (*pdh.Sample, error) {
 	s := &pdh.Sample{Time: t}
+	if err := r.AppendTo(s, perfFreq); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// AppendTo is Build appending the blocks and Problems to s, stamped with
+// s.Time: a reader whose sample also holds blocks of its own (a BLG's
+// wildcard objects) makes one Sample.
+func (r *Rows) AppendTo(s *pdh.Sample, perfFreq int64) error {
 	slices.Sort(r.touched)
+	t := s.Time
 	h := perfdata.Header{SystemTime: perfdata.SystemTimeOf(t), PerfFreq: perfFreq, PerfTime100nSec: perfdata.FileTime(t)}
+	s.Blocks = slices.Grow(s.Blocks, len(r.touched))
 	for _, gi := range r.touched {
 		g := r.p.groups[gi]
 		blk, probs, err := g.build(&r.groups[gi], h)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		s.Problems = append(s.Problems, probs...)
 		if blk.Bytes() != nil {
 			s.Blocks = append(s.Blocks, blk)
 		}
 	}
-	return s, nil
+	return nil
 }
 
 // build makes the group's PERF_DATA_BLOCK for one sample (none when no
