@@ -56,7 +56,6 @@ type objState struct {
 	stPos   int // "Elapsed Time" position, -1 none
 
 	present bool // in the current sample
-	block   int  // the position of its block in the current sample
 	down    bool // absent because its machine did not answer (fleet.go)
 	obj     perfdata.Object
 	clocks  calc.Clocks
@@ -125,14 +124,6 @@ const (
 	idThreadIndex    = 804
 	elapsedTimeIndex = 684
 )
-
-// IdentifiesInstances reports a counter (by its title index) whose value
-// identifies an instance across samples (ID Process, ID Thread): where an
-// object has one, a Query pairs each instance with the previous sample's
-// of the same ID, not of the same name.
-func IdentifiesInstances(nameIndex uint32) bool {
-	return nameIndex == idProcessIndex || nameIndex == idThreadIndex
-}
 
 // definitions refreshes the definition cache when o's definitions differ
 // from the last ones seen; it reports whether they changed.

@@ -61,7 +61,6 @@ type objKey struct {
 }
 
 type foundObj struct {
-	block  int // position in the sample's Blocks
 	obj    perfdata.Object
 	clocks calc.Clocks
 	system string
@@ -142,7 +141,7 @@ func (q *Query) Collect(ctx context.Context) error {
 			if _, dup := q.found[k]; dup {
 				continue
 			}
-			q.found[k] = foundObj{block: i, obj: o, system: sys.name, clocks: calc.Clocks{
+			q.found[k] = foundObj{obj: o, system: sys.name, clocks: calc.Clocks{
 				PerfTime: pt, PerfFreq: pf, PerfTime100nSec: p100,
 				ObjectTime: o.PerfTime(), ObjectFreq: o.PerfFreq(),
 			}}
@@ -161,7 +160,6 @@ func (q *Query) Collect(ctx context.Context) error {
 		}
 		s.down = false
 		s.update(q, f.obj, f.clocks, f.system)
-		s.block = f.block
 		s.setMissing(q.problems, f.system)
 	}
 	for _, c := range q.counters {
@@ -640,36 +638,6 @@ func (c *Counter) AppendComputed(dst []Computed) []Computed {
 			}
 			x, st := calc.Compute(c.cols[k].def.Type, &cur[k], p)
 			dst = append(dst, Computed{Value: x, Status: st})
-		}
-	}
-	return dst
-}
-
-// Origin is where one item's raw value lies in the current sample: the
-// position of its block in the Sample's Blocks, the position of its
-// instance in the object (-1 for an object without instances) and the
-// position of its counter's definition in the object.
-type Origin struct {
-	Block, Instance, Definition int
-}
-
-// AppendOrigins appends the Origin of each item that AppendComputed
-// returns, in the same order: what a tool that made the blocks itself
-// (perflog/rawlog rebuilds them from a log's raw values) needs to compute
-// the next samples of the same shape without making blocks again.
-func (c *Counter) AppendOrigins(dst []Origin) []Origin {
-	if c.status() != calc.ValidData || c.q.namesOnly {
-		return dst
-	}
-	single := c.obj.obj.NumInstances() == perfdata.NoInstances
-	dst = slices.Grow(dst, len(c.rowPos)*len(c.cols))
-	for _, p := range c.rowPos {
-		inst := int(p)
-		if single {
-			inst = -1
-		}
-		for k := range c.cols {
-			dst = append(dst, Origin{Block: c.obj.block, Instance: inst, Definition: c.cols[k].pos})
 		}
 	}
 	return dst

@@ -263,6 +263,60 @@ func (b *Builder) AppendObjects(objs []byte, n uint32) error {
 	return nil
 }
 
+// Restamp writes the times of the block built since Reset again: the
+// header's SystemTime, PerfTime, PerfFreq and PerfTime100nSec from h,
+// and the PerfTime and PerfFreq of the object begun last. The rest of
+// the block (names, objects, instances, values) stays as it is, and so do
+// the Values returned for it: a block rebuilt for the next sample of the
+// same instances needs only its times and its values written.
+func (b *Builder) Restamp(h Header, objTime, objFreq int64) {
+	if len(b.buf) < DataBlockSize {
+		return
+	}
+	p := b.buf
+	putSystemTime(p[hSystemTime:], h.SystemTime)
+	le.PutUint64(p[hPerfTime:], uint64(h.PerfTime))
+	le.PutUint64(p[hPerfFreq:], uint64(h.PerfFreq))
+	le.PutUint64(p[hPerfTime100nSec:], uint64(h.PerfTime100nSec))
+	if b.objStart >= DataBlockSize && b.objStart+ObjectTypeSize <= len(p) {
+		o := p[b.objStart:]
+		le.PutUint64(o[oPerfTime:], uint64(objTime))
+		le.PutUint64(o[oPerfFreq:], uint64(objFreq))
+	}
+}
+
+// AppendValues appends to dst the Values of each counter block of the
+// object ended last (EndObject): its instances' in order, or its single
+// block. They stay valid until the next call that appends to the builder
+// or Reset, and let the block's values be written again (Values.Clear,
+// Set) without building it again.
+func (b *Builder) AppendValues(dst []Values) []Values {
+	if b.open || b.layout == nil || b.objStart < DataBlockSize || b.objStart+ObjectTypeSize > b.committed {
+		return dst
+	}
+	p := b.buf[:b.committed]
+	n := int(b.layout.dataSize)
+	if b.single {
+		if b.singleAt > 0 && b.singleAt+n <= len(p) {
+			dst = append(dst, Values{b: p[b.singleAt : b.singleAt+n : b.singleAt+n], l: b.layout})
+		}
+		return dst
+	}
+	at := b.objStart + int(le.Uint32(p[b.objStart+oDefinitionLength:]))
+	for range b.numInst {
+		if at+InstanceDefSize > len(p) {
+			break
+		}
+		at += int(le.Uint32(p[at+iByteLength:]))
+		if at+n > len(p) {
+			break
+		}
+		dst = append(dst, Values{b: p[at : at+n : at+n], l: b.layout})
+		at += n
+	}
+	return dst
+}
+
 // Bytes returns the finished block, with TotalByteLength and NumObjectTypes
 // patched. An object still open is not included. The slice is valid until
 // the next Reset.
@@ -370,6 +424,14 @@ func (v Values) SetText(i int, s string, ascii bool) {
 			le.PutUint16(dst[n:], u[j])
 			n += 2
 		}
+	}
+}
+
+// Clear sets every counter of the block to zero, as Instance and Single
+// return it; its ByteLength stays.
+func (v Values) Clear() {
+	if len(v.b) > 4 {
+		clear(v.b[4:])
 	}
 }
 

@@ -64,7 +64,7 @@ var table = map[string]rule{
 	"state":          {2, []string{"collectorset", "counterset", "manifest", "titles"}},
 	"collectorset":   {2, []string{"counterpath", "internal/utf16le"}},
 	"perflog/binlog": {2, []string{"wintz", "pdh", "perfdata", "titles"}},
-	"perflog/rawlog": {2, []string{"calc", "countertype", "pdh", "perfdata", "titles"}},
+	"perflog/rawlog": {2, []string{"countertype", "pdh", "perfdata", "titles"}},
 	"perflog/blg":    {2, []string{"counterpath", "countertype", "wintz", "internal/utf16le", "pdh", "perfdata", "perflog/rawlog", "titles"}},
 	"perflog/sqllog": {2, []string{"calc", "countertype", "pdh", "perflog/rawlog", "titles", "wintz"}},
 	"remote":         {2, []string{"pdh", "perfdata", "titles"}}, // the client of perfc serve's API, its wire types and the hosts file; see remote/API.md
@@ -88,7 +88,7 @@ var table = map[string]rule{
 	"internal/tool/query":    {4, []string{"engine"}},
 	"internal/tool/ctrpp":    {4, []string{"counterset", "countertype", "manifest"}},
 	"internal/tool/typeperf": {4, []string{"counterpath", "pdh", "perflog/pdhcsv", "wintz"}},
-	"internal/tool/relog":    {4, []string{"calc", "counterpath", "countertype", "pdh", "perfdata", "perflog/pdhcsv", "perflog/rawlog", "titles", "wintz"}},
+	"internal/tool/relog":    {4, []string{"calc", "counterpath", "countertype", "pdh", "perfdata", "perflog/pdhcsv", "titles", "wintz"}},
 	"internal/tool/lodctr":   {4, []string{"manifest", "state", "titles"}},
 	"internal/tool/logman":   {4, []string{"collectorset", "remote", "state"}},
 	"internal/server":        {4, []string{"remote"}}, // perfc serve: TLS, authentication, limits

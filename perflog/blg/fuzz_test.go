@@ -12,9 +12,6 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
-
-	"github.com/perfcounters/perfcounters/pdh"
-	"github.com/perfcounters/perfcounters/perflog/rawlog"
 )
 
 var writeSeeds = flag.Bool("seeds", false, "rewrite the committed FuzzOpen corpus from the real logs")
@@ -166,10 +163,9 @@ func FuzzOpen(f *testing.F) {
 	})
 }
 
-// readAll reads every sample of l (Sample, then SampleRows, then the
-// dump), checking what FuzzOpen promises, and returns an account of
-// what it read: a hash of each sample, of each sample's raw values and
-// of the dump, by seed.
+// readAll reads every sample of l (Sample, then the dump), checking
+// what FuzzOpen promises, and returns an account of what it read: a hash
+// of each sample and of the dump, by seed.
 func readAll(t *testing.T, l *Log, seed maphash.Seed) []uint64 {
 	var acc []uint64
 	var h maphash.Hash
@@ -182,7 +178,6 @@ func readAll(t *testing.T, l *Log, seed maphash.Seed) []uint64 {
 	if l.Titles() == nil || l.Location() == nil {
 		t.Fatal("no titles or location")
 	}
-	failed := make([]bool, l.Len())
 	for i := range l.Len() {
 		_ = l.Time(i)
 		s, err := l.Sample(context.Background(), nil)
@@ -192,7 +187,6 @@ func readAll(t *testing.T, l *Log, seed maphash.Seed) []uint64 {
 		if err == nil && s == nil {
 			t.Fatal("nil sample without error")
 		}
-		failed[i] = err != nil
 		h.Reset()
 		if err != nil {
 			h.WriteString(err.Error())
@@ -206,90 +200,6 @@ func readAll(t *testing.T, l *Log, seed maphash.Seed) []uint64 {
 	}
 	if _, err := l.Sample(context.Background(), nil); !errors.Is(err, io.EOF) {
 		t.Fatalf("after the last sample: %v", err)
-	}
-	// The same samples as raw values (relog's steady path): they
-	// decode where Sample decoded them, and whatever place is asked
-	// for, Ref and Raw stay within them.
-	if err := l.Seek(0); err != nil {
-		t.Fatal(err)
-	}
-	rows := [2]*rawlog.Rows{l.NewRows(), l.NewRows()}
-	plain := l.NewRows() // each sample decoded afresh
-	values := func(r *rawlog.Rows) {
-		for blk := -1; blk < 4; blk++ {
-			for inst := -2; inst < 6; inst++ {
-				for def := -1; def < 8; def++ {
-					if ref, ok := r.Ref(pdh.Origin{Block: blk, Instance: inst, Definition: def}); ok {
-						raw, typ := r.Raw(ref)
-						maphash.WriteComparable(&h, raw)
-						num(uint64(typ))
-					}
-				}
-			}
-		}
-	}
-	probe := func(r *rawlog.Rows) uint64 {
-		h.Reset()
-		other, same := rows[0], uint64(0)
-		if r == other {
-			other = rows[1]
-		}
-		if r.SameShape(other) {
-			same = 1
-		}
-		num(uint64(r.Len()), same)
-		values(r)
-		return h.Sum64()
-	}
-	// verdict is what Stamp found of r and its values.
-	verdict := func(r *rawlog.Rows) uint64 {
-		h.Reset()
-		num(uint64(r.Len()))
-		for _, b := range []bool{r.Complete(), r.Unanswered()} {
-			if b {
-				num(1)
-			} else {
-				num(0)
-			}
-		}
-		values(r)
-		return h.Sum64()
-	}
-	for i := range l.Len() {
-		cur, prev := rows[i%2], rows[(i+1)%2]
-		cur.Follow(prev)
-		at, _, err := l.SampleRows(context.Background(), cur)
-		if err != nil && !failed[i] {
-			t.Fatalf("sample %d: SampleRows fails where Sample did not: %v", i, err)
-		}
-		if err == nil {
-			// Rows refilled from a record laid out as the one they
-			// held (their memo) hold what decoding it afresh gives.
-			if err := l.Seek(i); err != nil {
-				t.Fatal(err)
-			}
-			plain.Reset() // no memo: decoded afresh
-			if _, _, err := l.SampleRows(context.Background(), plain); err != nil {
-				t.Fatalf("sample %d: decoded afresh: %v", i, err)
-			}
-			if !plain.SameShape(cur) || verdict(plain) != verdict(cur) {
-				t.Fatalf("sample %d: the Rows SampleRows refilled differ from the sample decoded afresh", i)
-			}
-		}
-		if err != nil || !cur.Complete() {
-			continue
-		}
-		sum := probe(cur)
-		if cur.Followed() {
-			// The clocks' sources taken from the sample before are
-			// those found anew.
-			cur.Follow(nil)
-			cur.Stamp(at, l.hdr.PerfFreq)
-			if !cur.Complete() || probe(cur) != sum {
-				t.Fatalf("sample %d: stamped after the sample before it, its raw values are not those stamped alone", i)
-			}
-		}
-		acc = append(acc, sum)
 	}
 	var listing bytes.Buffer // perfc dump of the same bytes
 	if err := l.dump(&listing); err != nil {

@@ -493,53 +493,6 @@ func ownCopy(s *pdh.Sample) *pdh.Sample {
 	return &c
 }
 
-// NewRows makes the Rows that SampleRows fills.
-func (l *Log) NewRows() *rawlog.Rows { return l.plan.Rows() }
-
-// SampleRows reads the next sample as Sample does, but leaves its listed
-// values in rows (made by NewRows), stamped with the sample's time
-// (rawlog.Rows.Stamp), instead of rebuilding blocks of them: a reader
-// that computes samples of the same shape from their raw values
-// (rawlog's steady samples) needs no blocks. listed is false when the
-// sample also holds whole blocks (wildcard objects), which only Sample
-// returns. An error is the sample's error that Sample reports; the
-// position advances either way.
-func (l *Log) SampleRows(ctx context.Context, rows *rawlog.Rows) (t time.Time, listed bool, err error) {
-	if err := ctx.Err(); err != nil {
-		return time.Time{}, false, err
-	}
-	if l.pos >= len(l.samples) {
-		return time.Time{}, false, io.EOF
-	}
-	rec, b, err := l.nextRecord()
-	if err != nil {
-		return time.Time{}, false, err
-	}
-	t = l.localTime(rec.stamp)
-	// A record laid out as the one last decoded into rows refills them;
-	// another is decoded, and its layout learnt in the same storage.
-	lay, _ := rows.Memo().(*layout)
-	if lay != nil && lay.alike(b) {
-		if err := lay.refill(b, rows); err != nil {
-			return time.Time{}, false, l.sampleError(rec, err)
-		}
-		rows.Stamp(t, l.hdr.PerfFreq)
-		return t, true, nil
-	}
-	if lay == nil {
-		lay = &layout{}
-	}
-	raw, err := l.decodeRows(b, rows, lay)
-	if err != nil {
-		return time.Time{}, false, l.sampleError(rec, err)
-	}
-	if len(raw) == 0 {
-		rows.SetMemo(lay)
-	}
-	rows.Stamp(t, l.hdr.PerfFreq)
-	return t, len(raw) == 0, nil
-}
-
 // nextRecord reads the record of the sample at the position, which it
 // advances either way. b is valid until the next read.
 func (l *Log) nextRecord() (rec *record, b []byte, err error) {

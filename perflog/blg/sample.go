@@ -27,7 +27,7 @@ func (l *Log) decodeSample(b []byte, rec *record) (*pdh.Sample, error) {
 		l.rows = l.plan.Rows()
 	}
 	rows := l.rows
-	raw, err := l.decodeRows(b, rows, nil)
+	raw, err := l.decodeRows(b, rows)
 	if err != nil {
 		return nil, err
 	}
@@ -37,20 +37,16 @@ func (l *Log) decodeSample(b []byte, rec *record) (*pdh.Sample, error) {
 	}
 	s.Time = l.localTime(rec.stamp)
 	if rows.Len() > 0 {
-		built, err := rows.Build(s.Time, l.hdr.PerfFreq)
-		if err != nil {
+		if err := rows.AppendTo(s, l.hdr.PerfFreq); err != nil {
 			return nil, err
 		}
-		s.Blocks = append(s.Blocks, built.Blocks...)
-		s.Problems = append(s.Problems, built.Problems...)
 	}
 	return s, nil
 }
 
 // decodeRows decodes one sample record's listed values into rows (reset
 // first) and returns its whole blocks (wildcard objects) as they lie.
-// lay, when not nil, learns where the record's values lie.
-func (l *Log) decodeRows(b []byte, rows *rawlog.Rows, lay *layout) ([][]byte, error) {
+func (l *Log) decodeRows(b []byte, rows *rawlog.Rows) ([][]byte, error) {
 	if len(b) < subHeader || string(b[:3]) != "BL\x03" || b[3] != subSample {
 		return nil, fmt.Errorf("sample record starts with % x, not the sample header \"BL\" 03 00", b[:min(len(b), 4)])
 	}
@@ -58,7 +54,6 @@ func (l *Log) decodeRows(b []byte, rows *rawlog.Rows, lay *layout) ([][]byte, er
 	if total < subHeader || total > len(b) {
 		return nil, fmt.Errorf("sample header: length %d outside %d..%d", total, subHeader, len(b))
 	}
-	lay.start(b)
 	b = b[:total]
 	var raw [][]byte
 	rows.Reset()
@@ -88,13 +83,13 @@ func (l *Log) decodeRows(b []byte, rows *rawlog.Rows, lay *layout) ([][]byte, er
 				if n < subHeader+rawSize {
 					return nil, fmt.Errorf("sub-record %d at byte %d: length %d, a raw counter needs %d", k, off, n, subHeader+rawSize)
 				}
-				if err := rows.Set(l.slots[k], l.instanceKey(k, c), rawValue(b, off)); err != nil {
+				v := rawlog.Value{Status: le.Uint32(sub[8:]), First: int64(le.Uint64(sub[24:])), Second: int64(le.Uint64(sub[32:])), Multi: le.Uint32(sub[40:])}
+				if err := rows.Set(l.slots[k], l.instanceKey(k, c), v); err != nil {
 					return nil, err
 				}
-				lay.value(off, off, false)
 				break
 			}
-			if err := l.decodeRawList(sub, off, k, l.slots[k], rows, lay); err != nil {
+			if err := l.decodeRawList(sub, off, k, l.slots[k], rows); err != nil {
 				return nil, err
 			}
 		default:
@@ -108,7 +103,7 @@ func (l *Log) decodeRows(b []byte, rows *rawlog.Rows, lay *layout) ([][]byte, er
 // decodeRawList reads the instances of a wildcard-instance counter: a
 // header (size, count, status, time stamp) and count items of name offset,
 // multi count, first and second value; names follow the items.
-func (l *Log) decodeRawList(sub []byte, off, k, counter int, rows *rawlog.Rows, lay *layout) error {
+func (l *Log) decodeRawList(sub []byte, off, k, counter int, rows *rawlog.Rows) error {
 	n := len(sub)
 	if n < subHeader+listHead {
 		return fmt.Errorf("sub-record %d at byte %d: length %d, an instance list needs %d", k, off, n, subHeader+listHead)
@@ -117,8 +112,8 @@ func (l *Log) decodeRawList(sub []byte, off, k, counter int, rows *rawlog.Rows, 
 	if count > maxItems || subHeader+listHead+count*itemSize > n {
 		return fmt.Errorf("sub-record %d at byte %d: %d instances do not fit in %d bytes", k, off, count, n)
 	}
+	status := le.Uint32(sub[16:])
 	base := sub[subHeader:]
-	lay.span(off+listStatus, off+subHeader+listHead) // the list's status and time stamp
 	for i := range count {
 		it := sub[subHeader+listHead+i*itemSize:]
 		no := int(le.Uint32(it[0:]))
@@ -133,115 +128,8 @@ func (l *Log) decodeRawList(sub []byte, off, k, counter int, rows *rawlog.Rows, 
 			}
 			name = l.instanceName(k, i, base[no:no+e])
 		}
-		at := off + subHeader + listHead + i*itemSize
-		if err := rows.Set(counter, name, itemValue(sub, at-off)); err != nil {
-			return err
-		}
-		lay.value(at, off, true)
-	}
-	return nil
-}
-
-// Where a sample record's values lie: a raw counter's PDH_RAW_COUNTER
-// after its sub-record header; an instance list's status (one for its
-// instances) and time stamp in its header, and each item's values after
-// its name offset.
-const (
-	rawValues  = subHeader     // a raw counter's status, time stamp and values
-	listStatus = subHeader + 8 // an instance list's status
-	itemValues = 4             // an item's multi count, first and second value
-)
-
-// rawValue is the value of the raw counter sub-record at off in b.
-func rawValue(b []byte, off int) rawlog.Value {
-	sub := b[off:]
-	return rawlog.Value{Status: le.Uint32(sub[8:]), First: int64(le.Uint64(sub[24:])), Second: int64(le.Uint64(sub[32:])), Multi: le.Uint32(sub[40:])}
-}
-
-// itemValue is the value of the instance list item at it in the list
-// sub-record sub.
-func itemValue(sub []byte, it int) rawlog.Value {
-	item := sub[it:]
-	return rawlog.Value{Status: le.Uint32(sub[listStatus:]), Multi: le.Uint32(item[4:]), First: int64(le.Uint64(item[8:])), Second: int64(le.Uint64(item[16:]))}
-}
-
-// layout is where a listed-counter sample record's values lie, learnt
-// as decodeRows decoded it: a record laid out alike (the same bytes but
-// for the values: the same counters, instance names and lengths) sets
-// the same values in the same order, so its values are put into the Rows
-// the first one was decoded into (rawlog.Rows.Refill) without decoding
-// its names again. SampleRows keeps it as the Rows' memo.
-type layout struct {
-	rec    []byte    // the record learnt, copied
-	values [][2]int  // the byte ranges of values, in order, not overlapping
-	sites  []valueAt // each value set, in order
-}
-
-// valueAt is one value of a record: a raw counter's sub-record, or an
-// item of an instance list (list: the list sub-record's offset).
-type valueAt struct {
-	at, list int
-	item     bool
-}
-
-// start begins learning the record b.
-func (lay *layout) start(b []byte) {
-	if lay == nil {
-		return
-	}
-	lay.rec = append(lay.rec[:0], b...)
-	lay.values, lay.sites = lay.values[:0], lay.sites[:0]
-}
-
-// span marks b[from:to] as values.
-func (lay *layout) span(from, to int) {
-	if lay != nil {
-		lay.values = append(lay.values, [2]int{from, to})
-	}
-}
-
-// value notes the value set next: the raw counter sub-record at at, or
-// (item) the item at at of the list at list.
-func (lay *layout) value(at, list int, item bool) {
-	if lay == nil {
-		return
-	}
-	lay.sites = append(lay.sites, valueAt{at: at, list: list, item: item})
-	if item {
-		lay.span(at+itemValues, at+itemSize)
-	} else {
-		lay.span(at+rawValues, at+subHeader+rawSize)
-	}
-}
-
-// alike reports whether b is laid out as the record learnt: the same
-// length and the same bytes outside the values.
-func (lay *layout) alike(b []byte) bool {
-	if len(b) != len(lay.rec) {
-		return false
-	}
-	from := 0
-	for _, v := range lay.values {
-		if string(b[from:v[0]]) != string(lay.rec[from:v[0]]) {
-			return false
-		}
-		from = v[1]
-	}
-	return string(b[from:]) == string(lay.rec[from:])
-}
-
-// refill puts the values of b, a record alike (alike), into rows, which
-// holds the values of the record learnt.
-func (lay *layout) refill(b []byte, rows *rawlog.Rows) error {
-	rows.Refill()
-	for i, s := range lay.sites {
-		var v rawlog.Value
-		if s.item {
-			v = itemValue(b[s.list:], s.at-s.list)
-		} else {
-			v = rawValue(b, s.at)
-		}
-		if err := rows.Put(i, v); err != nil {
+		v := rawlog.Value{Status: status, Multi: le.Uint32(it[4:]), First: int64(le.Uint64(it[8:])), Second: int64(le.Uint64(it[16:]))}
+		if err := rows.Set(counter, name, v); err != nil {
 			return err
 		}
 	}

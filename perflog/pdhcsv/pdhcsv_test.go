@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -134,7 +133,6 @@ func TestConsoleCapture(t *testing.T) {
 	}
 }
 
-// TestG17 checks AppendG17 against glibc's printf.
 func TestG17(t *testing.T) {
 	// Expected strings are C's printf("%.17g") output (glibc), not computed
 	// by the code under test.
@@ -190,45 +188,6 @@ func TestG17Whole(t *testing.T) {
 			t.Errorf("%v: %s, want %s", x, got, want)
 		}
 	}
-}
-
-// TestG17Strconv checks AppendG17 against strconv's own %.17g formatting: values
-// around each power of ten (where the digits cross between the forms),
-// subnormals, the ends of float64, and random values of three kinds: any
-// bits, fractions of every magnitude, and rates with few digits.
-func TestG17Strconv(t *testing.T) {
-	xs := []float64{math.Inf(1), math.Inf(-1), math.NaN(), math.SmallestNonzeroFloat64,
-		-math.SmallestNonzeroFloat64, math.MaxFloat64, -math.MaxFloat64, 0x1p-1022, 0.99999999999999994}
-	for e := -330; e <= 310; e++ {
-		p := math.Pow10(e)
-		xs = append(xs, p, -p, math.Nextafter(p, 0), math.Nextafter(p, math.Inf(1)), p*1.5, p*9.999999999999999)
-	}
-	r := rand.New(rand.NewPCG(17, 17))
-	for range 200000 {
-		xs = append(xs, math.Float64frombits(r.Uint64()),
-			r.Float64()*math.Pow10(r.IntN(44)-22),
-			float64(r.IntN(10000000))/1000)
-	}
-	for _, x := range xs {
-		if got, want := string(AppendG17(nil, x)), strconv.FormatFloat(x, 'g', 17, 64); got != want {
-			t.Errorf("%v (%#x): %s, want %s", x, math.Float64bits(x), got, want)
-		}
-	}
-}
-
-// FuzzG17 checks AppendG17 against strconv's %.17g for any bits.
-func FuzzG17(f *testing.F) {
-	for _, x := range []float64{0.1, 1e-5, 1.5e17, 86.93735103284412, 5e-324} {
-		f.Add(math.Float64bits(x))
-	}
-	f.Fuzz(func(t *testing.T, bits uint64) {
-		x := math.Float64frombits(bits)
-		prefix := []byte("x,")
-		got := AppendG17(prefix, x)
-		if want := "x," + strconv.FormatFloat(x, 'g', 17, 64); string(got) != want {
-			t.Errorf("%#x: %s, want %s", bits, got, want)
-		}
-	})
 }
 
 // TestAppendTime checks AppendTime against the time package's own

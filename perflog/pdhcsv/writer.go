@@ -166,55 +166,9 @@ func AppendG17(b []byte, x float64) []byte {
 	if x > -1e17 && x < 1e17 && x == math.Trunc(x) && (x != 0 || !math.Signbit(x)) {
 		return strconv.AppendInt(b, int64(x), 10)
 	}
-	if math.IsInf(x, 0) || math.IsNaN(x) {
-		return strconv.AppendFloat(b, x, 'g', 17, 64)
-	}
-	// strconv rounds x to 17 significant digits, d.dddddddddddddddde±XX;
-	// what is left is where %g puts them. (strconv's own 'g' does the
-	// same, but lays a fraction out one byte at a time: a fifth slower.)
-	var buf [32]byte
-	e := strconv.AppendFloat(buf[:0], x, 'e', 16, 64)
-	if e[0] == '-' {
-		b = append(b, '-')
-		e = e[1:]
-	}
-	// e[0] and e[2:18] are the digits, e[18:] the exponent.
-	exp := 0
-	for _, c := range e[20:] {
-		exp = exp*10 + int(c-'0')
-	}
-	if e[19] == '-' {
-		exp = -exp
-	}
-	end := 18 // past the last digit that is not a trailing zero
-	for end > 2 && e[end-1] == '0' {
-		end--
-	}
-	switch {
-	case exp < -4 || exp >= 17:
-		if end == 2 {
-			b = append(b, e[0])
-		} else {
-			b = append(b, e[:end]...)
-		}
-		return append(b, e[18:]...) // 'e', the sign, two or three digits
-	case exp < 0:
-		b = append(b, "0.0000"[:1-exp]...)
-		b = append(b, e[0])
-		return append(b, e[2:end]...)
-	case end <= exp+2: // -0, or digits that end at the point
-		b = append(b, e[0])
-		b = append(b, e[2:end]...)
-		for range exp + 2 - end {
-			b = append(b, '0')
-		}
-		return b
-	default:
-		b = append(b, e[0])
-		b = append(b, e[2:exp+2]...)
-		b = append(b, '.')
-		return append(b, e[exp+2:end]...)
-	}
+	// strconv's 'g' with a precision keeps trailing zeros out and uses the
+	// same exponent rule and exponent spelling as C.
+	return strconv.AppendFloat(b, x, 'g', 17, 64)
 }
 
 func appendCell(b []byte, s string) []byte {

@@ -14,7 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/perfcounters/perfcounters/calc"
 	"github.com/perfcounters/perfcounters/countertype"
 	"github.com/perfcounters/perfcounters/pdh"
 	"github.com/perfcounters/perfcounters/perfdata"
@@ -117,10 +116,16 @@ type group struct {
 	counters []gcounter
 	byKey    map[gkey]int
 	b        *perfdata.Builder
-	// indirect: the group's samples are never Complete (steady.go): pdh
-	// pairs its instances by value (ID Process, ID Thread), or a counter
-	// reads an item count that Build does not set.
-	indirect bool
+	// The block b built last, written again for a sample of the same
+	// instances (a log's samples mostly are): the instances' names as
+	// the sample gave them, their order in the block, their counter
+	// blocks, and the block parsed. A block with a parents object is
+	// always built anew.
+	reuse     bool
+	lastNames []string
+	insts     []blockInstance
+	vals      []perfdata.Values
+	blk       perfdata.Block
 }
 
 // gkey identifies a counter within a group: its name, case-insensitively,
@@ -131,11 +136,11 @@ type gkey struct {
 }
 
 type gcounter struct {
-	def, base int  // definition positions; base -1 when none
-	multiBase bool // the base is PERF_COUNTER_MULTI_BASE (the item count)
+	def, base int // definition positions; base -1 when none
 	typ       countertype.Type
 	tb        countertype.Type // typ.TimeBase()
 	second    bool             // secondIsTime(typ)
+	multiBase bool             // the base is PERF_COUNTER_MULTI_BASE
 	timeBase  int64
 }
 
@@ -169,10 +174,10 @@ func NewPlan(list []Counter, db *titles.DB) (*Plan, error) {
 			if !c.Type.Known() || c.Type.IsBase() || c.Type.IsText() {
 				return nil, fmt.Errorf("counter %s: counter type 0x%08X cannot be logged as a raw value", c.Path(), uint32(c.Type))
 			}
-			gc := gcounter{def: len(g.defs), base: -1, typ: c.Type, timeBase: c.TimeBase}
+			gc := gcounter{def: len(g.defs), base: -1, typ: c.Type, tb: c.Type.TimeBase(), second: secondIsTime(c.Type), timeBase: c.TimeBase}
 			g.defs = append(g.defs, perfdata.CounterSpec{NameIndex: idx, HelpIndex: idx + 1, DefaultScale: c.Scale, DetailLevel: 100, Type: c.Type, Size: numSize(c.Type)})
 			if bt, ok := c.Type.Base(); ok {
-				gc.base = len(g.defs)
+				gc.base, gc.multiBase = len(g.defs), bt == countertype.PERF_COUNTER_MULTI_BASE
 				g.defs = append(g.defs, perfdata.CounterSpec{NameIndex: idx, HelpIndex: idx + 1, DetailLevel: 100, Type: bt, Size: numSize(bt)})
 			}
 			ci = len(g.counters)
@@ -182,14 +187,6 @@ func NewPlan(list []Counter, db *titles.DB) (*Plan, error) {
 		p.slots[k] = slot{group: gi, counter: ci}
 	}
 	for _, g := range p.groups {
-		for k := range g.counters {
-			gc := &g.counters[k]
-			gc.multiBase = gc.base >= 0 && g.defs[gc.base].Type == countertype.PERF_COUNTER_MULTI_BASE
-			gc.tb, gc.second = gc.typ.TimeBase(), secondIsTime(gc.typ)
-			if pdh.IdentifiesInstances(g.defs[gc.def].NameIndex) || (gc.typ.Multi() && gc.base >= 0 && !gc.multiBase) {
-				g.indirect = true
-			}
-		}
 		l, err := perfdata.NewLayout(g.defs)
 		if err != nil {
 			return nil, fmt.Errorf("object %s\\%s: %w", g.machine, g.object, err)
@@ -218,41 +215,10 @@ func numSize(t countertype.Type) uint32 {
 // for the next sample, keeping their storage: a log's samples are
 // rebuilt one after another, and the values of one sample are few.
 type Rows struct {
-	p        *Plan
-	groups   []grows // by group
-	touched  []int
-	n        int  // values set
-	invalid  int  // values set with a failed status
-	complete bool // Stamp's verdict
-	partial  bool // Stamp's: complete but for groups with no valid value (unanswered)
-	indexed  bool // every touched group's at is indexed (Stamp's long way)
-	followed bool // Stamp took its clocks' sources from follow
-	follow   *Rows
-	unsorted bool           // touched is out of the order of groups (Set)
-	anyNone  bool           // some touched group's none is set (Stamp)
-	srcs     []clockSources // Stamp's: by group, where its clocks come from; shared, never written
-	perfFreq int64          // Stamp's: the sample's PerfFreq
-	t100     int64          // Stamp's: the sample's PerfTime100nSec
-	vals     []Value        // each value set since Reset, in order (cells point here; Put)
-	memo     any            // the decoder's (SetMemo), until Reset
-	shape    shape          // names r's shape (Stamp)
-	changes  uint64         // Resets and Sets so far
-}
-
-// shape names the shape of a Rows' values: a Rows and its count of
-// changes when the shape was that Rows' own. A Rows whose shape Stamp
-// found the same as the Rows it follows takes that one's name, kept
-// until its next Reset or Set, so that Stamp need not compare the
-// shapes of samples refilled again and again (Refill, Put).
-type shape struct {
-	r       *Rows
-	changes uint64
-}
-
-// changed gives r a shape of its own.
-func (r *Rows) changed() {
-	r.changes++
-	r.shape = shape{r, r.changes}
+	p       *Plan
+	groups  []grows // by group
+	touched []int
+	n       int // values set
 }
 
 // grows is one group's values in one sample.
@@ -262,13 +228,12 @@ type grows struct {
 	byName    map[string]int // past linearInstances instances
 	cells     []cell         // in the order set; a later one for the same place wins
 	at        []int32        // build's scratch: the cell of each instance × counter
-	none      bool           // Stamp's: no value is valid (Build makes no block)
 }
 
-// cell is one value set: its instance and its counter in the group, and
-// the value (its place in Rows.vals, in the order values were set).
+// cell is one value set: its instance and its counter in the group.
 type cell struct {
-	inst, counter, at int32
+	inst, counter int32
+	v             Value
 }
 
 // linearInstances is how many instances a group looks up by comparing
@@ -304,11 +269,7 @@ func (gs *grows) instance(name string) int {
 }
 
 // Rows starts the values of a sample.
-func (p *Plan) Rows() *Rows {
-	r := &Rows{p: p, groups: make([]grows, len(p.groups))}
-	r.changed()
-	return r
-}
+func (p *Plan) Rows() *Rows { return &Rows{p: p, groups: make([]grows, len(p.groups))} }
 
 // Reset empties r for another sample of the same plan.
 func (r *Rows) Reset() {
@@ -324,14 +285,9 @@ func (r *Rows) Reset() {
 			clear(gs.byName)
 		}
 		gs.cells = gs.cells[:0]
-		gs.none = false
 	}
 	r.touched = r.touched[:0]
-	r.unsorted, r.anyNone = false, false
-	r.vals, r.memo = r.vals[:0], nil
-	r.changed()
-	r.n, r.invalid = 0, 0
-	r.complete, r.partial, r.indexed, r.followed = false, false, false, false
+	r.n = 0
 }
 
 // Set sets the value of listed counter k for an instance (its name as
@@ -346,55 +302,12 @@ func (r *Rows) Set(k int, instance string, v Value) error {
 	gs := &r.groups[s.group]
 	if !gs.used {
 		gs.used = true
-		if n := len(r.touched); n > 0 && r.touched[n-1] > s.group {
-			r.unsorted = true
-		}
 		r.touched = append(r.touched, s.group)
 	}
-	gs.cells = append(gs.cells, cell{inst: int32(gs.instance(instance)), counter: int32(s.counter), at: int32(len(r.vals))})
-	r.vals = append(r.vals, v)
-	r.changed()
+	gs.cells = append(gs.cells, cell{inst: int32(gs.instance(instance)), counter: int32(s.counter), v: v})
 	r.n++
-	if !StatusOK(v.Status) {
-		r.invalid++
-	}
 	return nil
 }
-
-// Refill starts giving r another sample that sets the same values, in
-// the same order, as the sample r holds (the same counters of the same
-// instances): Put then replaces each value in turn, and Stamp follows as
-// after Set. A decoder that finds a sample laid out as the one it
-// decoded into r last (SetMemo) refills r instead of decoding the
-// sample's names again.
-func (r *Rows) Refill() {
-	r.complete, r.partial, r.indexed, r.followed = false, false, false, false
-}
-
-// Put replaces the i-th value set since Reset (counting Set and
-// SetParent calls) with v.
-func (r *Rows) Put(i int, v Value) error {
-	if i < 0 || i >= len(r.vals) {
-		return fmt.Errorf("value %d: the sample has %d values", i, len(r.vals))
-	}
-	c := &r.vals[i]
-	if !StatusOK(c.Status) {
-		r.invalid-- // the count of failed values follows each cell's status
-	}
-	if !StatusOK(v.Status) {
-		r.invalid++
-	}
-	*c = v
-	return nil
-}
-
-// SetMemo keeps m with r's values until Reset: a decoder's note of how
-// it set them (perflog/blg keeps where a record's values lie, to Refill
-// r from a record laid out alike).
-func (r *Rows) SetMemo(m any) { r.memo = m }
-
-// Memo returns what SetMemo kept since the last Reset, nil if nothing.
-func (r *Rows) Memo() any { return r.memo }
 
 // SetParent is Set for an instance with a parent instance
 // (Thread(svchost/0)): the rebuilt block holds the parents in an object of
@@ -429,66 +342,141 @@ func (r *Rows) Len() int { return r.n }
 // all gives no block, only a Problem.
 func (r *Rows) Build(t time.Time, perfFreq int64) (*pdh.Sample, error) {
 	s := &pdh.Sample{Time: t}
-	slices.Sort(r.touched)
-	r.unsorted = false
-	h := perfdata.Header{SystemTime: perfdata.SystemTimeOf(t), PerfFreq: perfFreq, PerfTime100nSec: perfdata.FileTime(t)}
-	for _, gi := range r.touched {
-		g := r.p.groups[gi]
-		blk, probs, err := g.build(&r.groups[gi], r.vals, h)
-		if err != nil {
-			return nil, err
-		}
-		s.Problems = append(s.Problems, probs...)
-		if blk != nil {
-			pb, err := perfdata.Parse(blk)
-			if err != nil {
-				return nil, fmt.Errorf("object %s\\%s rebuilt from raw values: %w", g.machine, g.object, err)
-			}
-			s.Blocks = append(s.Blocks, pb)
-		}
+	if err := r.AppendTo(s, perfFreq); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
 
-// build makes the group's PERF_DATA_BLOCK for one sample.
-// h holds the sample's times; the group adds its object and machine.
-func (g *group) build(gs *grows, vals []Value, h perfdata.Header) ([]byte, []pdh.Problem, error) {
+// AppendTo is Build appending the blocks and Problems to s, stamped with
+// s.Time: a reader whose sample also holds blocks of its own (a BLG's
+// wildcard objects) makes one Sample.
+func (r *Rows) AppendTo(s *pdh.Sample, perfFreq int64) error {
+	slices.Sort(r.touched)
+	t := s.Time
+	h := perfdata.Header{SystemTime: perfdata.SystemTimeOf(t), PerfFreq: perfFreq, PerfTime100nSec: perfdata.FileTime(t)}
+	s.Blocks = slices.Grow(s.Blocks, len(r.touched))
+	for _, gi := range r.touched {
+		g := r.p.groups[gi]
+		blk, probs, err := g.build(&r.groups[gi], h)
+		if err != nil {
+			return err
+		}
+		s.Problems = append(s.Problems, probs...)
+		if blk.Bytes() != nil {
+			s.Blocks = append(s.Blocks, blk)
+		}
+	}
+	return nil
+}
+
+// build makes the group's PERF_DATA_BLOCK for one sample (none when no
+// value is valid). h holds the sample's times; the group adds its object
+// and machine. The block is valid until the group's next build.
+func (g *group) build(gs *grows, h perfdata.Header) (perfdata.Block, []pdh.Problem, error) {
 	h.DefaultObject = int32(g.objIndex)
 	h.SystemName = strings.TrimPrefix(g.machine, `\\`)
 	if cells := len(gs.instances) * len(g.counters); cells > maxCells && cells > 16*len(gs.cells) {
-		return nil, nil, fmt.Errorf("object %s\\%s: %d instances × %d counters for %d values: too sparse to rebuild", g.machine, g.object, len(gs.instances), len(g.counters), len(gs.cells))
+		return perfdata.Block{}, nil, fmt.Errorf("object %s\\%s: %d instances × %d counters for %d values: too sparse to rebuild", g.machine, g.object, len(gs.instances), len(g.counters), len(gs.cells))
 	}
+	// The cell of each instance and counter (-1 none), the last set
+	// winning: at most max(maxCells, 16 values) places, by the check above.
 	nc := len(g.counters)
-	gs.index(nc, vals)
+	gs.at = slices.Grow(gs.at[:0], len(gs.instances)*nc)[:len(gs.instances)*nc]
+	for k := range gs.at {
+		gs.at[k] = -1
+	}
+	for k, c := range gs.cells {
+		gs.at[int(c.inst)*nc+int(c.counter)] = int32(k)
+	}
 	cellAt := func(i, ci int) (Value, bool) {
 		if k := gs.at[i*nc+ci]; k >= 0 {
-			return vals[gs.cells[k].at], true
+			return gs.cells[k].v, true
 		}
 		return Value{}, false
 	}
-	h, objTime, objFreq := g.clocks(gs, vals, h)
-	valid, reasons := gs.statuses(vals)
+	var objTime, objFreq int64
+	var setTick, setFreq, set100, setObj, setObjFreq bool
+	valid := 0
+	var reasons []string
+	var seenReason []uint32
+	for i := range gs.instances {
+		for ci := range g.counters {
+			c, ok := cellAt(i, ci)
+			if !ok {
+				continue
+			}
+			gc := &g.counters[ci]
+			if !StatusOK(c.Status) {
+				if !slices.Contains(seenReason, c.Status) {
+					seenReason = append(seenReason, c.Status)
+					reasons = append(reasons, StatusText(c.Status))
+				}
+				continue
+			}
+			valid++
+			tb := gc.tb
+			if gc.timeBase > 0 {
+				switch {
+				case tb == countertype.PERF_TIMER_TICK && !setFreq:
+					h.PerfFreq, setFreq = gc.timeBase, true
+				case tb == countertype.PERF_OBJECT_TIMER && !setObjFreq:
+					objFreq, setObjFreq = gc.timeBase, true
+				}
+			}
+			if !gc.second {
+				continue
+			}
+			switch tb {
+			case countertype.PERF_TIMER_TICK:
+				if !setTick {
+					h.PerfTime, setTick = c.Second, true
+				}
+			case countertype.PERF_TIMER_100NS:
+				if !set100 {
+					h.PerfTime100nSec, set100 = c.Second, true
+				}
+			case countertype.PERF_OBJECT_TIMER:
+				if !setObj {
+					objTime, setObj = c.Second, true
+				}
+			}
+		}
+	}
 	if valid == 0 {
-		return nil, []pdh.Problem{g.unanswered(reasons)}, nil
+		reason := "no valid value"
+		if len(reasons) > 0 {
+			reason = strings.Join(reasons, "; ")
+		}
+		return perfdata.Block{}, []pdh.Problem{{Object: g.objIndex, ObjectName: g.object, Machine: g.machine, Reason: g.machine + ": " + reason}}, nil
 	}
 	b := g.b
-	b.Reset(h)
-	if err := b.BeginObject(perfdata.ObjectSpec{NameIndex: g.objIndex, HelpIndex: g.objIndex + 1, DetailLevel: 100, PerfTime: objTime, PerfFreq: objFreq, Single: g.single}, g.layout, g.defs); err != nil {
-		return nil, nil, err
+	reuse := g.reuse && slices.Equal(gs.instances, g.lastNames)
+	if reuse {
+		b.Restamp(h, objTime, objFreq)
+	} else {
+		g.reuse = false
+		b.Reset(h)
+		if err := b.BeginObject(perfdata.ObjectSpec{NameIndex: g.objIndex, HelpIndex: g.objIndex + 1, DetailLevel: 100, PerfTime: objTime, PerfFreq: objFreq, Single: g.single}, g.layout, g.defs); err != nil {
+			return perfdata.Block{}, nil, err
+		}
+		if g.single {
+			g.insts = append(g.insts[:0], blockInstance{src: 0})
+		} else {
+			g.insts = arrange(gs.instances)
+		}
 	}
 	var missing []pdh.MissingValues
-	var insts []blockInstance
-	if g.single {
-		insts = []blockInstance{{src: 0}}
-	} else {
-		insts = arrange(gs.instances)
-	}
+	insts := g.insts
 	var parents []string // the parents object's instances
 	var parentPos map[string]uint32
 	for pos, bi := range insts {
 		i := bi.src
 		var v perfdata.Values
 		switch parent, name, ok := strings.Cut(bi.name, parentSep); {
+		case reuse:
+			v = g.vals[pos]
+			v.Clear()
 		case g.single:
 			v = b.Single()
 		case ok && g.parents != 0:
@@ -521,7 +509,7 @@ func (g *group) build(gs *grows, vals []Value, h perfdata.Header) ([]byte, []pdh
 				v.SetMulti(gc.def, c.Multi)
 			}
 			if gc.base >= 0 {
-				if g.defs[gc.base].Type == countertype.PERF_COUNTER_MULTI_BASE {
+				if gc.multiBase {
 					v.Set(gc.base, uint64(c.Multi))
 				} else {
 					v.Set(gc.base, uint64(c.Second))
@@ -539,180 +527,45 @@ func (g *group) build(gs *grows, vals []Value, h perfdata.Header) ([]byte, []pdh
 			missing = append(missing, pdh.MissingValues{Instance: inst, Counters: miss})
 		}
 	}
+	if reuse {
+		return g.blk, g.problems(missing, reasons), nil
+	}
 	if err := b.EndObject(); err != nil {
-		return nil, nil, err
+		return perfdata.Block{}, nil, err
 	}
 	if len(parents) > 0 {
 		if err := b.BeginObject(perfdata.ObjectSpec{NameIndex: g.parents, HelpIndex: g.parents + 1, DetailLevel: 100}, g.plain, nil); err != nil {
-			return nil, nil, err
+			return perfdata.Block{}, nil, err
 		}
 		for _, p := range parents {
 			b.Instance(p, 0, 0, -1)
 		}
 		if err := b.EndObject(); err != nil {
-			return nil, nil, err
+			return perfdata.Block{}, nil, err
 		}
 	}
-	var probs []pdh.Problem
-	if len(missing) > 0 {
-		reason := "no value for some counters of some instances in this sample"
-		if len(reasons) > 0 {
-			reason = strings.Join(reasons, "; ")
-		}
-		probs = append(probs, pdh.Problem{Object: g.objIndex, ObjectName: g.object, Machine: g.machine, Partial: true, Missing: missing, Reason: g.machine + ": " + reason})
+	blk, err := perfdata.Parse(b.Bytes())
+	if err != nil {
+		return perfdata.Block{}, nil, fmt.Errorf("object %s\\%s rebuilt from raw values: %w", g.machine, g.object, err)
 	}
-	return b.Bytes(), probs, nil
+	if len(parents) == 0 {
+		g.reuse, g.blk = true, blk
+		g.lastNames = append(g.lastNames[:0], gs.instances...)
+		g.vals = b.AppendValues(g.vals[:0])
+	}
+	return blk, g.problems(missing, reasons), nil
 }
 
-// statuses counts the group's valid values (each place's, the last set
-// winning) and lists the reasons of the others, each once, in the order
-// of their places. gs.at must be indexed.
-func (gs *grows) statuses(vals []Value) (valid int, reasons []string) {
-	var seen []uint32
-	for _, k := range gs.at {
-		if k < 0 {
-			continue
-		}
-		c := &vals[gs.cells[k].at]
-		if !StatusOK(c.Status) {
-			if !slices.Contains(seen, c.Status) {
-				seen = append(seen, c.Status)
-				reasons = append(reasons, StatusText(c.Status))
-			}
-			continue
-		}
-		valid++
+// problems are the Problems of a block with values missing.
+func (g *group) problems(missing []pdh.MissingValues, reasons []string) []pdh.Problem {
+	if len(missing) == 0 {
+		return nil
 	}
-	return valid, reasons
-}
-
-// unanswered is the Problem of a sample in which none of the group's
-// values is valid (reasons: the statuses it has, as statuses gives them):
-// the object is left out of the sample.
-func (g *group) unanswered(reasons []string) pdh.Problem {
-	reason := "no valid value"
+	reason := "no value for some counters of some instances in this sample"
 	if len(reasons) > 0 {
 		reason = strings.Join(reasons, "; ")
 	}
-	return pdh.Problem{Object: g.objIndex, ObjectName: g.object, Machine: g.machine, Reason: g.machine + ": " + reason}
-}
-
-// index fills gs.at: the cell of each instance and counter (-1 none),
-// the last set winning. It returns how many places have a cell, whether
-// every cell's status is valid, and whether none is. build checks first that the
-// places are few enough (maxCells).
-func (gs *grows) index(nc int, vals []Value) (set int, valid, none bool) {
-	gs.at = slices.Grow(gs.at[:0], len(gs.instances)*nc)[:len(gs.instances)*nc]
-	for k := range gs.at {
-		gs.at[k] = -1
-	}
-	valid, none = true, true
-	for k := range gs.cells {
-		c := &gs.cells[k]
-		p := int(c.inst)*nc + int(c.counter)
-		if gs.at[p] < 0 {
-			set++
-		}
-		gs.at[p] = int32(k)
-		ok := StatusOK(vals[c.at].Status)
-		valid = valid && ok
-		none = none && !ok
-	}
-	return set, valid, none
-}
-
-// clockSources is where the clocks of a group's block come from in one
-// sample: the values (places in Rows.vals) whose Second gives the block's
-// PerfTime and PerfTime100nSec and the object's PerfTime (-1: none, the
-// sample's own stays), and the frequencies counters' time bases give.
-type clockSources struct {
-	tick, t100, obj int32
-	freq, objFreq   int64
-	freqSet         bool
-}
-
-// noSources are the sources of a group no value gives clocks to.
-func noSources() clockSources { return clockSources{tick: -1, t100: -1, obj: -1} }
-
-// clocks returns h with the PerfTime and PerfFreq, and PerfTime100nSec,
-// of the group's block in one sample, and the object's PerfTime and
-// PerfFreq (sources tells how). gs.at must be indexed.
-func (g *group) clocks(gs *grows, vals []Value, h perfdata.Header) (perfdata.Header, int64, int64) {
-	src := g.sources(gs, vals)
-	c := src.clocks(vals, h.PerfFreq, h.PerfTime100nSec)
-	h.PerfTime, h.PerfFreq, h.PerfTime100nSec = c.PerfTime, c.PerfFreq, c.PerfTime100nSec
-	return h, c.ObjectTime, c.ObjectFreq
-}
-
-// sources finds where the clocks of the group's block come from: the
-// first valid value of each time base (instances in the order set, then
-// counters in the group's order) gives its clock, and a counter's time
-// base its frequency. gs.at must be indexed.
-func (g *group) sources(gs *grows, vals []Value) clockSources {
-	nc := len(g.counters)
-	src := noSources()
-	setObjFreq := false
-	for i := range gs.instances {
-		for ci := range g.counters {
-			k := gs.at[i*nc+ci]
-			if k < 0 {
-				continue
-			}
-			at := gs.cells[k].at
-			if !StatusOK(vals[at].Status) {
-				continue
-			}
-			gc := &g.counters[ci]
-			tb := gc.tb
-			if gc.timeBase > 0 {
-				switch {
-				case tb == countertype.PERF_TIMER_TICK && !src.freqSet:
-					src.freq, src.freqSet = gc.timeBase, true
-				case tb == countertype.PERF_OBJECT_TIMER && !setObjFreq:
-					src.objFreq, setObjFreq = gc.timeBase, true
-				}
-			}
-			if !gc.second {
-				continue
-			}
-			switch tb {
-			case countertype.PERF_TIMER_TICK:
-				if src.tick < 0 {
-					src.tick = at
-				}
-			case countertype.PERF_TIMER_100NS:
-				if src.t100 < 0 {
-					src.t100 = at
-				}
-			case countertype.PERF_OBJECT_TIMER:
-				if src.obj < 0 {
-					src.obj = at
-				}
-			}
-		}
-	}
-	return src
-}
-
-// clocks returns the clocks src names in a sample's values: perfFreq and
-// t100 (the sample's PerfFreq and PerfTime100nSec) where no value gives
-// them (nor a place outside vals, which a Rows of the shape src was found
-// in has not).
-func (src *clockSources) clocks(vals []Value, perfFreq, t100 int64) calc.Clocks {
-	clk := calc.Clocks{PerfFreq: perfFreq, PerfTime100nSec: t100, ObjectFreq: src.objFreq}
-	if src.freqSet {
-		clk.PerfFreq = src.freq
-	}
-	if i := int(src.tick); i >= 0 && i < len(vals) {
-		clk.PerfTime = vals[i].Second
-	}
-	if i := int(src.t100); i >= 0 && i < len(vals) {
-		clk.PerfTime100nSec = vals[i].Second
-	}
-	if i := int(src.obj); i >= 0 && i < len(vals) {
-		clk.ObjectTime = vals[i].Second
-	}
-	return clk
+	return []pdh.Problem{{Object: g.objIndex, ObjectName: g.object, Machine: g.machine, Partial: true, Missing: missing, Reason: g.machine + ": " + reason}}
 }
 
 // blockInstance is one instance of a rebuilt block: its name there and

@@ -290,64 +290,14 @@ func runOnce(ctx context.Context, src pdh.Source, opts Options, paths []string, 
 		warn = nil
 	}
 	past := false // a sample after End was read: no more rows nor warnings
-	pipe := newRowPipe(w, rows)
-	defer pipe.stop()
-	// keep keeps the row of a sample written (the first tells the zone).
-	keep := func(t time.Time, vals []pdhcsv.Value) error {
-		if written.Samples == 0 {
-			zone = wintz.At(t.In(opts.Location))
-		}
-		if err := pipe.add(t, vals); err != nil {
-			return err
-		}
-		written.add(t)
-		return nil
-	}
-	st := newSteady(src)
+	var row []byte
 	for {
-		if st != nil && st.pending {
-			if err := st.arm(ctx, q, cols); err != nil {
-				return Stats{}, Stats{}, err
-			}
-		}
-		if st != nil && st.armed {
-			t, ok, err := st.next(ctx)
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				return Stats{}, Stats{}, err
-			}
-			if ok {
-				prog.update()
-				in.add(t)
-				if past {
-					continue
-				}
-				warnProblems(warn, st.problems, warned) // as for a sample pdh collects
-				if !opts.Begin.IsZero() && t.Before(opts.Begin) {
-					continue
-				}
-				if !opts.End.IsZero() && t.After(opts.End) {
-					past = true
-					continue
-				}
-				if err := keep(t, st.values(&r, len(cols.cols))); err != nil {
-					return Stats{}, Stats{}, err
-				}
-				continue
-			}
-			if err := st.resync(ctx, q); err != nil {
-				return Stats{}, Stats{}, err
-			}
-		}
 		if err := q.Collect(ctx); err != nil {
 			if errors.Is(err, io.EOF) {
 				break
 			}
 			return Stats{}, Stats{}, err
 		}
-		st.collected()
 		prog.update()
 		t := q.Time()
 		in.add(t)
@@ -365,12 +315,15 @@ func runOnce(ctx context.Context, src pdh.Source, opts Options, paths []string, 
 			cols.learn(q)
 			continue
 		}
-		if err := keep(t, r.values(q, cols, true)); err != nil {
+		vals := r.values(q, cols, true)
+		if written.Samples == 0 {
+			zone = wintz.At(t.In(opts.Location))
+		}
+		row = w.AppendRow(row[:0], t, vals)
+		if err := rows.add(row, len(vals)); err != nil {
 			return Stats{}, Stats{}, err
 		}
-	}
-	if err := pipe.finish(); err != nil {
-		return Stats{}, Stats{}, err
+		written.add(t)
 	}
 	if in.Samples == 0 {
 		return Stats{}, Stats{}, errors.New("the input holds no sample")
