@@ -15,7 +15,7 @@ import (
 	"time"
 	"unicode/utf16"
 
-	"github.com/perfcounters/perfcounters/internal/utf16le"
+	"github.com/perfcounters/perfcounters/utf16le"
 )
 
 // MaxXMLSize bounds a DataCollectorSet XML file, in bytes as stored (UTF-16

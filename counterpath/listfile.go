@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/perfcounters/perfcounters/internal/utf16le"
+	"github.com/perfcounters/perfcounters/utf16le"
 )
 
 // Limits of a counter list file (ReadList).

@@ -15,11 +15,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfcounters/perfcounters/internal/shmtest"
+	"github.com/perfcounters/perfcounters/shm/shmtest"
 
-	"github.com/perfcounters/perfcounters/internal/shm"
 	"github.com/perfcounters/perfcounters/internal/tool/typeperf"
 	"github.com/perfcounters/perfcounters/perflog/pdhcsv"
+	"github.com/perfcounters/perfcounters/shm"
 )
 
 // buildExample builds examples/httpserver, the instrumented HTTP server.

@@ -39,7 +39,7 @@ type Options struct {
 	// none: English Windows' names and the built-in objects only.
 	StateDir string
 	// SegmentDir is the base directory of V2 providers' per-user segment
-	// directories (perfc-<uid>, see internal/shm/SECURITY.md); default
+	// directories (perfc-<uid>, see shm/SECURITY.md); default
 	// shm.DefaultDir (/dev/shm).
 	SegmentDir string
 }

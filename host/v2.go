@@ -10,8 +10,8 @@ import (
 
 	"github.com/perfcounters/perfcounters/counterset"
 	"github.com/perfcounters/perfcounters/engine"
-	"github.com/perfcounters/perfcounters/internal/shm"
 	"github.com/perfcounters/perfcounters/perfdata"
+	"github.com/perfcounters/perfcounters/shm"
 )
 
 // v2Source serves the registered V2 counter sets from the providers'

@@ -8,9 +8,9 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/perfcounters/perfcounters/internal/shm"
 	"github.com/perfcounters/perfcounters/manifest"
 	"github.com/perfcounters/perfcounters/provider"
+	"github.com/perfcounters/perfcounters/shm"
 )
 
 // benchManifest declares one multipleAggregate set of n rawcount counters.

@@ -17,7 +17,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/perfcounters/perfcounters/internal/shmtest"
+	"github.com/perfcounters/perfcounters/shm/shmtest"
 
 	"github.com/perfcounters/perfcounters/counterset"
 	"github.com/perfcounters/perfcounters/countertype"

@@ -8,7 +8,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/perfcounters/perfcounters/internal/utf16le"
+	"github.com/perfcounters/perfcounters/utf16le"
 )
 
 // The namespaces a manifest's elements may be in. Real manifests put

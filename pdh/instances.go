@@ -8,9 +8,9 @@ import (
 	"strings"
 
 	"github.com/perfcounters/perfcounters/calc"
-	"github.com/perfcounters/perfcounters/internal/utf16le"
 	"github.com/perfcounters/perfcounters/perfdata"
 	"github.com/perfcounters/perfcounters/titles"
+	"github.com/perfcounters/perfcounters/utf16le"
 )
 
 // instKey identifies an instance between samples (see the package doc).

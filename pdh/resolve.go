@@ -10,9 +10,9 @@ import (
 
 	"github.com/perfcounters/perfcounters/calc"
 	"github.com/perfcounters/perfcounters/counterpath"
-	"github.com/perfcounters/perfcounters/internal/utf16le"
 	"github.com/perfcounters/perfcounters/perfdata"
 	"github.com/perfcounters/perfcounters/titles"
+	"github.com/perfcounters/perfcounters/utf16le"
 )
 
 // PathError reports a counter path that does not match the data: which

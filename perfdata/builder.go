@@ -6,7 +6,7 @@ import (
 	"slices"
 	"unicode/utf16"
 
-	"github.com/perfcounters/perfcounters/internal/utf16le"
+	"github.com/perfcounters/perfcounters/utf16le"
 )
 
 // Builder writes a PERF_DATA_BLOCK into a reusable byte slice, the way

@@ -1,6 +1,6 @@
 package perfdata
 
-import "github.com/perfcounters/perfcounters/internal/filecap"
+import "github.com/perfcounters/perfcounters/filecap"
 
 // MaxFileSize bounds a block file: a PERF_DATA_BLOCK of every object of a
 // large machine is a few MiB (ours of a host with 565 processes is 860 KB),

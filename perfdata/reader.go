@@ -2,7 +2,7 @@ package perfdata
 
 import (
 	"github.com/perfcounters/perfcounters/countertype"
-	"github.com/perfcounters/perfcounters/internal/utf16le"
+	"github.com/perfcounters/perfcounters/utf16le"
 )
 
 // Parse validates the whole block in b — header, every object, counter

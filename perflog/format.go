@@ -1,6 +1,6 @@
 // Package perflog opens and creates performance logs of every format
 // perfc knows, for the tools that read and write them (relog, typeperf,
-// and next logman and perfmon): our own binary log (BIN, package binlog),
+// the collector service and perfmon's log view): our own binary log (BIN, package binlog),
 // Windows' BLG (read only, package blg), PDH-CSV and TSV text logs
 // (package pdhcsv), SQL log sets (package sqllog), and captured
 // PERF_DATA_BLOCK files. Open reads any number of inputs of mixed formats

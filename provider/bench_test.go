@@ -5,13 +5,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfcounters/perfcounters/internal/shmtest"
+	"github.com/perfcounters/perfcounters/shm/shmtest"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/perfcounters/perfcounters/counterset"
 	"github.com/perfcounters/perfcounters/countertype"
-	"github.com/perfcounters/perfcounters/internal/shm"
+	"github.com/perfcounters/perfcounters/shm"
 )
 
 func benchInstance(b *testing.B) *Instance {

@@ -5,7 +5,7 @@
 // a Counter handle for hot paths, a single-writer Ref (PerfSetCounterRefValue)
 // or a ShardedCounter for contended writers.
 //
-// Values live in a shared-memory segment (internal/shm) that consumers in
+// Values live in a shared-memory segment (package shm) that consumers in
 // other processes copy without calling into the provider. Aggregate sets
 // (globalAggregate, multipleAggregate) are aggregated by consumers with
 // shm.Aggregate; a provider publishes plain instances.
@@ -22,13 +22,13 @@ import (
 	"sync/atomic"
 
 	"github.com/perfcounters/perfcounters/counterset"
-	"github.com/perfcounters/perfcounters/internal/shm"
+	"github.com/perfcounters/perfcounters/shm"
 )
 
 // Options configure a provider. Zero fields take defaults.
 type Options struct {
 	// Dir is the base directory shared with consumers; the segment goes in
-	// this user's directory under it (perfc-<uid>, see internal/shm's
+	// this user's directory under it (perfc-<uid>, see package shm's
 	// SECURITY.md). /dev/shm when empty.
 	Dir  string
 	Mode os.FileMode // segment file mode; 0640 (user and group read) when 0

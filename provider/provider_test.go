@@ -12,11 +12,11 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/perfcounters/perfcounters/internal/shmtest"
+	"github.com/perfcounters/perfcounters/shm/shmtest"
 
 	"github.com/perfcounters/perfcounters/counterset"
 	"github.com/perfcounters/perfcounters/countertype"
-	"github.com/perfcounters/perfcounters/internal/shm"
+	"github.com/perfcounters/perfcounters/shm"
 )
 
 func opts(dir string) Options {

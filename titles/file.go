@@ -3,7 +3,7 @@ package titles
 import (
 	"fmt"
 
-	"github.com/perfcounters/perfcounters/internal/filecap"
+	"github.com/perfcounters/perfcounters/filecap"
 )
 
 // MaxFileSize bounds what LoadFile reads: a title file of every counter of

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/perfcounters/perfcounters/internal/utf16le"
+	"github.com/perfcounters/perfcounters/utf16le"
 )
 
 // CounterMultiSZ returns the "Counter" value as Windows returns it: a

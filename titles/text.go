@@ -10,7 +10,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/perfcounters/perfcounters/internal/utf16le"
+	"github.com/perfcounters/perfcounters/utf16le"
 )
 
 //go:embed english.tsv

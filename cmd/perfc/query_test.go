@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/perfcounters/perfcounters/internal/utf16le"
 	"github.com/perfcounters/perfcounters/perfdata"
+	"github.com/perfcounters/perfcounters/utf16le"
 )
 
 // TestQueryThenDump is the README's `perfc query Global -o x && perfc dump x`

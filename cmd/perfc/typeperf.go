@@ -13,9 +13,9 @@ import (
 
 	"github.com/perfcounters/perfcounters/counterpath"
 	"github.com/perfcounters/perfcounters/internal/tool/typeperf"
-	"github.com/perfcounters/perfcounters/internal/utf16le"
 	"github.com/perfcounters/perfcounters/pdh"
 	"github.com/perfcounters/perfcounters/perflog"
+	"github.com/perfcounters/perfcounters/utf16le"
 )
 
 func typeperfCommand() command {

@@ -14,10 +14,10 @@ import (
 
 	"github.com/perfcounters/perfcounters/calc"
 	ct "github.com/perfcounters/perfcounters/countertype"
-	"github.com/perfcounters/perfcounters/internal/utf16le"
 	"github.com/perfcounters/perfcounters/pdh"
 	"github.com/perfcounters/perfcounters/perfdata"
 	"github.com/perfcounters/perfcounters/titles"
+	"github.com/perfcounters/perfcounters/utf16le"
 )
 
 // Format is a text format of the export.

@@ -40,44 +40,44 @@ type rule struct {
 // never above.
 var table = map[string]rule{
 	// L0: the core vocabulary.
-	"internal/utf16le":  {0, nil},
+	"utf16le":           {0, nil},
 	"wintz":             {0, nil},
 	"countertype":       {0, nil},
 	"export/metricname": {0, nil}, // the words of metric names, one rule for every export
-	"internal/filecap":  {0, nil},
+	"filecap":           {0, nil},
 	// L1: core codecs and calculations.
 	"calc":        {1, []string{"countertype"}},
-	"counterpath": {1, []string{"internal/utf16le"}}, // paths, and the counter list files of -cf
+	"counterpath": {1, []string{"utf16le"}}, // paths, and the counter list files of -cf
 	"counterset":  {1, []string{"countertype"}},
-	"titles":      {1, []string{"internal/filecap", "internal/utf16le"}},
-	"perfdata":    {1, []string{"countertype", "internal/filecap", "internal/utf16le"}},
+	"titles":      {1, []string{"filecap", "utf16le"}},
+	"perfdata":    {1, []string{"countertype", "filecap", "utf16le"}},
 	// L2: providers, engine, consumers.
-	"manifest":       {2, []string{"counterset", "countertype", "internal/utf16le"}},
-	"internal/shm":   {2, []string{"counterset", "countertype"}},
-	"provider":       {2, []string{"counterset", "internal/shm"}},
+	"manifest":       {2, []string{"counterset", "countertype", "utf16le"}},
+	"shm":            {2, []string{"counterset", "countertype"}},
+	"provider":       {2, []string{"counterset", "shm"}},
 	"collect":        {2, []string{"perfdata"}},
 	"procscan":       {2, nil}, // /proc per process and thread, kept descriptors; limits set by the program
 	"system":         {2, []string{"counterset", "countertype", "perfdata", "procscan"}},
 	"engine":         {2, []string{"collect", "counterset", "perfdata", "titles"}},
-	"pdh":            {2, []string{"calc", "counterpath", "countertype", "internal/utf16le", "perfdata", "titles"}},
+	"pdh":            {2, []string{"calc", "counterpath", "countertype", "utf16le", "perfdata", "titles"}},
 	"perflog/pdhcsv": {2, []string{"calc", "counterpath", "countertype", "wintz", "pdh", "perfdata", "perflog/rawlog", "titles"}},
 	"state":          {2, []string{"collectorset", "counterset", "manifest", "titles"}},
-	"collectorset":   {2, []string{"counterpath", "internal/utf16le"}},
+	"collectorset":   {2, []string{"counterpath", "utf16le"}},
 	"perflog/binlog": {2, []string{"wintz", "pdh", "perfdata", "titles"}},
 	"perflog/rawlog": {2, []string{"countertype", "pdh", "perfdata", "titles"}},
-	"perflog/blg":    {2, []string{"counterpath", "countertype", "wintz", "internal/utf16le", "pdh", "perfdata", "perflog/rawlog", "titles"}},
+	"perflog/blg":    {2, []string{"counterpath", "countertype", "wintz", "utf16le", "pdh", "perfdata", "perflog/rawlog", "titles"}},
 	"perflog/sqllog": {2, []string{"calc", "countertype", "pdh", "perflog/rawlog", "titles", "wintz"}},
 	"remote":         {2, []string{"pdh", "perfdata", "titles"}}, // the client of perfc serve's API, its wire types and the hosts file; see remote/API.md
 	// L3: the local machine assembled.
 	"perflog": {3, []string{"pdh", "perflog/binlog", "perflog/blg", "perflog/pdhcsv", "perflog/sqllog", "titles", "wintz"}},
-	"host":    {3, []string{"collect", "counterset", "engine", "internal/shm", "pdh", "perfdata", "procscan", "state", "system", "titles"}},
+	"host":    {3, []string{"collect", "counterset", "engine", "shm", "pdh", "perfdata", "procscan", "state", "system", "titles"}},
 	// pla runs collector sets (Windows' Performance Logs and Alerts):
 	// given a live source by the program, it writes the logs and keeps
 	// the run-state records.
 	"pla": {3, []string{"collectorset", "counterpath", "pdh", "perflog/binlog", "perflog/pdhcsv", "perflog/sqllog", "state", "titles", "wintz"}},
 	// export/prom: the counters of a source as Prometheus /metrics
 	// (OpenMetrics), mapped by counter type.
-	"export/prom": {3, []string{"calc", "countertype", "export/metricname", "internal/utf16le", "pdh", "perfdata", "titles"}},
+	"export/prom": {3, []string{"calc", "countertype", "export/metricname", "utf16le", "pdh", "perfdata", "titles"}},
 	// export/otlp pushes a source's counters to OpenTelemetry over OTLP.
 	"export/otlp": {3, []string{"calc", "counterpath", "countertype", "export/metricname", "pdh", "perfdata"}},
 	// remote/apiserver serves the API over any pdh.Source, with an
@@ -99,7 +99,7 @@ var table = map[string]rule{
 	// counters and their values over a time range.
 	"internal/logview": {4, []string{"calc", "counterpath", "pdh", "perfdata", "perflog", "remote", "titles", "wintz"}},
 	// L5: the binary.
-	"cmd/perfc": {5, []string{"host", "internal/tool/ctrpp", "internal/tool/dump", "internal/tool/lodctr", "internal/tool/logman", "internal/tool/query", "internal/utf16le",
+	"cmd/perfc": {5, []string{"host", "internal/tool/ctrpp", "internal/tool/dump", "internal/tool/lodctr", "internal/tool/logman", "internal/tool/query", "utf16le",
 		"internal/tool/relog", "internal/tool/typeperf", "internal/server", "internal/webui", "internal/logview", "remote", "remote/apiserver", "export/otlp", "export/prom", "collectorset", "counterpath", "engine", "manifest", "pdh", "perfdata", "perflog", "pla", "state", "titles"}},
 }
 
@@ -111,7 +111,7 @@ var testSupport = map[string][]string{
 	"internal/golden":   nil,                                    // golden files with -update
 	"internal/pgtest":   nil,                                    // the PostgreSQL server of the tests
 	"internal/proctest": nil,                                    // wait for a process to end
-	"internal/shmtest":  {"internal/shm"},                       // a tmpfs base directory
+	"shm/shmtest":       {"shm"},                                // a tmpfs base directory
 	"remote/remotetest": {"host", "remote", "remote/apiserver"}, // the API over a fixture host, served with TLS
 }
 
@@ -499,5 +499,27 @@ func TestRulesCatch(t *testing.T) {
 				t.Errorf("got %v, want a message with %q", tc.errs, tc.want)
 			}
 		})
+	}
+}
+
+// TestArchitectureDocument: docs/ARCHITECTURE.md names every package of
+// the module (as `path` or in a `a`, `b` list under its parent), so the
+// document a newcomer reads cannot leave one out.
+func TestArchitectureDocument(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "ARCHITECTURE.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	code, _ := imports(t)
+	for p := range code {
+		if strings.Contains(doc, "`"+p+"`") || p == "cmd/perfc" && strings.Contains(doc, "`cmd/perfc`") {
+			continue
+		}
+		// Tools listed as `internal/tool/typeperf`, `relog`, ...
+		if dir, base := filepath.Split(p); dir == "internal/tool/" && strings.Contains(doc, "`"+base+"`") {
+			continue
+		}
+		t.Errorf("docs/ARCHITECTURE.md does not name package %s", p)
 	}
 }

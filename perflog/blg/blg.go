@@ -22,8 +22,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/perfcounters/perfcounters/internal/utf16le"
 	"github.com/perfcounters/perfcounters/perfdata"
+	"github.com/perfcounters/perfcounters/utf16le"
 )
 
 var le = binary.LittleEndian

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/perfcounters/perfcounters/internal/utf16le"
+	"github.com/perfcounters/perfcounters/utf16le"
 	"github.com/perfcounters/perfcounters/wintz"
 )
 

@@ -3,9 +3,9 @@ package blg
 import (
 	"fmt"
 
-	"github.com/perfcounters/perfcounters/internal/utf16le"
 	"github.com/perfcounters/perfcounters/pdh"
 	"github.com/perfcounters/perfcounters/perflog/rawlog"
+	"github.com/perfcounters/perfcounters/utf16le"
 )
 
 // Sub-record kinds of a sample record ("BL", 3, kind, uint32 length).

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/perfcounters/perfcounters/internal/utf16le"
 	"github.com/perfcounters/perfcounters/perfdata"
+	"github.com/perfcounters/perfcounters/utf16le"
 	"github.com/perfcounters/perfcounters/wintz"
 )
 

@@ -7,7 +7,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/perfcounters/perfcounters/internal/shm"
+	"github.com/perfcounters/perfcounters/shm"
 )
 
 // Dir returns a fresh directory under /dev/shm, mode 0700 and owned by the

@@ -1,7 +1,9 @@
 // Package utf16le reads and writes UTF-16LE strings inside byte buffers, the
 // string encoding of every Windows performance-data structure: counted
-// strings, NUL-terminated strings and REG_MULTI_SZ lists. Every read is
-// bounds-checked; malformed input yields an error, never a panic.
+// strings, NUL-terminated strings and REG_MULTI_SZ lists; and the one
+// decoder of text files as Windows tools save them (Text: counter lists,
+// settings files, MS-PLA XML, manifests). Every read is bounds-checked;
+// malformed input yields an error, never a panic.
 package utf16le
 
 import (
