@@ -160,10 +160,6 @@ func peek(ctx context.Context, src Source, objects []uint32) (*Sample, error) {
 	return s, err
 }
 
-// FileTimeToTime converts a FILETIME (PERF_DATA_BLOCK.PerfTime100nSec) to
-// a UTC time. It is perfdata.FileTimeToTime, kept here for callers of pdh.
-func FileTimeToTime(ft int64) time.Time { return perfdata.FileTimeToTime(ft) }
-
 // BlockFiles replays raw block files (perfc query output, or
 // HKEY_PERFORMANCE_DATA dumps captured on Windows) as samples in time
 // order, whatever order the files are given in. Files whose headers carry

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/perfcounters/perfcounters/pdh"
+	"github.com/perfcounters/perfcounters/perfdata"
 )
 
 func open(t *testing.T, name string) *Log {
@@ -155,7 +156,7 @@ func TestSampleLogBlocks(t *testing.T) {
 		}
 		// The record's local time stamp, converted with the log's zone
 		// (daylight time in August), agrees with the block's UTC clock.
-		utc := pdh.FileTimeToTime(s.Blocks[0].Header().PerfTime100nSec)
+		utc := perfdata.FileTimeToTime(s.Blocks[0].Header().PerfTime100nSec)
 		if d := s.Time.Sub(utc); d < -time.Millisecond || d > time.Millisecond {
 			t.Errorf("sample %d: record time %v, block PerfTime100nSec %v", i, s.Time, utc)
 		}

@@ -137,14 +137,9 @@ func Run(ctx context.Context, src pdh.Source, opts Options, out io.Writer) (in, 
 	if err != nil {
 		return p.in, Stats{}, err
 	}
-	var w *pdhcsv.Writer
-	if opts.Sink == nil {
-		w = pdhcsv.NewWriter(out, pdhcsv.WriterOptions{Format: opts.Format, Location: opts.Location, CRLF: opts.CRLF})
-	}
-	cols := p.cols
-	cols.rebind()
-	header := false
-	var r rowMaker
+	// A sink (a binary or SQL log) takes every sample's query; the text
+	// formats went through runOnce above.
+	wrote := false
 	eol := "\n"
 	if opts.CRLF {
 		eol = "\r\n"
@@ -175,26 +170,13 @@ func Run(ctx context.Context, src pdh.Source, opts Options, out io.Writer) (in, 
 		if !opts.End.IsZero() && t.After(opts.End) {
 			break
 		}
-		if opts.Sink != nil {
-			if err := opts.Sink.WriteQuery(ctx, q); err != nil {
-				return p.in, written, err
-			}
-			header = true
-			written.add(t)
-			continue
-		}
-		if !header {
-			if err := w.WriteHeader(wintz.At(t.In(opts.Location)), cols.names()); err != nil {
-				return p.in, written, err
-			}
-			header = true
-		}
-		if err := w.WriteRow(t, r.values(q, cols, false)); err != nil {
+		if err := opts.Sink.WriteQuery(ctx, q); err != nil {
 			return p.in, written, err
 		}
+		wrote = true
 		written.add(t)
 	}
-	if !header {
+	if !wrote {
 		return p.in, written, errors.New("no sample in the time range")
 	}
 	if opts.Console != nil {
@@ -825,44 +807,6 @@ func Summary(ctx context.Context, src pdh.Source, files []string, opts Options, 
 
 // SummaryTime is the layout of times in relog's summaries.
 const SummaryTime = "1/2/2006 15:04:05"
-
-// Report writes relog's console report after a conversion into outFile:
-//
-//	(empty line)
-//	Input
-//	----------------
-//	File(s):
-//	     a.perfdata (PERF_DATA_BLOCK)
-//
-//	Begin:    8/14/2007 15:40:38
-//	End:      8/14/2007 15:50:38
-//	Samples:  11
-//
-//	Output
-//	----------------
-//	File:     out.csv
-//
-//	Begin:    ...
-//	End:      ...
-//	Samples:  11
-//
-//	The command completed successfully.
-func Report(w io.Writer, files []string, in Stats, outFile string, out Stats, loc *time.Location, crlf bool) error {
-	if loc == nil {
-		loc = time.Local
-	}
-	eol := "\n"
-	if crlf {
-		eol = "\r\n"
-	}
-	var b strings.Builder
-	b.WriteString(eol)
-	writeStats(&b, "Input", labelFiles(files, Options{}), "", in, loc, eol)
-	writeStats(&b, "Output", nil, outFile, out, loc, eol)
-	b.WriteString("The command completed successfully." + eol)
-	_, err := io.WriteString(w, b.String())
-	return err
-}
 
 // labelFiles writes each input file as relog lists it: "name (Kind)".
 func labelFiles(files []string, opts Options) []string {
