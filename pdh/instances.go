@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/perfcounters/perfcounters/calc"
 	"github.com/perfcounters/perfcounters/perfdata"
@@ -68,6 +70,70 @@ type objState struct {
 	prevMap   map[instKey]int32
 	prevMapOK bool
 	dups      map[dupKey]int32
+	// byName finds the current sample's instances by (parent, name)
+	// folded (foldKey), for counters that name one instance: built at
+	// the first such lookup of a sample, so that N such counters cost N
+	// lookups, not N scans of every instance.
+	byName   map[string][]int32
+	byNameOK bool
+}
+
+// named returns the positions of the current sample's instances whose
+// parent and name equal parent and name under simple case folding, as
+// counterpath.Match compares them.
+func (s *objState) named(parent, name string) []int32 {
+	if !s.byNameOK {
+		if s.byName == nil {
+			s.byName = make(map[string][]int32, len(s.cur))
+		}
+		clear(s.byName)
+		for p := range s.cur {
+			in := &s.cur[p]
+			k := foldKey(in.parent) + "\x00" + foldKey(in.name)
+			s.byName[k] = append(s.byName[k], int32(p))
+		}
+		s.byNameOK = true
+	}
+	return s.byName[foldKey(parent)+"\x00"+foldKey(name)]
+}
+
+// foldKey maps s to one string for all the strings equal to it under
+// simple case folding (every rune to the least rune of its
+// unicode.SimpleFold orbit); bytes that are not UTF-8 stay as they are,
+// as counterpath compares them.
+func foldKey(s string) string {
+	ascii, lower := true, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x80 {
+			ascii = false
+			break
+		}
+		lower = lower || 'a' <= c && c <= 'z'
+	}
+	if ascii {
+		// The least rune of an ASCII letter's orbit is its upper case.
+		if !lower {
+			return s
+		}
+		return strings.ToUpper(s)
+	}
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); {
+		r, w := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && w <= 1 {
+			b = append(b, s[i])
+			i++
+			continue
+		}
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		b = utf8.AppendRune(b, least)
+		i += w
+	}
+	return string(b)
 }
 
 func newObjState(index uint32, name string) *objState {
@@ -185,6 +251,7 @@ func (s *objState) update(q *Query, o perfdata.Object, clocks calc.Clocks, syste
 	changed := s.definitions(o, q.db)
 	s.prev, s.cur = s.cur, s.prev[:0]
 	s.prevMapOK = false
+	s.byNameOK = false
 	if changed {
 		s.prev = s.prev[:0] // other definitions: nothing to pair with
 	}

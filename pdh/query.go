@@ -46,6 +46,19 @@ type Query struct {
 	// checked against fresh data.
 	catalog    *Sample
 	catalogPos int // the recorded source's position when catalog was taken
+	// maxItems bounds the values one Collect may expand the counters to
+	// (SetMaxItems; 0 none); items counts them in the Collect under way.
+	maxItems, items int
+	overflow        bool
+	// inst caches, for the sample paths are checked against, the
+	// instances of the object the last explicit instance path named, so
+	// that N such paths cost one pass over the instances (instancesOf).
+	inst struct {
+		smp     *Sample
+		machine string
+		index   uint32
+		st      *objState
+	}
 
 	layouts   uint64 // the last Counter.Layout given out
 	namesOnly bool   // SetNamesOnly
@@ -77,6 +90,22 @@ func OpenQuery(src Source) *Query {
 		systems: make(map[string]system),
 		parents: make(map[objKey]*parentNames),
 	}
+}
+
+// SetMaxItems bounds the values (instances × counters, over every
+// counter of the query) that one Collect may expand its paths to: a
+// Collect that would pass n stops reading and returns a *TooManyError
+// before it allocates for more. 0, the default, sets no bound. A server
+// that expands its callers' paths sets it, so that memory follows the
+// answer it is willing to give, not the paths it is sent.
+func (q *Query) SetMaxItems(n int) { q.maxItems = max(n, 0) }
+
+// TooManyError is a Collect that would expand the query's paths to more
+// values than SetMaxItems allows.
+type TooManyError struct{ Limit int }
+
+func (e *TooManyError) Error() string {
+	return fmt.Sprintf("pdh: the paths expand to more than %d values", e.Limit)
 }
 
 // SetHistory sets how many raw samples each counter without wildcards
@@ -162,8 +191,12 @@ func (q *Query) Collect(ctx context.Context) error {
 		s.update(q, f.obj, f.clocks, f.system)
 		s.setMissing(q.problems, f.system)
 	}
+	q.items, q.overflow = 0, false
 	for _, c := range q.counters {
 		c.collect()
+		if q.overflow {
+			return &TooManyError{Limit: q.maxItems}
+		}
 	}
 	return nil
 }
@@ -269,6 +302,7 @@ type Counter struct {
 	obj  *objState
 
 	matchAll bool             // every instance matches
+	oneName  bool             // the path names one (parent, name), no wildcard in it
 	matchGen int              // the object's nameGen when the instances were last matched
 	ipat     counterpath.Path // instance part of the pattern, for Match
 	wildCtr  bool
@@ -286,6 +320,7 @@ type Counter struct {
 	curRaw, prvRaw []calc.Raw
 	rowPos         []int32 // object position of each current row
 	rowPrev        []int32 // previous row of each current row, -1 none
+	prvRowPos      []int32 // rowPos of the previous sample (oneName counters)
 	posRow, prvPos []int32 // row by object position (current, previous sample)
 
 	scale        int32 // 10^scale applied to formatted values
@@ -388,12 +423,38 @@ func (c *Counter) collect() {
 	c.prvRaw, c.curRaw = c.curRaw, c.prvRaw[:0]
 	c.prvPos, c.posRow = c.posRow, c.prvPos[:0]
 	prevRows := c.rowPrev // reuse the storage
-	c.rowPos, c.rowPrev = c.rowPos[:0], prevRows[:0]
+	c.prvRowPos, c.rowPos = c.rowPos, c.prvRowPos[:0]
+	c.rowPrev = prevRows[:0]
 	n := len(c.cols)
-	c.curRaw = slices.Grow(c.curRaw, len(s.cur)*n)
 	for k := range c.cols {
 		col := &c.cols[k]
 		col.time, col.freq = calc.TimeBase(col.def.Type, s.clocks) // the sample's, for every instance
+	}
+	if c.oneName {
+		// A path that names one instance finds it by name: N such
+		// counters over an object of M instances cost N lookups, not N×M
+		// comparisons and N×M row slots (relog of a CSV of explicit
+		// instance paths was quadratic).
+		for _, p := range s.named(c.ipat.Parent, c.ipat.Instance) {
+			in := &s.cur[p]
+			if !c.matches(in) {
+				continue
+			}
+			pr := int32(-1)
+			if c.hasPrev && in.prev >= 0 {
+				if k := slices.Index(c.prvRowPos, in.prev); k >= 0 {
+					pr = int32(k)
+				}
+			}
+			c.addRow(s, int(p), pr, n)
+		}
+		if !c.wild && !c.q.namesOnly {
+			c.record(calc.ValidData)
+		}
+		return
+	}
+	if q := c.q; q.maxItems == 0 || len(s.cur)*max(n, 1) <= q.maxItems-q.items {
+		c.curRaw = slices.Grow(c.curRaw, len(s.cur)*n)
 	}
 	// The names by position are the previous sample's (same
 	// definitions, same nameGen): each instance matches as the one at
@@ -411,30 +472,46 @@ func (c *Counter) collect() {
 			c.posRow = append(c.posRow, -1)
 			continue
 		}
-		row := int32(len(c.rowPos))
-		c.posRow = append(c.posRow, row)
+		if c.q.overflow {
+			return
+		}
+		c.posRow = append(c.posRow, int32(len(c.rowPos)))
 		pr := int32(-1)
 		if c.hasPrev && in.prev >= 0 && int(in.prev) < len(c.prvPos) {
 			pr = c.prvPos[in.prev]
 		}
-		c.rowPos = append(c.rowPos, int32(p))
-		c.rowPrev = append(c.rowPrev, pr)
-		if n == 0 || c.q.namesOnly {
-			continue
-		}
-		at := len(c.curRaw)
-		c.curRaw = c.curRaw[:at+n]
-		raw := c.curRaw[at : at+n]
-		for k := range raw {
-			col := &c.cols[k]
-			raw[k] = readRaw(col, in.blk, col.time, col.freq)
-			if s.missing != nil && s.isMissing(p, col.def.NameIndex) {
-				raw[k].Status = calc.NoData // a placeholder, not a value
-			}
-		}
+		c.addRow(s, p, pr, n)
 	}
 	if !c.wild && !c.q.namesOnly {
 		c.record(calc.ValidData)
+	}
+}
+
+// addRow selects instance p of the current sample as the counter's next
+// row, paired with the previous sample's row pr (-1 none), and reads its
+// n columns.
+func (c *Counter) addRow(s *objState, p int, pr int32, n int) {
+	if q := c.q; q.maxItems > 0 {
+		if q.items += max(n, 1); q.items > q.maxItems {
+			q.overflow = true
+			return
+		}
+	}
+	c.rowPos = append(c.rowPos, int32(p))
+	c.rowPrev = append(c.rowPrev, pr)
+	if n == 0 || c.q.namesOnly {
+		return
+	}
+	in := &s.cur[p]
+	at := len(c.curRaw)
+	c.curRaw = slices.Grow(c.curRaw, n)[:at+n]
+	raw := c.curRaw[at : at+n]
+	for k := range raw {
+		col := &c.cols[k]
+		raw[k] = readRaw(col, in.blk, col.time, col.freq)
+		if s.missing != nil && s.isMissing(p, col.def.NameIndex) {
+			raw[k].Status = calc.NoData // a placeholder, not a value
+		}
 	}
 }
 

@@ -408,33 +408,53 @@ func (q *Query) AddCounterContext(ctx context.Context, path string) (*Counter, e
 	c := q.newCounter(p, idx, objName)
 	instWild := strings.IndexByte(p.Instance, '*') >= 0 || strings.IndexByte(p.Parent, '*') >= 0 ||
 		(p.HasIndex && p.Index == counterpath.AnyIndex)
-	if !instWild {
-		if !single {
-			// A concrete instance must exist now.
-			tq := OpenQuery(fixedSource{q.machineOnly(l.smp, p.Machine), q.db})
-			// One sample, read once: no history of DefaultHistory raw
-			// values (48 KiB a counter) to allocate and drop.
-			tq.SetHistory(2)
-			tq.namesOnly = true // which instances, not their values
-			tc := tq.newCounter(p, idx, objName)
-			tq.counters = append(tq.counters, tc)
-			if err := tq.Collect(ctx); err != nil {
-				return nil, err
+	if !instWild && !single {
+		// A concrete instance must exist now.
+		st, err := q.instancesOf(ctx, l, p.Machine, idx, objName)
+		if err != nil {
+			return nil, err
+		}
+		found := false
+		for _, pos := range st.named(p.Parent, p.Instance) {
+			if c.matches(&st.cur[pos]) {
+				found = true
+				break
 			}
-			if len(tc.rowPos) == 0 {
-				name := p.Instance
-				if p.Parent != "" {
-					name = p.Parent + "/" + name
-				}
-				if p.HasIndex && p.Index > 0 {
-					name += "#" + strconv.Itoa(p.Index)
-				}
-				return nil, newPathError(path, "instance", name, objName, calc.NoInstance, displays(tc.obj))
+		}
+		if !found {
+			name := p.Instance
+			if p.Parent != "" {
+				name = p.Parent + "/" + name
 			}
+			if p.HasIndex && p.Index > 0 {
+				name += "#" + strconv.Itoa(p.Index)
+			}
+			return nil, newPathError(path, "instance", name, objName, calc.NoInstance, displays(st))
 		}
 	}
 	q.counters = append(q.counters, c)
 	return c, nil
+}
+
+// instancesOf returns the instances (names only) of object idx of machine
+// in the sample l was found in, read once for every explicit instance
+// path checked against that sample.
+func (q *Query) instancesOf(ctx context.Context, l located, machine string, idx uint32, objName string) (*objState, error) {
+	if c := &q.inst; c.st != nil && c.smp == l.smp && c.machine == machine && c.index == idx {
+		return c.st, nil
+	}
+	tq := OpenQuery(fixedSource{q.machineOnly(l.smp, machine), q.db})
+	// One sample, read once: no history of DefaultHistory raw values
+	// (48 KiB a counter) to allocate and drop.
+	tq.SetHistory(2)
+	tq.namesOnly = true // which instances, not their values
+	tc := tq.newCounter(counterpath.Path{Machine: machine, Object: objName, Instance: "*", Counter: "*"}, idx, objName)
+	tq.counters = append(tq.counters, tc)
+	if err := tq.Collect(ctx); err != nil {
+		return nil, err
+	}
+	q.inst.smp, q.inst.machine, q.inst.index, q.inst.st = l.smp, machine, idx, tc.obj
+	return tc.obj, nil
 }
 
 // newCounter adds a counter for a checked path.
@@ -447,6 +467,8 @@ func (q *Query) newCounter(p counterpath.Path, idx uint32, objName string) *Coun
 	if p.Instance == "" {
 		c.matchAll = true // single-instance object
 	}
+	c.oneName = !c.matchAll && !strings.ContainsRune(p.Instance, '*') && !strings.ContainsRune(p.Parent, '*') &&
+		!(p.HasIndex && p.Index == counterpath.AnyIndex)
 	c.gen = -1
 	if !c.wildCtr {
 		c.cols = make([]column, 0, 1)

@@ -2,7 +2,7 @@
 # usage: ident.sh PERFC OUTDIR
 P=$1; O=$2; rm -rf $O; mkdir -p $O
 export TZ=UTC PERFC_WARNINGS=on
-T=/work/wt-relog/perflog/blg/testdata
+T=/work/main/perflog/blg/testdata
 declare -A B E C
 add() { IN[${#IN[@]}]=$1; B[$1]=$2; E[$1]=$3; C[$1]=$4; }
 IN=()

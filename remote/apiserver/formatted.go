@@ -206,6 +206,10 @@ func (h *Handler) formattedValues(ctx context.Context, req remote.FormattedReque
 	src := newPairSource(db, prev, cur)
 	q := pdh.OpenQuery(src)
 	q.SetHistory(2)
+	// The paths are counted as they expand, before anything is allocated
+	// for values past the limit: six requests of 1,000 wildcard paths
+	// must not hold the server's memory.
+	q.SetMaxItems(h.maxItems)
 	counters := make([]*pdh.Counter, len(req.Paths))
 	if err := src.Seek(src.Len() - 1); err != nil {
 		return nil, err
@@ -232,6 +236,11 @@ func (h *Handler) formattedValues(ctx context.Context, req remote.FormattedReque
 	}
 	for range src.Len() {
 		if err := q.Collect(ctx); err != nil {
+			var tm *pdh.TooManyError
+			if errors.As(err, &tm) {
+				return nil, &remote.Error{Status: http.StatusRequestEntityTooLarge, Code: "answer_too_large",
+					Reason: fmt.Sprintf("the paths expand to more than %d values; ask for fewer instances or counters", h.maxItems)}
+			}
 			return nil, err
 		}
 	}
