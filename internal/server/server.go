@@ -166,6 +166,16 @@ func New(opts Options) (*Server, error) {
 		headerRequired: len(cfg.BasicAuthUsers) > 0 || len(cfg.Perfc.BearerTokens) > 0,
 		bcryptOK:       newVerifiedCache(1024)}
 
+	if len(cfg.BasicAuthUsers) > 0 {
+		mixed := false
+		if a.dummy, mixed, err = dummyHash(cfg.BasicAuthUsers); err != nil {
+			return nil, err
+		}
+		if mixed {
+			log.Warn("basic_auth_users: the bcrypt hashes have different costs, so the time an answer takes tells a user of a lower cost from an unknown name; make them all with one cost (htpasswd -nBC 10 USER)")
+		}
+	}
+
 	var certs *certStore
 	if cfg.HasTLS() {
 		if certs, err = newCertStore(cfg.TLSServerConfig, uid, cfg.HTTP2(), log); err != nil {
