@@ -134,6 +134,10 @@ type authenticator struct {
 	// compare checks a password against a bcrypt hash
 	// (bcrypt.CompareHashAndPassword; tests count the calls).
 	compare func(hash, pass []byte) error
+	// checking holds a slot per password check in progress
+	// (Limits.MaxAuthenticating): checks cost CPU before the caller is
+	// known, so unauthenticated callers share this small pool.
+	checking chan struct{}
 	// sessions are the browser session cookies bearer tokens are
 	// exchanged for (nil: the server serves no page, no cookies).
 	sessions *sessions
@@ -149,6 +153,9 @@ type authResult struct {
 	// clearCookie: the request's session cookie is refused; the answer
 	// tells the browser to forget it.
 	clearCookie bool
+	// busy: the credentials were not checked, every password check slot
+	// being taken (503, not counted as a failure).
+	busy bool
 }
 
 // authenticate returns who the request's caller is.
@@ -245,6 +252,12 @@ func (a *authenticator) basic(user, pass string) authResult {
 	key := sha256.Sum256([]byte(user + "\x00" + pass + "\x00" + string(h)))
 	if a.bcryptOK.has(key) && known {
 		return authResult{role: a.cfg.roleOf("user:" + user), who: "user:" + user}
+	}
+	select {
+	case a.checking <- struct{}{}:
+		defer func() { <-a.checking }()
+	default:
+		return authResult{busy: true}
 	}
 	compare := a.compare
 	if compare == nil {

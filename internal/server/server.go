@@ -164,7 +164,8 @@ func New(opts Options) (*Server, error) {
 	limits := opts.Limits.withDefaults()
 	a := &authenticator{cfg: cfg, anonymous: opts.Anonymous,
 		headerRequired: len(cfg.BasicAuthUsers) > 0 || len(cfg.Perfc.BearerTokens) > 0,
-		bcryptOK:       newVerifiedCache(1024)}
+		bcryptOK:       newVerifiedCache(1024),
+		checking:       make(chan struct{}, limits.MaxAuthenticating)}
 
 	if len(cfg.BasicAuthUsers) > 0 {
 		mixed := false
@@ -250,8 +251,8 @@ func New(opts Options) (*Server, error) {
 	}))
 	g := &gate{
 		auth: a, next: cop.Handler(mux), limits: limits, headers: cfg.headers(),
-		sem:      make(chan struct{}, limits.MaxConcurrent),
-		perIP:    newClientLimiter(cfg.RateLimit, limits.MaxClients),
+		slots:    newSlots(limits.MaxConcurrent, limits.MaxPerIdentity),
+		perNet:   newClientLimiter(cfg.RateLimit, limits.MaxClients),
 		perID:    newClientLimiter(cfg.RateLimit, limits.MaxClients),
 		log:      log,
 		loopback: loopback,
@@ -455,13 +456,13 @@ func writeTokenFile(path string, uid int) (string, error) {
 // gate is the chain every request passes: limits, authentication, the
 // caller's role, then the handlers.
 type gate struct {
-	auth         *authenticator
-	next         http.Handler
-	limits       Limits
-	headers      http.Header
-	sem          chan struct{}
-	perIP, perID *clientLimiter
-	log          *slog.Logger
+	auth          *authenticator
+	next          http.Handler
+	limits        Limits
+	headers       http.Header
+	slots         *slots
+	perNet, perID *clientLimiter
+	log           *slog.Logger
 	// loopback: the server listens on loopback and answers only requests
 	// whose Host names loopback (loopbackHostHeader).
 	loopback bool
@@ -471,13 +472,13 @@ func (g *gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	for k, v := range g.headers {
 		w.Header()[k] = v
 	}
-	select {
-	case g.sem <- struct{}{}:
-		defer func() { <-g.sem }()
-	default:
-		w.Header().Set("Retry-After", "1")
-		writeError(w, http.StatusServiceUnavailable, "busy", fmt.Sprintf("the server is answering %d requests; try again", g.limits.MaxConcurrent))
-		return
+	// Until the request is let through, an answer (a refusal) closes an
+	// HTTP/1 connection whose request has a body, instead of waiting for
+	// the body to come so the connection can be reused: a refused caller
+	// sending a slow body would keep a connection waiting until
+	// ReadTimeout for each request refused. (HTTP/2 resets the stream.)
+	if r.ContentLength != 0 && r.ProtoMajor == 1 {
+		w.Header().Set("Connection", "close")
 	}
 	if len(r.RequestURI) > g.limits.MaxURLBytes {
 		writeError(w, http.StatusRequestURITooLong, "uri_too_long", fmt.Sprintf("request target of %d bytes, more than %d", len(r.RequestURI), g.limits.MaxURLBytes))
@@ -488,35 +489,60 @@ func (g *gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, g.limits.MaxBodyBytes)
-	now := time.Now()
-	ip, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		ip = r.RemoteAddr
-	}
-	if ok, wait := g.perIP.allow("ip:"+ip, now); !ok {
-		tooMany(w, wait)
-		return
-	}
 	if g.loopback && !loopbackHostHeader(r.Host) {
 		writeError(w, http.StatusForbidden, "forbidden_host", fmt.Sprintf("Host %q: this server listens on loopback and answers only at a loopback address (127.0.0.1, [::1], localhost)", clipHost(r.Host)))
 		return
 	}
-	if g.exchange(w, r) {
+	// An attempt is counted against its network (clientPrefix) until it
+	// authenticates: failed and unauthenticated attempts stay counted, so
+	// guessing passwords from many addresses of one network is as slow
+	// as from one; an authenticated caller is counted as its identity
+	// instead, wherever it sends from.
+	now := time.Now()
+	refund, ok, wait := g.perNet.reserve("net:"+clientPrefix(r.RemoteAddr), now)
+	if !ok {
+		tooMany(w, wait)
+		return
+	}
+	if g.exchange(w, r, refund) {
 		return
 	}
 	res := g.auth.authenticate(r)
+	if res.busy {
+		refund()
+		w.Header().Set("Retry-After", "1")
+		writeError(w, http.StatusServiceUnavailable, "busy", fmt.Sprintf("the server is checking %d passwords; try again", g.limits.MaxAuthenticating))
+		return
+	}
 	if res.status != 0 {
 		g.refuse(w, r, res)
 		return
 	}
+	refund()
 	if ok, wait := g.perID.allow("id:"+res.who, now); !ok {
 		tooMany(w, wait)
 		return
 	}
+	// Slots are taken once the caller is known: it may hold at most its
+	// share (Limits.MaxPerIdentity) of them, however slowly it sends its
+	// bodies (Limits.ReadTimeout bounds each), so other callers still
+	// find slots. Refused callers hold none.
+	release, ok, own := g.slots.acquire(res.who)
+	if !ok {
+		w.Header().Set("Retry-After", "1")
+		if own {
+			writeError(w, http.StatusServiceUnavailable, "busy", fmt.Sprintf("%s has %d requests in progress, its share while the server is busy; try again", res.who, g.limits.MaxPerIdentity))
+		} else {
+			writeError(w, http.StatusServiceUnavailable, "busy", fmt.Sprintf("the server is answering %d requests; try again", g.limits.MaxConcurrent))
+		}
+		return
+	}
+	defer release()
 	if need := requiredRole(r); res.role < need {
 		writeError(w, http.StatusForbidden, "forbidden", fmt.Sprintf("%s %s needs the %s role; %s has %s", r.Method, r.URL.Path, need, res.who, res.role))
 		return
 	}
+	w.Header().Del("Connection")
 	g.next.ServeHTTP(w, r.WithContext(remote.WithRole(r.Context(), res.role, res.who)))
 }
 
