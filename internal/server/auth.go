@@ -153,9 +153,20 @@ type authResult struct {
 	// clearCookie: the request's session cookie is refused; the answer
 	// tells the browser to forget it.
 	clearCookie bool
+	// key is what the caller's limits (slots, rate) are counted by: who,
+	// unless set (anonymous callers of different local users).
+	key string
 	// busy: the credentials were not checked, every password check slot
 	// being taken (503, not counted as a failure).
 	busy bool
+}
+
+// limitKey is what res's caller is counted as by the per-identity limits.
+func (res authResult) limitKey() string {
+	if res.key != "" {
+		return res.key
+	}
+	return res.who
 }
 
 // authenticate returns who the request's caller is.
@@ -195,7 +206,13 @@ func (a *authenticator) authenticate(r *http.Request) authResult {
 		return authResult{role: role, who: "cert:" + who}
 	}
 	if a.anonymous {
-		return authResult{role: remote.RoleMonitor, who: "anonymous"}
+		// One identity to the handlers; for limits, one per local user
+		// when the connection's owner can be found (peerUser).
+		res := authResult{role: remote.RoleMonitor, who: "anonymous"}
+		if u := peerUser(r.Context()); u != "" {
+			res.key = "anonymous:" + u
+		}
+		return res
 	}
 	return authResult{status: http.StatusUnauthorized, reason: "authentication required: send credentials (Authorization: Bearer or Basic" + a.certHint() + ")"}
 }

@@ -2,10 +2,13 @@ package server
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -100,5 +103,32 @@ func TestSlotsShare(t *testing.T) {
 	}
 	if _, ok, own := s.acquire("b"); ok || !own {
 		t.Fatalf("b past its share: ok %v own %v, want refused as its share", ok, own)
+	}
+}
+
+// TestSocketOwner: the owner of a loopback connection's client end is
+// found in the kernel's socket table, over IPv4 and IPv6.
+func TestSocketOwner(t *testing.T) {
+	for _, network := range []string{"tcp4", "tcp6"} {
+		host := map[string]string{"tcp4": "127.0.0.1:0", "tcp6": "[::1]:0"}[network]
+		ln, err := net.Listen(network, host)
+		if err != nil {
+			t.Logf("%s: %v", network, err)
+			continue
+		}
+		defer ln.Close()
+		c, err := net.Dial(network, ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		sc, err := ln.Accept()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sc.Close()
+		if got, want := peerUser(withPeer(context.Background(), sc)), "uid:"+strconv.Itoa(os.Geteuid()); got != want {
+			t.Errorf("%s: peer %q, want %q", network, got, want)
+		}
 	}
 }

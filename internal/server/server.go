@@ -282,6 +282,9 @@ func New(opts Options) (*Server, error) {
 	if certs != nil {
 		s.srv.TLSConfig = certs.serverConfig()
 	}
+	if opts.Anonymous {
+		s.srv.ConnContext = withPeer
+	}
 	return s, nil
 }
 
@@ -649,7 +652,7 @@ func (g *gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	refund()
-	if ok, wait := g.perID.allow("id:"+res.who, now); !ok {
+	if ok, wait := g.perID.allow("id:"+res.limitKey(), now); !ok {
 		tooMany(w, wait)
 		return
 	}
@@ -657,7 +660,7 @@ func (g *gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// share (Limits.MaxPerIdentity) of them, however slowly it sends its
 	// bodies (Limits.ReadTimeout bounds each), so other callers still
 	// find slots. Refused callers hold none.
-	release, ok, own := g.slots.acquire(res.who)
+	release, ok, own := g.slots.acquire(res.limitKey())
 	if !ok {
 		w.Header().Set("Retry-After", "1")
 		if own {

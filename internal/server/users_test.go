@@ -2,13 +2,16 @@ package server
 
 import (
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/perfcounters/perfcounters/internal/asuser"
 	"github.com/perfcounters/perfcounters/remote"
@@ -124,5 +127,71 @@ func TestTokenDirectorySquatted(t *testing.T) {
 		if !strings.Contains(out, "PASS") {
 			t.Fatalf("the step %s did not run:\n%s", st.step, out)
 		}
+	}
+}
+
+// TestAnonymousPerLocalUser: on a server with -anonymous, Bob (a local
+// user) opens as many slow-body requests as the server has slots; Alice,
+// another local user, still gets an answer: anonymous callers are
+// counted per local user, not as one identity.
+func TestAnonymousPerLocalUser(t *testing.T) {
+	const total = 8
+	if step, ok := asuser.Step(); ok {
+		switch step {
+		case "hog":
+			addr := os.Getenv("ADDR")
+			for i := range total {
+				c, err := net.Dial("tcp", addr)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer c.Close()
+				if _, err := fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{", remote.PathHost, addr); err != nil {
+					t.Fatalf("request %d: %v", i, err)
+				}
+			}
+			time.Sleep(2 * time.Minute) // until the parent kills it
+		case "get":
+			resp, err := http.Get(os.Getenv("URL") + remote.PathHost)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 200 {
+				t.Fatalf("Alice while Bob holds the slots: status %d: %s", resp.StatusCode, b)
+			}
+		}
+		return
+	}
+	r := asuser.New(t)
+	var inHandler atomic.Int32
+	api := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		inHandler.Add(1)
+		defer inHandler.Add(-1)
+		io.Copy(io.Discard, r.Body)
+		stubAPI().ServeHTTP(w, r)
+	})
+	s := serve(t, Options{API: api, Anonymous: true, Limits: Limits{MaxConcurrent: total}})
+	hog := r.Command(asuser.Bob, "TestAnonymousPerLocalUser", "hog", "ADDR="+s.Addr().String())
+	var hogOut strings.Builder
+	hog.Stdout, hog.Stderr = &hogOut, &hogOut
+	if err := hog.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { hog.Process.Kill(); hog.Wait() })
+	deadline := time.Now().Add(30 * time.Second)
+	for inHandler.Load() < int32(s.limits.MaxPerIdentity) {
+		if time.Now().After(deadline) {
+			t.Fatalf("Bob's requests in the handler: %d, want %d\n%s", inHandler.Load(), s.limits.MaxPerIdentity, hogOut.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	out, err := r.Run(asuser.Alice, "TestAnonymousPerLocalUser", "get", "URL="+s.URL())
+	if err != nil {
+		t.Fatalf("Bob holds %d slots: %s", inHandler.Load(), asuser.Failed(out, err))
+	}
+	if !strings.Contains(out, "PASS") {
+		t.Fatalf("the step did not run:\n%s", out)
 	}
 }
