@@ -132,3 +132,29 @@ func TestSocketOwner(t *testing.T) {
 		}
 	}
 }
+
+// TestNetworkBucket: a network's bucket is looked at without being
+// spent; failures spend it, past empty into debt, which later attempts
+// wait out.
+func TestNetworkBucket(t *testing.T) {
+	l := newClientLimiter(RateLimit{Interval: time.Second, Burst: 2}, 10)
+	now := time.Unix(1_000_000_000, 0)
+	for range 5 {
+		if spent, _ := l.spent("net:a", now); spent {
+			t.Fatal("a network never charged is spent")
+		}
+	}
+	if l.size() != 0 {
+		t.Errorf("%d buckets made by looking", l.size())
+	}
+	for range 3 { // one more than the burst: raced past the check
+		l.charge("net:a", now)
+	}
+	spent, wait := l.spent("net:a", now)
+	if !spent || wait != 2*time.Second {
+		t.Errorf("after 3 failures with burst 2: spent %v, wait %v; want spent, 2s (the debt, then a token)", spent, wait)
+	}
+	if spent, _ := l.spent("net:a", now.Add(2*time.Second)); spent {
+		t.Error("still spent once the debt is paid")
+	}
+}

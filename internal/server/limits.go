@@ -109,23 +109,46 @@ func newClientLimiter(rl RateLimit, max int) *clientLimiter {
 // allow takes a token from key's bucket at now; when there is none it
 // returns false and how long until there is one.
 func (c *clientLimiter) allow(key string, now time.Time) (bool, time.Duration) {
-	_, ok, wait := c.reserve(key, now)
-	return ok, wait
-}
-
-// reserve is allow that can give the token back: refund returns it (a
-// failed attempt keeps it spent, a successful one is refunded).
-func (c *clientLimiter) reserve(key string, now time.Time) (refund func(), ok bool, wait time.Duration) {
 	if c == nil {
-		return func() {}, true, 0
+		return true, 0
 	}
 	lim := c.bucketOf(key)
 	r := lim.ReserveN(now, 1)
 	if d := r.DelayFrom(now); d > 0 {
 		r.CancelAt(now)
-		return nil, false, d
+		return false, d
 	}
-	return func() { r.CancelAt(now) }, true, 0
+	return true, 0
+}
+
+// spent reports whether key's bucket holds less than a token at now (and
+// how long until it holds one), taking nothing: a key never charged has
+// a full bucket, and none is made for it.
+func (c *clientLimiter) spent(key string, now time.Time) (bool, time.Duration) {
+	if c == nil {
+		return false, 0
+	}
+	c.mu.Lock()
+	e, ok := c.buckets[key]
+	c.mu.Unlock()
+	if !ok {
+		return false, 0
+	}
+	lim := e.Value.(*bucket).lim
+	t := lim.TokensAt(now)
+	if t >= 1 {
+		return false, 0
+	}
+	return true, time.Duration((1 - t) / float64(lim.Limit()) * float64(time.Second))
+}
+
+// charge takes a token from key's bucket at now, into debt when there is
+// none: attempts that raced past spent are paid for by later ones.
+func (c *clientLimiter) charge(key string, now time.Time) {
+	if c == nil {
+		return
+	}
+	c.bucketOf(key).ReserveN(now, 1)
 }
 
 // bucketOf returns key's bucket, made when missing.

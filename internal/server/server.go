@@ -626,32 +626,32 @@ func (g *gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusForbidden, "forbidden_host", fmt.Sprintf("Host %q: this server listens on loopback and answers only at a loopback address (127.0.0.1, [::1], localhost)", clipHost(r.Host)))
 		return
 	}
-	// An attempt is counted against its network (clientPrefix) until it
-	// authenticates: failed and unauthenticated attempts stay counted, so
-	// guessing passwords from many addresses of one network is as slow
-	// as from one; an authenticated caller is counted as its identity
-	// instead, wherever it sends from.
+	// Failed and unauthenticated attempts are counted against their
+	// network (clientPrefix), and a network that has spent its bucket is
+	// refused before its credentials are checked, so guessing passwords
+	// from many addresses of one network is as slow as from one. An
+	// authenticated caller is counted as its identity instead, wherever
+	// it sends from.
 	now := time.Now()
-	refund, ok, wait := g.perNet.reserve("net:"+clientPrefix(r.RemoteAddr), now)
-	if !ok {
+	netKey := "net:" + clientPrefix(r.RemoteAddr)
+	if spent, wait := g.perNet.spent(netKey, now); spent {
 		tooMany(w, wait)
 		return
 	}
-	if g.exchange(w, r, refund) {
+	if g.exchange(w, r, func() { g.perNet.charge(netKey, now) }) {
 		return
 	}
 	res := g.auth.authenticate(r)
 	if res.busy {
-		refund()
 		w.Header().Set("Retry-After", "1")
 		writeError(w, http.StatusServiceUnavailable, "busy", fmt.Sprintf("the server is checking %d passwords; try again", g.limits.MaxAuthenticating))
 		return
 	}
 	if res.status != 0 {
+		g.perNet.charge(netKey, now)
 		g.refuse(w, r, res)
 		return
 	}
-	refund()
 	if ok, wait := g.perID.allow("id:"+res.limitKey(), now); !ok {
 		tooMany(w, wait)
 		return
