@@ -164,13 +164,25 @@ func (d *dir) checkFD(fd int, what, path string, wantDir bool) error {
 	return checkStat(what, path, &st, wantDir, d.euid)
 }
 
-// fileError words an error of opening a state file; a symbolic link
-// (refused by O_NOFOLLOW) is a TrustError.
+// fileError words an error of opening a state file or directory; a
+// symbolic link (refused by O_NOFOLLOW) or a file where a directory
+// belongs is a TrustError saying which: a file opened O_NOFOLLOW gives
+// ELOOP for a link; a directory opened O_NOFOLLOW|O_DIRECTORY gives
+// ENOTDIR for a link and for a file alike, told apart by lstat.
 func fileError(what, path string, err error) error {
-	if errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR) {
-		return &TrustError{What: what, Path: path, Reason: "is a symbolic link or not a directory", Fix: "remove it (rm " + path + ") and run the command again"}
+	reason := ""
+	switch {
+	case errors.Is(err, unix.ELOOP):
+		reason = "is a symbolic link"
+	case errors.Is(err, unix.ENOTDIR):
+		reason = "is not a directory"
+		if fi, lerr := os.Lstat(path); lerr == nil && fi.Mode()&os.ModeSymlink != 0 {
+			reason = "is a symbolic link"
+		}
+	default:
+		return &os.PathError{Op: what, Path: path, Err: err}
 	}
-	return &os.PathError{Op: what, Path: path, Err: err}
+	return &TrustError{What: what, Path: path, Reason: reason, Fix: "remove it (rm " + path + ") and run the command again"}
 }
 
 func (d *dir) takeLock(write bool) error {

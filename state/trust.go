@@ -45,8 +45,13 @@ func checkStat(what, path string, st *unix.Stat_t, wantDir bool, euid int) error
 		return &TrustError{What: what, Path: path, Reason: "is not a regular file", Fix: "remove it (rm " + path + ") and run the command again"}
 	}
 	if !trustedOwner(st.Uid, euid) {
-		return &TrustError{What: what, Path: path, Reason: fmt.Sprintf("is owned by uid %d, not by uid %d or root", st.Uid, euid),
-			Fix: fmt.Sprintf("check its contents, then run: chown %d %s", euid, path)}
+		// Another user's: never suggest a chown, which run as root would
+		// take that user's directory or file away from them.
+		fix := "it is another user's: do not use it; use a file of your own"
+		if wantDir {
+			fix = "it is another user's: use a state directory of your own instead (the default, or one named by PERFC_STATE_DIR)"
+		}
+		return &TrustError{What: what, Path: path, Reason: fmt.Sprintf("is owned by uid %d, not by uid %d or root", st.Uid, euid), Fix: fix}
 	}
 	if perm := st.Mode & 0o7777; perm&0o022 != 0 {
 		want := perm & 0o755

@@ -80,7 +80,7 @@ func usePerfmonServe(ctx context.Context, e *env, addr string, named, noopen boo
 // findServe returns the page's address of the perfc serve at addr and a
 // note on it. For a loopback server the address carries the server's
 // loopback token, read from the token file that server writes
-// (server.DefaultTokenFile: $XDG_RUNTIME_DIR/perfc/serve-PORT.token), when
+// (server.FindTokenFile: $XDG_RUNTIME_DIR/perfc/serve-PORT.token), when
 // the file is this user's own and closed to others (mode 0600, not a
 // link), and the server answers /v1/host with it as the token's holder
 // and serves the page. A server of another address (or a loopback one
@@ -97,7 +97,7 @@ func findServe(ctx context.Context, getenv func(string) string, addr string, nam
 	if u.Scheme == "https" || !isLoopbackName(u.Hostname()) {
 		return base + "/", "the page of perfc serve at " + u.Host + ": sign in with your credentials for it", nil
 	}
-	tf := server.DefaultTokenFile(getenv, os.Geteuid(), u.Port())
+	tf := server.FindTokenFile(getenv, os.Geteuid(), u.Port())
 	tok, err := readOwnToken(tf)
 	if errors.Is(err, fs.ErrNotExist) && named {
 		// A server authenticating otherwise (its web configuration, or

@@ -46,7 +46,7 @@ func parseServe(e *env, args []string) (serveOptions, error) {
 	var o serveOptions
 	fs.StringVar(&o.listen, "listen", server.DefaultAddr, "Address to listen on, `host:port`. Any address but a loopback one (127.0.0.1, ::1, localhost) needs TLS and authentication in the web configuration.")
 	fs.StringVar(&o.config, "config", "", "Web configuration `filename` in the format of Prometheus exporters' web-config.yml: TLS, client certificates, basic_auth_users, rate_limit, and perfc's bearer tokens and roles (docs/serve.md).")
-	fs.StringVar(&o.tokenFile, "tokenfile", "", "On loopback without authentication configured, the `filename` the server writes its random access token to (mode 0600). Default is $XDG_RUNTIME_DIR/perfc/serve-PORT.token.")
+	fs.StringVar(&o.tokenFile, "tokenfile", "", "On loopback without authentication configured, the `filename` the server writes its random access token to (mode 0600). Default is $XDG_RUNTIME_DIR/perfc/serve-PORT.token (else /run/perfc for root, else $TMPDIR/perfc-UID, or a perfc-UID-RANDOM directory of its own when another user made that one).")
 	fs.BoolVar(&o.anonymous, "anonymous", false, "On loopback, let callers without credentials read counters (role monitor): every local user can then read what this user can.")
 	fs.StringVar(&o.metrics, "metrics", "", "Options `file` (JSON) of the OpenMetrics export at /metrics: objects, instance filters, _Total, formatted gauges (export/prom/MAPPING.md). Default: every object but Process, Process V2 and Thread.")
 	fs.BoolVar(&o.noMetrics, "nometrics", false, "Do not serve /metrics.")

@@ -84,9 +84,35 @@ func isToken68(s string) bool {
 	return true
 }
 
-// dummyHash is checked when a Basic user is unknown, so the answer takes
-// as long as for a known user with a wrong password.
-const dummyHash = "$2a$10$HT59/.ibjNc3j2tn7ySEV.rBmxuaH7qY0vKSpm9TVrW0mIc7zhCdK"
+// dummyHash returns the hash an unknown Basic user's password is checked
+// against, so that the answer costs what a known user's does: a bcrypt
+// hash of a random password at the cost of the configured hashes (the
+// time of a check grows as 2^cost, so a dummy of another cost would tell
+// known names from unknown ones). When the configured hashes differ in
+// cost, the highest is taken and mixed is true: the time of an answer
+// then tells a user of a lower cost from an unknown name.
+func dummyHash(users map[string]string) (hash []byte, mixed bool, err error) {
+	cost, first := bcrypt.DefaultCost, true
+	for _, h := range users {
+		c, err := bcrypt.Cost([]byte(h))
+		if err != nil {
+			continue // refused by validate
+		}
+		if !first && c != cost {
+			mixed = true
+		}
+		if first || c > cost {
+			cost = c
+		}
+		first = false
+	}
+	pass, err := newToken()
+	if err != nil {
+		return nil, false, err
+	}
+	hash, err = bcrypt.GenerateFromPassword([]byte(pass), cost)
+	return hash, mixed, err
+}
 
 // localTokenName names the generated loopback token's identity.
 const localTokenName = "local"
@@ -102,6 +128,16 @@ type authenticator struct {
 	// as in exporter-toolkit, a client certificate alone is not enough.
 	headerRequired bool
 	bcryptOK       *verifiedCache
+	// dummy is the hash unknown users' passwords are checked against
+	// (dummyHash).
+	dummy []byte
+	// compare checks a password against a bcrypt hash
+	// (bcrypt.CompareHashAndPassword; tests count the calls).
+	compare func(hash, pass []byte) error
+	// checking holds a slot per password check in progress
+	// (Limits.MaxAuthenticating): checks cost CPU before the caller is
+	// known, so unauthenticated callers share this small pool.
+	checking chan struct{}
 	// sessions are the browser session cookies bearer tokens are
 	// exchanged for (nil: the server serves no page, no cookies).
 	sessions *sessions
@@ -117,6 +153,20 @@ type authResult struct {
 	// clearCookie: the request's session cookie is refused; the answer
 	// tells the browser to forget it.
 	clearCookie bool
+	// key is what the caller's limits (slots, rate) are counted by: who,
+	// unless set (anonymous callers of different local users).
+	key string
+	// busy: the credentials were not checked, every password check slot
+	// being taken (503, not counted as a failure).
+	busy bool
+}
+
+// limitKey is what res's caller is counted as by the per-identity limits.
+func (res authResult) limitKey() string {
+	if res.key != "" {
+		return res.key
+	}
+	return res.who
 }
 
 // authenticate returns who the request's caller is.
@@ -156,7 +206,13 @@ func (a *authenticator) authenticate(r *http.Request) authResult {
 		return authResult{role: role, who: "cert:" + who}
 	}
 	if a.anonymous {
-		return authResult{role: remote.RoleMonitor, who: "anonymous"}
+		// One identity to the handlers; for limits, one per local user
+		// when the connection's owner can be found (peerUser).
+		res := authResult{role: remote.RoleMonitor, who: "anonymous"}
+		if u := peerUser(r.Context()); u != "" {
+			res.key = "anonymous:" + u
+		}
+		return res
 	}
 	return authResult{status: http.StatusUnauthorized, reason: "authentication required: send credentials (Authorization: Bearer or Basic" + a.certHint() + ")"}
 }
@@ -196,21 +252,35 @@ func (a *authenticator) bearer(token string) authResult {
 	return authResult{role: a.cfg.roleOf("token:" + match), who: "token:" + match}
 }
 
-// basic checks a user's password with bcrypt; an unknown user is checked
-// against a dummy hash so timing does not tell which users exist.
-// Passwords that passed are remembered (by a SHA-256 of user and
-// password) so a client sending Basic on every request costs one bcrypt.
+// basic checks a user's password with bcrypt. Whether the user exists
+// or not, and whether the password is right or wrong, the same steps are
+// taken: one look in the cache of passwords that passed, then one bcrypt
+// comparison against a hash of the same cost (an unknown user's against
+// the dummy hash), so neither the time taken nor anything else tells
+// which user names exist. Passwords that passed are remembered (by a
+// SHA-256 of user, password and hash) so a client sending Basic on every
+// request costs one bcrypt.
 func (a *authenticator) basic(user, pass string) authResult {
 	hash, known := a.cfg.BasicAuthUsers[user]
-	key := sha256.Sum256([]byte(user + "\x00" + pass + "\x00" + hash))
-	if known && a.bcryptOK.has(key) {
-		return authResult{role: a.cfg.roleOf("user:" + user), who: "user:" + user}
-	}
-	h := []byte(dummyHash)
+	h := a.dummy
 	if known {
 		h = []byte(hash)
 	}
-	err := bcrypt.CompareHashAndPassword(h, []byte(pass))
+	key := sha256.Sum256([]byte(user + "\x00" + pass + "\x00" + string(h)))
+	if a.bcryptOK.has(key) && known {
+		return authResult{role: a.cfg.roleOf("user:" + user), who: "user:" + user}
+	}
+	select {
+	case a.checking <- struct{}{}:
+		defer func() { <-a.checking }()
+	default:
+		return authResult{busy: true}
+	}
+	compare := a.compare
+	if compare == nil {
+		compare = bcrypt.CompareHashAndPassword
+	}
+	err := compare(h, []byte(pass))
 	if err != nil || !known {
 		return authResult{status: http.StatusUnauthorized, reason: "user name or password not accepted"}
 	}

@@ -72,9 +72,11 @@ type HTTPConfig struct {
 }
 
 // RateLimit is exporter-toolkit's rate_limit: a token bucket refilled
-// once per Interval holding Burst requests. perfc applies it per client
-// address and per authenticated identity (exporter-toolkit has one
-// bucket for the whole server). Zero Interval: no rate limit.
+// once per Interval holding Burst requests. perfc applies it per
+// authenticated identity, and to failed or unauthenticated attempts per
+// network (clientPrefix: an IPv4 address, an IPv6 /64, loopback as one);
+// exporter-toolkit has one bucket for the whole server. Zero Interval: no
+// rate limit.
 type RateLimit struct {
 	Interval time.Duration `yaml:"interval"`
 	Burst    int           `yaml:"burst"`

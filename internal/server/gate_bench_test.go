@@ -19,12 +19,13 @@ func benchGate(b *testing.B) *gate {
 	}
 	l := DefaultLimits()
 	return &gate{
-		auth:   &authenticator{cfg: cfg, headerRequired: true, bcryptOK: newVerifiedCache(16)},
+		auth: &authenticator{cfg: cfg, headerRequired: true, bcryptOK: newVerifiedCache(16),
+			checking: make(chan struct{}, l.MaxAuthenticating)},
 		next:   http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}),
-		limits: l, headers: cfg.headers(), sem: make(chan struct{}, l.MaxConcurrent),
-		perIP: newClientLimiter(RateLimit{Interval: 1, Burst: 1 << 30}, l.MaxClients),
-		perID: newClientLimiter(RateLimit{Interval: 1, Burst: 1 << 30}, l.MaxClients),
-		log:   slog.New(slog.DiscardHandler),
+		limits: l, headers: cfg.headers(), slots: newSlots(l.MaxConcurrent, l.MaxPerIdentity),
+		perNet: newClientLimiter(RateLimit{Interval: 1, Burst: 1 << 30}, l.MaxClients),
+		perID:  newClientLimiter(RateLimit{Interval: 1, Burst: 1 << 30}, l.MaxClients),
+		log:    slog.New(slog.DiscardHandler),
 	}
 }
 

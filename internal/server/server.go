@@ -164,7 +164,18 @@ func New(opts Options) (*Server, error) {
 	limits := opts.Limits.withDefaults()
 	a := &authenticator{cfg: cfg, anonymous: opts.Anonymous,
 		headerRequired: len(cfg.BasicAuthUsers) > 0 || len(cfg.Perfc.BearerTokens) > 0,
-		bcryptOK:       newVerifiedCache(1024)}
+		bcryptOK:       newVerifiedCache(1024),
+		checking:       make(chan struct{}, limits.MaxAuthenticating)}
+
+	if len(cfg.BasicAuthUsers) > 0 {
+		mixed := false
+		if a.dummy, mixed, err = dummyHash(cfg.BasicAuthUsers); err != nil {
+			return nil, err
+		}
+		if mixed {
+			log.Warn("basic_auth_users: the bcrypt hashes have different costs, so the time an answer takes tells a user of a lower cost from an unknown name; make them all with one cost (htpasswd -nBC 10 USER)")
+		}
+	}
 
 	var certs *certStore
 	if cfg.HasTLS() {
@@ -191,8 +202,11 @@ func New(opts Options) (*Server, error) {
 		// The token file is named after the port listened on (the one
 		// the system chose for port 0).
 		tf := opts.TokenFile
-		if tf == "" {
-			tf = DefaultTokenFile(getenv, uid, strconv.Itoa(port))
+		if tf == "" && !opts.NoTokenFile {
+			if tf, err = defaultTokenFile(getenv, uid, strconv.Itoa(port), log); err != nil {
+				ln.Close()
+				return nil, fmt.Errorf("token file: %w", err)
+			}
 		}
 		var tok string
 		if opts.NoTokenFile {
@@ -240,8 +254,8 @@ func New(opts Options) (*Server, error) {
 	}))
 	g := &gate{
 		auth: a, next: cop.Handler(mux), limits: limits, headers: cfg.headers(),
-		sem:      make(chan struct{}, limits.MaxConcurrent),
-		perIP:    newClientLimiter(cfg.RateLimit, limits.MaxClients),
+		slots:    newSlots(limits.MaxConcurrent, limits.MaxPerIdentity),
+		perNet:   newClientLimiter(cfg.RateLimit, limits.MaxClients),
 		perID:    newClientLimiter(cfg.RateLimit, limits.MaxClients),
 		log:      log,
 		loopback: loopback,
@@ -267,6 +281,9 @@ func New(opts Options) (*Server, error) {
 	}
 	if certs != nil {
 		s.srv.TLSConfig = certs.serverConfig()
+	}
+	if opts.Anonymous {
+		s.srv.ConnContext = withPeer
 	}
 	return s, nil
 }
@@ -381,22 +398,159 @@ func remotePolicy(addr string, cfg *Config, anonymous bool) error {
 }
 
 // DefaultTokenFile is where the loopback token of a server on port is
-// written: $XDG_RUNTIME_DIR/perfc/serve-PORT.token, else
+// written by default: $XDG_RUNTIME_DIR/perfc/serve-PORT.token, else
 // /run/perfc/serve-PORT.token for root, else
-// $TMPDIR/perfc-UID/serve-PORT.token.
+// $TMPDIR/perfc-UID/serve-PORT.token. The last lies in a directory every
+// user may create entries in, where another user may have made
+// perfc-UID first: the server then writes its token in a directory of
+// its own with an unpredictable name, perfc-UID-RANDOM, which clients
+// find with FindTokenFile.
 func DefaultTokenFile(getenv func(string) string, uid int, port string) string {
-	name := "serve-" + port + ".token"
+	name := tokenFileName(port)
 	if d := getenv("XDG_RUNTIME_DIR"); d != "" && filepath.IsAbs(d) {
 		return filepath.Join(d, "perfc", name)
 	}
 	if uid == 0 {
 		return filepath.Join("/run/perfc", name)
 	}
+	return filepath.Join(sharedTokenBase(getenv), fmt.Sprintf("perfc-%d", uid), name)
+}
+
+func tokenFileName(port string) string { return "serve-" + port + ".token" }
+
+// sharedTokenBase is the shared directory ($TMPDIR, else /tmp) the token
+// directory of a user without a runtime directory lies in, "" when the
+// default lies in a place of the user's own ($XDG_RUNTIME_DIR) or root's
+// (/run).
+func sharedTokenBase(getenv func(string) string) string {
 	tmp := getenv("TMPDIR")
 	if tmp == "" || !filepath.IsAbs(tmp) {
 		tmp = "/tmp"
 	}
-	return filepath.Join(tmp, fmt.Sprintf("perfc-%d", uid), name)
+	return tmp
+}
+
+// tokenDirShared reports whether DefaultTokenFile lies in
+// sharedTokenBase.
+func tokenDirShared(getenv func(string) string, uid int) bool {
+	d := getenv("XDG_RUNTIME_DIR")
+	return (d == "" || !filepath.IsAbs(d)) && uid != 0
+}
+
+// FindTokenFile is the token file a loopback server of uid on port wrote
+// with the default location: DefaultTokenFile when it exists in a
+// directory of uid's (or root's) closed to others' changes, else the
+// same name in one of uid's own perfc-UID-RANDOM directories (see
+// DefaultTokenFile), else DefaultTokenFile (which does not exist). A
+// directory of another user is never looked in: its files are not the
+// server's. The file found must still be checked when read.
+func FindTokenFile(getenv func(string) string, uid int, port string) string {
+	def := DefaultTokenFile(getenv, uid, port)
+	if ownDir(filepath.Dir(def), uid) == nil {
+		if _, err := os.Lstat(def); err == nil {
+			return def
+		}
+	}
+	if tokenDirShared(getenv, uid) {
+		for _, dir := range ownTokenDirs(sharedTokenBase(getenv), uid) {
+			f := filepath.Join(dir, tokenFileName(port))
+			if _, err := os.Lstat(f); err == nil {
+				return f
+			}
+		}
+	}
+	return def
+}
+
+// errNotOwnDir: a token directory exists but is not one the server may
+// use (another user's, open to others' changes, not a directory).
+var errNotOwnDir = errors.New("not a directory of the serving user closed to others")
+
+// ownDir checks that dir (not followed if a link) is a directory of uid
+// or root that no other user may change.
+func ownDir(dir string, uid int) error {
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	st, _ := fi.Sys().(*syscall.Stat_t)
+	switch {
+	case !fi.IsDir():
+		return fmt.Errorf("%s is not a directory (%s): %w", dir, fileType(fi.Mode()), errNotOwnDir)
+	case st == nil || (int(st.Uid) != uid && st.Uid != 0):
+		return fmt.Errorf("directory %s belongs to another user: %w", dir, errNotOwnDir)
+	case fi.Mode().Perm()&0o022 != 0:
+		return fmt.Errorf("directory %s (mode %04o) lets other users change it (chmod go-w %s): %w", dir, fi.Mode().Perm(), dir, errNotOwnDir)
+	}
+	return nil
+}
+
+func fileType(m os.FileMode) string {
+	if m&os.ModeSymlink != 0 {
+		return "a symbolic link"
+	}
+	if m.IsRegular() {
+		return "a file"
+	}
+	return m.Type().String()
+}
+
+// ownTokenDirs lists uid's perfc-UID-RANDOM directories in base: those
+// of uid, mode 0700 (as os.MkdirTemp makes them), not links. Another
+// user may make directories of that name too; they are not listed.
+func ownTokenDirs(base string, uid int) []string {
+	m, _ := filepath.Glob(filepath.Join(base, fmt.Sprintf("perfc-%d-*", uid)))
+	var out []string
+	for _, d := range m {
+		fi, err := os.Lstat(d)
+		if err != nil || !fi.IsDir() || fi.Mode().Perm()&0o077 != 0 {
+			continue
+		}
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) == uid {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// defaultTokenFile is where the server writes its token when not told:
+// DefaultTokenFile, its directory made (0700) when missing; when that
+// directory lies in the shared base and is not the serving user's to
+// use (another user made it first, or made it a link), one of the
+// user's own perfc-UID-RANDOM directories there, made with
+// os.MkdirTemp when there is none.
+func defaultTokenFile(getenv func(string) string, uid int, port string, log *slog.Logger) (string, error) {
+	def := DefaultTokenFile(getenv, uid, port)
+	err := prepareTokenDir(filepath.Dir(def), uid)
+	if err == nil || !errors.Is(err, errNotOwnDir) || !tokenDirShared(getenv, uid) {
+		return def, err
+	}
+	base := sharedTokenBase(getenv)
+	dirs := ownTokenDirs(base, uid)
+	dir := ""
+	if len(dirs) > 0 {
+		dir = dirs[0]
+	} else {
+		d, merr := os.MkdirTemp(base, fmt.Sprintf("perfc-%d-", uid))
+		if merr != nil {
+			return "", fmt.Errorf("token file %s: %v; and no directory of one's own could be made instead: %w", def, err, merr)
+		}
+		dir = d
+	}
+	if cerr := ownDir(dir, uid); cerr != nil {
+		return "", fmt.Errorf("token file %s: %v; and %w", def, err, cerr)
+	}
+	log.Warn("the token directory is not this user's; writing the token in a directory of this user's own instead (remove the other one as root, or set XDG_RUNTIME_DIR)", "err", err, "dir", dir)
+	return filepath.Join(dir, tokenFileName(port)), nil
+}
+
+// prepareTokenDir makes dir (0700) when missing and checks it is the
+// serving user's (ownDir).
+func prepareTokenDir(dir string, uid int) error {
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+		return err
+	}
+	return ownDir(dir, uid)
 }
 
 // writeTokenFile makes a random token and writes it to path, mode 0600,
@@ -405,21 +559,11 @@ func DefaultTokenFile(getenv func(string) string, uid int, port string) string {
 // can replace the file or read the token.
 func writeTokenFile(path string, uid int) (string, error) {
 	dir := filepath.Dir(path)
-	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+	if err := prepareTokenDir(dir, uid); err != nil {
+		if errors.Is(err, errNotOwnDir) {
+			return "", fmt.Errorf("token file %s: %v; remove it or choose another with -tokenfile", path, err)
+		}
 		return "", fmt.Errorf("token file %s: %w", path, err)
-	}
-	fi, err := os.Lstat(dir)
-	if err != nil {
-		return "", fmt.Errorf("token file %s: %w", path, err)
-	}
-	st, _ := fi.Sys().(*syscall.Stat_t)
-	switch {
-	case !fi.IsDir():
-		return "", fmt.Errorf("token file %s: %s is not a directory", path, dir)
-	case st == nil || (int(st.Uid) != uid && st.Uid != 0):
-		return "", fmt.Errorf("token file %s: directory %s belongs to another user; remove it or choose another with -tokenfile", path, dir)
-	case fi.Mode().Perm()&0o022 != 0:
-		return "", fmt.Errorf("token file %s: directory %s (mode %04o) lets other users change it; chmod go-w %s", path, dir, fi.Mode().Perm(), dir)
 	}
 	tok, err := newToken()
 	if err != nil {
@@ -445,13 +589,13 @@ func writeTokenFile(path string, uid int) (string, error) {
 // gate is the chain every request passes: limits, authentication, the
 // caller's role, then the handlers.
 type gate struct {
-	auth         *authenticator
-	next         http.Handler
-	limits       Limits
-	headers      http.Header
-	sem          chan struct{}
-	perIP, perID *clientLimiter
-	log          *slog.Logger
+	auth          *authenticator
+	next          http.Handler
+	limits        Limits
+	headers       http.Header
+	slots         *slots
+	perNet, perID *clientLimiter
+	log           *slog.Logger
 	// loopback: the server listens on loopback and answers only requests
 	// whose Host names loopback (loopbackHostHeader).
 	loopback bool
@@ -461,13 +605,13 @@ func (g *gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	for k, v := range g.headers {
 		w.Header()[k] = v
 	}
-	select {
-	case g.sem <- struct{}{}:
-		defer func() { <-g.sem }()
-	default:
-		w.Header().Set("Retry-After", "1")
-		writeError(w, http.StatusServiceUnavailable, "busy", fmt.Sprintf("the server is answering %d requests; try again", g.limits.MaxConcurrent))
-		return
+	// Until the request is let through, an answer (a refusal) closes an
+	// HTTP/1 connection whose request has a body, instead of waiting for
+	// the body to come so the connection can be reused: a refused caller
+	// sending a slow body would keep a connection waiting until
+	// ReadTimeout for each request refused. (HTTP/2 resets the stream.)
+	if r.ContentLength != 0 && r.ProtoMajor == 1 {
+		w.Header().Set("Connection", "close")
 	}
 	if len(r.RequestURI) > g.limits.MaxURLBytes {
 		writeError(w, http.StatusRequestURITooLong, "uri_too_long", fmt.Sprintf("request target of %d bytes, more than %d", len(r.RequestURI), g.limits.MaxURLBytes))
@@ -478,35 +622,60 @@ func (g *gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, g.limits.MaxBodyBytes)
-	now := time.Now()
-	ip, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		ip = r.RemoteAddr
-	}
-	if ok, wait := g.perIP.allow("ip:"+ip, now); !ok {
-		tooMany(w, wait)
-		return
-	}
 	if g.loopback && !loopbackHostHeader(r.Host) {
 		writeError(w, http.StatusForbidden, "forbidden_host", fmt.Sprintf("Host %q: this server listens on loopback and answers only at a loopback address (127.0.0.1, [::1], localhost)", clipHost(r.Host)))
 		return
 	}
-	if g.exchange(w, r) {
-		return
-	}
-	res := g.auth.authenticate(r)
-	if res.status != 0 {
-		g.refuse(w, r, res)
-		return
-	}
-	if ok, wait := g.perID.allow("id:"+res.who, now); !ok {
+	// Failed and unauthenticated attempts are counted against their
+	// network (clientPrefix), and a network that has spent its bucket is
+	// refused before its credentials are checked, so guessing passwords
+	// from many addresses of one network is as slow as from one. An
+	// authenticated caller is counted as its identity instead, wherever
+	// it sends from.
+	now := time.Now()
+	netKey := "net:" + clientPrefix(r.RemoteAddr)
+	if spent, wait := g.perNet.spent(netKey, now); spent {
 		tooMany(w, wait)
 		return
 	}
+	if g.exchange(w, r, func() { g.perNet.charge(netKey, now) }) {
+		return
+	}
+	res := g.auth.authenticate(r)
+	if res.busy {
+		w.Header().Set("Retry-After", "1")
+		writeError(w, http.StatusServiceUnavailable, "busy", fmt.Sprintf("the server is checking %d passwords; try again", g.limits.MaxAuthenticating))
+		return
+	}
+	if res.status != 0 {
+		g.perNet.charge(netKey, now)
+		g.refuse(w, r, res)
+		return
+	}
+	if ok, wait := g.perID.allow("id:"+res.limitKey(), now); !ok {
+		tooMany(w, wait)
+		return
+	}
+	// Slots are taken once the caller is known: it may hold at most its
+	// share (Limits.MaxPerIdentity) of them, however slowly it sends its
+	// bodies (Limits.ReadTimeout bounds each), so other callers still
+	// find slots. Refused callers hold none.
+	release, ok, own := g.slots.acquire(res.limitKey())
+	if !ok {
+		w.Header().Set("Retry-After", "1")
+		if own {
+			writeError(w, http.StatusServiceUnavailable, "busy", fmt.Sprintf("%s has %d requests in progress, its share while the server is busy; try again", res.who, g.limits.MaxPerIdentity))
+		} else {
+			writeError(w, http.StatusServiceUnavailable, "busy", fmt.Sprintf("the server is answering %d requests; try again", g.limits.MaxConcurrent))
+		}
+		return
+	}
+	defer release()
 	if need := requiredRole(r); res.role < need {
 		writeError(w, http.StatusForbidden, "forbidden", fmt.Sprintf("%s %s needs the %s role; %s has %s", r.Method, r.URL.Path, need, res.who, res.role))
 		return
 	}
+	w.Header().Del("Connection")
 	g.next.ServeHTTP(w, r.WithContext(remote.WithRole(r.Context(), res.role, res.who)))
 }
 

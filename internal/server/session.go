@@ -173,7 +173,7 @@ func (a *authenticator) session(r *http.Request) (res authResult, found bool) {
 // becomes a session cookie, and the answer redirects to the address
 // without the token, so it leaves the address bar and the history. A
 // token not accepted is 401. It reports whether it answered.
-func (g *gate) exchange(w http.ResponseWriter, r *http.Request) bool {
+func (g *gate) exchange(w http.ResponseWriter, r *http.Request, failed func()) bool {
 	if g.auth.sessions == nil || r.URL.Path != "/" || (r.Method != http.MethodGet && r.Method != http.MethodHead) {
 		return false
 	}
@@ -189,7 +189,12 @@ func (g *gate) exchange(w http.ResponseWriter, r *http.Request) bool {
 		}
 	}
 	if res.status != 0 {
+		failed()
 		g.refuse(w, r, res)
+		return true
+	}
+	if ok, wait := g.perID.allow("id:"+res.who, time.Now()); !ok {
+		tooMany(w, wait)
 		return true
 	}
 	sum := sha256.Sum256([]byte(tok))

@@ -161,6 +161,21 @@ func (s *certStore) read() (tlsFiles, [32]byte, error) {
 	return f, [32]byte(h.Sum(nil)), nil
 }
 
+// defaultSuites are the TLS 1.2 cipher suites offered when the
+// configuration names none: forward-secret (ECDHE) and authenticated
+// encryption (AES-GCM, ChaCha20-Poly1305) only. Go's own default also
+// takes the CBC-SHA suites, whose MAC-then-encrypt construction has given
+// padding oracles (Lucky Thirteen); every client of this decade speaks
+// one of these, and TLS 1.3 (whose suites are all AEAD) is offered first.
+var defaultSuites = []uint16{
+	tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,
+	tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,
+	tls.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,
+	tls.TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,
+	tls.TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,
+	tls.TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
+}
+
 // build makes the handshake configuration of the files' contents.
 func (s *certStore) build(f tlsFiles) (*tls.Config, error) {
 	t := s.t
@@ -168,11 +183,15 @@ func (s *certStore) build(f tlsFiles) (*tls.Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tls_server_config: certificate %s and key %s: %w", t.CertFile, t.KeyFile, err)
 	}
+	suites := t.suites
+	if len(suites) == 0 {
+		suites = defaultSuites
+	}
 	c := &tls.Config{
 		Certificates:     []tls.Certificate{cert},
 		MinVersion:       t.minVersion,
 		MaxVersion:       t.maxVersion,
-		CipherSuites:     t.suites,
+		CipherSuites:     suites,
 		CurvePreferences: t.curves,
 		ClientAuth:       t.clientAuth,
 		NextProtos:       []string{"http/1.1"},

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -94,6 +95,39 @@ func TestMutualTLS(t *testing.T) {
 				t.Errorf("caller %+v, want %s %s", got, tc.role, tc.who)
 			}
 		})
+	}
+}
+
+// TestCBCSuitesRefused: a TLS 1.2 client offering only CBC-SHA suites
+// (MAC-then-encrypt, padding oracles) gets no handshake by default; one
+// offering an AEAD suite does.
+func TestCBCSuitesRefused(t *testing.T) {
+	p := newPKI(t)
+	cfg := fmt.Sprintf("tls_server_config:\n  cert_file: %s\n  key_file: %s\n", p.certFile, p.keyFile) + authYAML(t)
+	s := serve(t, Options{ConfigFile: writeConfig(t, t.TempDir(), cfg)})
+	var cbc []uint16
+	for _, cs := range tls.CipherSuites() {
+		if strings.Contains(cs.Name, "_CBC_") && slices.Contains(cs.SupportedVersions, tls.VersionTLS12) {
+			cbc = append(cbc, cs.ID)
+		}
+	}
+	if len(cbc) == 0 {
+		t.Fatal("Go offers no CBC suite to test with")
+	}
+	for _, c := range []struct {
+		suites []uint16
+		ok     bool
+	}{{cbc, false}, {[]uint16{tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256}, true}, {[]uint16{tls.TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256}, true}} {
+		// HTTP/1.1: an HTTP/2 client would refuse CBC itself (RFC 9113
+		// 9.2.2), but HTTP/1.1 clients do not.
+		conn, err := tls.Dial("tcp", s.Addr().String(), &tls.Config{RootCAs: p.roots(), ServerName: "localhost",
+			MinVersion: tls.VersionTLS12, MaxVersion: tls.VersionTLS12, CipherSuites: c.suites, NextProtos: []string{"http/1.1"}})
+		if err == nil {
+			conn.Close()
+		}
+		if (err == nil) != c.ok {
+			t.Errorf("TLS 1.2 client offering %v: error %v, want handshake %v", c.suites, err, c.ok)
+		}
 	}
 }
 
