@@ -86,7 +86,7 @@ func runPerfmon(ctx context.Context, e *env, args []string) error {
 	defer h.Close()
 	api := withLogs(apiserver.NewHandler(h.Source(), apiserver.Options{Registry: h, Clock: engine.SystemClock(),
 		ComputerName: host.ComputerName(), Version: buildVersion(), Computers: perfmonComputers(e, *nowarn)}), logs)
-	return servePerfmon(ctx, e, *addr, api, *noopen)
+	return servePerfmon(ctx, e, *addr, api, logs, *noopen)
 }
 
 // withLogs serves logs' API (/v1/logs) beside api.

@@ -20,6 +20,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/perfcounters/perfcounters/internal/logview"
 	"github.com/perfcounters/perfcounters/internal/server"
 	"github.com/perfcounters/perfcounters/internal/webui"
 	"github.com/perfcounters/perfcounters/remote"
@@ -35,10 +36,11 @@ import (
 // servePerfmon serves the page and api on the loopback address addr
 // until ctx ends, printing the page's address with its key (opening a
 // browser unless noopen).
-func servePerfmon(ctx context.Context, e *env, addr string, api http.Handler, noopen bool) error {
+func servePerfmon(ctx context.Context, e *env, addr string, api http.Handler, logs *logview.Handler, noopen bool) error {
 	s, err := server.New(server.Options{
 		Addr:        addr,
 		API:         api,
+		BodyLimits:  map[string]int64{logview.Path: logs.MaxUploadBytes()},
 		Page:        webui.New(),
 		NoTokenFile: true,
 		Logger:      slog.New(slog.DiscardHandler),

@@ -137,6 +137,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		Addr:       o.listen,
 		ConfigFile: o.config,
 		API:        api,
+		BodyLimits: map[string]int64{logview.Path: logs.MaxUploadBytes()},
 		Handlers:   handlers,
 		Page:       servePage(o),
 		Anonymous:  o.anonymous,

@@ -380,6 +380,10 @@ func (h *Handler) serveDelete(w http.ResponseWriter, id string) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
+// MaxUploadBytes is the largest log an upload may send (POST Path): what
+// the server in front must let through (server.Options.BodyLimits).
+func (h *Handler) MaxUploadBytes() int64 { return h.opts.MaxUploadBytes }
+
 // serveUpload reads a log from the request's body into a private
 // temporary file (a directory of mode 0700 holding a file of mode 0600),
 // opens it and removes both.

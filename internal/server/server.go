@@ -95,6 +95,11 @@ type Options struct {
 	UIDSet bool
 	// Limits bound requests; zero fields take DefaultLimits.
 	Limits Limits
+	// BodyLimits raise Limits.MaxBodyBytes for the paths that take
+	// large bodies (the page's log uploads, /v1/logs): request path ->
+	// the most bytes a body sent there may have. The handler of the path
+	// checks the caller's role for it; the gate only bounds the bytes.
+	BodyLimits map[string]int64
 	// Logger receives the server's notes; nil discards them.
 	Logger *slog.Logger
 	// Getenv reads the environment (DefaultTokenFile); nil: os.Getenv.
@@ -254,11 +259,12 @@ func New(opts Options) (*Server, error) {
 	}))
 	g := &gate{
 		auth: a, next: cop.Handler(mux), limits: limits, headers: cfg.headers(),
-		slots:    newSlots(limits.MaxConcurrent, limits.MaxPerIdentity),
-		perNet:   newClientLimiter(cfg.RateLimit, limits.MaxClients),
-		perID:    newClientLimiter(cfg.RateLimit, limits.MaxClients),
-		log:      log,
-		loopback: loopback,
+		slots:      newSlots(limits.MaxConcurrent, limits.MaxPerIdentity),
+		perNet:     newClientLimiter(cfg.RateLimit, limits.MaxClients),
+		perID:      newClientLimiter(cfg.RateLimit, limits.MaxClients),
+		log:        log,
+		loopback:   loopback,
+		bodyLimits: opts.BodyLimits,
 	}
 	var protos http.Protocols
 	protos.SetHTTP1(true)
@@ -598,7 +604,8 @@ type gate struct {
 	log           *slog.Logger
 	// loopback: the server listens on loopback and answers only requests
 	// whose Host names loopback (loopbackHostHeader).
-	loopback bool
+	loopback   bool
+	bodyLimits map[string]int64 // Options.BodyLimits
 }
 
 func (g *gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -617,11 +624,15 @@ func (g *gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusRequestURITooLong, "uri_too_long", fmt.Sprintf("request target of %d bytes, more than %d", len(r.RequestURI), g.limits.MaxURLBytes))
 		return
 	}
-	if r.ContentLength > g.limits.MaxBodyBytes {
-		writeError(w, http.StatusRequestEntityTooLarge, "body_too_large", fmt.Sprintf("request body of %d bytes, more than %d", r.ContentLength, g.limits.MaxBodyBytes))
+	maxBody := g.limits.MaxBodyBytes
+	if n, ok := g.bodyLimits[r.URL.Path]; ok && n > maxBody {
+		maxBody = n
+	}
+	if r.ContentLength > maxBody {
+		writeError(w, http.StatusRequestEntityTooLarge, "body_too_large", fmt.Sprintf("request body of %d bytes, more than %d", r.ContentLength, maxBody))
 		return
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, g.limits.MaxBodyBytes)
+	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
 	if g.loopback && !loopbackHostHeader(r.Host) {
 		writeError(w, http.StatusForbidden, "forbidden_host", fmt.Sprintf("Host %q: this server listens on loopback and answers only at a loopback address (127.0.0.1, [::1], localhost)", clipHost(r.Host)))
 		return

@@ -393,6 +393,45 @@ func TestLimits(t *testing.T) {
 		resp.Body.Close()
 		checkError(t, answer{resp.StatusCode, resp.Header, b}, 413)
 	})
+	t.Run("a larger body where BodyLimits allows it", func(t *testing.T) {
+		// Issue 28, item 12: log uploads over 1 MiB were refused whatever
+		// -maxupload said. The upload path takes its own limit; every
+		// other path keeps MaxBodyBytes.
+		var got int
+		api := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			b, err := io.ReadAll(r.Body)
+			if err != nil {
+				w.WriteHeader(http.StatusRequestEntityTooLarge)
+				return
+			}
+			got = len(b)
+			w.WriteHeader(http.StatusNoContent)
+		})
+		s3 := serve(t, Options{API: api, Anonymous: true, Limits: Limits{MaxBodyBytes: 1 << 10},
+			BodyLimits: map[string]int64{"/v1/logs": 8 << 10}})
+		for _, tc := range []struct {
+			path string
+			size int
+			want int
+		}{
+			{"/v1/logs", 6 << 10, http.StatusNoContent},
+			{"/v1/logs", 9 << 10, http.StatusRequestEntityTooLarge},
+			{"/v1/formatted", 6 << 10, http.StatusRequestEntityTooLarge},
+		} {
+			req, _ := http.NewRequest("POST", s3.URL()+tc.path, strings.NewReader(strings.Repeat("a", tc.size)))
+			resp, err := c.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != tc.want {
+				t.Errorf("POST %s of %d bytes: %d, want %d", tc.path, tc.size, resp.StatusCode, tc.want)
+			}
+		}
+		if got != 6<<10 {
+			t.Errorf("the upload path's handler read %d bytes, want %d", got, 6<<10)
+		}
+	})
 	t.Run("body without length", func(t *testing.T) {
 		// A chunked body is cut at the limit: the handler's read fails.
 		var got error
