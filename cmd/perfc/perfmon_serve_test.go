@@ -104,10 +104,18 @@ func TestPerfmonUsesServe(t *testing.T) {
 	}
 	page, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != 200 || resp.Request.URL.RawQuery != "" || !bytes.HasPrefix(page, []byte("<!doctype html>")) {
+	proof := resp.Request.URL.Query().Get(server.SessionParam)
+	if resp.StatusCode != 200 || resp.Request.URL.Query().Get("token") != "" || proof == "" || !bytes.HasPrefix(page, []byte("<!doctype html>")) {
 		t.Fatalf("opening serve's page: %d at %s: %.80q", resp.StatusCode, resp.Request.URL, page)
 	}
-	resp, err = c.Get(base + "/v1/host")
+	// The cookie alone opens no data (another port's listener may get
+	// it): the page sends its proof with each request.
+	if r, err := c.Get(base + "/v1/host"); err != nil || r.StatusCode != 401 {
+		t.Errorf("/v1/host with the cookie and no proof: %v %v, want 401", r.StatusCode, err)
+	} else {
+		r.Body.Close()
+	}
+	resp, err = withSession(c, proof, "GET", base+"/v1/host", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

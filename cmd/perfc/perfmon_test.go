@@ -17,6 +17,7 @@ import (
 
 	"github.com/perfcounters/perfcounters/host"
 	"github.com/perfcounters/perfcounters/internal/asuser"
+	"github.com/perfcounters/perfcounters/internal/server"
 )
 
 func TestCheckLoopback(t *testing.T) {
@@ -157,10 +158,18 @@ func TestPerfmonCommand(t *testing.T) {
 	}
 	page, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != 200 || resp.Request.URL.RawQuery != "" || !bytes.HasPrefix(page, []byte("<!doctype html>")) {
+	proof := resp.Request.URL.Query().Get(server.SessionParam)
+	if resp.StatusCode != 200 || resp.Request.URL.Query().Get("token") != "" || proof == "" || !bytes.HasPrefix(page, []byte("<!doctype html>")) {
 		t.Fatalf("opening the address: %d at %s: %.80q", resp.StatusCode, resp.Request.URL, page)
 	}
-	resp, err = c.Get(base + "/v1/host")
+	// The cookie alone opens no data (another port's listener may get
+	// it): the page sends its proof with each request.
+	if r, err := c.Get(base + "/v1/host"); err != nil || r.StatusCode != 401 {
+		t.Errorf("/v1/host with the cookie and no proof: %v %v, want 401", r.StatusCode, err)
+	} else {
+		r.Body.Close()
+	}
+	resp, err = withSession(c, proof, "GET", base+"/v1/host", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +179,7 @@ func TestPerfmonCommand(t *testing.T) {
 	if resp.StatusCode != 200 || hostAns.Name != host.ComputerName() || hostAns.Who != "token:local" {
 		t.Errorf("/v1/host with the cookie: %d %+v, want 200 from %s as token:local", resp.StatusCode, hostAns, host.ComputerName())
 	}
-	resp, err = c.Post(base+"/v1/formatted", "application/json", strings.NewReader(`{"paths":["\\Memory\\Available Bytes"]}`))
+	resp, err = withSession(c, proof, "POST", base+"/v1/formatted", strings.NewReader(`{"paths":["\\Memory\\Available Bytes"]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,4 +255,18 @@ func TestBrowserGetsNoKey(t *testing.T) {
 	if !strings.Contains(string(html), strconv.Quote(page)) {
 		t.Errorf("the file does not forward to the page:\n%s", html)
 	}
+}
+
+// withSession sends a request as the page does after the token exchange:
+// with its cookies (c's jar) and its proof of the session.
+func withSession(c *http.Client, proof, method, url string, body io.Reader) (*http.Response, error) {
+	req, err := http.NewRequest(method, url, body)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set(server.SessionHeader, proof)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	return c.Do(req)
 }

@@ -26,6 +26,22 @@ const DefaultSessionLifetime = 12 * time.Hour
 // a redirect to the address without it.
 const TokenParam = "token"
 
+// SessionHeader carries a page session's proof: the page keeps it in
+// sessionStorage (its origin's alone: scheme, host and port) and sends it
+// with every API request. Browsers send cookies to every port of a host,
+// so another user's listener on another port of 127.0.0.1 can receive a
+// page's cookie and replay it; it never receives the proof, and without
+// the proof a cookie opens only the page's own files (GET of paths outside
+// the API and /metrics), which hold no data. See SECURITY.md.
+const SessionHeader = "X-Perfc-Session"
+
+// SessionParam names the proof in the address the token exchange
+// redirects to (/?session=PROOF): the page takes it from there into
+// sessionStorage and removes it from the address at once. (A fragment
+// would replace the fragment of the address the user opened, which may
+// hold the page's settings.)
+const SessionParam = "session"
+
 // maxCookieBytes bounds a session cookie's value: larger ones are refused
 // unread.
 const maxCookieBytes = 1024
@@ -59,6 +75,27 @@ func newSessions(port int, lifetime time.Duration, secure bool) (*sessions, erro
 		lifetime = DefaultSessionLifetime
 	}
 	return &sessions{name: "perfc-" + strconv.Itoa(port), key: key, lifetime: lifetime, secure: secure, now: time.Now}, nil
+}
+
+// proof is the SessionHeader value that goes with a session cookie's
+// value: a MAC of it under the server's key, so that it is checked with
+// no state kept.
+func (s *sessions) proof(cookie string) string {
+	m := hmac.New(sha256.New, s.key)
+	m.Write([]byte("perfc page session proof\x00"))
+	m.Write([]byte(cookie))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
+// needsProof reports whether a request made with a session cookie must
+// carry SessionHeader: everything but the page's own files (a GET or
+// HEAD outside the API and /metrics).
+func needsProof(r *http.Request) bool {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		return true
+	}
+	p := r.URL.Path
+	return p == remote.APIVersion || strings.HasPrefix(p, remote.APIVersion+"/") || p == remote.PathMetrics
 }
 
 // mac is the cookie's MAC of payload for the token whose SHA-256 is sum.
@@ -163,6 +200,10 @@ func (a *authenticator) session(r *http.Request) (res authResult, found bool) {
 		return authResult{status: http.StatusUnauthorized, clearCookie: true,
 			reason: "the page's session has expired or is not valid: open the page's address with its key (?token=) again"}, true
 	}
+	if needsProof(r) && !hmac.Equal([]byte(r.Header.Get(SessionHeader)), []byte(a.sessions.proof(c.Value))) {
+		return authResult{status: http.StatusUnauthorized,
+			reason: "a page session's requests carry the page's proof (" + SessionHeader + "), which this request lacks: open the page's address with its key (?token=) again"}, true
+	}
 	if who == "token:"+localTokenName && a.local != nil {
 		return authResult{role: remote.RoleLog, who: who}, true // as bearer gives it
 	}
@@ -171,8 +212,10 @@ func (a *authenticator) session(r *http.Request) (res authResult, found bool) {
 
 // exchange answers GET /?token=TOKEN: a token accepted as a bearer token
 // becomes a session cookie, and the answer redirects to the address
-// without the token, so it leaves the address bar and the history. A
-// token not accepted is 401. It reports whether it answered.
+// without the token, so it leaves the address bar and the history, with
+// the session's proof (?session=PROOF), which the page keeps and sends in
+// SessionHeader. A token not accepted is 401. It
+// reports whether it answered.
 func (g *gate) exchange(w http.ResponseWriter, r *http.Request, failed func()) bool {
 	if g.auth.sessions == nil || r.URL.Path != "/" || (r.Method != http.MethodGet && r.Method != http.MethodHead) {
 		return false
@@ -198,8 +241,10 @@ func (g *gate) exchange(w http.ResponseWriter, r *http.Request, failed func()) b
 		return true
 	}
 	sum := sha256.Sum256([]byte(tok))
-	http.SetCookie(w, g.auth.sessions.cookie(res.who, sum[:]))
+	c := g.auth.sessions.cookie(res.who, sum[:])
+	http.SetCookie(w, c)
 	q.Del(TokenParam)
+	q.Set(SessionParam, g.auth.sessions.proof(c.Value))
 	u := url.URL{Path: "/", RawQuery: q.Encode()}
 	w.Header().Set("Cache-Control", "no-store")
 	http.Redirect(w, r, u.String(), http.StatusSeeOther)

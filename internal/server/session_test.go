@@ -28,8 +28,15 @@ func sessionCookie(t *testing.T, s *Server, c *http.Client, tok string) *http.Co
 	if a.status != http.StatusSeeOther {
 		t.Fatalf("GET /?token=: status %d, want 303; body %s", a.status, a.body)
 	}
-	if loc := a.header.Get("Location"); loc != "/?view=report" {
-		t.Errorf("redirected to %q, want /?view=report (the token left out, the rest kept)", loc)
+	loc, err := url.Parse(a.header.Get("Location"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := loc.Query()
+	proof := q.Get(SessionParam)
+	q.Del(SessionParam)
+	if loc.Path != "/" || q.Encode() != "view=report" || proof == "" {
+		t.Errorf("redirected to %q, want / with view=report (the token left out, the rest kept) and the session's proof", loc)
 	}
 	resp := http.Response{Header: a.header}
 	var got *http.Cookie
@@ -50,10 +57,21 @@ func sessionCookie(t *testing.T, s *Server, c *http.Client, tok string) *http.Co
 	if strings.Contains(got.Value, tok) {
 		t.Errorf("cookie %q holds the token itself", got.Value)
 	}
+	if want := s.auth.sessions.proof(got.Value); proof != want {
+		t.Errorf("redirect's proof %q, want %q (the cookie's)", proof, want)
+	}
 	return got
 }
 
 func port(s *Server) string { return strconv.Itoa(s.Addr().(*net.TCPAddr).Port) }
+
+// withProof is withCookie with the page's proof of the session (what
+// the page sends in SessionHeader), as server s computes it.
+func withProof(s *Server, ck *http.Cookie, hdr map[string]string) map[string]string {
+	out := withCookie(ck, hdr)
+	out[SessionHeader] = s.auth.sessions.proof(ck.Value)
+	return out
+}
 
 func withCookie(ck *http.Cookie, hdr map[string]string) map[string]string {
 	out := map[string]string{"Cookie": ck.Name + "=" + ck.Value}
@@ -129,10 +147,18 @@ func TestPageCredentials(t *testing.T) {
 	}{
 		{"page with the monitor cookie", "GET", "/", withCookie(mon, nil), 200, "monitor", "token:grafana", false},
 		{"page file with the cookie", "GET", "/app.js", withCookie(mon, nil), 200, "monitor", "token:grafana", false},
-		{"API with the monitor cookie", "GET", remote.PathHost, withCookie(mon, nil), 200, "monitor", "token:grafana", false},
-		{"API with the log cookie", "POST", remote.PathSets + "/x/start", withCookie(lg, map[string]string{"Sec-Fetch-Site": "same-origin"}), 200, "log", "token:ci", false},
-		{"monitor cookie cannot start a set", "POST", remote.PathSets + "/x/start", withCookie(mon, nil), 403, "", "", false},
-		{"cookie sent by another site's form", "POST", remote.PathFormatted, withCookie(lg, map[string]string{"Sec-Fetch-Site": "cross-site", "Origin": "https://evil.example"}), 403, "", "", false},
+		{"API with the monitor cookie", "GET", remote.PathHost, withProof(s, mon, nil), 200, "monitor", "token:grafana", false},
+		{"API with the log cookie", "POST", remote.PathSets + "/x/start", withProof(s, lg, map[string]string{"Sec-Fetch-Site": "same-origin"}), 200, "log", "token:ci", false},
+		{"monitor cookie cannot start a set", "POST", remote.PathSets + "/x/start", withProof(s, mon, nil), 403, "", "", false},
+		{"cookie sent by another site's form", "POST", remote.PathFormatted, withProof(s, lg, map[string]string{"Sec-Fetch-Site": "cross-site", "Origin": "https://evil.example"}), 403, "", "", false},
+		// Issue 28, item 4: the browser sends the cookie to every port of
+		// 127.0.0.1, so another user's listener gets it and can replay it;
+		// without the page's proof, which stays in the page's origin, it
+		// opens no data.
+		{"replayed cookie, API", "GET", remote.PathHost, withCookie(mon, nil), 401, "", "", false},
+		{"replayed cookie, metrics", "GET", remote.PathMetrics, withCookie(mon, nil), 401, "", "", false},
+		{"replayed cookie, POST", "POST", remote.PathSets + "/x/start", withCookie(lg, map[string]string{"Sec-Fetch-Site": "same-origin"}), 401, "", "", false},
+		{"cookie with another cookie's proof", "GET", remote.PathHost, withCookie(mon, map[string]string{SessionHeader: s.auth.sessions.proof(lg.Value)}), 401, "", "", false},
 		{"page with Basic", "GET", "/", basicHeader("alice", alicePass), 200, "monitor", "user:alice", false},
 		{"a header wins over the cookie", "GET", "/", withCookie(mon, basicHeader("bob", bobPass)), 200, "log", "user:bob", false},
 		{"cookie with a forged MAC", "GET", "/", withCookie(&http.Cookie{Name: mon.Name, Value: tamper(t, mon.Value, true)}, nil), 401, "", "", true},
@@ -181,7 +207,7 @@ func TestPageLoopbackToken(t *testing.T) {
 	c := noRedirect()
 	checkError(t, do(t, c, "GET", s.URL()+"/", nil), 401)
 	ck := sessionCookie(t, s, c, s.Token())
-	if got := callerOf(t, do(t, c, "GET", s.URL()+remote.PathHost, withCookie(ck, nil))); got.Role != "log" || got.Who != "token:local" {
+	if got := callerOf(t, do(t, c, "GET", s.URL()+remote.PathHost, withProof(s, ck, nil))); got.Role != "log" || got.Who != "token:local" {
 		t.Errorf("local cookie: caller %+v, want log as token:local", got)
 	}
 	// The loopback server answers loopback names only (another site's
@@ -190,6 +216,7 @@ func TestPageLoopbackToken(t *testing.T) {
 		req, _ := http.NewRequest("GET", s.URL()+remote.PathHost, nil)
 		req.Host = host
 		req.Header.Set("Cookie", ck.Name+"="+ck.Value)
+		req.Header.Set(SessionHeader, s.auth.sessions.proof(ck.Value))
 		resp, err := c.Do(req)
 		if err != nil {
 			t.Fatal(err)

@@ -6,6 +6,7 @@ import {
   formatValue, formatDuration, clampInt, settingsOf, parseSettings, encodeLink, decodeLink, exportText,
 } from './model.js';
 import { initLogs } from './logs.js';
+import { captureSession, sessionHeaders } from './session.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -64,7 +65,7 @@ const inLog = () => logs?.active() ?? false;
 // ---- server ------------------------------------------------------------
 
 async function api(path, init) {
-  const r = await fetch(path, { credentials: 'same-origin', ...init });
+  const r = await fetch(path, { credentials: 'same-origin', ...init, headers: sessionHeaders(init?.headers) });
   if (!r.ok) {
     let reason = `${r.status} ${r.statusText}`;
     try { const e = await r.json(); reason = e.error.reason || reason; } catch { /* not JSON */ }
@@ -879,6 +880,7 @@ function objectsBase() {
 // ---- start ---------------------------------------------------------------
 
 async function start() {
+  captureSession();
   wireToolbar();
   wireDialog();
   wireKeep();

@@ -27,6 +27,8 @@
 
 const $ = (id) => document.getElementById(id);
 
+import { sessionHeaders } from './session.js';
+
 // AREA_ALPHA is the opacity of an area's fill (hex, appended to #rrggbb).
 const AREA_ALPHA = '55';
 
@@ -144,7 +146,7 @@ export function initLogs(app) {
     for (;;) {
       const r = await window.fetch(`/v1/logs/${log.info.id}/values`, {
         method: 'POST', credentials: 'same-origin',
-        headers: { 'Content-Type': 'application/json' },
+        headers: sessionHeaders({ 'Content-Type': 'application/json' }),
         body: JSON.stringify({ paths, start: log.iso[a], end: log.iso[b] }),
       });
       if (r.ok) return { ans: await r.json(), a, b, cut };
