@@ -2,9 +2,11 @@
 // Windows' Performance Logs and Alerts service behind `logman start` and
 // `logman stop`.
 //
-// A Service runs sets in one process: each sample interval has one live
-// source and one collection per tick, which every set of that interval
-// reads (its own query, its own log). A set's log is written as its
+// A Service runs sets in one process, through one pdh.Sampler in front of
+// one live source: each sample interval has one collection per tick,
+// which every set of that interval reads (its own query, its own log),
+// and intervals whose ticks meet share it. SECURITY.md says who may do
+// what with the service and its logs. A set's log is written as its
 // definition says (output.go): binary (.plog: linear, appended, circular,
 // or a rollover series NAME_000001.plog / NAME_MMddHHmm.plog), CSV or TSV,
 // or SQL. A run ends at its run time (-rf), its sample count (-sc), the
