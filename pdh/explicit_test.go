@@ -60,7 +60,7 @@ func TestMaxItemsCountsBeforeAllocating(t *testing.T) {
 	sample := rawCountSample(t, t0, names, func(i int, _ string) uint64 { return uint64(i) })
 	// collect adds paths wildcard paths to a query bounded at 1,000 values
 	// and returns Collect's error and the bytes it allocated.
-	collect := func(paths, limit int) (error, uint64) {
+	collect := func(paths, limit int) (uint64, error) {
 		src := &memSource{db: titles.English(), samples: [][]byte{sample, sample}}
 		q := OpenQuery(src)
 		q.SetMaxItems(limit)
@@ -76,10 +76,10 @@ func TestMaxItemsCountsBeforeAllocating(t *testing.T) {
 		runtime.ReadMemStats(&before)
 		err := q.Collect(context.Background())
 		runtime.ReadMemStats(&after)
-		return err, after.TotalAlloc - before.TotalAlloc
+		return after.TotalAlloc - before.TotalAlloc, err
 	}
-	err1, one := collect(1, 1000)
-	err100, hundred := collect(100, 1000)
+	one, err1 := collect(1, 1000)
+	hundred, err100 := collect(100, 1000)
 	var tm *TooManyError
 	for _, err := range []error{err1, err100} {
 		if !errors.As(err, &tm) || tm.Limit != 1000 {
@@ -92,7 +92,7 @@ func TestMaxItemsCountsBeforeAllocating(t *testing.T) {
 	if hundred > one+one/2 {
 		t.Errorf("Collect allocated %d bytes for 100 paths, %d for 1, stopping at 1,000 values", hundred, one)
 	}
-	if err, _ := collect(1, 10000); err != nil {
+	if _, err := collect(1, 10000); err != nil {
 		t.Errorf("a query within its bound: %v", err)
 	}
 }

@@ -77,7 +77,7 @@ func openOutput(ctx context.Context, s *collectorset.Set, src pdh.Source, cfg ou
 		return nil, fmt.Errorf("the log directory of Data Collector Set %q: %w", s.Name, err)
 	}
 	if err := state.CheckLogDir(s.RootPath, os.Geteuid()); err != nil {
-		return nil, fmt.Errorf("Data Collector Set %q: %w", s.Name, err)
+		return nil, fmt.Errorf("the log directory of Data Collector Set %q: %w", s.Name, err)
 	}
 	if c.LogFileFormat == collectorset.Binary {
 		return openBinary(s, src, cfg)

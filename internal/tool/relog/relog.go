@@ -634,13 +634,6 @@ func newColumns() *columns {
 	return &columns{byFold: map[uint64]int32{}, items: map[itemID]int{}}
 }
 
-// rebind forgets the counters' places (not the columns) for another query
-// over the same input with the same counters.
-func (cs *columns) rebind() {
-	cs.per = cs.per[:0]
-	clear(cs.last)
-}
-
 // names are the columns' header cells.
 func (cs *columns) names() []string {
 	out := make([]string, len(cs.cols))
