@@ -3,6 +3,8 @@ package procscan
 import (
 	"io/fs"
 	"strconv"
+
+	"github.com/perfcounters/perfcounters/proctext"
 )
 
 // fsSource reads /proc through an fs.FS (fixture trees in tests). It keeps
@@ -64,7 +66,7 @@ func (s *fsSource) readFile(name string, buf *[]byte) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	b, err := readAll(f, (*buf)[:0], maxFileSize)
+	b, err := proctext.ReadAll(f, (*buf)[:0], maxFileSize)
 	*buf = b[:0]
 	if err != nil {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: err}

@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"unsafe"
 
+	"github.com/perfcounters/perfcounters/proctext"
 	"golang.org/x/sys/unix"
 )
 
@@ -118,7 +119,7 @@ func (s *osSource) raiseLimit() {
 	}
 	want := uint64(1 << 20)
 	if b, err := s.readRootOnce("sys/fs/nr_open"); err == nil {
-		if n, ok := parseUint(trimSpace(b)); ok {
+		if n, ok := proctext.ParseUint(proctext.TrimSpace(b)); ok {
 			want = n
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/perfcounters/perfcounters/proctext"
 )
 
 // This file holds the pure parsers of the per-process /proc files read by
@@ -43,7 +45,7 @@ func parseStat(b []byte, st *Stat) (comm []byte, err error) {
 	}
 	comm = b[open+1 : closeIdx]
 	// Field 3 is the state letter.
-	state, rest := nextField(b[closeIdx+1:])
+	state, rest := proctext.NextField(b[closeIdx+1:])
 	if len(state) == 0 {
 		return nil, fmt.Errorf("%w: no state after comm", errStatFormat)
 	}
@@ -51,7 +53,7 @@ func parseStat(b []byte, st *Stat) (comm []byte, err error) {
 	// Fields 4.. are decimal numbers; field numbers are 1-based as in proc(5).
 	for field := 4; field <= 24; field++ {
 		var f []byte
-		f, rest = nextField(rest)
+		f, rest = proctext.NextField(rest)
 		if len(f) == 0 {
 			if field <= 22 {
 				return nil, fmt.Errorf("%w: no field %d", errStatFormat, field)
@@ -64,9 +66,9 @@ func parseStat(b []byte, st *Stat) (comm []byte, err error) {
 		var s int64
 		var ok bool
 		if f[0] == '-' {
-			s, ok = parseInt(f)
+			s, ok = proctext.ParseInt(f)
 		} else {
-			u, ok = parseUint(f)
+			u, ok = proctext.ParseUint(f)
 			s = int64(u)
 		}
 		if !ok {
@@ -123,11 +125,11 @@ func parseStatus(b []byte, m *Mem) (ok bool) {
 	ok = true
 	for len(b) > 0 {
 		var line []byte
-		line, b = nextLine(b)
+		line, b = proctext.NextLine(b)
 		if len(line) < 3 || line[0] != 'V' && line[0] != 'R' {
 			continue
 		}
-		key, rest := nextField(line)
+		key, rest := proctext.NextField(line)
 		var dst *uint64
 		switch string(key) {
 		case "VmPeak:":
@@ -149,8 +151,8 @@ func parseStatus(b []byte, m *Mem) (ok bool) {
 		default:
 			continue
 		}
-		f, _ := nextField(rest)
-		if v, isNum := parseUint(f); isNum && v <= maxKiB {
+		f, _ := proctext.NextField(rest)
+		if v, isNum := proctext.ParseUint(f); isNum && v <= maxKiB {
 			*dst = v * 1024 // the kernel prints these in kB (KiB)
 		} else {
 			ok = false
@@ -172,8 +174,8 @@ func parseIO(b []byte, io *IO) (ok bool) {
 	var seen uint8
 	for len(b) > 0 {
 		var line []byte
-		line, b = nextLine(b)
-		key, rest := nextField(line)
+		line, b = proctext.NextLine(b)
+		key, rest := proctext.NextField(line)
 		var dst *uint64
 		var bit uint8
 		switch string(key) {
@@ -188,8 +190,8 @@ func parseIO(b []byte, io *IO) (ok bool) {
 		default:
 			continue
 		}
-		f, _ := nextField(rest)
-		if v, isNum := parseUint(f); isNum {
+		f, _ := proctext.NextField(rest)
+		if v, isNum := proctext.ParseUint(f); isNum {
 			*dst = v
 			seen |= bit
 		}
@@ -202,8 +204,8 @@ func parseIO(b []byte, io *IO) (ok bool) {
 func parseSchedstat(b []byte) (pcount uint64, ok bool) {
 	var f []byte
 	for range 3 {
-		f, b = nextField(b)
-		if pcount, ok = parseUint(f); !ok {
+		f, b = proctext.NextField(b)
+		if pcount, ok = proctext.ParseUint(f); !ok {
 			return 0, false
 		}
 	}
@@ -223,20 +225,20 @@ func parseProcStatIdle(b []byte, ci *cpuIdle) error {
 	ci.total = 0
 	for lineNo := 1; len(b) > 0; lineNo++ {
 		var line []byte
-		line, b = nextLine(b)
-		key, rest := nextField(line)
+		line, b = proctext.NextLine(b)
+		key, rest := proctext.NextField(line)
 		if len(key) < 4 || string(key[:3]) != "cpu" {
 			continue
 		}
-		if _, ok := parseUint(key[3:]); !ok {
+		if _, ok := proctext.ParseUint(key[3:]); !ok {
 			return fmt.Errorf("/proc/stat line %d: %.24q is not a cpu name", lineNo, key)
 		}
 		var f [5]uint64 // user nice system idle iowait
 		n := 0
 		for ; n < 5; n++ {
 			var fld []byte
-			fld, rest = nextField(rest)
-			v, ok := parseUint(fld)
+			fld, rest = proctext.NextField(rest)
+			v, ok := proctext.ParseUint(fld)
 			if !ok {
 				if len(fld) > 0 {
 					return fmt.Errorf("/proc/stat line %d: %s field %d: %.24q is not a number", lineNo, key, n+1, fld)

@@ -3,6 +3,8 @@ package system
 import (
 	"fmt"
 	"math/bits"
+
+	"github.com/perfcounters/perfcounters/proctext"
 )
 
 // diskStat is one line of /proc/diskstats. Name points into the file
@@ -42,31 +44,31 @@ func parseDiskStats(b []byte, dst []diskStat, bad *badFields) ([]diskStat, error
 	bad.reset()
 	for lineNo := 1; len(b) > 0; lineNo++ {
 		var line []byte
-		line, b = nextLine(b)
-		if len(trimSpace(line)) == 0 {
+		line, b = proctext.NextLine(b)
+		if len(proctext.TrimSpace(line)) == 0 {
 			continue
 		}
 		var d diskStat
 		var f []byte
 		var ok bool
-		f, line = nextField(line)
-		if d.Major, ok = parseUint(f); !ok {
+		f, line = proctext.NextField(line)
+		if d.Major, ok = proctext.ParseUint(f); !ok {
 			bad.add(lineNo, []byte("major"), f)
 			continue
 		}
-		f, line = nextField(line)
-		if d.Minor, ok = parseUint(f); !ok {
+		f, line = proctext.NextField(line)
+		if d.Minor, ok = proctext.ParseUint(f); !ok {
 			bad.add(lineNo, []byte("minor"), f)
 			continue
 		}
-		d.Name, line = nextField(line)
+		d.Name, line = proctext.NextField(line)
 		if len(d.Name) == 0 {
 			bad.add(lineNo, []byte("device name"), nil)
 			continue
 		}
 		for i := range d.F {
-			f, line = nextField(line)
-			if d.F[i], ok = parseUint(f); !ok {
+			f, line = proctext.NextField(line)
+			if d.F[i], ok = proctext.ParseUint(f); !ok {
 				bad.add(lineNo, fmt.Appendf(nil, "%s field %d", d.Name, i+4), f)
 				d = diskStat{Major: d.Major, Minor: d.Minor, Name: d.Name, Bad: true}
 				break

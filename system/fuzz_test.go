@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+
+	"github.com/perfcounters/perfcounters/proctext"
 )
 
 // The fuzz targets feed arbitrary bytes to each parser: none may panic,
@@ -50,7 +52,7 @@ func FuzzParsePerCPUTable(f *testing.F) {
 		if err != nil {
 			return
 		}
-		header, body := nextLine(b)
+		header, body := proctext.NextLine(b)
 		if n := len(bytes.Fields(header)); len(cols) != n {
 			t.Fatalf("%d columns from a header of %d fields", len(cols), n)
 		}
@@ -104,7 +106,7 @@ func FuzzParseNetDev(f *testing.F) {
 		// Re-serialise and re-parse: the same interfaces and numbers.
 		out := []byte("Inter-|\n face |\n")
 		for _, d := range devs {
-			if bytes.IndexByte(d.Name, ':') >= 0 || !bytes.Equal(d.Name, trimSpace(d.Name)) {
+			if bytes.IndexByte(d.Name, ':') >= 0 || !bytes.Equal(d.Name, proctext.TrimSpace(d.Name)) {
 				t.Fatalf("name %q", d.Name)
 			}
 			out = append(out, d.Name...)

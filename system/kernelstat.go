@@ -1,6 +1,10 @@
 package system
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/perfcounters/perfcounters/proctext"
+)
 
 // cpuTimes are one "cpu" line of /proc/stat, in USER_HZ ticks.
 type cpuTimes struct {
@@ -54,19 +58,19 @@ func parseKernelStat(b []byte, dst *kernelStat) error {
 	sawTotal := false
 	for lineNo := 1; len(b) > 0; lineNo++ {
 		var line []byte
-		line, b = nextLine(b)
-		key, rest := nextField(line)
+		line, b = proctext.NextLine(b)
+		key, rest := proctext.NextField(line)
 		switch {
 		case len(key) >= 3 && string(key[:3]) == "cpu":
 			var t cpuTimes
 			fs := [...]*uint64{&t.User, &t.Nice, &t.System, &t.Idle, &t.IOWait, &t.IRQ, &t.SoftIRQ, &t.Steal}
 			for _, p := range fs {
 				var f []byte
-				f, rest = nextField(rest)
+				f, rest = proctext.NextField(rest)
 				if len(f) == 0 {
 					break
 				}
-				v, ok := parseUint(f)
+				v, ok := proctext.ParseUint(f)
 				if !ok {
 					dst.Bad.add(lineNo, key, f)
 					t.Bad = true
@@ -81,7 +85,7 @@ func parseKernelStat(b []byte, dst *kernelStat) error {
 				dst.Total, sawTotal = t, true
 				continue
 			}
-			id, ok := parseUint(key[3:])
+			id, ok := proctext.ParseUint(key[3:])
 			if !ok || id >= maxCPUs {
 				dst.Bad.add(lineNo, []byte("cpu name"), key)
 				continue
@@ -107,8 +111,8 @@ func parseKernelStat(b []byte, dst *kernelStat) error {
 			default:
 				continue
 			}
-			f, _ := nextField(rest)
-			if v, ok := parseUint(f); ok {
+			f, _ := proctext.NextField(rest)
+			if v, ok := proctext.ParseUint(f); ok {
 				*p = v
 				dst.Has |= bit
 			} else {
@@ -133,19 +137,19 @@ func parsePerCPUTable(b []byte, ids []int, sums []uint64, colBuf []int) ([]int, 
 	for i := range sums {
 		sums[i] = 0
 	}
-	header, b := nextLine(b)
+	header, b := proctext.NextLine(b)
 	// cols[j] = index into ids of header column j, or -1.
 	cols := colBuf[:0]
 	for rest := header; ; {
 		var f []byte
-		f, rest = nextField(rest)
+		f, rest = proctext.NextField(rest)
 		if len(f) == 0 {
 			break
 		}
 		if len(f) < 4 || string(f[:3]) != "CPU" {
 			return cols, fmt.Errorf("header: bad column %q", f)
 		}
-		n, ok := parseUint(f[3:])
+		n, ok := proctext.ParseUint(f[3:])
 		if !ok {
 			return cols, fmt.Errorf("header: bad column %q", f)
 		}
@@ -153,15 +157,15 @@ func parsePerCPUTable(b []byte, ids []int, sums []uint64, colBuf []int) ([]int, 
 	}
 	for len(b) > 0 {
 		var line []byte
-		line, b = nextLine(b)
-		_, rest := nextField(line) // "24:" or "TIMER:"
+		line, b = proctext.NextLine(b)
+		_, rest := proctext.NextField(line) // "24:" or "TIMER:"
 		if !fullRow(rest, len(cols)) {
 			continue // "ERR:" and "MIS:" hold one system-wide number
 		}
 		for j := range cols {
 			var f []byte
-			f, rest = nextField(rest)
-			v, ok := parseUint(f)
+			f, rest = proctext.NextField(rest)
+			v, ok := proctext.ParseUint(f)
 			if !ok {
 				break // description text or a short row
 			}
@@ -177,8 +181,8 @@ func parsePerCPUTable(b []byte, ids []int, sums []uint64, colBuf []int) ([]int, 
 func fullRow(row []byte, n int) bool {
 	for range n {
 		var f []byte
-		f, row = nextField(row)
-		if _, ok := parseUint(f); !ok {
+		f, row = proctext.NextField(row)
+		if _, ok := proctext.ParseUint(f); !ok {
 			return false
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/perfcounters/perfcounters/counterset"
+	"github.com/perfcounters/perfcounters/proctext"
 )
 
 // LogicalDisk counter indexes before the shared disk counters.
@@ -67,10 +68,10 @@ func parseMounts(b []byte, dst []mountEntry) []mountEntry {
 	dst = dst[:0]
 	for len(b) > 0 {
 		var line []byte
-		line, b = nextLine(b)
-		dev, rest := nextField(line)
-		dir, rest := nextField(rest)
-		fstype, _ := nextField(rest)
+		line, b = proctext.NextLine(b)
+		dev, rest := proctext.NextField(line)
+		dir, rest := proctext.NextField(rest)
+		fstype, _ := proctext.NextField(rest)
 		if len(dir) == 0 || len(fstype) == 0 || pseudoFS(string(fstype)) {
 			continue
 		}

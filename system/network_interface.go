@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/perfcounters/perfcounters/counterset"
+	"github.com/perfcounters/perfcounters/proctext"
 )
 
 // netDev is one interface line of /proc/net/dev.
@@ -43,18 +44,18 @@ func parseNetDev(b []byte, dst []netDev, bad *badFields) ([]netDev, error) {
 	bad.reset()
 	for lineNo := 1; len(b) > 0; lineNo++ {
 		var line []byte
-		line, b = nextLine(b)
+		line, b = proctext.NextLine(b)
 		colon := bytes.IndexByte(line, ':')
 		if colon < 0 || lineNo <= 2 {
 			continue
 		}
 		var d netDev
-		d.Name = trimSpace(line[:colon])
+		d.Name = proctext.TrimSpace(line[:colon])
 		rest := line[colon+1:]
 		for i := range d.F {
 			var f []byte
-			f, rest = nextField(rest)
-			v, ok := parseUint(f)
+			f, rest = proctext.NextField(rest)
+			v, ok := proctext.ParseUint(f)
 			if !ok {
 				bad.add(lineNo, fmt.Appendf(nil, "%s field %d", d.Name, i+1), f)
 				d = netDev{Name: d.Name, Bad: true}
@@ -122,7 +123,7 @@ func (c *Collector) readSpeed(name string) uint64 {
 	if err != nil {
 		return 0 // EINVAL for interfaces without a link speed: not a failure
 	}
-	if v, ok := parseInt(trimSpace(b)); ok && v > 0 {
+	if v, ok := proctext.ParseInt(proctext.TrimSpace(b)); ok && v > 0 {
 		return uint64(v) * 1_000_000
 	}
 	return 0

@@ -1,9 +1,7 @@
 package system
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"syscall"
 	"time"
@@ -11,6 +9,7 @@ import (
 	"github.com/perfcounters/perfcounters/counterset"
 	"github.com/perfcounters/perfcounters/perfdata"
 	"github.com/perfcounters/perfcounters/procscan"
+	"github.com/perfcounters/perfcounters/proctext"
 )
 
 // Object is one built-in performance object: its declaration and a collect
@@ -207,7 +206,7 @@ func (c *Collector) readFile(fsys fs.FS, name string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	b, err := readAll(f, c.buf[:0], maxFileSize)
+	b, err := proctext.ReadAll(f, c.buf[:0], maxFileSize)
 	c.buf = b[:0]
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", name, err)
@@ -223,29 +222,6 @@ func (c *Collector) readProc(name string) ([]byte, error) {
 		return nil, fmt.Errorf("read /proc/%s: no /proc file system", name)
 	}
 	return c.proc.ReadFile(name, &c.buf)
-}
-
-// readAll appends r's content to b, failing past limit bytes.
-func readAll(r io.Reader, b []byte, limit int) ([]byte, error) {
-	if cap(b) == 0 {
-		b = make([]byte, 0, 4096)
-	}
-	for {
-		if len(b) == cap(b) {
-			if len(b) >= limit {
-				return b, errors.New("file larger than the read limit")
-			}
-			b = append(b, 0)[:len(b)]
-		}
-		n, err := r.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			return b, nil
-		}
-		if err != nil {
-			return b, err
-		}
-	}
 }
 
 // Objects returns the host-wide built-in objects, in a stable order:
@@ -308,7 +284,7 @@ func (c *Collector) bootFileTime(col Collection) (ft uint64, ok bool) {
 			return 0, false
 		}
 		if up, ok = parseUptime(b); !ok {
-			f, _ := nextField(b)
+			f, _ := proctext.NextField(b)
 			partialf(col, "/proc/uptime line 1 field 1: %.40q is not a number of seconds", f)
 			return 0, false
 		}

@@ -2,6 +2,7 @@ package system
 
 import (
 	"github.com/perfcounters/perfcounters/counterset"
+	"github.com/perfcounters/perfcounters/proctext"
 )
 
 // swapEntry is one line of /proc/swaps (sizes in KiB).
@@ -15,16 +16,16 @@ type swapEntry struct {
 // octal escapes, so fields split on blanks.
 func parseSwaps(b []byte, dst []swapEntry) []swapEntry {
 	dst = dst[:0]
-	_, b = nextLine(b)
+	_, b = proctext.NextLine(b)
 	for len(b) > 0 {
 		var line []byte
-		line, b = nextLine(b)
-		name, rest := nextField(line)
-		_, rest = nextField(rest) // type
-		sz, rest := nextField(rest)
-		used, _ := nextField(rest)
-		s, ok1 := parseUint(sz)
-		u, ok2 := parseUint(used)
+		line, b = proctext.NextLine(b)
+		name, rest := proctext.NextField(line)
+		_, rest = proctext.NextField(rest) // type
+		sz, rest := proctext.NextField(rest)
+		used, _ := proctext.NextField(rest)
+		s, ok1 := proctext.ParseUint(sz)
+		u, ok2 := proctext.ParseUint(used)
 		if len(name) == 0 || !ok1 || !ok2 {
 			continue
 		}

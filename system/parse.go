@@ -1,87 +1,21 @@
 package system
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/perfcounters/perfcounters/proctext"
+)
 
 // The parsers in this package work on the bytes of one /proc or /sys file,
 // walk them without copying, and write numbers into caller-owned, reused
 // structures: nothing is allocated per value.
-
-// nextLine returns the first line of b (without '\n') and the rest.
-func nextLine(b []byte) (line, rest []byte) {
-	if i := bytes.IndexByte(b, '\n'); i >= 0 {
-		return b[:i], b[i+1:]
-	}
-	return b, nil
-}
-
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
-
-// nextField returns the first blank-separated field of b and the rest.
-func nextField(b []byte) (field, rest []byte) {
-	i := 0
-	for i < len(b) && isSpace(b[i]) {
-		i++
-	}
-	j := i
-	for j < len(b) && !isSpace(b[j]) {
-		j++
-	}
-	return b[i:j], b[j:]
-}
-
-// parseUint parses a decimal unsigned number; it reports false for empty
-// input, any non-digit, or overflow.
-func parseUint(b []byte) (uint64, bool) {
-	if len(b) == 0 {
-		return 0, false
-	}
-	var n uint64
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		d := uint64(c - '0')
-		if n > (^uint64(0)-d)/10 {
-			return 0, false
-		}
-		n = n*10 + d
-	}
-	return n, true
-}
-
-// parseInt parses a decimal number with an optional leading '-'.
-func parseInt(b []byte) (int64, bool) {
-	neg := len(b) > 0 && b[0] == '-'
-	if neg {
-		b = b[1:]
-	}
-	u, ok := parseUint(b)
-	if !ok || u > 1<<63 || (!neg && u == 1<<63) {
-		return 0, false
-	}
-	if neg {
-		return -int64(u), true
-	}
-	return int64(u), true
-}
-
-// trimSpace trims ASCII blanks on both ends.
-func trimSpace(b []byte) []byte {
-	for len(b) > 0 && isSpace(b[0]) {
-		b = b[1:]
-	}
-	for len(b) > 0 && isSpace(b[len(b)-1]) {
-		b = b[:len(b)-1]
-	}
-	return b
-}
 
 // parseCPUList parses a kernel CPU list such as "0-3,8,10-11" (the format of
 // /sys/devices/system/cpu/online and node*/cpulist), appending to dst. It
 // refuses ranges wider than maxCPUs so a corrupt file cannot size an
 // allocation.
 func parseCPUList(b []byte, dst []int) ([]int, bool) {
-	b = trimSpace(b)
+	b = proctext.TrimSpace(b)
 	if len(b) == 0 {
 		return dst, true
 	}
@@ -96,8 +30,8 @@ func parseCPUList(b []byte, dst []int) ([]int, bool) {
 		if i := bytes.IndexByte(part, '-'); i >= 0 {
 			lo, hi = part[:i], part[i+1:]
 		}
-		l, ok1 := parseUint(lo)
-		h, ok2 := parseUint(hi)
+		l, ok1 := proctext.ParseUint(lo)
+		h, ok2 := proctext.ParseUint(hi)
 		if !ok1 || !ok2 || h < l || h >= maxCPUs {
 			return dst, false
 		}
@@ -137,15 +71,15 @@ func parseKeyValues(b []byte, keys []string, dst []uint64, found []bool, bad *ba
 	bad.reset()
 	for lineNo := 1; len(b) > 0; lineNo++ {
 		var line []byte
-		line, b = nextLine(b)
-		key, rest := nextField(line)
+		line, b = proctext.NextLine(b)
+		key, rest := proctext.NextField(line)
 		if n := len(key); n > 0 && key[n-1] == ':' {
 			key = key[:n-1]
 		}
 		for k, want := range keys {
 			if string(key) == want {
-				f, _ := nextField(rest)
-				if v, ok := parseUint(f); ok {
+				f, _ := proctext.NextField(rest)
+				if v, ok := proctext.ParseUint(f); ok {
 					dst[k], found[k] = v, true
 				} else {
 					bad.add(lineNo, key, f)

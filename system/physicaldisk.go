@@ -6,6 +6,7 @@ import (
 
 	"github.com/perfcounters/perfcounters/counterset"
 	"github.com/perfcounters/perfcounters/perfdata"
+	"github.com/perfcounters/perfcounters/proctext"
 )
 
 // Disk counter indexes, shared by PhysicalDisk and LogicalDisk (which puts
@@ -147,15 +148,15 @@ func (c *Collector) uptime(col Collection) time.Duration {
 
 // parseUptime parses the first number of /proc/uptime ("3435.87 ...").
 func parseUptime(b []byte) (time.Duration, bool) {
-	f, _ := nextField(b)
+	f, _ := proctext.NextField(b)
 	for i, ch := range f {
 		if ch == '.' {
-			s, ok1 := parseUint(f[:i])
+			s, ok1 := proctext.ParseUint(f[:i])
 			frac := f[i+1:]
 			if len(frac) == 0 || len(frac) > 9 {
 				return 0, false
 			}
-			n, ok2 := parseUint(frac)
+			n, ok2 := proctext.ParseUint(frac)
 			if !ok1 || !ok2 {
 				return 0, false
 			}
@@ -165,7 +166,7 @@ func parseUptime(b []byte) (time.Duration, bool) {
 			return time.Duration(s)*time.Second + time.Duration(n), true
 		}
 	}
-	s, ok := parseUint(f)
+	s, ok := proctext.ParseUint(f)
 	return time.Duration(s) * time.Second, ok
 }
 
@@ -301,7 +302,7 @@ func (c *Collector) readWholeDisks(col Collection, relist, resize bool) error {
 			allRead = false
 			continue
 		}
-		if sz, ok := parseUint(trimSpace(b)); !ok || sz == 0 {
+		if sz, ok := proctext.ParseUint(proctext.TrimSpace(b)); !ok || sz == 0 {
 			continue
 		}
 		inst := ""

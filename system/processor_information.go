@@ -5,6 +5,7 @@ import (
 
 	"github.com/perfcounters/perfcounters/counterset"
 	"github.com/perfcounters/perfcounters/perfdata"
+	"github.com/perfcounters/perfcounters/proctext"
 )
 
 // Processor Information counter indexes after the Processor ones.
@@ -85,7 +86,7 @@ func (c *Collector) readTopology(col Collection) {
 		if len(name) < 5 || name[:4] != "node" {
 			continue
 		}
-		n, ok := parseUint([]byte(name[4:]))
+		n, ok := proctext.ParseUint([]byte(name[4:]))
 		if !ok || n >= maxCPUs {
 			continue
 		}
@@ -154,8 +155,8 @@ func (c *Collector) readFreq(col Collection, id int) (cur, max uint64, ok bool) 
 			partialf(col, "%v", err)
 			return 0, false
 		}
-		f := trimSpace(b)
-		v, ok := parseUint(f)
+		f := proctext.TrimSpace(b)
+		v, ok := proctext.ParseUint(f)
 		if !ok {
 			if len(f) > 40 {
 				f = f[:40]

@@ -6,6 +6,7 @@ import (
 
 	"github.com/perfcounters/perfcounters/counterset"
 	"github.com/perfcounters/perfcounters/countertype"
+	"github.com/perfcounters/perfcounters/proctext"
 )
 
 // The protocol objects (IPv4, IPv6, TCPv4, TCPv6, UDPv4, UDPv6, ICMP,
@@ -329,30 +330,30 @@ func parseSNMP(b []byte, keys []snmpKey, dst []uint64, found []bool, bad *badFie
 	bad.reset()
 	for lineNo := 1; len(b) > 0; lineNo += 2 {
 		var hdr, val []byte
-		hdr, b = nextLine(b)
-		if len(trimSpace(hdr)) == 0 {
+		hdr, b = proctext.NextLine(b)
+		if len(proctext.TrimSpace(hdr)) == 0 {
 			lineNo--
 			continue
 		}
-		val, b = nextLine(b)
-		hp, hrest := nextField(hdr)
-		vp, vrest := nextField(val)
+		val, b = proctext.NextLine(b)
+		hp, hrest := proctext.NextField(hdr)
+		vp, vrest := proctext.NextField(val)
 		if string(hp) != string(vp) || len(hp) < 2 || hp[len(hp)-1] != ':' {
 			return fmt.Errorf("/proc/net/snmp line %d: header %q and values %q do not pair", lineNo, hp, vp)
 		}
 		proto := hp[:len(hp)-1]
 		for {
 			var name, num []byte
-			name, hrest = nextField(hrest)
-			num, vrest = nextField(vrest)
+			name, hrest = proctext.NextField(hrest)
+			num, vrest = proctext.NextField(vrest)
 			if len(name) == 0 || len(num) == 0 {
 				break
 			}
 			for k := range keys {
 				if keys[k].field == string(name) && keys[k].proto == string(proto) {
-					if v, ok := parseUint(num); ok {
+					if v, ok := proctext.ParseUint(num); ok {
 						dst[k], found[k] = v, true
-					} else if _, ok := parseInt(num); !ok {
+					} else if _, ok := proctext.ParseInt(num); !ok {
 						bad.add(lineNo+1, name, num)
 					}
 				}
@@ -365,18 +366,18 @@ func parseSNMP(b []byte, keys []snmpKey, dst []uint64, found []bool, bad *badFie
 // countEstablished counts sockets in state 01 (ESTABLISHED) or 08
 // (CLOSE_WAIT) in a /proc/net/tcp6 table, as the MIB's CurrEstab does.
 func countEstablished(b []byte) (uint64, error) {
-	_, b = nextLine(b) // header
+	_, b = proctext.NextLine(b) // header
 	var n uint64
 	for lineNo := 2; len(b) > 0; lineNo++ {
 		var line []byte
-		line, b = nextLine(b)
-		if len(trimSpace(line)) == 0 {
+		line, b = proctext.NextLine(b)
+		if len(proctext.TrimSpace(line)) == 0 {
 			continue
 		}
 		var st []byte
 		rest := line
 		for i := 0; i < 4; i++ {
-			st, rest = nextField(rest)
+			st, rest = proctext.NextField(rest)
 		}
 		if len(st) != 2 {
 			return n, fmt.Errorf("/proc/net/tcp6 line %d: bad state %q", lineNo, st)

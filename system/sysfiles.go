@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 	"syscall"
+
+	"github.com/perfcounters/perfcounters/proctext"
 )
 
 // maxKeptSysFiles bounds the /sys attribute files a Collector keeps open;
@@ -102,7 +104,7 @@ func (c *Collector) readSysAt(dir, dev, attr string) ([]byte, error) {
 	r, ok := file.(readerAtCloser)
 	if !ok || len(k.files) >= maxKeptSysFiles {
 		defer file.Close()
-		b, err := readAll(file, c.sysBuf[:0], maxFileSize)
+		b, err := proctext.ReadAll(file, c.sysBuf[:0], maxFileSize)
 		c.sysBuf = b[:0]
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", name, err)

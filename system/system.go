@@ -6,6 +6,7 @@ import (
 
 	"github.com/perfcounters/perfcounters/counterset"
 	"github.com/perfcounters/perfcounters/perfdata"
+	"github.com/perfcounters/perfcounters/proctext"
 )
 
 type systemState struct {
@@ -22,12 +23,12 @@ func parseLoadAvg(b []byte, dst *loadAvg) bool {
 	rest := b
 	var f []byte
 	for i := 0; i < 4; i++ {
-		f, rest = nextField(rest)
+		f, rest = proctext.NextField(rest)
 	}
 	for i, ch := range f {
 		if ch == '/' {
-			r, ok1 := parseUint(f[:i])
-			t, ok2 := parseUint(f[i+1:])
+			r, ok1 := proctext.ParseUint(f[:i])
+			t, ok2 := proctext.ParseUint(f[i+1:])
 			if ok1 && ok2 {
 				dst.Running, dst.Threads = r, t
 				return true

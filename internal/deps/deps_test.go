@@ -45,6 +45,7 @@ var table = map[string]rule{
 	"countertype":       {0, nil},
 	"export/metricname": {0, nil}, // the words of metric names, one rule for every export
 	"filecap":           {0, nil},
+	"proctext":          {0, nil}, // the line and field toolkit of the /proc and /sys parsers
 	// L1: core codecs and calculations.
 	"calc":        {1, []string{"countertype"}},
 	"counterpath": {1, []string{"utf16le"}}, // paths, and the counter list files of -cf
@@ -56,8 +57,8 @@ var table = map[string]rule{
 	"shm":            {2, []string{"counterset", "countertype"}},
 	"provider":       {2, []string{"counterset", "shm"}},
 	"collect":        {2, []string{"perfdata"}},
-	"procscan":       {2, nil}, // /proc per process and thread, kept descriptors; limits set by the program
-	"system":         {2, []string{"counterset", "countertype", "perfdata", "procscan"}},
+	"procscan":       {2, []string{"proctext"}}, // /proc per process and thread, kept descriptors; limits set by the program
+	"system":         {2, []string{"counterset", "countertype", "perfdata", "procscan", "proctext"}},
 	"engine":         {2, []string{"collect", "counterset", "perfdata", "titles"}},
 	"pdh":            {2, []string{"calc", "counterpath", "countertype", "utf16le", "perfdata", "titles"}},
 	"perflog/pdhcsv": {2, []string{"calc", "counterpath", "countertype", "wintz", "pdh", "perfdata", "perflog/rawlog", "titles"}},
