@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/perfcounters/perfcounters/engine"
 	"github.com/perfcounters/perfcounters/pdh"
@@ -44,7 +43,8 @@ func (e *ValueError) BadValue() bool { return true }
 
 // ParseQueryValue reads a value name as a server answers it: what
 // engine.ParseQuery reads, but for Foreign (a server does not chain to
-// other hosts), with its language checked.
+// other hosts), with its language checked. The server bounds the value
+// before (remote/apiserver: 8 KiB), so its messages quote it whole.
 func ParseQueryValue(v string) (engine.Query, error) {
 	q, err := engine.ParseQuery(v)
 	if err != nil {
@@ -52,10 +52,10 @@ func ParseQueryValue(v string) (engine.Query, error) {
 	}
 	switch q.Kind {
 	case engine.QueryForeign:
-		return engine.Query{}, &ValueError{fmt.Sprintf("a Foreign query (host %s): this server answers for its own host only; ask %s's server", clip(q.Host), clip(q.Host))}
+		return engine.Query{}, &ValueError{fmt.Sprintf("a Foreign query (host %s): this server answers for its own host only; ask %s's server", q.Host, q.Host)}
 	case engine.QueryCounter, engine.QueryHelp:
 		if q.Lang != "" && !isLang(q.Lang) {
-			return engine.Query{}, &ValueError{fmt.Sprintf("language %q: want a hexadecimal language id such as 009", clip(q.Lang))}
+			return engine.Query{}, &ValueError{fmt.Sprintf("language %q: want a hexadecimal language id such as 009", q.Lang)}
 		}
 	}
 	return q, nil
@@ -74,17 +74,4 @@ func isLang(s string) bool {
 		}
 	}
 	return true
-}
-
-// clip shortens a caller's text for a message, as the server clips it.
-func clip(s string) string {
-	const n = 200
-	if len(s) <= n {
-		return s
-	}
-	i := n
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "..."
 }
