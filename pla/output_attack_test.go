@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/perfcounters/perfcounters/collectorset"
+	"github.com/perfcounters/perfcounters/internal/asuser"
 	"github.com/perfcounters/perfcounters/state"
 )
 
@@ -118,5 +119,57 @@ func TestLogsPrivate(t *testing.T) {
 				t.Errorf("%s: mode %v (%v), want 0600", file, st.Mode().Perm(), err)
 			}
 		}
+	}
+}
+
+// TestRootSetIntoAnotherUsersDirectory: as two users, as the attack was
+// made (issue 28, item 2). Alice, unprivileged, makes a directory and puts
+// a link named as a root set's next log into it, pointing at a root-only
+// file; root's set told to log there refuses the directory (it is
+// Alice's) and the file stays as it was. Root's set into a directory of
+// root's in the same shared place works.
+func TestRootSetIntoAnotherUsersDirectory(t *testing.T) {
+	if step, ok := asuser.Step(); ok {
+		if step == "alice-plants" {
+			dir := filepath.Join(os.Getenv("SHARED"), "alice-logs")
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(os.Getenv("VICTIM"), filepath.Join(dir, "rootset.plog")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return
+	}
+	r := asuser.New(t)
+	shared := r.SharedDir()
+	victim := filepath.Join(shared, "root-only")
+	if err := os.WriteFile(victim, []byte("precious\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := r.Run(asuser.Alice, "TestRootSetIntoAnotherUsersDirectory", "alice-plants", "SHARED="+shared, "VICTIM="+victim); err != nil {
+		t.Fatalf("alice: %s", asuser.Failed(out, err))
+	}
+	for _, tc := range []struct {
+		dir  string
+		want string // "" succeeds
+	}{
+		{filepath.Join(shared, "alice-logs"), "owned by uid 61001"},
+		{filepath.Join(shared, "root-logs"), ""},
+	} {
+		set := newSet("rootset", tc.dir)
+		svc := NewService(t.Context(), testOptions(newFakeSource(2)))
+		err := svc.Start(stateDir(t), set, time.Time{})
+		svc.StopAll("test done")
+		svc.Wait()
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("root's set into %s: %v", tc.dir, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("root's set into %s: %v, want a refusal with %q", tc.dir, err, tc.want)
+		}
+	}
+	if b, err := os.ReadFile(victim); err != nil || string(b) != "precious\n" {
+		t.Errorf("the root-only file became %q (%v)", b, err)
 	}
 }
