@@ -70,7 +70,7 @@ func Format(t ct.Type, scale int32, cur, prev *Raw, opts Options) Value {
 // the quantity (a fraction of time) and not about its display unit.
 func apply(t ct.Type, scale int32, x float64, opts Options) (float64, Status) {
 	if opts&FmtNoCap100 == 0 && t.Display() == ct.PERF_DISPLAY_PERCENT {
-		x = min(max(x, 0), 100)
+		x = min(x, 100)
 	}
 	if opts&FmtNoScale == 0 && scale != 0 {
 		if scale < MinScale || scale > MaxScale {
@@ -221,14 +221,14 @@ func Compute(t ct.Type, cur, prev *Raw) (float64, Status) {
 		return timeRatio(cur, prev, dn, 100)
 
 	case ct.PERF_COUNTER_TIMER_INV, ct.PERF_100NSEC_TIMER_INV:
-		// 100 × (1 − ΔN/ΔD), N being idle time. May go below 0 when the
-		// provider's idle clock runs ahead of the time base; the default
-		// cap clamps that to 0.
+		// 100 × (1 − ΔN/ΔD), N being idle time. Below 0 when the
+		// provider's idle clock ran ahead of the time base: a negative
+		// result, which PDH reports as PDH_CALC_NEGATIVE_VALUE.
 		r, st := timeRatio(cur, prev, dn, 1)
 		if st != ValidData {
 			return 0, st
 		}
-		return 100 * (1 - r), ValidData
+		return nonNegative(100 * (1 - r))
 
 	case ct.PERF_COUNTER_MULTI_TIMER, ct.PERF_100NSEC_MULTI_TIMER:
 		// 100 × (ΔN/ΔD) / M. §4 item 2: for the tick version CE and SDK-calc
@@ -250,7 +250,8 @@ func Compute(t ct.Type, cur, prev *Raw) (float64, Status) {
 		// 100 × (M − ΔN/ΔD). §4 item 1: W2003 (the reference the SDK points
 		// to) and SDK-calc agree; CE divides by M and, for ticks, ΔD by F.
 		// The result reaches 100 × M (e.g. 400 % for 4 disks) and is
-		// clamped by the default cap like any percentage.
+		// clamped by the default cap like any percentage; below 0 it is
+		// PDH_CALC_NEGATIVE_VALUE, as for the single inverse timers.
 		m, st := multi(cur)
 		if st != ValidData {
 			return 0, st
@@ -259,7 +260,7 @@ func Compute(t ct.Type, cur, prev *Raw) (float64, Status) {
 		if st != ValidData {
 			return 0, st
 		}
-		return 100 * (m - r), ValidData
+		return nonNegative(100 * (m - r))
 
 	case ct.PERF_SAMPLE_FRACTION:
 		// 100 × ΔN / ΔB, both differenced (PERF_DELTA_BASE).
@@ -339,6 +340,21 @@ func difference(t ct.Type) bool {
 		return true
 	}
 	return false
+}
+
+// nonNegative returns x as valid data, or NegativeValue when x < 0: the
+// rule for every type whose formula cannot give a negative number (all but
+// the raw counts, whose number is the provider's own). The formulas that
+// difference N already refuse ΔN < 0; the inverse timers can still go
+// below 0 when idle time ran ahead of the time base, and that result has
+// no meaning as a percentage of time. PDH reports it as
+// PDH_CALC_NEGATIVE_VALUE (0x800007D8, "A counter with a negative value
+// was detected"), and typeperf and relog then write no value.
+func nonNegative(x float64) (float64, Status) {
+	if x < 0 {
+		return 0, NegativeValue
+	}
+	return x, ValidData
 }
 
 // timeDelta returns D1 − D0, or NegativeTimebase when it is not positive

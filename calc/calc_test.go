@@ -175,7 +175,8 @@ var typeCases = []typeCase{
 	{"same base", ct.PERF_SAMPLE_FRACTION, kZeroBase, s(13, 20, 0, 0, 0), ps(10, 20, 0, 0, 0), noVal, NegativeDenominator},
 	// PERF_COUNTER_TIMER_INV: 100 × (1 − ΔN/ΔD)
 	{"75%", ct.PERF_COUNTER_TIMER_INV, kNormal, s(400, 0, 0, 2200, tick), ps(100, 0, 0, 1000, tick), 75, ValidData},       // 100*(1-300/1200)
-	{"skew below 0", ct.PERF_COUNTER_TIMER_INV, kNormal, s(1100, 0, 0, 1000, tick), ps(0, 0, 0, 0, tick), -10, ValidData}, // 100*(1-1100/1000), uncapped
+	{"skew below 0", ct.PERF_COUNTER_TIMER_INV, kNormal, s(1100, 0, 0, 1000, tick), ps(0, 0, 0, 0, tick), noVal, NegativeValue}, // 100*(1-1100/1000) = -10: PDH_CALC_NEGATIVE_VALUE
+	{"idle = time", ct.PERF_COUNTER_TIMER_INV, kNormal, s(1000, 0, 0, 1000, tick), ps(0, 0, 0, 0, tick), 0, ValidData},          // 100*(1-1000/1000) = 0 exactly
 	{"one sample", ct.PERF_COUNTER_TIMER_INV, kFirst, s(400, 0, 0, 2200, tick), nil, noVal, NewData},
 	{"same time", ct.PERF_COUNTER_TIMER_INV, kZeroTime, s(400, 0, 0, 1000, tick), ps(100, 0, 0, 1000, tick), noVal, NegativeTimebase},
 	{"lower", ct.PERF_COUNTER_TIMER_INV, kBackwards, s(100, 0, 0, 2200, tick), ps(400, 0, 0, 1000, tick), noVal, NegativeValue},
@@ -207,6 +208,7 @@ var typeCases = []typeCase{
 	{"one sample", ct.PERF_100NSEC_MULTI_TIMER_INV, kFirst, s(35000000, 0, 4, 10000000, f100), nil, noVal, NewData},
 	{"same time", ct.PERF_100NSEC_MULTI_TIMER_INV, kZeroTime, s(35000000, 0, 4, 0, f100), ps(0, 0, 4, 0, f100), noVal, NegativeTimebase},
 	{"lower", ct.PERF_100NSEC_MULTI_TIMER_INV, kBackwards, s(0, 0, 4, 10000000, f100), ps(35000000, 0, 4, 0, f100), noVal, NegativeValue},
+	{"skew below 0", ct.PERF_100NSEC_MULTI_TIMER_INV, kNormal, s(45000000, 0, 4, 10000000, f100), ps(0, 0, 4, 0, f100), noVal, NegativeValue}, // 100*(4-4.5e7/1e7) = -50
 	{"M=0", ct.PERF_100NSEC_MULTI_TIMER_INV, kZeroBase, s(35000000, 0, 0, 10000000, f100), ps(0, 0, 0, 0, f100), noVal, NegativeDenominator},
 	// PERF_AVERAGE_TIMER: (ΔN / F) / ΔB
 	{"30 ms", ct.PERF_AVERAGE_TIMER, kNormal, s(10738635, 100, 0, 9, tick), ps(0, 0, 0, 1, tick), 0.03, ValidData}, // (10738635/3579545)/100 = 3/100
@@ -515,8 +517,9 @@ func TestFormatOptions(t *testing.T) {
 		{"scale out of range ignored with noscale", ct.PERF_COUNTER_RAWCOUNT, 11, raw(1), nil, FmtDouble | FmtNoScale, Value{Double: 1}},
 		{"cap 150 to 100", ct.PERF_100NSEC_TIMER, 0, &busy150, &zero, FmtDouble, Value{Double: 100}},
 		{"nocap 150", ct.PERF_100NSEC_TIMER, 0, &busy150, &zero, FmtDouble | FmtNoCap100, Value{Double: 150}},
-		{"cap -10 to 0", ct.PERF_COUNTER_TIMER_INV, 0, &skew, &skew0, FmtDouble, Value{Double: 0}},
-		{"nocap -10", ct.PERF_COUNTER_TIMER_INV, 0, &skew, &skew0, FmtDouble | FmtNoCap100, Value{Double: -10}},
+		{"cap -10 is negative", ct.PERF_COUNTER_TIMER_INV, 0, &skew, &skew0, FmtDouble, Value{Status: NegativeValue}},
+		{"nocap -10 is negative", ct.PERF_COUNTER_TIMER_INV, 0, &skew, &skew0, FmtDouble | FmtNoCap100, Value{Status: NegativeValue}},
+		{"nocap raw keeps its sign", ct.PERF_COUNTER_LARGE_RAWCOUNT, 0, raw(uint64(1<<64 - 5)), nil, FmtDouble | FmtNoCap100, Value{Double: -5}},
 		{"cap multi inv 150", ct.PERF_COUNTER_MULTI_TIMER_INV, 0, &mi, &mi0, FmtDouble, Value{Double: 100}},
 		{"rate not a percentage", ct.PERF_COUNTER_COUNTER, 0, &rate, &rate0, FmtDouble, Value{Double: 125}},
 		{"cap before scale", ct.PERF_100NSEC_TIMER, 1, &busy150, &zero, FmtDouble, Value{Double: 1000}},    // min(150,100)*10

@@ -47,12 +47,27 @@
 //     including a 32-bit counter wrapping): NegativeValue. A wrap cannot be
 //     told from a provider restart, so it is not unwrapped (SDK-calc: drop
 //     the older sample; .NET shows 0).
+//   - A computed value is never negative. The raw counts and
+//     PERF_DOUBLE_RAW show the provider's own number, sign included; every
+//     other formula measures a quantity that cannot be negative (a rate, a
+//     fraction, a time), and a negative result (an inverse timer whose
+//     idle time ran ahead of the time base, 100 × (1 − ΔN/ΔD) < 0) is
+//     NegativeValue, PDH_CALC_NEGATIVE_VALUE (0x800007D8, "A counter with
+//     a negative value was detected", pdhmsg.h; PdhGetFormattedCounterValue
+//     returns it, as NSClient++ and Elastic Beats report from the field:
+//     github.com/mickem/nscp/issues/415, github.com/elastic/beats/pull/18361).
+//     A value that fails to format is written as no value by typeperf and
+//     relog (the quoted space of the first row of a real PDH-CSV), so
+//     every output (text logs, SQL, perfmon, the JSON API, /metrics) leaves
+//     the sample out rather than show 0 or a negative number. This holds
+//     with and without the cap: PDH's cap (PDH_FMT_NOCAP100 unset) is an
+//     upper bound at 100 (the pdh.h documentation of
+//     PdhGetFormattedCounterValue), not a repair of invalid data.
 //   - Checks run in the order: time base, denominator, value sign.
 //   - Percent cap (PERF_DISPLAY_PERCENT types, unless FmtNoCap100): the
-//     computed value is clamped to [0, 100] before scaling. The lower bound
-//     0 is ours: a negative fraction of time only arises from skew between
-//     the provider's clock and the time base (inverse timers). FmtNoCap100
-//     disables both bounds, giving the value Compute returns.
+//     computed value is clamped to at most 100 before scaling (computed
+//     values are never negative, above). FmtNoCap100 disables the cap,
+//     giving the value Compute returns.
 //   - Scale: 10^scale with scale in −10..+10 (PDH's ±7 plus the manifest
 //     schema's ±10); outside that range Format returns InvalidArgument.
 //   - FmtLong / FmtLarge: truncation toward zero, as C's conversion from
