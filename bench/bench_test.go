@@ -188,6 +188,7 @@ func floorKept(b *testing.B, bound int) {
 type nopCollection struct{}
 
 func (nopCollection) Seq() uint64        { return 0 }
+func (nopCollection) Time() int64        { return 0 }
 func (nopCollection) Partial(string)     {}
 func (nopCollection) Unavailable(...int) {}
 

@@ -57,6 +57,7 @@ type Object struct {
 // used by one goroutine at a time and must not be kept after Collect returns.
 type Collection struct {
 	seq      uint64
+	time     int64 // the block's PerfTime100nSec
 	reasons  []string
 	dropped  int
 	missing  []Missing
@@ -70,6 +71,10 @@ const maxReasons = 64
 // Seq identifies the sample: every object of one query sees the same
 // number, and each query gets a larger one than the query before.
 func (c *Collection) Seq() uint64 { return c.seq }
+
+// Time is the sample's PerfTime100nSec (FILETIME units), the time base of
+// the PERF_100NSEC timers the objects write.
+func (c *Collection) Time() int64 { return c.time }
 
 // Partial reports that the object is delivered with some data missing and
 // why (a file that could not be read, a malformed line). The object stays in
@@ -418,7 +423,7 @@ func (e *Engine) collect(ctx context.Context, q Query, pick []int) *Result {
 		h.DefaultObject = int32(e.objs[pick[0]].nameIndex)
 	}
 	e.seq++
-	col := &Collection{seq: e.seq}
+	col := &Collection{seq: e.seq, time: h.PerfTime100nSec}
 	e.b.Reset(h)
 	res := &Result{}
 	for _, i := range pick {

@@ -34,6 +34,7 @@ func (r *recorder) objectSpec(o Object) perfdata.ObjectSpec {
 // with it advances inst on each Instance call, as the engine's does.
 type probe struct {
 	seq     uint64
+	time    int64
 	reasons []string
 	missing []mark
 	inst    int // position of the instance last started; -1 before any
@@ -48,6 +49,7 @@ type mark struct {
 func newProbe() probe { return probe{inst: -1} }
 
 func (p *probe) Seq() uint64           { return p.seq }
+func (p *probe) Time() int64           { return p.time }
 func (p *probe) Partial(reason string) { p.reasons = append(p.reasons, reason) }
 func (p *probe) Unavailable(counters ...int) {
 	p.missing = append(p.missing, mark{inst: p.inst, counters: slices.Clone(counters)})
@@ -58,6 +60,7 @@ func (p *probe) Unavailable(counters ...int) {
 type nopCol struct{}
 
 func (nopCol) Seq() uint64        { return 0 }
+func (nopCol) Time() int64        { return 0 }
 func (nopCol) Partial(string)     {}
 func (nopCol) Unavailable(...int) {}
 

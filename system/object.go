@@ -34,6 +34,10 @@ type Collection interface {
 	// number (Process and Thread then share one scan of /proc); 0 means
 	// unknown.
 	Seq() uint64
+	// Time is the sample's time as the block states it (PerfTime100nSec,
+	// FILETIME units): the time base of the PERF_100NSEC timers. 0 means
+	// unknown.
+	Time() int64
 	// Partial reports that the object is delivered with some data missing,
 	// and why (file, line, field).
 	Partial(reason string)

@@ -18,6 +18,68 @@ type cpuState struct {
 	intrOK  bool
 	softOK  bool
 	statSeq uint64 // the sample (Collection.Seq) whose /proc/stat is in stat; 0 none
+	hold    idleHold
+}
+
+// idleHold keeps the idle time the Processor objects show (idle + iowait,
+// the numerator of the inverse timer % Processor Time) from advancing more
+// than the time base between two samples. /proc/stat counts in whole
+// USER_HZ ticks, so over one second a fully idle CPU can show 101 ticks of
+// idle while the block's clock advanced 100.03: 100 × (1 − ΔN/ΔD) would
+// be −1 %, a negative result that calc reports as PDH_CALC_NEGATIVE_VALUE
+// (no value). Windows' kernel never shows more idle time than has passed;
+// holding back the tick of excess (it shows at the next sample that has
+// room) gives the same guarantee without changing any long-run total.
+type idleHold struct {
+	at         int64          // the sample time (FILETIME) of the last hold; 0 none
+	cpus, next map[int]uint64 // per CPU id: the idle + iowait ticks shown
+	total      uint64         // the aggregate line's, for the CPUs in cpus
+	totalN     int            // len(cpus) when total was taken
+}
+
+// apply holds back the idle time of every CPU in s (and of the aggregate
+// line) that ran ahead of now − at, in ticks of hz per second.
+func (h *idleHold) apply(s *kernelStat, now, hz int64) {
+	var el uint64 // whole ticks elapsed; 0 when the time is unknown or went back
+	ok := h.at != 0 && now > h.at && hz > 0
+	if ok {
+		el = uint64(now-h.at) * uint64(hz) / 10_000_000
+	}
+	if h.next == nil {
+		h.cpus, h.next = make(map[int]uint64), make(map[int]uint64)
+	}
+	clear(h.next)
+	same := h.totalN == len(s.CPUs) // the same CPUs as the last sample
+	for i := range s.CPUs {
+		t, id := &s.CPUs[i], s.IDs[i]
+		prev, seen := h.cpus[id]
+		same = same && seen
+		if ok && seen && !t.Bad {
+			holdBack(t, prev+el)
+		}
+		h.next[id] = t.Idle + t.IOWait
+	}
+	h.cpus, h.next = h.next, h.cpus
+	if ok && same && !s.Total.Bad {
+		holdBack(&s.Total, h.total+el*uint64(len(s.CPUs)))
+	}
+	h.total, h.totalN = s.Total.Idle+s.Total.IOWait, len(s.CPUs)
+	if now != 0 {
+		h.at = now
+	}
+}
+
+// holdBack lowers t's idle + iowait to at most limit ticks (idle first),
+// never below what it was: only an excess is held back.
+func holdBack(t *cpuTimes, limit uint64) {
+	cur := t.Idle + t.IOWait
+	if cur <= limit {
+		return
+	}
+	excess := cur - limit
+	d := min(excess, t.Idle)
+	t.Idle -= d
+	t.IOWait -= min(excess-d, t.IOWait)
 }
 
 // readStat reads and parses /proc/stat into c.cpu.stat once per sample:
@@ -36,6 +98,7 @@ func (c *Collector) readStat(col Collection) error {
 	if err := parseKernelStat(b, &st.stat); err != nil {
 		return err
 	}
+	st.hold.apply(&st.stat, col.Time(), c.UserHZ)
 	st.statSeq = col.Seq()
 	return nil
 }
