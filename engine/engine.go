@@ -129,6 +129,10 @@ type Options struct {
 	Clock      Clock        // default: the system clock with nanosecond ticks
 	Logger     *slog.Logger // discarded-data and provider-failure reports; default: discard
 	Titles     *titles.DB   // title database; default: titles.English()
+	// Languages are the title databases of other languages than English
+	// (the names registered in each: state.LangTitles), which answer
+	// "Counter LLL" and "Help LLL" as Perflib's language subkeys do.
+	Languages map[titles.Lang]*titles.DB
 }
 
 // Problem reports an object that could not be collected, or (in
@@ -168,6 +172,9 @@ type Result struct {
 	Block    []byte    // the PERF_DATA_BLOCK, or a MULTI_SZ list for Counter/Help; owned by the caller
 	Problems []Problem // objects dropped from the block, with reasons
 	Partial  []Problem // objects delivered with some data missing (unreadable files, ...), with reasons
+	// Notes are remarks on a title list: the names a language's list
+	// lacks.
+	Notes []string
 }
 
 // PartialError is what a collect function returns when it wrote its object
@@ -222,6 +229,15 @@ func New(opts Options) *Engine {
 		opts.SystemName = hostName()
 	}
 	return &Engine{opts: opts, titles: opts.Titles, b: perfdata.NewBuilder(nil)}
+}
+
+// LangTitles returns the names registered in language l (nil when none),
+// as Options.Languages gave them; English is Titles.
+func (e *Engine) LangTitles(l titles.Lang) *titles.DB {
+	if l == titles.LangEnglish {
+		return e.titles
+	}
+	return e.opts.Languages[l]
 }
 
 // Titles returns the engine's title database. It must not be modified while
@@ -350,15 +366,66 @@ func (e *Engine) Query(ctx context.Context, q Query) (*Result, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	switch q.Kind {
-	case QueryCounter:
-		return &Result{Block: e.titles.CounterMultiSZ()}, nil
-	case QueryHelp:
-		return &Result{Block: e.titles.HelpMultiSZ()}, nil
+	case QueryCounter, QueryHelp:
+		return e.titleList(q)
 	case QueryForeign:
 		return nil, fmt.Errorf("engine: Foreign %s: foreign-host queries go to that host's server, not the local engine", q.Host)
 	}
 	pick := e.selectObjects(q)
 	return e.collect(ctx, q, pick), nil
+}
+
+// titleList answers "Counter [lang]" and "Help [lang]": English for no
+// language or 009, else the names registered in the language, with a note
+// of how many English names it lacks (Windows' tools then show those in
+// English).
+func (e *Engine) titleList(q Query) (*Result, error) {
+	db, l := e.titles, titles.LangEnglish
+	if q.Lang != "" {
+		var err error
+		if l, err = titles.ParseLang(q.Lang); err != nil {
+			return nil, fmt.Errorf("engine: %w", err)
+		}
+	}
+	res := &Result{}
+	if l != titles.LangEnglish {
+		db = e.opts.Languages[l]
+		if db == nil {
+			db = titles.New()
+		}
+		if miss := titles.Missing(e.titles, db); len(miss) > 0 {
+			res.Notes = append(res.Notes, missingNote(e.titles, l, miss, len(titles.Missing(e.titles, titles.New()))))
+		}
+	}
+	if q.Kind == QueryCounter {
+		res.Block = db.CounterMultiSZ()
+	} else {
+		res.Block = db.HelpMultiSZ()
+	}
+	return res, nil
+}
+
+// missingNote says which of the English names (of total) language l lacks,
+// naming the first few.
+func missingNote(en *titles.DB, l titles.Lang, miss []uint32, total int) string {
+	const show = 5
+	var b strings.Builder
+	name := l.String()
+	if t := l.Tag(); t != "" {
+		name += " (" + t + ")"
+	}
+	fmt.Fprintf(&b, "language %s has no name for %d of the %d English names", name, len(miss), total)
+	for i, idx := range miss[:min(show, len(miss))] {
+		sep := ": "
+		if i > 0 {
+			sep = ", "
+		}
+		fmt.Fprintf(&b, "%s%d %s", sep, idx, en.Name(idx))
+	}
+	if len(miss) > show {
+		b.WriteString(", ...")
+	}
+	return b.String()
 }
 
 // selectObjects returns the indexes into e.objs that q asks for, in

@@ -107,7 +107,7 @@ func build(opts Options, st *statedir.State) (*Host, error) {
 	}
 	c := system.NewCollector(nil, os.DirFS(opts.SysRoot), copts...)
 	v2 := newV2Source(opts.SegmentDir, opts.Logger)
-	e := engine.New(engine.Options{Logger: opts.Logger, Clock: clk, Titles: st.Titles, SystemName: ComputerName()})
+	e := engine.New(engine.Options{Logger: opts.Logger, Clock: clk, Titles: st.Titles, Languages: st.Languages, SystemName: ComputerName()})
 	procs := system.NewProcessObjects(proc)
 	objs := append(c.Objects(), procs.Process(), procs.ProcessV2(), procs.Thread())
 	h := &Host{Engine: e, procs: procs, proc: proc, sys: c, v2: v2}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/perfcounters/perfcounters/engine"
 	"github.com/perfcounters/perfcounters/pdh"
+	"github.com/perfcounters/perfcounters/titles"
 )
 
 // ServeQuery answers a value name of HKEY_PERFORMANCE_DATA as a server
@@ -54,24 +55,11 @@ func ParseQueryValue(v string) (engine.Query, error) {
 	case engine.QueryForeign:
 		return engine.Query{}, &ValueError{fmt.Sprintf("a Foreign query (host %s): this server answers for its own host only; ask %s's server", q.Host, q.Host)}
 	case engine.QueryCounter, engine.QueryHelp:
-		if q.Lang != "" && !isLang(q.Lang) {
-			return engine.Query{}, &ValueError{fmt.Sprintf("language %q: want a hexadecimal language id such as 009", q.Lang)}
+		if q.Lang != "" {
+			if _, err := titles.ParseLang(q.Lang); err != nil {
+				return engine.Query{}, &ValueError{fmt.Sprintf("language %q: want a language id such as 009 or 007 (or a tag such as de-DE)", q.Lang)}
+			}
 		}
 	}
 	return q, nil
-}
-
-// isLang reports whether s is a language id as the registry spells it
-// (up to four hexadecimal digits, "009").
-func isLang(s string) bool {
-	if len(s) < 1 || len(s) > 4 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-			return false
-		}
-	}
-	return true
 }

@@ -16,6 +16,13 @@ import (
 type Manifest struct {
 	File      string     // the name given to Parse
 	Providers []Provider // in manifest order; the schema allows one, real files never have more
+	// Cultures holds every <resources culture> string table of the
+	// <localization> section: culture (as written, "de-DE") to string id
+	// to text. Names and descriptions written as $(string.ID) keep their
+	// ids in SetInfo and CounterInfo, so that each language's names can be
+	// registered (lodctr enters them in the title database of the
+	// culture's language).
+	Cultures map[string]map[string]string
 }
 
 // ProviderType is where a provider's values live (perflib.h
@@ -57,6 +64,8 @@ type Provider struct {
 // does not carry.
 type SetInfo struct {
 	Symbol   string        // C symbol; may be empty
+	NameID   string        // the string id of a name written as $(string.ID); "" when literal
+	HelpID   string        // the string id of the description, likewise
 	URI      string        // the set's uri
 	Structs  []Struct      // kernel-mode <structs>: kept, not applicable on Linux
 	Counters []CounterInfo // Counters[i] describes CounterSets[..].Counters[i] (definition order)
@@ -75,6 +84,8 @@ type Struct struct {
 // counterset.Counter does not carry.
 type CounterInfo struct {
 	Symbol  string // C symbol; may be empty
+	NameID  string // the string id of a name written as $(string.ID); "" when literal
+	HelpID  string // the string id of the description, likewise
 	URI     string // the counter's uri
 	Struct  string // kernel mode: struct holding the value; kept, not applicable on Linux
 	Field   string // kernel mode: field holding the value; kept, not applicable on Linux
@@ -158,6 +169,7 @@ func (p *parser) run() error {
 		case "localization":
 			if p.strings == nil {
 				p.strings = stringTable(n)
+				p.m.Cultures = cultureTables(n)
 			}
 			return
 		}
@@ -228,6 +240,51 @@ func stringTable(loc *node) map[string]string {
 		}
 	}
 	return t
+}
+
+// cultureTables collects the <string id value> entries of every
+// <resources culture> element (the first value of an id counts, as in
+// stringTable); resources without a culture are left out.
+func cultureTables(loc *node) map[string]map[string]string {
+	out := map[string]map[string]string{}
+	for _, r := range loc.children {
+		c, _ := r.attr("culture")
+		if r.name != "resources" || strings.TrimSpace(c) == "" {
+			continue
+		}
+		c = strings.TrimSpace(c)
+		t := out[c]
+		if t == nil {
+			t = map[string]string{}
+			out[c] = t
+		}
+		for _, st := range r.children {
+			if st.name != "stringTable" {
+				continue
+			}
+			for _, s := range st.children {
+				if s.name != "string" {
+					continue
+				}
+				id, _ := s.attr("id")
+				v, _ := s.attr("value")
+				if _, dup := t[id]; !dup {
+					t[id] = v
+				}
+			}
+		}
+	}
+	return out
+}
+
+// refID returns the ID of an attribute written as $(string.ID), or "".
+func refID(n *node, attr string) string {
+	v, _ := n.attr(attr)
+	s := strings.TrimSpace(v)
+	if strings.HasPrefix(s, "$(string.") && strings.HasSuffix(s, ")") {
+		return s[len("$(string.") : len(s)-1]
+	}
+	return ""
 }
 
 // text returns a name or description attribute with a $(string.ID)
@@ -390,6 +447,7 @@ func (p *parser) counterSet(n *node) (*counterset.Set, SetInfo, error) {
 	if set.Help, _, err = p.text(n, "description"); err != nil {
 		return nil, info, err
 	}
+	info.NameID, info.HelpID = refID(n, "name"), refID(n, "description")
 	if info.Symbol, err = p.symbol(n); err != nil {
 		return nil, info, err
 	}
@@ -588,6 +646,7 @@ func (p *parser) counter(n *node) (*rawCounter, error) {
 			return nil, err
 		}
 	}
+	rc.info.NameID, rc.info.HelpID = refID(n, "name"), refID(n, "description")
 	rc.info.Struct, _ = n.attr("struct")
 	rc.info.Field, _ = n.attr("field")
 	for _, ch := range n.children {

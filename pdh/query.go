@@ -24,6 +24,7 @@ const DefaultHistory = 1024
 type Query struct {
 	src      Source
 	db       *titles.DB
+	alt      *titles.DB // SetTitles: the names a path may also use (English); nil none
 	counters []*Counter
 	objs     []*objState
 	want     []uint32 // object title indexes to ask the source for
@@ -90,6 +91,21 @@ func OpenQuery(src Source) *Query {
 		systems: make(map[string]system),
 		parents: make(map[objKey]*parentNames),
 	}
+}
+
+// SetTitles makes the query name objects and counters as db does and
+// resolve paths in db's names (PdhAddCounter in the user's language): db
+// is typically titles.Over(English, a language's names), or a log's own
+// title table. A path's object or counter name that db does not know is
+// then looked up in alt, by title index, when alt is not nil
+// (PdhAddEnglishCounter's names beside the language's: a German log's
+// counters by their English names). Call it before adding counters; nil db
+// keeps the source's titles.
+func (q *Query) SetTitles(db, alt *titles.DB) {
+	if db != nil {
+		q.db = db
+	}
+	q.alt = alt
 }
 
 // SetMaxItems bounds the values (instances × counters, over every

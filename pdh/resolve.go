@@ -357,6 +357,15 @@ func (q *Query) AddCounterContext(ctx context.Context, path string) (*Counter, e
 	if err != nil {
 		return nil, fmt.Errorf("pdh: %w", err)
 	}
+	if q.alt != nil {
+		if _, num := numeric(p.Object); !num && strings.IndexByte(p.Object, '*') < 0 {
+			if _, ok := q.db.Index(p.Object); !ok {
+				if i, ok := q.alt.Index(p.Object); ok && q.db.Name(i) != "" {
+					p.Object = q.db.Name(i)
+				}
+			}
+		}
+	}
 	// The catalog is a sample of the position the source was at: a
 	// recorded source moved since (Seek) has other samples to check.
 	if rec := q.src.Recorded(); rec != nil && rec.Pos() != q.catalogPos {
@@ -389,6 +398,19 @@ func (q *Query) AddCounterContext(ctx context.Context, path string) (*Counter, e
 				break
 			}
 			have = append(have, n)
+		}
+		if !ok && q.alt != nil {
+			// A counter named as alt names it (English): the object's
+			// counter of that index, in db's name.
+			for i := range l.obj.NumCounters() {
+				def := l.obj.Counter(i)
+				if !def.Type.IsBase() && strings.EqualFold(p.Counter, q.alt.Name(def.NameIndex)) {
+					if n := titleName(q.db, def.NameIndex); n != "" {
+						p.Counter, ok = n, true
+						break
+					}
+				}
+			}
 		}
 		if !ok {
 			return nil, newPathError(path, "counter", p.Counter, objName, calc.NoCounter, have)

@@ -12,6 +12,9 @@ import (
 type State struct {
 	Path      string
 	Titles    *titles.DB       // the title database; nil when there is none (or it is damaged)
+	// Languages are the title databases of other languages (the names
+	// registered in each), by language.
+	Languages map[titles.Lang]*titles.DB
 	Providers []Registration   // the V2 registrations that could be read
 	Sets      []RegisteredSet  // their counter sets, parsed, with their title indexes
 	V1        []V1Registration // the V1 registrations that could be read
@@ -53,6 +56,20 @@ func Read(path string) (*State, error) {
 		return st, nil
 	}
 	st.Titles = db
+	for _, l := range d.langs() {
+		ldb, err := d.readLang(l)
+		if errors.As(err, &te) {
+			return nil, err
+		}
+		if err != nil {
+			st.Problems = append(st.Problems, err)
+			continue
+		}
+		if st.Languages == nil {
+			st.Languages = map[titles.Lang]*titles.DB{}
+		}
+		st.Languages[l] = ldb
+	}
 	st.Problems = append(st.Problems, v2.problems()...)
 	st.Problems = append(st.Problems, v1.problems()...)
 	st.Providers, st.V1 = v2.valid(), v1.valid()

@@ -232,6 +232,7 @@ func Register(path string, m *manifest.Manifest, data []byte, source string, opt
 		publishers = []uint32{uint32(d.euid)}
 	}
 	sum := sha256.Sum256(data)
+	langs := newLangEdit(d)
 	var out []RegisterResult
 	for pi := range m.Providers {
 		p := &m.Providers[pi]
@@ -264,12 +265,18 @@ func Register(path string, m *manifest.Manifest, data []byte, source string, opt
 			if err := db.Remove(presentIndexes(db, old.Indexes())); err != nil {
 				return nil, fmt.Errorf("register: removing the earlier registration of %s: %w", guid, err)
 			}
+			if err := langs.remove(old.Indexes()); err != nil {
+				return nil, fmt.Errorf("register: removing the earlier registration of %s: %w", guid, err)
+			}
 			rec.entries = slices.Delete(rec.entries, k, k+1)
 			res.Replaced = &old
 		}
 		reg, err := assign(db, p, guid)
 		if err != nil {
 			return nil, err
+		}
+		if err := langs.localize(p, &reg, m.Cultures); err != nil {
+			return nil, fmt.Errorf("register %s: %w", guid, err)
 		}
 		reg.Source = source
 		reg.Publishers = slices.Clone(publishers)
@@ -282,6 +289,9 @@ func Register(path string, m *manifest.Manifest, data []byte, source string, opt
 		out = append(out, res)
 	}
 	if err := d.writeTitles(db); err != nil {
+		return nil, err
+	}
+	if err := langs.write(); err != nil {
 		return nil, err
 	}
 	if err := d.writeV2(rec); err != nil {
@@ -495,12 +505,19 @@ func Unregister(path, key string) (*Registration, error) {
 	if err := db.Remove(presentIndexes(db, old.reg.Indexes())); err != nil {
 		return nil, fmt.Errorf("unregister %s: %w", old.reg.GUID, err)
 	}
+	langs := newLangEdit(d)
+	if err := langs.remove(old.reg.Indexes()); err != nil {
+		return nil, fmt.Errorf("unregister %s: %w", old.reg.GUID, err)
+	}
 	// The record first: once it no longer names the provider, its titles
 	// are only unused names.
 	if err := d.writeV2(rec); err != nil {
 		return nil, err
 	}
 	if err := d.writeTitles(db); err != nil {
+		return nil, err
+	}
+	if err := langs.write(); err != nil {
 		return nil, err
 	}
 	d.removeUnusedCopies(rec)

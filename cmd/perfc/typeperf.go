@@ -42,6 +42,7 @@ func runTypeperf(ctx context.Context, e *env, args []string) error {
 	fs.String("config", "", "Settings file containing command options: [option] lines, each followed by its values.")
 	server := fs.String("s", "", "Server to monitor if no server is specified in the counter path: this computer (the default), or a computer of the hosts file ($PERFC_HOSTS or ~/.config/perfc/hosts.yml) that runs perfc serve.")
 	nowarn := fs.Bool("nowarn", false, "Do not print warnings (also: environment PERFC_WARNINGS=off).")
+	langOpt := fs.String("lang", "", langHelp)
 	pos, err := parseWithConfig(fs, args, "config")
 	if err == errHelp {
 		return nil
@@ -59,6 +60,10 @@ func runTypeperf(ctx context.Context, e *env, args []string) error {
 	f, err := perflog.ParseFormat(*format)
 	if err != nil {
 		return usagef("-f: %v", err)
+	}
+	lang, err := chooseLang(e, *langOpt)
+	if err != nil {
+		return err
 	}
 	tf, text := f.Text()
 	if !text && (*out == "" || *out == "-") {
@@ -121,6 +126,7 @@ func runTypeperf(ctx context.Context, e *env, args []string) error {
 	defer closeSrc()
 	opts := typeperf.Options{Counters: paths, Interval: interval, Samples: *sc, Format: tf, Log: *out != "", Location: time.Local,
 		Warn: e.warnings(*nowarn).Warn}
+	opts.Titles, opts.AltTitles = langNames(e, lang, src.Titles(), h.Engine.LangTitles(lang), *langOpt != "", func(msg string) { e.warnings(*nowarn).Warn(msg, msg) })
 	if !text {
 		rec, err := perflog.Create(ctx, outName, f, perflog.CreateOptions{Overwrite: *yes, Counters: paths,
 			Location: time.Local, Titles: src.Titles()})

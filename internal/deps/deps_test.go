@@ -88,7 +88,7 @@ var table = map[string]rule{
 	"internal/tool/dump":     {4, []string{"countertype", "perfdata", "perflog/binlog", "perflog/blg", "titles"}},
 	"internal/tool/query":    {4, []string{"engine"}},
 	"internal/tool/ctrpp":    {4, []string{"counterset", "countertype", "manifest"}},
-	"internal/tool/typeperf": {4, []string{"counterpath", "pdh", "perflog/pdhcsv", "wintz"}},
+	"internal/tool/typeperf": {4, []string{"counterpath", "pdh", "perflog/pdhcsv", "titles", "wintz"}},
 	"internal/tool/relog":    {4, []string{"calc", "counterpath", "countertype", "pdh", "perfdata", "perflog/pdhcsv", "titles", "wintz"}},
 	"internal/tool/lodctr":   {4, []string{"manifest", "state", "titles"}},
 	"internal/tool/logman":   {4, []string{"collectorset", "remote", "state"}},

@@ -25,6 +25,9 @@ func Run(ctx context.Context, e *engine.Engine, value string, w, diag io.Writer)
 	for _, p := range r.Partial {
 		fmt.Fprintf(diag, "perfc query: note: %v\n", p)
 	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(diag, "perfc query: note: %s\n", n)
+	}
 	_, err = w.Write(r.Block)
 	return err
 }

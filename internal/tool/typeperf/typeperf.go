@@ -16,6 +16,7 @@ import (
 
 	"github.com/perfcounters/perfcounters/pdh"
 	"github.com/perfcounters/perfcounters/perflog/pdhcsv"
+	"github.com/perfcounters/perfcounters/titles"
 	"github.com/perfcounters/perfcounters/wintz"
 )
 
@@ -44,6 +45,11 @@ type Options struct {
 	// (typeperf -f BIN|SQL). Wildcards then stay wildcards: instances
 	// that appear later are recorded too.
 	Sink pdh.Recorder
+	// Titles, when set, names objects and counters in a language
+	// (titles.Over the source's English names) and resolves the paths in
+	// it; AltTitles (the English names) are accepted beside them
+	// (pdh.Query.SetTitles).
+	Titles, AltTitles *titles.DB
 }
 
 // Messages typeperf prints on the console when it stops.
@@ -74,6 +80,7 @@ func Run(ctx context.Context, src pdh.Source, opts Options, out, console, errw i
 		opts.Location = time.Local
 	}
 	q := pdh.OpenQuery(src)
+	q.SetTitles(opts.Titles, opts.AltTitles)
 	added := 0
 	for _, p := range opts.Counters {
 		if _, err := q.AddCounter(p); err != nil {
