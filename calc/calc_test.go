@@ -174,7 +174,7 @@ var typeCases = []typeCase{
 	{"lower", ct.PERF_SAMPLE_FRACTION, kBackwards, s(10, 24, 0, 0, 0), ps(13, 20, 0, 0, 0), noVal, NegativeValue},
 	{"same base", ct.PERF_SAMPLE_FRACTION, kZeroBase, s(13, 20, 0, 0, 0), ps(10, 20, 0, 0, 0), noVal, NegativeDenominator},
 	// PERF_COUNTER_TIMER_INV: 100 × (1 − ΔN/ΔD)
-	{"75%", ct.PERF_COUNTER_TIMER_INV, kNormal, s(400, 0, 0, 2200, tick), ps(100, 0, 0, 1000, tick), 75, ValidData},       // 100*(1-300/1200)
+	{"75%", ct.PERF_COUNTER_TIMER_INV, kNormal, s(400, 0, 0, 2200, tick), ps(100, 0, 0, 1000, tick), 75, ValidData},             // 100*(1-300/1200)
 	{"skew below 0", ct.PERF_COUNTER_TIMER_INV, kNormal, s(1100, 0, 0, 1000, tick), ps(0, 0, 0, 0, tick), noVal, NegativeValue}, // 100*(1-1100/1000) = -10: PDH_CALC_NEGATIVE_VALUE
 	{"idle = time", ct.PERF_COUNTER_TIMER_INV, kNormal, s(1000, 0, 0, 1000, tick), ps(0, 0, 0, 0, tick), 0, ValidData},          // 100*(1-1000/1000) = 0 exactly
 	{"one sample", ct.PERF_COUNTER_TIMER_INV, kFirst, s(400, 0, 0, 2200, tick), nil, noVal, NewData},

@@ -10,8 +10,8 @@ import (
 // be read is left out and reported in Problems; each problem names the
 // file and how to repair it.
 type State struct {
-	Path      string
-	Titles    *titles.DB       // the title database; nil when there is none (or it is damaged)
+	Path   string
+	Titles *titles.DB // the title database; nil when there is none (or it is damaged)
 	// Languages are the title databases of other languages (the names
 	// registered in each), by language.
 	Languages map[titles.Lang]*titles.DB
