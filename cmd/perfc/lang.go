@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
+	"github.com/perfcounters/perfcounters/state"
 	"github.com/perfcounters/perfcounters/titles"
 )
 
@@ -45,3 +47,48 @@ func langName(l titles.Lang) string {
 	}
 	return l.String()
 }
+
+// relogNames is relog -lang: the log's names (logDB) in language l where
+// that language names the same index (English: Windows' English list and
+// this computer's registered names; another language: the names
+// registered in it), with a warning that counts and names the first of
+// the log's names left as they are.
+func relogNames(e *env, l titles.Lang, logDB *titles.DB, warn func(string)) (*titles.DB, error) {
+	var target *titles.DB
+	if l == titles.LangEnglish {
+		db, err := localTitles(e)
+		if err != nil {
+			return nil, err
+		}
+		target = db
+	} else {
+		hopts, err := hostOptions(e)
+		if err != nil {
+			return nil, err
+		}
+		if target, err = state.LangTitles(hopts.StateDir, l); err != nil {
+			return nil, err
+		}
+	}
+	if target == nil {
+		warn(fmt.Sprintf("no counter names are registered in language %s: the log's names are kept", langName(l)))
+		return nil, nil
+	}
+	if miss := titles.Missing(logDB, target); len(miss) > 0 {
+		var b strings.Builder
+		fmt.Fprintf(&b, "%d of the log's names have no name in language %s and are kept as in the log", len(miss), langName(l))
+		for i, idx := range miss[:min(5, len(miss))] {
+			sep := ": "
+			if i > 0 {
+				sep = ", "
+			}
+			fmt.Fprintf(&b, "%s%q", sep, logDB.Name(idx))
+		}
+		if len(miss) > 5 {
+			b.WriteString(", ...")
+		}
+		warn(b.String())
+	}
+	return titles.Over(logDB, target), nil
+}
+

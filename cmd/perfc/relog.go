@@ -40,6 +40,7 @@ func runRelog(ctx context.Context, e *env, args []string) error {
 	appendOut := fs.Bool("a", false, "Append output file instead of overwriting. This option applies to binary logs; SQL log sets always append.")
 	fs.String("config", "", "Settings file containing command options: [option] lines, each followed by its values.")
 	nowarn := fs.Bool("nowarn", false, "Do not print warnings (also: environment PERFC_WARNINGS=off).")
+	langOpt := fs.String("lang", "", "Write the log's object and counter names in this language where it has them: a Perflib id (009 English, 007 German, ...) or a tag such as en-US. Default: the log's own names. -c takes English names beside the log's either way.")
 	for _, a := range args {
 		if a == "-s" || a == "/s" || a == "-S" || a == "/S" {
 			// Windows' relog has no -s: it reads logs, not computers.
@@ -141,6 +142,19 @@ func runRelog(ctx context.Context, e *env, args []string) error {
 	for _, n := range in.Notes {
 		opts.Warn(n)
 	}
+	if *langOpt != "" {
+		l, err := chooseLang(e, *langOpt)
+		if err != nil {
+			return err
+		}
+		if opts.Titles, err = relogNames(e, l, src.Titles(), opts.Warn); err != nil {
+			return err
+		}
+	}
+	sinkTitles := src.Titles()
+	if opts.Titles != nil {
+		sinkTitles = opts.Titles
+	}
 	if _, ok := f.Text(); !ok {
 		if outName == "" || outName == "-" {
 			return usagef("-f %s writes a log file: name it with -o", f)
@@ -151,7 +165,7 @@ func runRelog(ctx context.Context, e *env, args []string) error {
 			list = src.Recorded().Counters()
 		}
 		rec, err := perflog.Create(ctx, outName, f, perflog.CreateOptions{Append: *appendOut, Overwrite: *yes,
-			Counters: list, Location: opts.Location, Titles: src.Titles()})
+			Counters: list, Location: opts.Location, Titles: sinkTitles})
 		if err != nil {
 			return err
 		}

@@ -34,35 +34,7 @@ func TestNegativeResultIsNoValue(t *testing.T) {
 	dir := t.TempDir()
 	// Idle time of CPU 3 at each sample, in 100 ns units; samples 1 s apart.
 	// Interval 1: 1.01 s idle in 1 s (−1 %); interval 2: 0.5 s idle (50 %).
-	idle := []uint64{0, 10_100_000, 15_100_000}
-	const start = int64(130_000_000_000_000_000) // a FILETIME in 2012
-	var files []string
-	for k, n := range idle {
-		now := start + int64(k)*10_000_000
-		b := perfdata.NewBuilder(nil)
-		b.Reset(perfdata.Header{
-			SystemTime: perfdata.SystemTimeOf(time.Unix(0, (now-116444736000000000)*100)),
-			PerfTime:   now, PerfFreq: 10_000_000, PerfTime100nSec: now,
-			SystemName: "PC13",
-		})
-		counters := []perfdata.CounterSpec{{NameIndex: pct, HelpIndex: pct + 1, Type: countertype.PERF_100NSEC_TIMER_INV}}
-		l, err := perfdata.NewLayout(counters)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := b.BeginObject(perfdata.ObjectSpec{NameIndex: proc, HelpIndex: proc + 1, DefaultCounter: 0}, l, counters); err != nil {
-			t.Fatal(err)
-		}
-		b.Instance("3", 0, 0, perfdata.NoUniqueID).Set(0, n)
-		if err := b.EndObject(); err != nil {
-			t.Fatal(err)
-		}
-		f := filepath.Join(dir, "s"+string(rune('0'+k))+".bin")
-		if err := os.WriteFile(f, b.Bytes(), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, f)
-	}
+	files := processorBlocks(t, dir, proc, pct, []uint64{0, 10_100_000, 15_100_000})
 	open := func(t *testing.T, names ...string) *perflog.Input {
 		t.Helper()
 		in, err := perflog.Open(ctx, names, perflog.OpenOptions{Titles: db})
@@ -126,4 +98,40 @@ func TestNegativeResultIsNoValue(t *testing.T) {
 			}
 		})
 	}
+}
+
+// processorBlocks writes one block file per idle value: object proc with
+// one inverse-timer counter pct, instance "3", samples 1 s apart on
+// machine PC13, and returns their names.
+func processorBlocks(t *testing.T, dir string, proc, pct uint32, idle []uint64) []string {
+	t.Helper()
+	const start = int64(130_000_000_000_000_000) // a FILETIME in 2012
+	var files []string
+	for k, n := range idle {
+		now := start + int64(k)*10_000_000
+		b := perfdata.NewBuilder(nil)
+		b.Reset(perfdata.Header{
+			SystemTime: perfdata.SystemTimeOf(time.Unix(0, (now-116444736000000000)*100)),
+			PerfTime:   now, PerfFreq: 10_000_000, PerfTime100nSec: now,
+			SystemName: "PC13",
+		})
+		counters := []perfdata.CounterSpec{{NameIndex: pct, HelpIndex: pct + 1, Type: countertype.PERF_100NSEC_TIMER_INV}}
+		l, err := perfdata.NewLayout(counters)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := b.BeginObject(perfdata.ObjectSpec{NameIndex: proc, HelpIndex: proc + 1, DefaultCounter: 0}, l, counters); err != nil {
+			t.Fatal(err)
+		}
+		b.Instance("3", 0, 0, perfdata.NoUniqueID).Set(0, n)
+		if err := b.EndObject(); err != nil {
+			t.Fatal(err)
+		}
+		f := filepath.Join(dir, "s"+string(rune('0'+k))+".bin")
+		if err := os.WriteFile(f, b.Bytes(), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	return files
 }

@@ -58,6 +58,13 @@ type Options struct {
 	// log written to Run's io.Writer: a binary log or SQL, which store
 	// the raw values of every sample (Format is then not used).
 	Sink pdh.Recorder
+	// Titles, when set, names the output's objects and counters (relog
+	// -lang: titles.Over the log's names, a language's); the log's own
+	// names are accepted in -c beside them. When nil the log's names are
+	// written, and a -c path may also name objects and counters in
+	// English (titles.English, Windows' indexes), so that a log written
+	// on a German machine takes English paths.
+	Titles *titles.DB
 }
 
 // Stats describe the samples a run read or wrote.
@@ -133,7 +140,7 @@ func Run(ctx context.Context, src pdh.Source, opts Options, out io.Writer) (in, 
 	if err := src.Recorded().Seek(0); err != nil {
 		return p.in, Stats{}, err
 	}
-	q, err := query(src, paths)
+	q, err := query(src, paths, opts.Titles)
 	if err != nil {
 		return p.in, Stats{}, err
 	}
@@ -233,7 +240,7 @@ func runOnce(ctx context.Context, src pdh.Source, opts Options, paths []string, 
 	if r, ok := src.(readOncer); ok {
 		r.ReadOnce()
 	}
-	q, err := query(src, paths)
+	q, err := query(src, paths, opts.Titles)
 	if err != nil {
 		return Stats{}, Stats{}, err
 	}
@@ -442,8 +449,13 @@ func counterPaths(src pdh.Source, opts Options) ([]string, error) {
 }
 
 // query opens a query with the counter paths (counterPaths).
-func query(src pdh.Source, paths []string) (*pdh.Query, error) {
+func query(src pdh.Source, paths []string, names *titles.DB) (*pdh.Query, error) {
 	q := pdh.OpenQuery(src)
+	if names != nil {
+		q.SetTitles(names, src.Titles())
+	} else {
+		q.SetTitles(nil, titles.English())
+	}
 	q.SetHistory(2) // relog asks for no statistics: no ring of past values to keep
 	var bad []string
 	// A path whose machine, object, counter or instance is missing from
@@ -562,7 +574,7 @@ type plan struct {
 
 // scan is the first pass: it learns the columns and the input's range.
 func scan(ctx context.Context, src pdh.Source, opts Options, paths []string) (*plan, error) {
-	q, err := query(src, paths)
+	q, err := query(src, paths, opts.Titles)
 	if err != nil {
 		return nil, err
 	}
