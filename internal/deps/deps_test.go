@@ -52,6 +52,7 @@ var table = map[string]rule{
 	"counterset":  {1, []string{"countertype"}},
 	"titles":      {1, []string{"filecap", "utf16le"}},
 	"perfdata":    {1, []string{"countertype", "filecap", "utf16le"}},
+	"perfini":     {1, []string{"filecap", "utf16le"}}, // lodctr's .ini and symbol files (perfini/INI.md)
 	// L2: providers, engine, consumers.
 	"manifest":       {2, []string{"counterset", "countertype", "utf16le"}},
 	"shm":            {2, []string{"counterset", "countertype"}},
