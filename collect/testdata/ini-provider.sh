@@ -22,10 +22,14 @@ sent=$1
 bandwidth=$2
 size=160
 
-# u32 writes its argument as 4 little-endian bytes.
+# u32 writes its argument as 4 little-endian bytes, each as a printf octal
+# escape computed by shell arithmetic (no command substitution: no fork).
 u32() {
 	v=$1
-	printf "\\$(printf %03o $((v & 255)))\\$(printf %03o $(((v >> 8) & 255)))\\$(printf %03o $(((v >> 16) & 255)))\\$(printf %03o $(((v >> 24) & 255)))"
+	for bits in 0 8 16 24; do
+		b=$(((v >> bits) & 255))
+		printf "\\$(((b >> 6) & 7))$(((b >> 3) & 7))$((b & 7))"
+	done
 }
 
 # counter NAME-OFFSET VALUE-OFFSET writes a PERF_COUNTER_DEFINITION.
