@@ -91,7 +91,7 @@ var table = map[string]rule{
 	"internal/tool/ctrpp":    {4, []string{"counterset", "countertype", "manifest"}},
 	"internal/tool/typeperf": {4, []string{"counterpath", "pdh", "perflog/pdhcsv", "wintz"}},
 	"internal/tool/relog":    {4, []string{"calc", "counterpath", "countertype", "pdh", "perfdata", "perflog/pdhcsv", "titles", "wintz"}},
-	"internal/tool/lodctr":   {4, []string{"manifest", "state", "titles"}},
+	"internal/tool/lodctr":   {4, []string{"manifest", "perfini", "state", "titles"}},
 	"internal/tool/logman":   {4, []string{"collectorset", "remote", "state"}},
 	"internal/server":        {4, []string{"remote"}}, // perfc serve: TLS, authentication, limits
 	// webui is perfmon's page (embedded files); it talks to remote's API
