@@ -122,7 +122,7 @@ func lines(s string, f func(n int, line string) bool) {
 	}
 }
 
-// blank reports the characters trimmed around keys, values and lines.
+// trim removes the blanks around keys, values and lines.
 func trim(s string) string { return strings.Trim(s, " \t\v\f\r") }
 
 // upper folds ASCII letters to upper case: symbols are C identifiers,
