@@ -12,7 +12,10 @@
 // executable in a process group of its own, keeps it running across
 // collections, kills the whole group when it times out, misbehaves or is
 // closed, reaps it, and restarts it with backoff when it dies); Serve is
-// the provider's side for Go programs.
+// the provider's side for Go programs. A provider registered from a V1
+// .ini file learns its title indexes (First Counter, First Help) from its
+// environment: Process.Indexes on the engine's side, IndexesFromEnv on
+// the provider's.
 //
 // Supports and SupportsCostly answer the question every provider asks
 // first — does this value name ask for my objects? — the way Windows

@@ -62,6 +62,11 @@ type Process struct {
 	Args []string
 	Dir  string   // working directory; empty = the engine's
 	Env  []string // environment; nil = the engine's
+	// Indexes, when set, are handed to the executable in its environment
+	// (EnvFirstCounter ...): the title indexes lodctr gave a provider
+	// registered from an .ini file. The four variables are removed from
+	// the environment otherwise.
+	Indexes *Indexes
 	// Stderr receives the provider's standard error; nil discards it.
 	Stderr io.Writer
 
@@ -182,7 +187,7 @@ func (p *Process) start(ctx context.Context) error {
 		return fmt.Errorf("%s: %w for another %v after: %v", p, ErrRestartBackoff, p.retryAt.Sub(now).Round(time.Millisecond), p.lastErr)
 	}
 	cmd := exec.Command(p.Path, p.Args...)
-	cmd.Dir, cmd.Env, cmd.Stderr = p.Dir, p.Env, p.Stderr
+	cmd.Dir, cmd.Env, cmd.Stderr = p.Dir, providerEnv(p.Env, os.Environ, p.Indexes), p.Stderr
 	cmd.WaitDelay = pipeGrace
 	newGroup(cmd)
 	c, err := startChild(cmd)

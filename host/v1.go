@@ -31,6 +31,11 @@ func (h *Host) addV1(regs []statedir.V1Registration, log *slog.Logger) {
 		// timeout bounds its shutdown too.
 		proc := collect.Exec(r.Exec, r.Args...)
 		proc.CloseTimeout = time.Duration(r.TimeoutMS) * time.Millisecond
+		if r.FirstCounter != 0 {
+			// Registered from an .ini file: the provider adds its offsets
+			// to these, as a DLL to its Performance key's values.
+			proc.Indexes = &collect.Indexes{FirstCounter: r.FirstCounter, FirstHelp: r.FirstHelp, LastCounter: r.LastCounter, LastHelp: r.LastHelp}
+		}
 		err := h.AddProcedure(r.Name, proc, engine.ProcedureOptions{
 			TestLevel: level,
 			Timeout:   time.Duration(r.TimeoutMS) * time.Millisecond,

@@ -9,7 +9,9 @@
 //     counters, and the uids allowed to publish them),
 //   - a copy of each registered manifest with its parsed form
 //     (manifests/), so that commands do not parse XML at start-up,
-//   - the V1 registrations (v1.json: out-of-process collect providers),
+//   - the V1 registrations (v1.json: out-of-process collect providers,
+//     registered from a JSON file or, with First/Last Counter/Help and
+//     every language's names, from a V1 .ini file),
 //   - the data collector set definitions of perfc logman (sets/NAME.xml,
 //     the DataCollectorSet XML of package collectorset; sets.go), each
 //     read on its own so that a damaged one costs only its set.
@@ -28,7 +30,9 @@
 // trust rules in full.
 //
 // The host package reads the state with Read to assemble the local
-// machine; lodctr registers with Register and RegisterV1; commands that
+// machine; lodctr registers with Register, RegisterV1 and
+// RegisterV1Offsets (a V1 .ini file's names, given a block of indexes
+// after Last Counter); commands that
 // only need names (dump, relog) call Titles. This package imports no
 // engine, host or collector: the names of the host's built-in objects
 // come in through a function (RegisterOptions.Builtin, Titles' builtin).

@@ -57,7 +57,7 @@ func commandOptions(ctx context.Context, e *env) map[string][]string {
 		}
 		switch c.name {
 		case "lodctr":
-			out[c.name] = []string{"/m:", "/q", "/v", "/v1:", "/?"}
+			out[c.name] = []string{"/m:", "/q", "/v", "/v1:", "/exec:", "/arg:", "/?"}
 			continue
 		case "unlodctr":
 			out[c.name] = []string{"/m:", "/v", "/v1:", "/?"}

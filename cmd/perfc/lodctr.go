@@ -13,8 +13,8 @@ import (
 func lodctrCommand() command {
 	return command{
 		name:  "lodctr",
-		usage: "[/m:]MANIFEST [path] [/u:USER[,USER...]] | /v1:FILE | /q   [-v]",
-		short: "register a V2 provider's counters manifest in the state directory ($PERFC_STATE_DIR)",
+		usage: "[/m:]MANIFEST [path] [/u:USER[,USER...]] | FILE.ini [/exec:PATH [/arg:ARG...]] | /v1:FILE | /q   [-v]",
+		short: "register a provider's counters (V2 manifest, V1 .ini file) in the state directory ($PERFC_STATE_DIR)",
 		run:   runLodctr,
 	}
 }
@@ -22,7 +22,7 @@ func lodctrCommand() command {
 func unlodctrCommand() command {
 	return command{
 		name:  "unlodctr",
-		usage: "/m:MANIFEST | PROVIDER-GUID | PROVIDER-NAME   [-v]",
+		usage: "/m:MANIFEST | PROVIDER-GUID | PROVIDER-NAME | DRIVERNAME | FILE.ini | /v1:NAME   [-v]",
 		short: "remove a provider registered with lodctr",
 		run:   runUnlodctr,
 	}
@@ -48,11 +48,13 @@ func hostOptions(e *env) (host.Options, error) {
 // options start with '/' or '-', take their value after ':'
 // ("/m:file.man"), and are case-insensitive.
 type winArgs struct {
-	manifest string // /m:
-	v1       string // /v1: a V1 provider's registration file (lodctr) or name (unlodctr)
-	users    string // /u: the users who will publish the provider's sets (lodctr)
-	query    bool   // /q
-	verbose  bool   // -v
+	manifest string   // /m:
+	v1       string   // /v1: a V1 provider's registration file (lodctr) or name (unlodctr)
+	users    string   // /u: the users who will publish the provider's sets (lodctr)
+	exec     string   // /exec: a V1 .ini provider's executable (lodctr)
+	args     []string // /arg: its arguments, one each (lodctr)
+	query    bool     // /q
+	verbose  bool     // -v
 	pos      []string
 }
 
@@ -93,6 +95,18 @@ func parseWinArgs(args []string, lodctrArgs bool) (winArgs, error) {
 				return a, usagef("%s needs users: /u:USER[,USER...] (names or uids)", s)
 			}
 			a.users = val
+		case "exec", "arg":
+			if !lodctrArgs {
+				return a, usagef("unknown option %s", s)
+			}
+			if !hasVal || strings.EqualFold(name, "exec") && val == "" {
+				return a, usagef("%s needs a value: /exec:PATH (the V1 provider's executable), /arg:ARG (one argument of it)", s)
+			}
+			if strings.EqualFold(name, "exec") {
+				a.exec = val
+			} else {
+				a.args = append(a.args, val)
+			}
 		case "q":
 			if !lodctrArgs {
 				return a, usagef("unknown option %s", s)
@@ -101,7 +115,7 @@ func parseWinArgs(args []string, lodctrArgs bool) (winArgs, error) {
 		case "v":
 			a.verbose = true
 		case "s", "r", "t", "e", "d", "l":
-			return a, usagef("option %s (V1 registry settings) is not supported: perfc registers V2 manifests (/m:) and V1 providers from a JSON file (/v1:)", s)
+			return a, usagef("option %s (Windows' registry settings) is not supported: perfc registers V2 manifests (/m:), V1 .ini files and V1 providers from a JSON file (/v1:)", s)
 		default:
 			if strings.HasPrefix(s, "/") && strings.Contains(s[1:], "/") {
 				a.pos = append(a.pos, s) // an absolute path, not an option
@@ -136,8 +150,8 @@ func runLodctr(ctx context.Context, e *env, args []string) error {
 		return lodctr.List(opts, e.stdout)
 	}
 	if a.v1 != "" {
-		if a.manifest != "" || len(a.pos) > 0 || a.users != "" {
-			return usagef("/v1: takes no manifest and no /u:")
+		if a.manifest != "" || len(a.pos) > 0 || a.users != "" || a.exec != "" || len(a.args) > 0 {
+			return usagef("/v1: takes no manifest, /u:, /exec: or /arg:")
 		}
 		return lodctr.InstallV1(opts, a.v1, e.stdout)
 	}
@@ -150,11 +164,22 @@ func runLodctr(ctx context.Context, e *env, args []string) error {
 	case file == "":
 		file = a.pos[0] // "lodctr file.man" as well as "lodctr /m:file.man"
 	}
+	if a.manifest == "" && strings.EqualFold(fileExt(file), ".ini") {
+		// lodctr FILE.ini: a V1 provider's names, as Windows registers a
+		// performance DLL's.
+		if len(a.pos) > 1 || a.users != "" {
+			return usagef("lodctr FILE.ini takes /exec:PATH and /arg:ARG, no second file and no /u:")
+		}
+		if a.exec == "" && len(a.args) > 0 {
+			return usagef("/arg: without /exec:")
+		}
+		return lodctr.InstallINI(opts, file, lodctr.V1Exec{Path: a.exec, Args: a.args}, e.stdout)
+	}
+	if a.exec != "" || len(a.args) > 0 {
+		return usagef("/exec: and /arg: go with a V1 .ini file")
+	}
 	// The optional path after the manifest names, on Windows, the binary
 	// holding its string resources; names come from the manifest here.
-	if strings.EqualFold(fileExt(file), ".ini") {
-		return usagef("%s: V1 .ini counter files are not supported: register a V2 manifest (/m:) or a V1 provider's JSON file (/v1:)", file)
-	}
 	return lodctr.Install(opts, file, e.stdout)
 }
 
@@ -187,8 +212,11 @@ func runUnlodctr(ctx context.Context, e *env, args []string) error {
 		return usagef("no manifest, provider GUID or provider name given")
 	}
 	key := a.pos[0]
-	if ext := strings.ToLower(fileExt(key)); ext == ".man" || ext == ".xml" {
+	if ext := strings.ToLower(fileExt(key)); ext == ".man" || ext == ".xml" || ext == ".ini" {
 		if _, err := os.Stat(key); err == nil {
+			if ext == ".ini" {
+				return lodctr.UninstallINI(opts, key, e.stdout)
+			}
 			return lodctr.UninstallManifest(opts, key, e.stdout)
 		}
 	}
@@ -207,9 +235,13 @@ func printLodctrHelp(e *env) {
 	e.stderr.Write([]byte(`usage:
   perfc lodctr [/m:]MANIFEST [path] [/u:USER[,USER...]] [-v]
                                            register a V2 provider's counters manifest
+  perfc lodctr FILE.ini [/exec:PATH [/arg:ARG]...] [-v]
+                                           register a V1 provider's counter names
+                                           from its .ini and symbol (.h) files
   perfc lodctr /q                          list the registered providers
   perfc unlodctr /m:MANIFEST [-v]          remove the providers a manifest declares
   perfc unlodctr GUID | PROVIDER-NAME      remove one registered provider
+  perfc unlodctr DRIVERNAME | FILE.ini     remove a V1 provider registered from an .ini
   perfc lodctr /v1:FILE                    register a V1 (out-of-process collect) provider
   perfc unlodctr /v1:NAME                  remove it
 
@@ -219,6 +251,11 @@ Options:
                 processes may publish the provider's counter sets, e.g. the
                 service user: /u:www-data,1001. Default: you. Data published
                 by anyone else is ignored and reported.
+  /exec:PATH    (with FILE.ini) the V1 provider's executable, which speaks
+                collect/PROTOCOL.md; relative to the working directory.
+                Without it, the executable of the V1 provider already
+                registered under the .ini's drivername is kept.
+  /arg:ARG      (with /exec:) one argument of the executable; repeat it
   /q            list the registrations (and any damaged ones)
   -v            list the title index of every set and counter
   /v1:FILE      (lodctr) a V1 provider's JSON registration file
@@ -227,12 +264,26 @@ Options:
 Examples:
   perfc lodctr /m:httpserver.man /u:www-data
   perfc unlodctr PerfcExampleHTTPServer
+  perfc lodctr transfer.ini /exec:/usr/lib/transfer/perfprovider /arg:--quiet
+  perfc unlodctr PerfcTransfer
   perfc lodctr /v1:widgets.json
 
 A counter set whose GUID or name another provider registered is refused
 (registering the same provider GUID again replaces it), and so are names
 with control characters; unlodctr with a name several providers share
 lists them: name one by its GUID.
+
+A V1 .ini file ([info] drivername and symbolfile, [languages], [objects],
+[text] with SYMBOL_LANGID_NAME and SYMBOL_LANGID_HELP keys) and its symbol
+file beside it (#define SYMBOL OFFSET) are read as Windows' lodctr reads
+them (perfini/INI.md): the objects and counters get title indexes after
+Last Counter, index = First Counter + offset and help = First Help +
+offset; the names are the English ones (009), or the first language's of
+[languages] without English; every language's text is kept with the
+registration. The provider is registered under its drivername and learns
+First Counter and First Help from its environment (PERFC_FIRST_COUNTER,
+PERFC_FIRST_HELP; collect/PROTOCOL.md). Registering the .ini again
+replaces the registration. What is refused is named with file:line.
 
 A V1 registration FILE is JSON (state.V1Registration): {"name": "...",
 "exec": "/path/to/provider", "args": [...], "objects": [9000],

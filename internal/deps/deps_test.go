@@ -52,6 +52,7 @@ var table = map[string]rule{
 	"counterset":  {1, []string{"countertype"}},
 	"titles":      {1, []string{"filecap", "utf16le"}},
 	"perfdata":    {1, []string{"countertype", "filecap", "utf16le"}},
+	"perfini":     {1, []string{"filecap", "utf16le"}}, // lodctr's .ini and symbol files (perfini/INI.md)
 	// L2: providers, engine, consumers.
 	"manifest":       {2, []string{"counterset", "countertype", "utf16le"}},
 	"shm":            {2, []string{"counterset", "countertype"}},
@@ -90,7 +91,7 @@ var table = map[string]rule{
 	"internal/tool/ctrpp":    {4, []string{"counterset", "countertype", "manifest"}},
 	"internal/tool/typeperf": {4, []string{"counterpath", "pdh", "perflog/pdhcsv", "titles", "wintz"}},
 	"internal/tool/relog":    {4, []string{"calc", "counterpath", "countertype", "pdh", "perfdata", "perflog/pdhcsv", "titles", "wintz"}},
-	"internal/tool/lodctr":   {4, []string{"manifest", "state", "titles"}},
+	"internal/tool/lodctr":   {4, []string{"manifest", "perfini", "state", "titles"}},
 	"internal/tool/logman":   {4, []string{"collectorset", "remote", "state"}},
 	"internal/server":        {4, []string{"remote"}}, // perfc serve: TLS, authentication, limits
 	// webui is perfmon's page (embedded files); it talks to remote's API

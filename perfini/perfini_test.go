@@ -1,0 +1,309 @@
+package perfini
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf16"
+
+	"github.com/perfcounters/perfcounters/internal/golden"
+)
+
+// dump writes a Provider as text for golden files.
+func dump(p *Provider) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "driver %s\nsymbol file %s\nlanguage %s of %s\nobjects section %v\n", p.DriverName, filepath.Base(p.SymbolFile), p.Language, strings.Join(p.Languages, ","), p.HasObjects)
+	for _, n := range p.Names {
+		kind := "counter"
+		if n.Object {
+			kind = "object"
+		}
+		fmt.Fprintf(&b, "%d %s %s: %q %q\n", n.Offset, kind, n.Symbol, n.Name, n.Help)
+		langs := make([]string, 0, len(n.Text))
+		for l := range n.Text {
+			langs = append(langs, l)
+		}
+		slices.Sort(langs)
+		for _, l := range langs {
+			fmt.Fprintf(&b, "  %s %q %q\n", l, n.Text[l].Name, n.Text[l].Help)
+		}
+	}
+	for _, w := range p.Warnings {
+		fmt.Fprintf(&b, "warning: %s\n", w)
+	}
+	return b.String()
+}
+
+// utf16File encodes s as Windows' Notepad saves "Unicode": UTF-16LE with a
+// byte-order mark.
+func utf16File(s string) []byte {
+	b := []byte{0xFF, 0xFE}
+	for _, u := range utf16.Encode([]rune(s)) {
+		b = append(b, byte(u), byte(u>>8))
+	}
+	return b
+}
+
+// TestLoadTransfer reads the fixture written from Microsoft's documented
+// format, with the lenient forms real files have: the result is pinned in
+// a golden file, and its key facts are checked here by hand.
+func TestLoadTransfer(t *testing.T) {
+	p, err := Load(filepath.Join("testdata", "transfer", "Transfer.ini"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, filepath.Join("testdata", "transfer.golden"), dump(p))
+	want := []struct {
+		offset uint32
+		name   string
+		object bool
+		german string
+	}{
+		{0, "Transfer", true, "Übertragung"},
+		{2, "Bytes Sent", false, "Gesendete Bytes"},
+		{4, "Available Bandwidth", false, "Verfügbare Bandbreite"},
+	}
+	if len(p.Names) != len(want) {
+		t.Fatalf("%d names, want %d", len(p.Names), len(want))
+	}
+	for i, w := range want {
+		n := p.Names[i]
+		if n.Offset != w.offset || n.Name != w.name || n.Object != w.object || n.Text["007"].Name != w.german || n.Text["009"].Name != w.name {
+			t.Errorf("name %d = %+v, want %+v", i, n, w)
+		}
+	}
+	if p.DriverName != "PerfcTransfer" || p.Language != "009" || filepath.Base(p.SymbolFile) != "TransferOffsets.h" {
+		t.Errorf("driver %q, language %q, symbol file %q", p.DriverName, p.Language, p.SymbolFile)
+	}
+	if h := p.Names[2].Help; h != "Available bandwidth on the network, in bytes." {
+		t.Errorf("quoted help text read as %q", h)
+	}
+	if !slices.Equal(p.Objects(), []uint32{0}) {
+		t.Errorf("objects %v", p.Objects())
+	}
+}
+
+// TestMicrosoftExample reads the example of "Adding Counter Names and
+// Descriptions to the Registry" (two objects, English and French, its
+// LAST_..._OFFSET convenience macros, C comments in the header) as
+// documented, in UTF-8 and in UTF-16.
+func TestMicrosoftExample(t *testing.T) {
+	ini := "[info]\ndrivername=MyApplication\nsymbolfile=CounterOffsets.h\ntrusted=\n\n[objects]\nTRANSFER_OBJECT_009_NAME=\nPEER_OBJECT_009_NAME=\n\n" +
+		"[languages]\n009=English\n00C=French\n\n[text]\n\n// English strings\n\n" +
+		"TRANSFER_OBJECT_009_NAME=Transfer\nTRANSFER_OBJECT_009_HELP=Provides information related to transferring files.\n\n" +
+		"BYTES_SENT_009_NAME=Bytes Sent\nBYTES_SENT_009_HELP=Number of bytes sent in the last transfer.\n\n" +
+		"AVAILABLE_BANDWIDTH_009_NAME=Available Bandwidth\nAVAILABLE_BANDWIDTH_009_HELP=Available bandwidth on the network, in bytes.\n\n" +
+		"PEER_OBJECT_009_NAME=Peer\nPEER_OBJECT_009_HELP=Provides information related to peer-caching.\n\n" +
+		"BYTES_SERVED_009_NAME=Bytes Served\nBYTES_SERVED_009_HELP=Number of bytes served from the cache.\n\n" +
+		"// French strings\n\nTRANSFER_OBJECT_00C_NAME=Transfert\nBYTES_SENT_00C_NAME=Octets Envoyés\n" +
+		"AVAILABLE_BANDWIDTH_00C_NAME=Bande Passante Disponible\nPEER_OBJECT_00C_NAME=Pair\nBYTES_SERVED_00C_NAME=Octets Servis\n"
+	h := "#ifndef OFFSETS_H\n#define OFFSETS_H\n\n// Symbol file that defines constant values.\n\n" +
+		"#define TRANSFER_OBJECT      0 // First object must be at offset 0.\n#define BYTES_SENT           2 // Counters for the object follow.\n" +
+		"#define AVAILABLE_BANDWIDTH  4 // Offsets must be even numbers.\n\n#define LAST_TRANSFER_OBJECT_COUNTER_OFFSET  AVAILABLE_BANDWIDTH\n\n" +
+		"#define PEER_OBJECT          6 // Second object must be at the next offset.\n#define BYTES_SERVED         8 // Counter for the second object.\n\n" +
+		"#define LAST_PEER_OBJECT_COUNTER_OFFSET  BYTES_SERVED\n\n#endif // OFFSETS_H\n"
+	for _, enc := range []struct {
+		name string
+		f    func(string) []byte
+	}{{"UTF-8", func(s string) []byte { return []byte(s) }}, {"UTF-16LE", utf16File}} {
+		t.Run(enc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			os.WriteFile(filepath.Join(dir, "MyApp.ini"), enc.f(ini), 0o644)
+			os.WriteFile(filepath.Join(dir, "CounterOffsets.h"), enc.f(h), 0o644)
+			p, err := Load(filepath.Join(dir, "MyApp.ini"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, n := range p.Names {
+				got = append(got, fmt.Sprintf("%d %s %v %s", n.Offset, n.Name, n.Object, n.Text["00C"].Name))
+			}
+			want := []string{"0 Transfer true Transfert", "2 Bytes Sent false Octets Envoyés", "4 Available Bandwidth false Bande Passante Disponible",
+				"6 Peer true Pair", "8 Bytes Served false Octets Servis"}
+			if !slices.Equal(got, want) {
+				t.Errorf("names\n%q\nwant\n%q", got, want)
+			}
+			if len(p.Warnings) != 0 {
+				t.Errorf("warnings %q", p.Warnings)
+			}
+		})
+	}
+}
+
+// TestLenient: forms Windows' lodctr accepts, each alone in an otherwise
+// plain file pair, and what is made of them.
+func TestLenient(t *testing.T) {
+	const h = "#define OBJ 0\n#define CTR 2\n"
+	base := func(info, langs, objects, text string) string {
+		return "[info]\n" + info + "\n[languages]\n" + langs + "\n[objects]\n" + objects + "\n[text]\n" + text
+	}
+	plainInfo, plainText := "drivername=d\nsymbolfile=s.h", "OBJ_009_NAME=Obj\nCTR_009_NAME=Ctr\n"
+	tests := []struct {
+		name     string
+		ini, h   string
+		want     string // "offset name/..." of every name, objects starred
+		warnings int
+	}{
+		{"plain", base(plainInfo, "009=", "OBJ_009_NAME=", plainText), h, "0 Obj*/2 Ctr", 0},
+		{"blanks and tabs around keys, '=' and values", base(" drivername\t=\td \nsymbolfile = s.h", " 009 = English ", "  OBJ_009_NAME =  ", " OBJ_009_NAME = Obj \nCTR_009_NAME\t=\tCtr\n"), h, "0 Obj*/2 Ctr", 0},
+		{"keys and sections in any case", "[INFO]\nDriverName=d\nSymbolFile=s.h\n[Languages]\n009=\n[OBJECTS]\nobj_009_name=\n[Text]\nobj_009_name=Obj\nCtr_009_Name=Ctr\n", h, "0 Obj*/2 Ctr", 0},
+		{"symbol case differs from the header", base(plainInfo, "009=", "Obj_009_NAME=", "obj_009_NAME=Obj\nctr_009_NAME=Ctr\n"), h, "0 Obj*/2 Ctr", 0},
+		{"comments and text before [info], ; and // comments", "; made by hand\n// x\nsome words\nkey=value before any section\n" + base(plainInfo, "; none\n009=", "OBJ_009_NAME=", "// english\n"+plainText), h, "0 Obj*/2 Ctr", 0},
+		{"quoted values", base(plainInfo, "009=", "OBJ_009_NAME=", "OBJ_009_NAME=\" Obj \"\nCTR_009_NAME='Ctr'\n"), h, "0  Obj */2 Ctr", 0},
+		{"other sections and [info] keys ignored", "[notes]\nanything\n" + base(plainInfo+"\ntrusted=\napplicationname=x", "009=", "OBJ_009_NAME=", plainText), h, "0 Obj*/2 Ctr", 0},
+		{"trailing text after a section header", "[info] extra\n" + plainInfo + "\n[languages]  \n009=\n[text]\n" + plainText, h, "0 Obj/2 Ctr", 1},
+		{"no [objects] section: a warning", "[info]\n" + plainInfo + "\n[languages]\n009=\n[text]\n" + plainText, h, "0 Obj/2 Ctr", 1},
+		{"a repeated key with the same value", base(plainInfo+"\ndrivername=d", "009=\n009=", "OBJ_009_NAME=", plainText+"OBJ_009_NAME=Obj\n"), h, "0 Obj*/2 Ctr", 0},
+		{"text in an unlisted language: left out, a warning", base(plainInfo, "009=", "OBJ_009_NAME=", plainText+"OBJ_054_NAME=x\n"), h, "0 Obj*/2 Ctr", 1},
+		{"no English: the first language listed names", base(plainInfo, "007=\n00C=", "OBJ_007_NAME=", "OBJ_00C_NAME=Objet\nOBJ_007_NAME=Objekt\nCTR_00C_NAME=Compteur\nCTR_007_NAME=Zähler\n"), h, "0 Objekt*/2 Zähler", 0},
+		{"a name missing in the main language: taken from another", base(plainInfo, "009=\n007=", "OBJ_009_NAME=", "OBJ_009_NAME=Obj\nCTR_007_NAME=Zähler\n"), h, "0 Obj*/2 Zähler", 1},
+		{"help optional", base(plainInfo, "009=", "OBJ_009_NAME=", plainText), h, "0 Obj*/2 Ctr", 0},
+		{"header: hex, suffixes, parentheses, aliases, guards, function-like macros, block comments, continuations", base(plainInfo, "009=", "OBJ_009_NAME=", plainText),
+			"#ifndef X\n#define X\n/* a\n   block */ #define OBJ (0u)\n#define F(x) (x+1)\n#define TWO 0x2L\n#  define CTR \\\n  TWO\nint y; /* #define CTR 4 */\n#endif\n", "0 Obj*/2 Ctr", 0},
+		{"header: unused macros may be anything", base(plainInfo, "009=", "OBJ_009_NAME=", plainText), h + "#define JUNK 1 + \"x\"\n#define ODD 3\n#define OCT 010\n#define OBJ_ALIAS OBJ\n", "0 Obj*/2 Ctr", 0},
+		{"Chinese primary id taken as 804", base(plainInfo, "004=", "OBJ_004_NAME=", "OBJ_004_NAME=对象\nCTR_004_NAME=计数器\n"), h, "0 对象*/2 计数器", 1},
+		{"a symbol without text in any listed language is not registered", base(plainInfo, "009=", "OBJ_009_NAME=", "OBJ_009_NAME=Obj\nCTR_009_NAME=Ctr\nMORE_054_NAME=x\n"), h + "#define MORE 4\n", "0 Obj*/2 Ctr", 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			os.WriteFile(filepath.Join(dir, "p.ini"), []byte(tc.ini), 0o644)
+			os.WriteFile(filepath.Join(dir, "s.h"), []byte(tc.h), 0o644)
+			p, err := Load(filepath.Join(dir, "p.ini"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, n := range p.Names {
+				s := fmt.Sprintf("%d %s", n.Offset, n.Name)
+				if n.Object {
+					s += "*"
+				}
+				got = append(got, s)
+			}
+			if g := strings.Join(got, "/"); g != tc.want {
+				t.Errorf("names %q, want %q", g, tc.want)
+			}
+			if len(p.Warnings) != tc.warnings {
+				t.Errorf("warnings %q, want %d", p.Warnings, tc.warnings)
+			}
+		})
+	}
+}
+
+// TestRefused: what lodctr must not take, each refused with the file and
+// line at fault and why.
+func TestRefused(t *testing.T) {
+	const goodH = "#define OBJ 0\n#define CTR 2\n"
+	const goodINI = "[info]\ndrivername=d\nsymbolfile=s.h\n[languages]\n009=\n[objects]\nOBJ_009_NAME=\n[text]\nOBJ_009_NAME=Obj\nCTR_009_NAME=Ctr\n"
+	tests := []struct {
+		name   string
+		ini, h string
+		extra  []string // more files beside them
+		want   string   // "FILE:LINE: " and a part of why
+	}{
+		{"no [info]", "[languages]\n009=\n[text]\nOBJ_009_NAME=Obj\n", goodH, nil, "p.ini: no [info] section"},
+		{"no drivername", "[info]\nsymbolfile=s.h\n[languages]\n009=\n[text]\nOBJ_009_NAME=Obj\n", goodH, nil, "p.ini:1: [info] has no drivername"},
+		{"empty drivername", "[info]\ndrivername =\nsymbolfile=s.h\n[languages]\n009=\n[text]\nOBJ_009_NAME=Obj\n", goodH, nil, "p.ini:2: [info] drivername is empty"},
+		{"two drivernames", "[info]\ndrivername=a\ndrivername=b\nsymbolfile=s.h\n[languages]\n009=\n[text]\nOBJ_009_NAME=Obj\n", goodH, nil, `p.ini:3: [info] drivername = "b", but line 2 says "a"`},
+		{"no symbolfile", "[info]\ndrivername=d\n[languages]\n009=\n[text]\nOBJ_009_NAME=Obj\n", goodH, nil, "p.ini:1: [info] has no symbolfile"},
+		{"symbol file missing", strings.Replace(goodINI, "s.h", "gone.h", 1), goodH, nil, "p.ini:3: symbolfile gone.h: no such file"},
+		{"symbol file ambiguous in case", strings.Replace(goodINI, "s.h", "S.H", 1), goodH, []string{"s.H"}, "p.ini:3: symbolfile S.H: s.H and s.h differ only in case"},
+		{"no languages", "[info]\ndrivername=d\nsymbolfile=s.h\n[languages]\n[text]\nOBJ_009_NAME=Obj\n", goodH, nil, "p.ini:4: no language in [languages]"},
+		{"a locale id", strings.Replace(goodINI, "009=", "1033=", 1), goodH, nil, `p.ini:5: [languages]: "1033" is not a language id`},
+		{"section header unclosed", strings.Replace(goodINI, "[objects]", "[objects", 1), goodH, nil, "p.ini:6: section header \"[objects\" has no closing ']'"},
+		{"a second [text]", goodINI + "[text]\nCTR_009_HELP=x\n", goodH, nil, "p.ini:11: a second [text] section (the first is at line 8)"},
+		{"a line that is not KEY=VALUE", goodINI + "CTR_009_HELP Counts.\n", goodH, nil, `p.ini:11: [text]: "CTR_009_HELP Counts." is not KEY=VALUE`},
+		{"a key that is not SYMBOL_LANG_NAME", goodINI + "CTR_009_TEXT=x\n", goodH, nil, "p.ini:11: [text]: key \"CTR_009_TEXT\" is not SYMBOL_LANGID_NAME or SYMBOL_LANGID_HELP (it must end in _NAME or _HELP)"},
+		{"a bad language in a key", goodINI + "CTR_9_HELP=x\n", goodH, nil, "p.ini:11: [text]: key \"CTR_9_HELP\" is not SYMBOL_LANGID_NAME"},
+		{"an empty name", strings.Replace(goodINI, "CTR_009_NAME=Ctr", "CTR_009_NAME=", 1), goodH, nil, "p.ini:10: [text]: CTR_009_NAME is empty"},
+		{"a tab in a name", strings.Replace(goodINI, "CTR_009_NAME=Ctr", "CTR_009_NAME=C\ttr", 1), goodH, nil, "p.ini:10: [text]: CTR_009_NAME contains the control character U+0009"},
+		{"one key, two texts", goodINI + "ctr_009_name=Other\n", goodH, nil, `p.ini:11: [text]: ctr_009_name = "Other", but line 10 gives it as "Ctr"`},
+		{"a symbol the header lacks", goodINI + "MORE_009_NAME=x\n", goodH, nil, "p.ini:11: MORE is not defined in the symbol file"},
+		{"a symbol two header macros match", goodINI, "#define OBJ 0\n#define Ctr 2\n#define cTR 2\n", nil, "p.ini:10: CTR matches Ctr (line 2) and cTR (line 3) of the symbol file"},
+		{"an odd offset", goodINI, "#define OBJ 0\n#define CTR 3\n", nil, "s.h:2: CTR = 3 is odd"},
+		{"a gap", goodINI, "#define OBJ 0\n#define CTR 4\n", nil, "s.h:2: CTR = 4 leaves a gap: the 2 objects and counters of [text] must have the offsets 0, 2, ... 2"},
+		{"no offset 0", goodINI, "#define OBJ 2\n#define CTR 4\n", nil, "s.h:2: CTR = 4 leaves a gap"},
+		{"a shared offset", goodINI, "#define OBJ 0\n#define CTR 0\n", nil, "s.h:2: CTR has the offset 0 of OBJ (line 1)"},
+		{"an expression", goodINI, "#define OBJ 0\n#define CTR (OBJ + 2)\n", nil, `s.h:2: CTR = "(OBJ + 2)" is not an offset`},
+		{"an octal-looking offset", goodINI, "#define OBJ 0\n#define CTR 02\n", nil, `s.h:2: CTR: "02" has a leading 0`},
+		{"a negative offset", goodINI, "#define OBJ 0\n#define CTR -2\n", nil, "s.h:2: CTR: a negative offset"},
+		{"no value", goodINI, "#define OBJ 0\n#define CTR\n", nil, "s.h:2: CTR has no value"},
+		{"redefined", goodINI, "#define OBJ 0\n#define CTR 2\n#define CTR 4\n", nil, "s.h:3: CTR is defined again with another value (first at line 2"},
+		{"an alias loop", goodINI, "#define OBJ 0\n#define CTR A\n#define A B\n#define B A\n", nil, "s.h:2: CTR: the chain of macro names does not end in a number"},
+		{"a help without a name", goodINI + "MORE_009_HELP=Only help.\n", goodH + "#define MORE 4\n", nil, "p.ini:11: MORE has no NAME in any language of [languages]"},
+		{"an object without text", strings.Replace(goodINI, "OBJ_009_NAME=\n[text]", "OBJ_009_NAME=\nPEER_009_NAME=\n[text]", 1), goodH + "#define PEER 4\n", nil, "p.ini:8: [objects] lists PEER, which [text] gives no name"},
+		{"ANSI text", strings.Replace(goodINI, "Ctr", "Z\xe4hler", 1), goodH, nil, "p.ini:10: byte 0xE4 is not UTF-8"},
+		{"UTF-16 cut in half", "\xff\xfe[\x00i", goodH, nil, "p.ini: UTF-16 text of 3 bytes"},
+		{"a #define without a name", goodINI, "#define OBJ 0\n#define CTR 2\n#define\n", nil, "s.h:3: #define without a macro name"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			os.WriteFile(filepath.Join(dir, "p.ini"), []byte(tc.ini), 0o644)
+			os.WriteFile(filepath.Join(dir, "s.h"), []byte(tc.h), 0o644)
+			for _, f := range tc.extra {
+				os.WriteFile(filepath.Join(dir, f), []byte(tc.h), 0o644)
+			}
+			p, err := Load(filepath.Join(dir, "p.ini"))
+			if err == nil {
+				t.Fatalf("accepted: %s", dump(p))
+			}
+			msg := strings.ReplaceAll(err.Error(), dir+string(filepath.Separator), "")
+			if !strings.Contains(msg, tc.want) {
+				t.Errorf("error\n%s\nwant it to contain\n%s", msg, tc.want)
+			}
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Errorf("%T is not an *Error", err)
+			}
+		})
+	}
+}
+
+// TestErrorLimit: a file with many faults reports the first ten and says
+// that it stopped there.
+func TestErrorLimit(t *testing.T) {
+	ini := "[info]\ndrivername=d\nsymbolfile=s.h\n[languages]\n009=\n[text]\n" + strings.Repeat("junk line\n", 50)
+	_, err := ParseINI("p.ini", []byte(ini))
+	if err == nil || strings.Count(err.Error(), "is not KEY=VALUE") != maxErrors || !strings.Contains(err.Error(), "(reading stopped after 10 problems: fix these first)") {
+		t.Fatalf("error: %v", err)
+	}
+}
+
+// TestLimits: more languages or names than the bounds allow are refused.
+func TestLimits(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("[info]\ndrivername=d\nsymbolfile=s.h\n[languages]\n")
+	for i := 1; i <= MaxLanguages+1; i++ {
+		fmt.Fprintf(&b, "%03X=\n", i)
+	}
+	if _, err := ParseINI("p.ini", []byte(b.String())); err == nil || !strings.Contains(err.Error(), "more than 128 languages") {
+		t.Errorf("too many languages: %v", err)
+	}
+	if _, err := ParseINI("p.ini", make([]byte, MaxFileSize+1)); err == nil || !strings.Contains(err.Error(), "larger than") {
+		t.Errorf("too large: %v", err)
+	}
+	b.Reset()
+	var h strings.Builder
+	b.WriteString("[info]\ndrivername=d\nsymbolfile=s.h\n[languages]\n009=\n[text]\n")
+	for i := 0; i <= MaxNames; i++ {
+		fmt.Fprintf(&b, "S%d_009_NAME=n\n", i)
+		fmt.Fprintf(&h, "#define S%d %d\n", i, 2*i)
+	}
+	ini, err := ParseINI("p.ini", []byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	syms, err := ParseSymbols("s.h", []byte(h.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Resolve(ini, syms); err == nil || !strings.Contains(err.Error(), "more than 16384 objects and counters") {
+		t.Errorf("too many names: %v", err)
+	}
+}
