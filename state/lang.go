@@ -144,6 +144,28 @@ func (e *langEdit) localize(p *manifest.Provider, reg *Registration, cultures ma
 	return nil
 }
 
+// localizeV1 enters the names of a V1 .ini registration in the
+// databases of their languages (every language but English, whose names
+// are the English database's).
+func (e *langEdit) localizeV1(names []V1Name) error {
+	for _, n := range names {
+		for id, t := range n.Localized {
+			l, err := titles.ParseLang(id)
+			if err != nil || l == titles.LangEnglish || strings.TrimSpace(t.Name) == "" {
+				continue
+			}
+			db, err := e.db(l)
+			if err != nil {
+				return err
+			}
+			if err := db.SetAt(n.Index, t.Name, t.Help); err != nil {
+				return fmt.Errorf("title database %s: %w", langFile(l), err)
+			}
+		}
+	}
+	return nil
+}
+
 // write writes every database the edit touched.
 func (e *langEdit) write() error {
 	for l, db := range e.dbs {

@@ -319,8 +319,13 @@ func RegisterV1Offsets(path string, r V1Registration, names []V1Offset, opts Reg
 	if err != nil {
 		return fail(err)
 	}
+	langs := newLangEdit(d)
 	if k >= 0 {
-		if err := db.Remove(presentIndexes(db, v1OwnIndexes(rec.entries[k].reg, rest))); err != nil {
+		own := v1OwnIndexes(rec.entries[k].reg, rest)
+		if err := db.Remove(presentIndexes(db, own)); err != nil {
+			return fail(fmt.Errorf("V1 provider %q: removing its earlier names: %w", r.Name, err))
+		}
+		if err := langs.remove(own); err != nil {
 			return fail(fmt.Errorf("V1 provider %q: removing its earlier names: %w", r.Name, err))
 		}
 	}
@@ -348,8 +353,14 @@ func RegisterV1Offsets(path string, r V1Registration, names []V1Offset, opts Reg
 	if err := v1ObjectClash(rest, r); err != nil {
 		return fail(err)
 	}
+	if err := langs.localizeV1(r.Names); err != nil {
+		return fail(fmt.Errorf("V1 provider %q: %w", r.Name, err))
+	}
 	// Titles first, then the record (the commit point), as RegisterV1.
 	if err := d.writeTitles(db); err != nil {
+		return fail(err)
+	}
+	if err := langs.write(); err != nil {
 		return fail(err)
 	}
 	if k >= 0 {
@@ -505,10 +516,18 @@ func UnregisterV1(path, name string) error {
 	if err != nil || db == nil {
 		return err // no titles file: nothing was persisted
 	}
-	if err := db.Remove(presentIndexes(db, v1OwnIndexes(old.reg, rec.valid()))); err != nil {
+	own := v1OwnIndexes(old.reg, rec.valid())
+	if err := db.Remove(presentIndexes(db, own)); err != nil {
 		return fmt.Errorf("unregister V1 provider %q: %w", name, err)
 	}
-	return d.writeTitles(db)
+	langs := newLangEdit(d)
+	if err := langs.remove(own); err != nil {
+		return fmt.Errorf("unregister V1 provider %q: %w", name, err)
+	}
+	if err := d.writeTitles(db); err != nil {
+		return err
+	}
+	return langs.write()
 }
 
 // ReadV1 returns the V1 providers registered in the state directory path

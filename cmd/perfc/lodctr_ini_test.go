@@ -48,6 +48,12 @@ func TestLodctrINI(t *testing.T) {
 	if code != 0 || !strings.Contains(out, `\Transfer\Bytes Sent","\\`) || !strings.Contains(out, `"42.000000","7.000000"`) {
 		t.Errorf("typeperf: exit %d, stderr %q\n%s", code, errs, out)
 	}
+	// The ini's German text (007) names the same counters: typeperf
+	// -lang 007 reads them by the German path and writes German names.
+	out, errs, code = runPerfcEnv(t, env, "typeperf", "-lang", "007", `\Übertragung\Gesendete Bytes`, `\Transfer\Available Bandwidth`, "-sc", "1", "-si", "1")
+	if code != 0 || !strings.Contains(out, `\Übertragung\Gesendete Bytes","\\`) || !strings.Contains(out, `"42.000000","7.000000"`) {
+		t.Errorf("typeperf -lang 007: exit %d, stderr %q\n%s", code, errs, out)
+	}
 	if out, _, code := runPerfcEnv(t, env, "lodctr", "/q"); code != 0 || !strings.Contains(out, "PerfcTransfer") || !strings.Contains(out, "First Counter") {
 		t.Errorf("lodctr /q: exit %d\n%s", code, out)
 	}
