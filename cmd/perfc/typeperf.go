@@ -128,6 +128,7 @@ func runTypeperf(ctx context.Context, e *env, args []string) error {
 		Warn: e.warnings(*nowarn).Warn}
 	opts.Titles, opts.AltTitles = langNames(e, lang, src.Titles(), h.Engine.LangTitles(lang), *langOpt != "", func(msg string) { e.warnings(*nowarn).Warn(msg, msg) })
 	if !text {
+		warnBLGName(outName, f, func(msg string) { e.warnings(*nowarn).Warn(msg, msg) })
 		rec, err := perflog.Create(ctx, outName, f, perflog.CreateOptions{Overwrite: *yes, Counters: paths,
 			Location: time.Local, Titles: src.Titles()})
 		if err != nil {

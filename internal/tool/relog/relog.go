@@ -155,7 +155,7 @@ func Run(ctx context.Context, src pdh.Source, opts Options, out io.Writer) (in, 
 	if opts.Console != nil {
 		var b strings.Builder
 		b.WriteString(eol)
-		writeStats(&b, "Input", labelFiles(opts.Files, opts), "", p.in, opts.Location, eol)
+		writeStats(&b, "Input", labelFiles(opts.Files, opts), "", inputStats(src, p.in), opts.Location, eol)
 		if _, err := io.WriteString(opts.Console, b.String()); err != nil {
 			return p.in, written, err
 		}
@@ -257,7 +257,7 @@ func runOnce(ctx context.Context, src pdh.Source, opts Options, paths []string, 
 		}
 		var b strings.Builder
 		b.WriteString(eol)
-		writeStats(&b, "Input", labelFiles(opts.Files, opts), "", announced, opts.Location, eol)
+		writeStats(&b, "Input", labelFiles(opts.Files, opts), "", inputStats(src, announced), opts.Location, eol)
 		if _, err := io.WriteString(opts.Console, b.String()); err != nil {
 			return announced, written, err
 		}
@@ -361,6 +361,17 @@ func runOnce(ctx context.Context, src pdh.Source, opts Options, paths []string, 
 
 // recordedStats is a recording's range and count as it tells them
 // without reading its samples.
+// inputStats is what the console report's Input section says of src:
+// read, what was read of it, except under -t, where the Input section
+// speaks of the whole input (every sample, as Windows' relog reports it)
+// and the Output section of the samples kept.
+func inputStats(src pdh.Source, read Stats) Stats {
+	if e, ok := src.(*everyNth); ok {
+		return recordedStats(e.rec)
+	}
+	return read
+}
+
 func recordedStats(rec pdh.Recorded) Stats {
 	n := rec.Len()
 	if n == 0 {

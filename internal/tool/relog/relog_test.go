@@ -13,6 +13,7 @@ import (
 	goldenfile "github.com/perfcounters/perfcounters/internal/golden"
 
 	"github.com/perfcounters/perfcounters/pdh"
+	"github.com/perfcounters/perfcounters/perflog"
 	"github.com/perfcounters/perfcounters/perflog/pdhcsv"
 	"github.com/perfcounters/perfcounters/titles"
 )
@@ -175,6 +176,34 @@ func TestConsoleReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, filepath.Join("testdata", "console.golden"), console.String())
+}
+
+// TestConsoleReportEvery: under -t the Input section speaks of every
+// sample of the input (4 fixtures) and the Output section of those kept
+// (samples 0 and 2), in the one-pass text path and with a sink.
+func TestConsoleReportEvery(t *testing.T) {
+	for _, sink := range []bool{false, true} {
+		bf, files := fixtures(t)
+		var out, console bytes.Buffer
+		opts := Options{Counters: []string{`\Memory\Available MBytes`}, Location: testZone, Every: 2,
+			Console: &console, Files: files, OutFile: "out"}
+		if sink {
+			dir := t.TempDir()
+			rec, err := perflog.Create(t.Context(), filepath.Join(dir, "out.plog"), perflog.BIN, perflog.CreateOptions{Titles: bf.Titles(), Location: testZone})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rec.Close()
+			opts.Sink = rec
+		}
+		if _, _, err := Run(t.Context(), bf, opts, &out); err != nil {
+			t.Fatal(err)
+		}
+		in, outSec, ok := strings.Cut(console.String(), "Output")
+		if !ok || !strings.Contains(in, "Samples:  4") || !strings.Contains(outSec, "Samples:  2") {
+			t.Errorf("sink %v: console report\n%s\nwant Input with 4 samples and Output with 2", sink, console.String())
+		}
+	}
 }
 
 // TestShuffledInputs: input files given in any order are read in time
