@@ -156,8 +156,6 @@ func (m *Merged) unionTitles() error {
 	next += 2
 	next += next % 2
 	m.db = titles.New()
-	const maxNotes = 20
-	moved := 0
 	for k := range m.inputs {
 		in := &m.inputs[k]
 		for _, e := range in.src.Titles().Entries() {
@@ -165,15 +163,19 @@ func (m *Merged) unionTitles() error {
 				continue
 			}
 			cur := m.db.Name(e.Index)
-			if k == 0 || strings.EqualFold(cur, e.Name) {
+			if k == 0 || cur == e.Name {
 				// The first input's indexes stay (an odd one, which no
 				// block names an object or counter by, is left out).
 				_ = m.db.SetAt(e.Index, e.Name, e.Help)
 				continue
 			}
-			// One index per name, so that a machine's object is found by
-			// the index its name resolves to.
+			// One index per name, spelled as the input spells it (a
+			// "processor" of one log and a "Processor" of another are two
+			// names, so that each input's paths come out as it stored
+			// them), so that a machine's object is found by the index its
+			// name resolves to.
 			j, ok := m.db.Index(e.Name)
+			ok = ok && m.db.Name(j) == e.Name
 			if !ok && cur == "" && m.db.SetAt(e.Index, e.Name, e.Help) == nil {
 				continue
 			}
@@ -189,21 +191,14 @@ func (m *Merged) unionTitles() error {
 			if j == e.Index {
 				continue
 			}
+			// The input's blocks are renumbered as they are read: its
+			// names stay as they are, so nothing is said (a title index
+			// is nothing a reader of the output can act on).
 			if in.remap == nil {
 				in.remap = map[uint32]uint32{}
 			}
 			in.remap[e.Index] = j
-			if moved++; moved <= maxNotes {
-				why := "the name's index in an earlier input"
-				if cur != "" {
-					why = fmt.Sprintf("an earlier input names %d %q", e.Index, cur)
-				}
-				m.notes = append(m.notes, fmt.Sprintf("input %s: title index %d (%q) is %d in the merged inputs (%s)", in.name, e.Index, e.Name, j, why))
-			}
 		}
-	}
-	if moved > maxNotes {
-		m.notes = append(m.notes, fmt.Sprintf("%d more title indexes moved", moved-maxNotes))
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/perfcounters/perfcounters/countertype"
+	"github.com/perfcounters/perfcounters/pdh"
 	"github.com/perfcounters/perfcounters/perfdata"
 	"github.com/perfcounters/perfcounters/perflog"
 	"github.com/perfcounters/perfcounters/perflog/pdhcsv"
@@ -134,4 +135,23 @@ func processorBlocks(t *testing.T, dir string, proc, pct uint32, idle []uint64) 
 		files = append(files, f)
 	}
 	return files
+}
+
+// TestProblemTally: a problem that touches some samples is said once,
+// after the rows, with how many it touched; a machine that did not answer
+// is named as the reader knows it.
+func TestProblemTally(t *testing.T) {
+	noMachine := pdh.Problem{Object: 238, ObjectName: "Processor", Machine: `\\s14185201`,
+		Reason: `\\s14185201: PDH_CSTATUS_NO_MACHINE: the computer was not available (status 0x800007D0)`}
+	other := pdh.Problem{Object: 2, ObjectName: "System", Reason: "provider failed"}
+	var tl problemTally
+	for _, s := range [][]pdh.Problem{nil, {noMachine, noMachine}, {noMachine, other}, nil, {noMachine}} {
+		tl.add(s)
+	}
+	var got []string
+	tl.report(func(s string) { got = append(got, s) })
+	want := []string{`\\s14185201 did not answer in 3 of 5 samples`, `object System left out: provider failed in 1 of 5 samples`}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got %q, want %q", got, want)
+	}
 }

@@ -160,7 +160,7 @@ func Run(ctx context.Context, src pdh.Source, opts Options, out io.Writer) (in, 
 			return p.in, written, err
 		}
 	}
-	warned := map[string]bool{}
+	var tally problemTally
 	for {
 		if err := q.Collect(ctx); err != nil {
 			if errors.Is(err, io.EOF) {
@@ -169,7 +169,7 @@ func Run(ctx context.Context, src pdh.Source, opts Options, out io.Writer) (in, 
 			return p.in, written, err
 		}
 		prog.update()
-		warnProblems(opts.Warn, q.Problems(), warned)
+		tally.add(q.Problems())
 		t := q.Time()
 		if !opts.Begin.IsZero() && t.Before(opts.Begin) {
 			continue // still primes rate counters, as relog's -b does
@@ -183,6 +183,7 @@ func Run(ctx context.Context, src pdh.Source, opts Options, out io.Writer) (in, 
 		wrote = true
 		written.add(t)
 	}
+	tally.report(opts.Warn)
 	if !wrote {
 		return p.in, written, errors.New("no sample in the time range")
 	}
@@ -231,9 +232,9 @@ func (r *rowMaker) values(q *pdh.Query, cols *columns, add bool) []pdhcsv.Value 
 // (perflog/blg's Log: it then keeps no decoded samples for a second pass).
 type readOncer interface{ ReadOnce() }
 
-// runOnce is Run in one pass (no sink). Warnings are told, and rows
-// written, in the order the two passes did: a warning before the row of
-// its sample; none when the input fails. The console report's Input
+// runOnce is Run in one pass (no sink). The input's problems are told
+// after the rows, each with the number of samples it touched; none when
+// the input fails. The console report's Input
 // section, which comes first, is the recording's own account of its
 // samples (Recorded's Len and Time: the times its samples have).
 func runOnce(ctx context.Context, src pdh.Source, opts Options, paths []string, out io.Writer) (in, written Stats, err error) {
@@ -268,16 +269,7 @@ func runOnce(ctx context.Context, src pdh.Source, opts Options, paths []string, 
 	defer rows.close()
 	var r rowMaker
 	var zone pdhcsv.Zone
-	type warning struct {
-		row int // rows kept before it
-		msg string
-	}
-	var warns []warning
-	warned := map[string]bool{}
-	warn := func(msg string) { warns = append(warns, warning{written.Samples, msg}) }
-	if opts.Warn == nil {
-		warn = nil
-	}
+	var tally problemTally
 	past := false // a sample after End was read: no more rows nor warnings
 	var row []byte
 	for {
@@ -294,7 +286,7 @@ func runOnce(ctx context.Context, src pdh.Source, opts Options, paths []string, 
 			cols.learn(q)
 			continue
 		}
-		warnProblems(warn, q.Problems(), warned)
+		tally.add(q.Problems())
 		if !opts.Begin.IsZero() && t.Before(opts.Begin) {
 			cols.learn(q)
 			continue // still primes rate counters, as relog's -b does
@@ -320,30 +312,20 @@ func runOnce(ctx context.Context, src pdh.Source, opts Options, paths []string, 
 	if len(cols.cols) == 0 {
 		return in, Stats{}, errors.New("no counter in the input matches")
 	}
-	tell := func(upTo int) {
-		for len(warns) > 0 && warns[0].row <= upTo {
-			opts.Warn(warns[0].msg)
-			warns = warns[1:]
-		}
-	}
 	if written.Samples > 0 {
-		tell(0)
 		if err := w.WriteHeader(zone, cols.names()); err != nil {
 			return in, Stats{}, err
 		}
 	}
 	n := 0
 	err = rows.each(func(row []byte, cells int) error {
-		if n > 0 {
-			tell(n)
-		}
 		n++
 		return w.WritePadded(row, cells)
 	})
 	if err != nil {
 		return in, written, err
 	}
-	tell(n)
+	tally.report(opts.Warn)
 	if written.Samples == 0 {
 		return in, written, errors.New("no sample in the time range")
 	}
@@ -380,21 +362,69 @@ func recordedStats(rec pdh.Recorded) Stats {
 	return Stats{Begin: rec.Time(0), End: rec.Time(n - 1), Samples: n}
 }
 
-// warnProblems tells warn each problem of a sample it was not told yet.
-func warnProblems(warn func(string), problems []pdh.Problem, seen map[string]bool) {
-	if warn == nil {
-		return
+// problemTally counts the samples each problem touched, so that relog
+// says once, after the rows, how many it touched ("\\s14185201 did not
+// answer in 4 of 275 samples") instead of naming it at its first sample
+// only.
+type problemTally struct {
+	counts  map[string]int
+	order   []string
+	samples int
+}
+
+// add counts one sample's problems (each distinct message once).
+func (t *problemTally) add(problems []pdh.Problem) {
+	t.samples++
+	if t.counts == nil {
+		t.counts = map[string]int{}
 	}
+	var seen map[string]bool
 	for _, p := range problems {
 		if p.Partial && strings.HasSuffix(p.Reason, pdhcsv.NoValue) {
 			continue // blank cells of a text log: values it does not hold, reported as blanks
 		}
-		msg := p.String()
-		if !seen[msg] {
-			seen[msg] = true
-			warn(msg)
+		msg := problemText(p)
+		if seen[msg] {
+			continue
+		}
+		if seen == nil {
+			seen = map[string]bool{}
+		}
+		seen[msg] = true
+		if _, ok := t.counts[msg]; !ok {
+			t.order = append(t.order, msg)
+		}
+		t.counts[msg]++
+	}
+}
+
+// report tells warn each problem with the samples it touched.
+func (t *problemTally) report(warn func(string)) {
+	if warn == nil {
+		return
+	}
+	for _, msg := range t.order {
+		warn(fmt.Sprintf("%s in %d of %d samples", msg, t.counts[msg], t.samples))
+	}
+}
+
+// problemText says a sample's problem as the person reading the log sees
+// it: a machine that did not answer (PDH_CSTATUS_NO_MACHINE, a BLG's
+// remote counter) by its name, anything else as the source says it.
+func problemText(p pdh.Problem) string {
+	if strings.Contains(p.Reason, "PDH_CSTATUS_NO_MACHINE") {
+		m := p.Machine
+		if m == "" {
+			m, _, _ = strings.Cut(p.Reason, ": ")
+		}
+		if m != "" {
+			if !strings.HasPrefix(m, `\\`) {
+				m = `\\` + m
+			}
+			return m + " did not answer"
 		}
 	}
+	return p.String()
 }
 
 // progress prints relog's percentage while it writes: "\r12.00%" each
