@@ -91,4 +91,3 @@ func relogNames(e *env, l titles.Lang, logDB *titles.DB, warn func(string)) (*ti
 	}
 	return titles.Over(logDB, target), nil
 }
-
