@@ -353,15 +353,30 @@ func (q *Query) AddCounter(path string) (*Counter, error) {
 
 // AddCounterContext is AddCounter with a context for the sample it takes.
 func (q *Query) AddCounterContext(ctx context.Context, path string) (*Counter, error) {
+	return q.addCounter(ctx, path, false)
+}
+
+// AddEnglishCounter adds a counter by a path in English names
+// (PdhAddEnglishCounter), whatever language the query speaks
+// (SetTitles): the object and counter are looked up in the English names
+// (SetTitles' alt) first, and the counter is named in the query's
+// language. Without SetTitles it is AddCounter.
+func (q *Query) AddEnglishCounter(path string) (*Counter, error) {
+	return q.addCounter(context.Background(), path, true)
+}
+
+func (q *Query) addCounter(ctx context.Context, path string, english bool) (*Counter, error) {
 	p, err := counterpath.Parse(path)
 	if err != nil {
 		return nil, fmt.Errorf("pdh: %w", err)
 	}
 	if q.alt != nil {
 		if _, num := numeric(p.Object); !num && strings.IndexByte(p.Object, '*') < 0 {
-			if _, ok := q.db.Index(p.Object); !ok {
-				if i, ok := q.alt.Index(p.Object); ok && q.db.Name(i) != "" {
-					p.Object = q.db.Name(i)
+			if _, ok := q.db.Index(p.Object); !ok || english {
+				if i, ok := q.alt.Index(p.Object); ok {
+					// By index: the query's names may repeat a name
+					// (a language's name over another's English one).
+					p.Object = strconv.FormatUint(uint64(i), 10)
 				}
 			}
 		}
@@ -384,6 +399,16 @@ func (q *Query) AddCounterContext(ctx context.Context, path string) (*Counter, e
 	idx := l.obj.NameIndex()
 	objName := titleName(q.db, idx)
 	wildCtr := strings.IndexByte(p.Counter, '*') >= 0
+	if !wildCtr && english && q.alt != nil {
+		// The English name first: the object's counter of that index.
+		for i := range l.obj.NumCounters() {
+			def := l.obj.Counter(i)
+			if !def.Type.IsBase() && strings.EqualFold(p.Counter, q.alt.Name(def.NameIndex)) {
+				p.Counter = strconv.FormatUint(uint64(def.NameIndex), 10)
+				break
+			}
+		}
+	}
 	if !wildCtr {
 		var have []string
 		ok := false
@@ -405,10 +430,8 @@ func (q *Query) AddCounterContext(ctx context.Context, path string) (*Counter, e
 			for i := range l.obj.NumCounters() {
 				def := l.obj.Counter(i)
 				if !def.Type.IsBase() && strings.EqualFold(p.Counter, q.alt.Name(def.NameIndex)) {
-					if n := titleName(q.db, def.NameIndex); n != "" {
-						p.Counter, ok = n, true
-						break
-					}
+					p.Counter, ok = strconv.FormatUint(uint64(def.NameIndex), 10), true
+					break
 				}
 			}
 		}
@@ -426,6 +449,16 @@ func (q *Query) AddCounterContext(ctx context.Context, path string) (*Counter, e
 			Msg: fmt.Sprintf("object %q has instances: name one, or write (*) for all", objName)}
 		e.Have = instanceNames(l, q.db, objName)
 		return nil, e
+	}
+	if q.alt != nil {
+		// A path found by index (English names, above) is named in the
+		// query's language from here on.
+		if _, num := numeric(p.Object); num {
+			p.Object = objName
+		}
+		if n, num := numeric(p.Counter); num && !wildCtr {
+			p.Counter = titleName(q.db, n)
+		}
 	}
 	c := q.newCounter(p, idx, objName)
 	instWild := strings.IndexByte(p.Instance, '*') >= 0 || strings.IndexByte(p.Parent, '*') >= 0 ||
