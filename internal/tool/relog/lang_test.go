@@ -3,6 +3,7 @@ package relog
 import (
 	"bytes"
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -78,5 +79,28 @@ func TestGermanLog(t *testing.T) {
 	_, _, err = Run(ctx, in.Source, Options{Counters: []string{`\Processor(*)\No Such Counter`}}, &bytes.Buffer{})
 	if err == nil || !strings.Contains(err.Error(), "No Such Counter") {
 		t.Errorf("an unknown English counter: %v, want an error naming it", err)
+	}
+	// Beside a path that matches, a path that cannot be mapped is said.
+	for _, sink := range []bool{false, true} {
+		var warns []string
+		opts := Options{Counters: []string{`\Processor(*)\% Processor Time`, `\Processor(*)\No Such Counter`},
+			Warn: func(s string) { warns = append(warns, s) }}
+		if sink {
+			rec, err := perflog.Create(ctx, filepath.Join(t.TempDir(), "x.plog"), perflog.BIN, perflog.CreateOptions{Titles: de, Location: time.UTC})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rec.Close()
+			opts.Sink = rec
+		}
+		if err := in.Source.Recorded().Seek(0); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := Run(ctx, in.Source, opts, &bytes.Buffer{}); err != nil {
+			t.Fatal(err)
+		}
+		if len(warns) != 1 || !strings.HasPrefix(warns[0], `left out: \Processor(*)\No Such Counter: `) {
+			t.Errorf("sink %v: warnings %q, want the path left out, once", sink, warns)
+		}
 	}
 }

@@ -140,7 +140,7 @@ func Run(ctx context.Context, src pdh.Source, opts Options, out io.Writer) (in, 
 	if err := src.Recorded().Seek(0); err != nil {
 		return p.in, Stats{}, err
 	}
-	q, err := query(src, paths, opts.Titles)
+	q, err := query(src, paths, opts.Titles, nil)
 	if err != nil {
 		return p.in, Stats{}, err
 	}
@@ -241,7 +241,7 @@ func runOnce(ctx context.Context, src pdh.Source, opts Options, paths []string, 
 	if r, ok := src.(readOncer); ok {
 		r.ReadOnce()
 	}
-	q, err := query(src, paths, opts.Titles)
+	q, err := query(src, paths, opts.Titles, opts.Warn)
 	if err != nil {
 		return Stats{}, Stats{}, err
 	}
@@ -490,7 +490,12 @@ func counterPaths(src pdh.Source, opts Options) ([]string, error) {
 }
 
 // query opens a query with the counter paths (counterPaths).
-func query(src pdh.Source, paths []string, names *titles.DB) (*pdh.Query, error) {
+//
+// A path that matches nothing in any sample is told to warn (when the
+// others match: when none does, the error lists them all), so that a -c
+// list never loses a path silently: a name the log does not have, in its
+// language or in English.
+func query(src pdh.Source, paths []string, names *titles.DB, warn func(string)) (*pdh.Query, error) {
 	q := pdh.OpenQuery(src)
 	if names != nil {
 		q.SetTitles(names, src.Titles())
@@ -543,6 +548,11 @@ func query(src pdh.Source, paths []string, names *titles.DB) (*pdh.Query, error)
 	}
 	if len(q.Counters()) == 0 {
 		return nil, fmt.Errorf("no valid counter:\n%s", strings.Join(bad, "\n"))
+	}
+	if warn != nil {
+		for _, b := range bad {
+			warn("left out: " + b)
+		}
 	}
 	return q, nil
 }
@@ -615,7 +625,7 @@ type plan struct {
 
 // scan is the first pass: it learns the columns and the input's range.
 func scan(ctx context.Context, src pdh.Source, opts Options, paths []string) (*plan, error) {
-	q, err := query(src, paths, opts.Titles)
+	q, err := query(src, paths, opts.Titles, opts.Warn)
 	if err != nil {
 		return nil, err
 	}
