@@ -47,6 +47,12 @@ type Query struct {
 	// checked against fresh data.
 	catalog    *Sample
 	catalogPos int // the recorded source's position when catalog was taken
+	// prime is AddCounters' sample of a live source, which the first
+	// Collect uses when it comes soon enough (primeFresh) instead of
+	// collecting again; nil once used, dropped, or after a later
+	// AddCounter.
+	prime   *Sample
+	primeAt time.Time
 	// maxItems bounds the values one Collect may expand the counters to
 	// (SetMaxItems; 0 none); items counts them in the Collect under way.
 	maxItems, items int
@@ -162,10 +168,17 @@ func (q *Query) wants(idx uint32) bool { return slices.Contains(q.want, idx) }
 // whose object, counter or instance is missing from the sample is not an
 // error: its values carry the status.
 func (q *Query) Collect(ctx context.Context) error {
-	smp, err := q.machineSample(ctx)
-	if err != nil {
-		return err
+	var smp *Sample
+	if q.prime != nil && time.Since(q.primeAt) < primeFresh {
+		smp = q.prime
+	} else {
+		var err error
+		if smp, err = q.machineSample(ctx); err != nil {
+			q.prime = nil
+			return err
+		}
 	}
+	q.prime = nil
 	q.blocks = append(q.blocks[:0], smp.Blocks...)
 	q.problems = smp.Problems
 	q.gap = smp.Gap

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/perfcounters/perfcounters/calc"
 	"github.com/perfcounters/perfcounters/counterpath"
@@ -366,6 +367,7 @@ func (q *Query) AddEnglishCounter(path string) (*Counter, error) {
 }
 
 func (q *Query) addCounter(ctx context.Context, path string, english bool) (*Counter, error) {
+	q.prime = nil // a path added after AddCounters may need objects its sample lacks
 	p, err := counterpath.Parse(path)
 	if err != nil {
 		return nil, fmt.Errorf("pdh: %w", err)
@@ -547,4 +549,56 @@ func displays(s *objState) []string {
 		out = append(out, s.cur[i].display)
 	}
 	return out
+}
+
+// primeFresh is how old AddCounters' sample of a live source may be for
+// the first Collect to use it: a one-shot reader (typeperf -sc 1) adds its
+// counters and collects at once, and then needs no second collection of
+// the same objects; a program that collects later gets a fresh sample.
+const primeFresh = 250 * time.Millisecond
+
+// AddCounters adds several counters (AddCounter each, in order) with one
+// sample of the source for all their objects, where AddCounter takes one
+// per object that the last sample did not hold. A live source's sample
+// then serves as the query's first Collect when that follows within
+// primeFresh: a query of two objects reads the source twice for its
+// first value (paths, priming sample; then the row) instead of four
+// times. errs[i] is AddCounter's error for paths[i] (nil when added).
+func (q *Query) AddCounters(ctx context.Context, paths []string) (counters []*Counter, errs []error) {
+	var idx []uint32
+	for _, path := range paths {
+		p, err := counterpath.Parse(path)
+		if err != nil {
+			continue
+		}
+		i, ok := numeric(p.Object)
+		if !ok {
+			i, ok = q.db.Index(p.Object)
+		}
+		if !ok && q.alt != nil {
+			i, ok = q.alt.Index(p.Object)
+		}
+		if ok && !slices.Contains(idx, i) {
+			idx = append(idx, i)
+		}
+	}
+	var smp *Sample
+	if len(idx) > 1 {
+		if s, err := peek(ctx, q.src, idx); err == nil {
+			smp = s
+			q.catalog = s
+			if rec := q.src.Recorded(); rec != nil {
+				q.catalogPos = rec.Pos()
+			}
+		}
+	}
+	at := time.Now()
+	counters, errs = make([]*Counter, len(paths)), make([]error, len(paths))
+	for i, path := range paths {
+		counters[i], errs[i] = q.AddCounterContext(ctx, path)
+	}
+	if _, fleet := q.src.(MachineSampler); smp != nil && q.src.Recorded() == nil && !fleet && q.catalog == smp {
+		q.prime, q.primeAt = smp, at
+	}
+	return counters, errs
 }

@@ -82,8 +82,11 @@ func Run(ctx context.Context, src pdh.Source, opts Options, out, console, errw i
 	q := pdh.OpenQuery(src)
 	q.SetTitles(opts.Titles, opts.AltTitles)
 	added := 0
-	for _, p := range opts.Counters {
-		if _, err := q.AddCounter(p); err != nil {
+	// One sample for every path's object, which is also the priming
+	// sample below.
+	_, errs := q.AddCounters(ctx, opts.Counters)
+	for _, err := range errs {
+		if err != nil {
 			// pdh's message names the path, what did not match and what
 			// exists instead.
 			msg := strings.TrimPrefix(err.Error(), "pdh: ")
