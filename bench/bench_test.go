@@ -189,6 +189,7 @@ type nopCollection struct{}
 
 func (nopCollection) Seq() uint64        { return 0 }
 func (nopCollection) Time() int64        { return 0 }
+func (nopCollection) Wants(int) bool     { return true }
 func (nopCollection) Partial(string)     {}
 func (nopCollection) Unavailable(...int) {}
 

@@ -57,7 +57,8 @@ type Object struct {
 // used by one goroutine at a time and must not be kept after Collect returns.
 type Collection struct {
 	seq      uint64
-	time     int64 // the block's PerfTime100nSec
+	time     int64  // the block's PerfTime100nSec
+	want     []bool // the object's counter positions the query asked for; nil all
 	reasons  []string
 	dropped  int
 	missing  []Missing
@@ -71,6 +72,12 @@ const maxReasons = 64
 // Seq identifies the sample: every object of one query sees the same
 // number, and each query gets a larger one than the query before.
 func (c *Collection) Seq() uint64 { return c.seq }
+
+// Wants reports whether the query asked for the counter at position i of
+// the object being collected (Query.Counters); true when it named none.
+func (c *Collection) Wants(i int) bool {
+	return c.want == nil || (i >= 0 && i < len(c.want) && c.want[i])
+}
 
 // Time is the sample's PerfTime100nSec (FILETIME units), the time base of
 // the PERF_100NSEC timers the objects write.
@@ -499,6 +506,7 @@ func (e *Engine) collect(ctx context.Context, q Query, pick []int) *Result {
 			continue
 		}
 		col.reasons, col.dropped, col.missing, col.instance = col.reasons[:0], 0, nil, -1
+		col.want = e.wanted(q, i, col.want[:0])
 		err := e.collectOne(col, i)
 		var pe *PartialError
 		if err == nil && (len(col.reasons) > 0 || len(col.missing) > 0) {
@@ -524,6 +532,20 @@ func (e *Engine) collect(ctx context.Context, q Query, pick []int) *Result {
 	e.collectProcedures(ctx, q, res)
 	res.Block = slices.Clone(e.b.Bytes())
 	return res
+}
+
+// wanted is the counter positions of object i that q asks for (in buf),
+// or nil for all.
+func (e *Engine) wanted(q Query, i int, buf []bool) []bool {
+	r := &e.objs[i]
+	idx, ok := q.Counters[r.nameIndex]
+	if !ok || idx == nil {
+		return nil
+	}
+	for _, s := range r.specs {
+		buf = append(buf, slices.Contains(idx, s.NameIndex))
+	}
+	return buf
 }
 
 // missingIndexes converts the counter positions of m to object i's title
@@ -614,6 +636,12 @@ type Query struct {
 	Indexes []uint32 // QueryIndexes and QueryForeign
 	Host    string   // QueryForeign
 	Lang    string   // QueryCounter/QueryHelp, e.g. "009"; empty for the default
+	// Counters, for a QueryIndexes, names per object title index the
+	// counter title indexes the caller reads: an object may then leave
+	// the files of its other counters unread (their values are
+	// placeholders). An object it does not list, or lists as nil, is
+	// collected whole, as is every object of a query without Counters.
+	Counters map[uint32][]uint32
 }
 
 // ParseQuery parses a value name: "Global", "Costly", "Counter [lang]",

@@ -41,6 +41,18 @@ func (s *LiveSource) Sample(ctx context.Context, objects []uint32) (*pdh.Sample,
 	return s.query(ctx, q)
 }
 
+// SampleCounters is Sample of objects for a reader of only some of their
+// counters (pdh.CounterSampler): counters names, per object, the counter
+// title indexes read (nil: all), so that an object leaves the files of
+// the others unread — a one-shot of \Process(*)\% Processor Time reads
+// each process's stat alone.
+func (s *LiveSource) SampleCounters(ctx context.Context, objects []uint32, counters map[uint32][]uint32) (*pdh.Sample, error) {
+	if len(objects) == 0 {
+		return s.Sample(ctx, nil)
+	}
+	return s.query(ctx, engine.Query{Kind: engine.QueryIndexes, Indexes: objects, Counters: counters})
+}
+
 // Costly collects the Costly objects, which Global leaves out.
 func (s *LiveSource) Costly(ctx context.Context) (*pdh.Sample, error) {
 	return s.query(ctx, engine.Query{Kind: engine.QueryCostly})

@@ -437,6 +437,9 @@ func WithSystemName(blk perfdata.Block, name string, b *perfdata.Builder) (perfd
 func (q *Query) machineSample(ctx context.Context) (*Sample, error) {
 	ms, ok := q.src.(MachineSampler)
 	if !ok {
+		if cs, ok := q.src.(CounterSampler); ok && q.src.Recorded() == nil && len(q.want) > 0 {
+			return cs.SampleCounters(ctx, q.want, q.wantCounters())
+		}
 		return q.src.Sample(ctx, q.want)
 	}
 	want := make(map[string][]uint32)

@@ -463,6 +463,14 @@ func (q *Query) addCounter(ctx context.Context, path string, english bool) (*Cou
 		}
 	}
 	c := q.newCounter(p, idx, objName)
+	if !wildCtr {
+		for i := range l.obj.NumCounters() {
+			def := l.obj.Counter(i)
+			if !def.Type.IsBase() && nameMatches(p.Counter, titleName(q.db, def.NameIndex), def.NameIndex) && !slices.Contains(c.ctrs, def.NameIndex) {
+				c.ctrs = append(c.ctrs, def.NameIndex)
+			}
+		}
+	}
 	instWild := strings.IndexByte(p.Instance, '*') >= 0 || strings.IndexByte(p.Parent, '*') >= 0 ||
 		(p.HasIndex && p.Index == counterpath.AnyIndex)
 	if !instWild && !single {
@@ -584,7 +592,7 @@ func (q *Query) AddCounters(ctx context.Context, paths []string) (counters []*Co
 	}
 	var smp *Sample
 	if len(idx) > 1 {
-		if s, err := peek(ctx, q.src, idx); err == nil {
+		if s, err := q.peekFor(ctx, paths, idx); err == nil {
 			smp = s
 			q.catalog = s
 			if rec := q.src.Recorded(); rec != nil {
@@ -601,4 +609,86 @@ func (q *Query) AddCounters(ctx context.Context, paths []string) (counters []*Co
 		q.prime, q.primeAt = smp, at
 	}
 	return counters, errs
+}
+
+// wantCounters is, per object of the query, the counter title indexes its
+// counters read (nil for an object with a wildcard counter): what a
+// CounterSampler needs to collect.
+func (q *Query) wantCounters() map[uint32][]uint32 {
+	out := make(map[uint32][]uint32, len(q.want))
+	all := map[uint32]bool{}
+	for _, c := range q.counters {
+		i := c.obj.index
+		if all[i] {
+			continue
+		}
+		if c.ctrs == nil {
+			all[i] = true
+			out[i] = nil
+			continue
+		}
+		for _, x := range c.ctrs {
+			if !slices.Contains(out[i], x) {
+				out[i] = append(out[i], x)
+			}
+		}
+	}
+	return out
+}
+
+// peekFor is AddCounters' one sample of objects idx: of the counters the
+// paths name only, when the source is a live CounterSampler (a counter
+// name may have several title indexes: all of them are asked for; a
+// wildcard or an unknown name asks for the whole object).
+func (q *Query) peekFor(ctx context.Context, paths []string, idx []uint32) (*Sample, error) {
+	cs, ok := q.src.(CounterSampler)
+	if !ok || q.src.Recorded() != nil {
+		return peek(ctx, q.src, idx)
+	}
+	byName := map[uint64][]uint32{}
+	for _, e := range q.db.Entries() {
+		if e.Name != "" {
+			h := titles.FoldHash(e.Name)
+			byName[h] = append(byName[h], e.Index)
+		}
+	}
+	counters := map[uint32][]uint32{}
+	whole := map[uint32]bool{}
+	for _, path := range paths {
+		p, err := counterpath.Parse(path)
+		if err != nil {
+			continue
+		}
+		o, ok := numeric(p.Object)
+		if !ok {
+			if o, ok = q.db.Index(p.Object); !ok && q.alt != nil {
+				o, ok = q.alt.Index(p.Object)
+			}
+		}
+		if !ok || whole[o] {
+			continue
+		}
+		var named []uint32
+		if n, num := numeric(p.Counter); num {
+			named = []uint32{n}
+		} else if strings.IndexByte(p.Counter, '*') < 0 {
+			for _, i := range byName[titles.FoldHash(p.Counter)] {
+				if strings.EqualFold(q.db.Name(i), p.Counter) {
+					named = append(named, i)
+				}
+			}
+			if q.alt != nil {
+				if i, ok := q.alt.Index(p.Counter); ok {
+					named = append(named, i)
+				}
+			}
+		}
+		if len(named) == 0 {
+			whole[o] = true
+			counters[o] = nil
+			continue
+		}
+		counters[o] = append(counters[o], named...)
+	}
+	return cs.SampleCounters(ctx, idx, counters)
 }

@@ -14,6 +14,16 @@ import (
 	"github.com/perfcounters/perfcounters/titles"
 )
 
+// CounterSampler is a live source that can collect objects for a reader
+// of only some of their counters (host.LiveSource): counters names, per
+// object title index, the counter title indexes read (nil, or an object
+// left out: all of them). The values of the other counters are
+// placeholders the reader never sees. A Query uses it when its source
+// has it.
+type CounterSampler interface {
+	SampleCounters(ctx context.Context, objects []uint32, counters map[uint32][]uint32) (*Sample, error)
+}
+
 // Source is the one seam for data sources: the live local engine (adapter
 // in package host), raw block files (BlockFiles), and later remote hosts
 // and logs. A source hands over whole samples: the blocks, parsed and

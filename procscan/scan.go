@@ -153,7 +153,7 @@ type Process struct {
 	nameFrom  int  // length of comm the names were made from; -1 none
 	longNamed bool // name came from cmdline because comm was truncated
 
-	detailGen uint64 // scan whose status/io/handles are in Mem, IO, Handles
+	detailGen [3]uint64 // per Details bit: the scan whose status, io, handles are in Mem, IO, Handles
 	threadGen uint64 // scan whose threads are in Threads
 	spare     []Thread
 }
@@ -480,32 +480,54 @@ func failOf(err error) ReadFail {
 	return ReadFailed
 }
 
-// ReadDetails reads status, io and the descriptor count of every process
-// of the last scan, once per scan (Process and Process V2 share them). A file
-// that failed with "permission denied" or "does not exist" for this
-// process identity is not retried (its failure is kept); the collect
-// functions report what is missing.
-func (s *Scanner) ReadDetails() {
+// Details names the files of a process beyond stat that ReadDetails
+// reads: a caller reads only what its counters need.
+type Details uint8
+
+// The files ReadDetails can read.
+const (
+	DetailStatus  Details = 1 << iota // status: Mem
+	DetailIO                          // io: IO
+	DetailHandles                     // the fd directory: Handles
+	AllDetails    = DetailStatus | DetailIO | DetailHandles
+)
+
+// ReadDetails reads the files want names (status, io, the descriptor
+// count) of every process of the last scan, each once per scan (Process
+// and Process V2 share them). A file that failed with "permission denied"
+// or "does not exist" for this process identity is not retried (its
+// failure is kept); the collect functions report what is missing. What
+// want leaves out keeps its value of an earlier scan: a caller must not
+// show it.
+func (s *Scanner) ReadDetails(want Details) {
 	for _, e := range s.order {
-		if e.detailGen == s.gen {
-			continue
+		status := want&DetailStatus != 0 && e.detailGen[0] != s.gen
+		io := want&DetailIO != 0 && e.detailGen[1] != s.gen
+		handles := want&DetailHandles != 0 && e.detailGen[2] != s.gen
+		if status {
+			e.detailGen[0] = s.gen
 		}
-		e.detailGen = s.gen
-		if e.StatusFail.retry() {
+		if io {
+			e.detailGen[1] = s.gen
+		}
+		if handles {
+			e.detailGen[2] = s.gen
+		}
+		if status && e.StatusFail.retry() {
 			e.Mem = Mem{}
 			b, err := s.src.read(&e.fds[fileStatus], e.PID, 0, fileStatus, &s.buf)
 			if e.StatusFail = failOf(err); err == nil && !parseStatus(b, &e.Mem) {
 				e.StatusFail = ReadMalformed
 			}
 		}
-		if e.IOFail.retry() {
+		if io && e.IOFail.retry() {
 			e.IO = IO{}
 			b, err := s.src.read(&e.fds[fileIO], e.PID, 0, fileIO, &s.buf)
 			if e.IOFail = failOf(err); err == nil && !parseIO(b, &e.IO) {
 				e.IOFail = ReadMalformed
 			}
 		}
-		if e.HandlesFail.retry() {
+		if handles && e.HandlesFail.retry() {
 			n, err := s.src.handles(e, &s.dirBuf)
 			e.Handles = n
 			e.HandlesFail = failOf(err)

@@ -57,7 +57,7 @@ func TestScanFixture(t *testing.T) {
 				if err := s.Scan(func(r string) { reasons = append(reasons, r) }); err != nil {
 					t.Fatal(err)
 				}
-				s.ReadDetails()
+				s.ReadDetails(AllDetails)
 				s.ReadThreads(func(r string) { reasons = append(reasons, r) })
 				var pids []int32
 				for _, p := range s.Processes() {
@@ -135,7 +135,7 @@ func TestOptions(t *testing.T) {
 			if err := s.Scan(nil); err != nil {
 				t.Fatal(err)
 			}
-			s.ReadDetails()
+			s.ReadDetails(AllDetails)
 			s.ReadThreads(nil)
 		}
 		if k := r.Kept(); tc.maxKept >= 0 && k != tc.maxKept || tc.maxKept < 0 && k == 0 {
@@ -187,7 +187,7 @@ func TestKeptAccounting(t *testing.T) {
 		if err := s.Scan(nil); err != nil {
 			t.Fatal(err)
 		}
-		s.ReadDetails()
+		s.ReadDetails(AllDetails)
 		s.ReadThreads(nil)
 	}
 	sample()

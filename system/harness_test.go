@@ -35,6 +35,7 @@ func (r *recorder) objectSpec(o Object) perfdata.ObjectSpec {
 type probe struct {
 	seq     uint64
 	time    int64
+	want    []int // the counters asked for; nil all
 	reasons []string
 	missing []mark
 	inst    int // position of the instance last started; -1 before any
@@ -50,6 +51,9 @@ func newProbe() probe { return probe{inst: -1} }
 
 func (p *probe) Seq() uint64           { return p.seq }
 func (p *probe) Time() int64           { return p.time }
+func (p *probe) Wants(c int) bool {
+	return p.want == nil || slices.Contains(p.want, c)
+}
 func (p *probe) Partial(reason string) { p.reasons = append(p.reasons, reason) }
 func (p *probe) Unavailable(counters ...int) {
 	p.missing = append(p.missing, mark{inst: p.inst, counters: slices.Clone(counters)})
@@ -61,6 +65,7 @@ type nopCol struct{}
 
 func (nopCol) Seq() uint64        { return 0 }
 func (nopCol) Time() int64        { return 0 }
+func (nopCol) Wants(int) bool     { return true }
 func (nopCol) Partial(string)     {}
 func (nopCol) Unavailable(...int) {}
 

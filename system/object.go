@@ -34,6 +34,12 @@ type Collection interface {
 	// number (Process and Thread then share one scan of /proc); 0 means
 	// unknown.
 	Seq() uint64
+	// Wants reports whether the consumer asked for the counter at this
+	// position of the object's set: a query names the counters it reads,
+	// and an object may leave the files of the others unread (their
+	// values are then placeholders nobody reads). True for every counter
+	// when the query named none.
+	Wants(counter int) bool
 	// Time is the sample's time as the block states it (PerfTime100nSec,
 	// FILETIME units): the time base of the PERF_100NSEC timers. 0 means
 	// unknown.

@@ -1,6 +1,7 @@
 package system
 
 import (
+	"slices"
 	"strconv"
 	"time"
 
@@ -211,7 +212,18 @@ func (p *ProcessObjects) collectProcess(c *Collector, col Collection, w Writer, 
 	if err := p.acquire(c, col, user); err != nil {
 		return err
 	}
-	s.ReadDetails()
+	// Only the files of the counters asked for: a query of % Processor
+	// Time reads stat alone, as pidstat -u does.
+	var want procscan.Details
+	for _, g := range []struct {
+		d        procscan.Details
+		counters []int
+	}{{procscan.DetailStatus, p.statusCounters[:]}, {procscan.DetailIO, p.ioCounters[:]}, {procscan.DetailHandles, p.handleCounter[:]}} {
+		if slices.ContainsFunc(g.counters, col.Wants) {
+			want |= g.d
+		}
+	}
+	s.ReadDetails(want)
 	now := perfdata.FileTime(c.Now())
 	w.SetObjectTime(now, 10_000_000)
 	var total [numProcCounters]uint64
@@ -254,15 +266,15 @@ func (p *ProcessObjects) collectProcess(c *Collector, col Collection, w Writer, 
 		// Values of files that could not be read are placeholders, never a
 		// valid 0: another user's /proc/PID/io and /proc/PID/fd are denied
 		// to an unprivileged reader.
-		if e.StatusFail != procscan.ReadOK {
+		if want&procscan.DetailStatus != 0 && e.StatusFail != procscan.ReadOK {
 			col.Unavailable(p.statusCounters[:]...)
 			miss.status.add(e.StatusFail)
 		}
-		if e.IOFail != procscan.ReadOK {
+		if want&procscan.DetailIO != 0 && e.IOFail != procscan.ReadOK {
 			col.Unavailable(p.ioCounters[:]...)
 			miss.io.add(e.IOFail)
 		}
-		if e.HandlesFail != procscan.ReadOK {
+		if want&procscan.DetailHandles != 0 && e.HandlesFail != procscan.ReadOK {
 			col.Unavailable(p.handleCounter[:]...)
 			miss.handles.add(e.HandlesFail)
 		}

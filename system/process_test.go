@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -428,5 +429,62 @@ func TestProcessScanReuse(t *testing.T) {
 		if p.scan.Gen() != s.wantGen {
 			t.Fatalf("step %d (%s): gen %d, want %d", i, s.obj.Set.Name, p.scan.Gen(), s.wantGen)
 		}
+	}
+}
+
+// TestProcessReadsWhatIsAsked: a query of % Processor Time alone (the
+// counters a one-shot `typeperf \Process(*)\% Processor Time` reads) has
+// Process read each process's stat and nothing else: the fixture's
+// unreadable status, io and fd files then go unnoticed (no reason, no
+// mark), and the stat counters keep their values. Asking for IO counters
+// too reads io (and reports the two unreadable io files) but still
+// neither status nor fd.
+func TestProcessReadsWhatIsAsked(t *testing.T) {
+	cases := []struct {
+		name        string
+		want        []int
+		wantReasons []string // substrings; none when empty
+		noReasons   []string
+		marked      []int // the counters that may be marked unavailable: those of the files read
+	}{
+		{"% Processor Time", []int{procProcessorTime}, nil, []string{"IO counters", "memory counters", "Handle Count"}, nil},
+		{"and IO Read Bytes/sec", []int{procProcessorTime, procIOReadBytes}, []string{"IO counters of 2 processes not readable"}, []string{"memory counters", "Handle Count"},
+			[]int{procIOReadOps, procIOWriteOps, procIODataOps, procIOReadBytes, procIOWriteBytes, procIODataBytes}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := basicCollector(t)
+			p := NewProcessObjects(procscan.FS(c.Proc))
+			defer p.Close()
+			obj := p.Process()
+			w := newRecWriter(t, obj.Set)
+			w.p.want = tc.want
+			if err := obj.Collect(c, &w.p, w); err != nil {
+				t.Fatal(err)
+			}
+			got := w.done()
+			joined := strings.Join(w.p.reasons, "\n")
+			for _, s := range tc.wantReasons {
+				if !strings.Contains(joined, s) {
+					t.Errorf("reasons %q lack %q", w.p.reasons, s)
+				}
+			}
+			for _, s := range tc.noReasons {
+				if strings.Contains(joined, s) {
+					t.Errorf("reasons %q mention %q: a file nobody asked for was read", w.p.reasons, s)
+				}
+			}
+			for _, m := range w.p.missing {
+				for _, k := range m.counters {
+					if !slices.Contains(tc.marked, k) {
+						t.Errorf("counter %d of instance %d marked unavailable: not asked for", k, m.inst)
+					}
+				}
+			}
+			// process_api (instance 1): stat's 348 + 762 ticks.
+			if len(got) < 2 || got[1].name != "process_api" || got[1].vals[procProcessorTime] != (348+762)*100_000 {
+				t.Errorf("process_api = %+v", got[1])
+			}
+		})
 	}
 }
