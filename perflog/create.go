@@ -38,6 +38,9 @@ type CreateOptions struct {
 	// Location is the zone the log records for its text forms (nil:
 	// time.Local).
 	Location *time.Location
+	// Rule is Location's POSIX TZ rule as the samples' reader stated it
+	// (Input.Rule): a binary log records it as it is. "" derives it.
+	Rule string
 	// Titles names the indexes of the samples (the source's): a binary
 	// log keeps the names and help texts it uses.
 	Titles *titles.DB
@@ -97,7 +100,7 @@ type binRecorder struct {
 func createBinary(name string, opts CreateOptions) (Recorder, error) {
 	bo := opts.Binary
 	bo.Compress = !opts.Uncompressed
-	bo.Location, bo.Titles, bo.Counters = opts.Location, opts.Titles, opts.Counters
+	bo.Location, bo.Rule, bo.Titles, bo.Counters = opts.Location, opts.Rule, opts.Titles, opts.Counters
 	_, err := os.Lstat(name)
 	exists := err == nil
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {

@@ -30,6 +30,11 @@ type Input struct {
 	// and agree (a BLG's, a text log's header, a binary log's); else
 	// time.Local. Tools label times with it, as Windows' relog does.
 	Location *time.Location
+	// Rule is Location's POSIX TZ rule as the input that set it stated it
+	// (a BLG's TIME_ZONE_INFORMATION, a binary log's INFO record); "" when
+	// it gave none. A writer of the same samples records it as it is
+	// (CreateOptions.Rule): the zone travels as a value, not re-derived.
+	Rule string
 	// Notes are what the readers did that their user should know (a torn
 	// last record left out, inputs out of time order merged).
 	Notes []string
@@ -89,6 +94,7 @@ func Open(ctx context.Context, names []string, opts OpenOptions) (*Input, error)
 	var parts []pdh.Input
 	var blockFiles []string
 	var zones []*time.Location
+	rules := map[*time.Location]string{}
 	formatted := 0
 	for i, name := range names {
 		f, err := Detect(name)
@@ -114,6 +120,9 @@ func Open(ctx context.Context, names []string, opts OpenOptions) (*Input, error)
 			formatted++
 		}
 		zones = append(zones, src.Location())
+		if r, ok := src.(interface{ ZoneRule() string }); ok && r.ZoneRule() != "" {
+			rules[src.Location()] = r.ZoneRule()
+		}
 		parts = append(parts, pdh.Input{Name: name, Source: src})
 	}
 	if len(blockFiles) > 0 {
@@ -133,6 +142,7 @@ func Open(ctx context.Context, names []string, opts OpenOptions) (*Input, error)
 		}
 	}
 	in.Location = commonZone(zones, span)
+	in.Rule = rules[in.Location]
 	if len(parts) == 1 {
 		in.Source = parts[0].Source
 		return in, nil

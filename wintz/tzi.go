@@ -29,22 +29,43 @@ type TZI struct {
 // (absolute transition dates, names unusable in a rule) is taken as
 // standard time all year.
 func (z TZI) Location() *time.Location {
+	std, stdOff := z.std()
+	rule, ok := z.Rule()
+	if !ok {
+		return time.FixedZone(std, stdOff)
+	}
+	loc, err := RuleLocation(std, rule, stdOff, std)
+	if err != nil {
+		return time.FixedZone(std, stdOff)
+	}
+	return loc
+}
+
+// std is the zone's standard name ("Local" when it has none) and its
+// offset in seconds east of UTC.
+func (z TZI) std() (string, int) {
 	std := z.StandardName
 	if std == "" {
 		std = "Local"
 	}
-	stdOff := -(z.Bias + z.StandardBias) * 60
+	return std, int(-(z.Bias + z.StandardBias) * 60)
+}
+
+// Rule returns the zone's rules as a POSIX TZ rule
+// (`<Eastern Standard Time>5:00<Eastern Daylight Time>4:00,M3.2.0/2:00:00,M11.1.0/2:00:00`),
+// what Location follows and what a writer that records rules writes as it
+// is, instead of deriving one back from the location. ok is false for a
+// zone with no daylight time or whose rule cannot be expressed (absolute
+// transition dates, names unusable in a rule): Location is then a fixed
+// zone.
+func (z TZI) Rule() (rule string, ok bool) {
+	std, _ := z.std()
 	d, s := z.DaylightDate, z.StandardDate
 	if d.Month == 0 || s.Month == 0 || d.Year != 0 || s.Year != 0 || !validRule(d) || !validRule(s) || !tziNameOK(std) || !tziNameOK(z.DaylightName) {
-		return time.FixedZone(std, int(stdOff))
+		return "", false
 	}
-	rule := fmt.Sprintf("<%s>%s<%s>%s,%s,%s", std, posixOffset(z.Bias+z.StandardBias), z.DaylightName,
-		posixOffset(z.Bias+z.DaylightBias), posixDate(d), posixDate(s))
-	loc, err := RuleLocation(std, rule, int(stdOff), std)
-	if err != nil {
-		return time.FixedZone(std, int(stdOff))
-	}
-	return loc
+	return fmt.Sprintf("<%s>%s<%s>%s,%s,%s", std, posixOffset(z.Bias+z.StandardBias), z.DaylightName,
+		posixOffset(z.Bias+z.DaylightBias), posixDate(d), posixDate(s)), true
 }
 
 func validRule(s Date) bool {

@@ -165,7 +165,7 @@ func runRelog(ctx context.Context, e *env, args []string) error {
 			list = src.Recorded().Counters()
 		}
 		rec, err := perflog.Create(ctx, outName, f, perflog.CreateOptions{Append: *appendOut, Overwrite: *yes,
-			Counters: list, Location: opts.Location, Titles: sinkTitles})
+			Counters: list, Location: opts.Location, Rule: in.Rule, Titles: sinkTitles})
 		if err != nil {
 			return err
 		}

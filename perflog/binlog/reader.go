@@ -688,6 +688,16 @@ func (l *Log) Counters() []string {
 // Location is the time zone the log was written in.
 func (l *Log) Location() *time.Location { return l.loc }
 
+// ZoneRule is the POSIX TZ rule the log's INFO record states for a zone
+// without an IANA name ("" when it has one, or none): what a writer of the
+// same samples records as it is.
+func (l *Log) ZoneRule() string {
+	if l.first == nil || l.first.iana != "" {
+		return ""
+	}
+	return l.first.rule
+}
+
 // Host is the computer the log's (oldest) samples come from.
 func (l *Log) Host() string { return l.first.host }
 

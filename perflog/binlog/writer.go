@@ -85,6 +85,11 @@ type Options struct {
 	// Location is the time zone of the log's text forms (relog to CSV);
 	// nil is time.Local.
 	Location *time.Location
+	// Rule, when set, is Location's POSIX TZ rule as the samples' reader
+	// read it (a BLG's TIME_ZONE_INFORMATION, another binary log's INFO
+	// record): written as it is, instead of derived from Location year by
+	// year. It is used only for a zone without an IANA name.
+	Rule string
 	// Titles names the title indexes of the samples; the log keeps the
 	// names and help texts of the indexes it uses. nil stores none.
 	Titles *titles.DB
@@ -635,6 +640,9 @@ func (w *Writer) appendInfo(out []byte, seq uint64, t time.Time) ([]byte, uint64
 func (w *Writer) zoneRule(t time.Time) string {
 	if w.iana != "" {
 		return ""
+	}
+	if w.opts.Rule != "" {
+		return w.opts.Rule
 	}
 	y := t.In(w.opts.Location).Year()
 	if w.ruleYear != y {

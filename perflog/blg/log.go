@@ -327,6 +327,11 @@ func (l *Log) List() []Counter { return l.list }
 // Windows names; text logs written from this log use it.
 func (l *Log) Location() *time.Location { return l.loc }
 
+// ZoneRule is the POSIX TZ rule of the log's zone, as its
+// TIME_ZONE_INFORMATION states it ("" when it has no daylight time): what
+// a writer of the same samples records as it is.
+func (l *Log) ZoneRule() string { return l.hdr.Zone.Rule() }
+
 // Notes says what the reader skipped or repaired (a truncated buffer, an
 // incomplete last record).
 func (l *Log) Notes() []string { return l.notes }

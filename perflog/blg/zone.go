@@ -65,10 +65,19 @@ func resolveZoneName(s string) string {
 
 // Location returns a time.Location following the zone's rules, whose
 // zone names are the Windows names (wintz.TZI.Location).
-func (z Zone) Location() *time.Location {
+func (z Zone) Location() *time.Location { return z.tzi().Location() }
+
+// Rule is the zone's POSIX TZ rule (wintz.TZI.Rule); "" for a zone without
+// daylight time or one a rule cannot say.
+func (z Zone) Rule() string {
+	r, _ := z.tzi().Rule()
+	return r
+}
+
+func (z Zone) tzi() wintz.TZI {
 	d := func(s perfdata.SystemTime) wintz.Date {
 		return wintz.Date{Year: s.Year, Month: s.Month, DayOfWeek: s.DayOfWeek, Day: s.Day, Hour: s.Hour, Minute: s.Minute, Second: s.Second}
 	}
 	return wintz.TZI{Bias: z.Bias, StandardName: z.StandardName, DaylightName: z.DaylightName,
-		StandardDate: d(z.StandardDate), DaylightDate: d(z.DaylightDate), StandardBias: z.StandardBias, DaylightBias: z.DaylightBias}.Location()
+		StandardDate: d(z.StandardDate), DaylightDate: d(z.DaylightDate), StandardBias: z.StandardBias, DaylightBias: z.DaylightBias}
 }

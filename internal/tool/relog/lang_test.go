@@ -104,3 +104,47 @@ func TestGermanLog(t *testing.T) {
 		}
 	}
 }
+
+// TestZoneTravels is issue 27's "a reader hands the writer the zone it
+// read, so a rule is written, not re-derived": a BLG's
+// TIME_ZONE_INFORMATION (Pacific time, with daylight saving) becomes the
+// POSIX rule of the input, a binary log written from it records that rule
+// as it is, and the binary log read back states the same rule.
+func TestZoneTravels(t *testing.T) {
+	ctx := context.Background()
+	blgFile := "../../../perflog/blg/testdata/CounterSamples.blg"
+	in, err := perflog.Open(ctx, []string{blgFile}, perflog.OpenOptions{Titles: titles.English()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	// Written by hand from the BLG's zone (bias 480, daylight bias -60,
+	// second Sunday of March and first Sunday of November at 2:00).
+	const want = "<Pacific Standard Time>8:00<Pacific Daylight Time>7:00,M3.2.0/2:00:00,M11.1.0/2:00:00"
+	if in.Rule != want {
+		t.Fatalf("the BLG's rule %q, want %q", in.Rule, want)
+	}
+	out := filepath.Join(t.TempDir(), "x.plog")
+	rec, err := perflog.Create(ctx, out, perflog.BIN, perflog.CreateOptions{Titles: in.Source.Titles(), Location: in.Location, Rule: in.Rule})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Run(ctx, in.Source, Options{Sink: rec, Location: in.Location}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	back, err := perflog.Open(ctx, []string{out}, perflog.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer back.Close()
+	if back.Rule != want {
+		t.Errorf("the binary log's rule %q, want %q", back.Rule, want)
+	}
+	aug := time.Date(2016, 8, 1, 12, 0, 0, 0, time.UTC)
+	if n1, _ := aug.In(in.Location).Zone(); func() string { n2, _ := aug.In(back.Location).Zone(); return n2 }() != n1 {
+		t.Errorf("an August time: %q in the BLG's zone, another name read back", n1)
+	}
+}
