@@ -322,11 +322,15 @@ func FuzzRead(f *testing.F) {
 		if lg.Style == StyleConsole {
 			lg.Zone = Zone{Name: "UTC"}
 		}
-		if err := w.WriteHeader(lg.Zone, lg.Columns); err != nil {
+		cols := lg.Columns
+		if lg.Description != "" {
+			cols = append(cols[:len(cols):len(cols)], lg.Description)
+		}
+		if err := w.WriteHeader(lg.Zone, cols); err != nil {
 			t.Fatal(err)
 		}
 		for _, r := range lg.Rows {
-			if err := w.WriteRow(r.Time, r.Values); err != nil {
+			if err := w.WritePadded(w.AppendRow(nil, r.Time, r.Values), len(r.Values)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -334,7 +338,7 @@ func FuzzRead(f *testing.F) {
 		if err != nil {
 			t.Fatalf("re-read: %v\n%s", err, out.String())
 		}
-		if len(back.Rows) != len(lg.Rows) || len(back.Columns) != len(lg.Columns) {
+		if len(back.Rows) != len(lg.Rows) || len(back.Columns) != len(lg.Columns) || back.Description != lg.Description {
 			t.Fatalf("shape changed")
 		}
 		for i, r := range lg.Rows {

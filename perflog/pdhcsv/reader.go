@@ -231,7 +231,7 @@ func decodeError(file string, de *utf16le.DecodeError) error {
 	case utf16le.ByGuess, utf16le.ByUTF8:
 		msg += fmt.Sprintf(", though the text before it read as %s: name the log's code page (-codepage)", de.Decision.CodePage.Describe())
 	case utf16le.ByCaller:
-		msg += fmt.Sprintf(": not text in %s, as named", de.Decision.CodePage.Describe())
+		msg += " (the code page named)"
 	}
 	return &ReadError{File: file, Line: de.Line, Msg: msg}
 }
@@ -341,8 +341,8 @@ func parseHeader(text []byte, line int, file string, q *quirks) (*Log, error) {
 		z, ok := parseZone(first)
 		if !ok {
 			z = ZoneUnknown()
-			if bias, ok := cutBias(first); ok {
-				z = Zone{Name: strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(first), "(")), Bias: bias}
+			if name, bias, ok := cutBias(first); ok {
+				z = Zone{Name: name, Bias: bias}
 				q.note("zone", line, fmt.Sprintf("the time zone cell %q is malformed (its name cut short?): read as %q with the bias it gives, %d minutes", cells[0], z.Name, bias))
 			} else {
 				q.note("zone", line, fmt.Sprintf("the time zone cell %q cannot be read (a localized Windows cut it short): its times are read as UTC, the wall-clock times as written, their real zone unknown", cells[0]))
@@ -351,7 +351,7 @@ func parseHeader(text []byte, line int, file string, q *quirks) (*Log, error) {
 		lg.Zone = z
 	}
 	lg.Columns = cells[1:]
-	if n := len(lg.Columns); n > 0 && !strings.HasPrefix(lg.Columns[n-1], `\`) {
+	if n := len(lg.Columns); n > 0 && lg.Columns[n-1] != "" && !strings.HasPrefix(lg.Columns[n-1], `\`) {
 		lg.Description = lg.Columns[n-1]
 		lg.Columns = lg.Columns[:n-1]
 		q.note("description", line, fmt.Sprintf("the last header cell %q is no counter path: taken for the log's description", clip([]byte(lg.Description), 64)))
@@ -387,18 +387,19 @@ func parseZone(s string) (Zone, bool) {
 	return Zone{Name: s[:i], Bias: bias}, true
 }
 
-// cutBias finds the bias "(480)" that ends a malformed zone cell.
-func cutBias(s string) (int, bool) {
+// cutBias finds the bias "(480)" that ends a malformed zone cell, and
+// the name before it (" (RTZ 2 ((-180)": "RTZ 2 (", -180).
+func cutBias(s string) (string, int, bool) {
 	s = strings.TrimSpace(s)
 	i := strings.LastIndexByte(s, '(')
 	if i < 0 || !strings.HasSuffix(s, ")") {
-		return 0, false
+		return "", 0, false
 	}
 	bias, err := strconv.Atoi(s[i+1 : len(s)-1])
 	if err != nil || bias < -24*60 || bias > 24*60 {
-		return 0, false
+		return "", 0, false
 	}
-	return bias, true
+	return strings.TrimPrefix(s[:i], "("), bias, true
 }
 
 // splitCells splits a line into at most limit cells, as PDH writes them
@@ -449,12 +450,19 @@ func splitCells(text []byte, sep byte, line int, file string, limit int, q *quir
 }
 
 // quotedCell reads the quoted cell that text starts with; n is the bytes
-// it takes. A run of k quotes inside is k/2 quotes when k is even; when
-// odd, it ends the cell (with (k-1)/2 quotes) before the separator or the
-// line's end, else it holds a quote that is not doubled.
+// it takes. Inside it a run of k quotes is, as RFC 4180 has it, k/2
+// quotes when k is even, and when k is odd (k-1)/2 quotes and the cell's
+// end, before the separator or the line's end. Windows' tools also write
+// quotes they do not double (a collector set's description): an odd run
+// elsewhere holds one such quote, and when the cell would run on to the
+// end of the line without closing, it closes instead at the first run
+// before a separator or the line's end that could have ended it (an even
+// run: a quote not doubled, then the closing one; or, on a line whose
+// first cell is quoted, an odd run before a cell without quotes).
 func quotedCell(text []byte, sep byte, allQuoted bool, q *quirks, line int) (string, int, string) {
 	var sb []byte
-	weak, weakLen := -1, 0 // the first end a quoted line's next cell, unquoted, put in doubt
+	undoubled := false
+	weak, weakLen, weakUndoubled := -1, 0, false // the first end put in doubt
 	i := 1
 	for {
 		j := bytes.IndexByte(text[i:], '"')
@@ -462,7 +470,9 @@ func quotedCell(text []byte, sep byte, allQuoted bool, q *quirks, line int) (str
 			if weak < 0 {
 				return "", 0, "unterminated quote"
 			}
-			// The quote there was the end after all.
+			if weakUndoubled {
+				q.note("undoubled", line, "a quote inside a cell is not doubled (read as written)")
+			}
 			return string(sb[:weakLen]), weak, ""
 		}
 		sb = append(sb, text[i:i+j]...)
@@ -471,22 +481,20 @@ func quotedCell(text []byte, sep byte, allQuoted bool, q *quirks, line int) (str
 		for i+k < len(text) && text[i+k] == '"' {
 			k++
 		}
-		atSep := i+k < len(text) && text[i+k] == sep
-		end := i+k == len(text) || atSep && (!allQuoted || i+k+1 == len(text) || text[i+k+1] == '"')
-		if end {
-			if k%2 == 0 {
-				// An even run before the end: one quote not doubled, then
-				// the closing one.
+		boundary := i+k == len(text) || text[i+k] == sep
+		nextQuoted := i+k == len(text) || i+k+1 == len(text) || text[i+k+1] == '"'
+		if boundary && k%2 == 1 && (!allQuoted || nextQuoted) {
+			if undoubled {
 				q.note("undoubled", line, "a quote inside a cell is not doubled (read as written)")
 			}
 			sb = append(sb, bytes.Repeat([]byte{'"'}, k/2)...)
 			return string(sb), i + k, ""
 		}
-		if atSep && weak < 0 {
-			weak, weakLen = i+k, len(sb)+k/2
+		if boundary && weak < 0 {
+			weak, weakLen, weakUndoubled = i+k, len(sb)+k/2, undoubled || k%2 == 0
 		}
 		if k%2 == 1 {
-			q.note("undoubled", line, "a quote inside a cell is not doubled (read as written)")
+			undoubled = true
 		}
 		sb = append(sb, bytes.Repeat([]byte{'"'}, (k+1)/2)...)
 		i += k
