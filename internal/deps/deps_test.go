@@ -98,7 +98,7 @@ var table = map[string]rule{
 	"internal/webui": {4, nil},
 	// logview answers the page's questions about logs (/v1/logs): a log's
 	// counters and their values over a time range.
-	"internal/logview": {4, []string{"calc", "counterpath", "pdh", "perfdata", "perflog", "remote", "titles", "wintz"}},
+	"internal/logview": {4, []string{"calc", "counterpath", "pdh", "perfdata", "perflog", "remote", "titles", "utf16le", "wintz"}},
 	// L5: the binary.
 	"cmd/perfc": {5, []string{"host", "internal/tool/ctrpp", "internal/tool/dump", "internal/tool/lodctr", "internal/tool/logman", "internal/tool/query", "utf16le",
 		"internal/tool/relog", "internal/tool/typeperf", "internal/server", "internal/webui", "internal/logview", "remote", "remote/apiserver", "export/otlp", "export/prom", "collectorset", "counterpath", "engine", "manifest", "pdh", "perfdata", "perflog", "pla", "state", "titles"}},

@@ -127,7 +127,9 @@ var (
 
 func fixtures() []fixture {
 	zoneCell := func(z Zone) string { return " (" + z.Name + ")(" + strconv.Itoa(z.Bias) + ")" }
-	guess := func(cp int) []string { return []string{"no byte-order mark and not UTF-8: read as code page " + strconv.Itoa(cp)} }
+	guess := func(cp int) []string {
+		return []string{"no byte-order mark and not UTF-8: read as code page " + strconv.Itoa(cp)}
+	}
 	return []fixture{
 		{file: "es-cp1252.csv", text: header(",", zoneCell(romance), esColumns) + fixtureRows, make: in(charmap.Windows1252),
 			columns: esColumns, zone: romance, cp: 1252, by: utf16le.ByGuess, notes: guess(1252)},

@@ -17,15 +17,15 @@ func TestLenientHeader(t *testing.T) {
 		zone     Zone
 		note     string
 	}{
-		{"doubled", `"(PDH-CSV 4.0) (UTC)(0)","\\H\A(x""y)\c"`, []string{`\\H\A(x"y)\c`}, "", Zone{"UTC", 0}, ""},
-		{"not doubled", `"(PDH-CSV 4.0) (UTC)(0)","\\H\A(x"y)\c"`, []string{`\\H\A(x"y)\c`}, "", Zone{"UTC", 0}, "not doubled"},
-		{"description with quotes", `"(PDH-CSV 4.0) (UTC)(0)","\\H\A\c","say "hi""`, []string{`\\H\A\c`}, `say "hi"`, Zone{"UTC", 0}, "not doubled"},
-		{"description with quotes and a comma", `"(PDH-CSV 4.0) (UTC)(0)","\\H\A\c","say "hi", then go"`, []string{`\\H\A\c`}, `say "hi", then go`, Zone{"UTC", 0}, "not doubled"},
-		{"a doubled quote before a comma", `"(PDH-CSV 4.0) (UTC)(0)","\\H\A(x"",y)\c","\\H\A\d"`, []string{`\\H\A(x",y)\c`, `\\H\A\d`}, "", Zone{"UTC", 0}, ""},
-		{"unquoted", `(PDH-CSV 4.0) (UTC)(0),\\H\A\c,\\H\A\d`, []string{`\\H\A\c`, `\\H\A\d`}, "", Zone{"UTC", 0}, "without quotes"},
-		{"trailing separator", `"(PDH-CSV 4.0) (UTC)(0)","\\H\A\c",`, []string{`\\H\A\c`}, "", Zone{"UTC", 0}, "ends with a separator"},
+		{"doubled", `"(PDH-CSV 4.0) (UTC)(0)","\\H\A(x""y)\c"`, []string{`\\H\A(x"y)\c`}, "", Zone{Name: "UTC"}, ""},
+		{"not doubled", `"(PDH-CSV 4.0) (UTC)(0)","\\H\A(x"y)\c"`, []string{`\\H\A(x"y)\c`}, "", Zone{Name: "UTC"}, "not doubled"},
+		{"description with quotes", `"(PDH-CSV 4.0) (UTC)(0)","\\H\A\c","say "hi""`, []string{`\\H\A\c`}, `say "hi"`, Zone{Name: "UTC"}, "not doubled"},
+		{"description with quotes and a comma", `"(PDH-CSV 4.0) (UTC)(0)","\\H\A\c","say "hi", then go"`, []string{`\\H\A\c`}, `say "hi", then go`, Zone{Name: "UTC"}, "not doubled"},
+		{"a doubled quote before a comma", `"(PDH-CSV 4.0) (UTC)(0)","\\H\A(x"",y)\c","\\H\A\d"`, []string{`\\H\A(x",y)\c`, `\\H\A\d`}, "", Zone{Name: "UTC"}, ""},
+		{"unquoted", `(PDH-CSV 4.0) (UTC)(0),\\H\A\c,\\H\A\d`, []string{`\\H\A\c`, `\\H\A\d`}, "", Zone{Name: "UTC"}, "without quotes"},
+		{"trailing separator", `"(PDH-CSV 4.0) (UTC)(0)","\\H\A\c",`, []string{`\\H\A\c`}, "", Zone{Name: "UTC"}, "ends with a separator"},
 		{"zone cut", `"(PDH-CSV 4.0) (RTZ 2 (","\\H\A\c"`, []string{`\\H\A\c`}, "", ZoneUnknown(), "cannot be read"},
-		{"zone name cut, bias kept", `"(PDH-CSV 4.0) (RTZ 2 ((-180)","\\H\A\c"`, []string{`\\H\A\c`}, "", Zone{"RTZ 2 (", -180}, "bias it gives, -180"},
+		{"zone name cut, bias kept", `"(PDH-CSV 4.0) (RTZ 2 ((-180)","\\H\A\c"`, []string{`\\H\A\c`}, "", Zone{Name: "RTZ 2 (", Bias: -180}, "bias it gives, -180"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var notes []string
