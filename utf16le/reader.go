@@ -83,18 +83,30 @@ func (d Decision) String() string {
 	case ByUTF8:
 		fmt.Fprintf(&b, "no byte-order mark: read as UTF-8, which its non-ASCII bytes are (from line %d)", d.Line)
 	case ByGuess:
-		fmt.Fprintf(&b, "no byte-order mark and not UTF-8: read as %s, the likeliest ANSI code page for its non-ASCII bytes (from line %d)", d.CodePage.Describe(), d.Line)
+		fmt.Fprintf(&b, "no byte-order mark and not UTF-8: read as %s, guessed from its non-ASCII bytes (line %d on)", d.CodePage.Describe(), d.Line)
 		if len(d.Alike) > 0 {
-			fmt.Fprintf(&b, "; %s read them alike", list(d.Alike))
+			fmt.Fprintf(&b, "; %s read them alike", numbers(d.Alike))
 		}
 		if len(d.Rivals) > 0 {
-			fmt.Fprintf(&b, "; uncertain: %s read them differently and about as plausibly", list(d.Rivals))
+			fmt.Fprintf(&b, "; uncertain: %s read them differently, about as plausibly", list(d.Rivals))
 		}
 	}
 	if d.Overruled() {
 		fmt.Fprintf(&b, "; the code page named, %s, is not used", d.Given)
 	}
 	return b.String()
+}
+
+// numbers lists code pages by number: "1250, 1254 and 1258".
+func numbers(cps []CodePage) string {
+	parts := make([]string, len(cps))
+	for i, cp := range cps {
+		parts[i] = fmt.Sprint(int(cp))
+	}
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }
 
 // list names code pages: "1250 (Central European), 1254 (Turkish)".
