@@ -53,6 +53,9 @@ func newDecoder(cp CodePage) decoder {
 type utf8Decoder struct{}
 
 func (utf8Decoder) decode(dst, src []byte, atEOF bool) ([]byte, int, *badInput) {
+	if utf8.Valid(src) {
+		return append(dst, src...), len(src), nil
+	}
 	i := 0
 	for i < len(src) {
 		if src[i] < utf8.RuneSelf {
@@ -120,16 +123,21 @@ type sbcsDecoder struct {
 }
 
 func (d *sbcsDecoder) decode(dst, src []byte, atEOF bool) ([]byte, int, *badInput) {
-	for i, c := range src {
-		if c < utf8.RuneSelf {
-			dst = append(dst, c)
-			continue
+	for i := 0; i < len(src); {
+		j := i
+		for j < len(src) && src[j] < utf8.RuneSelf {
+			j++
 		}
-		r := d.table[c]
+		dst = append(dst, src[i:j]...)
+		if i = j; i == len(src) {
+			break
+		}
+		r := d.table[src[i]]
 		if !validRune(r) {
-			return dst, i, &badInput{i, fmt.Sprintf("byte 0x%02X is not a character of %s", c, d.cp), false}
+			return dst, i, &badInput{i, fmt.Sprintf("byte 0x%02X is not a character of %s", src[i], d.cp), false}
 		}
 		dst = utf8.AppendRune(dst, r)
+		i++
 	}
 	return dst, len(src), nil
 }
