@@ -270,13 +270,10 @@ func Detect(name string) (Format, error) {
 	}
 	if text, ok := headText(head); ok {
 		first, _, _ := strings.Cut(text, "\n")
-		cell := strings.TrimLeft(first, `"`)
-		switch {
-		case strings.HasPrefix(cell, "(PDH-CSV 4.0)"):
-			return CSV, nil
-		case strings.HasPrefix(cell, "(PDH-TSV 4.0)"):
-			return TSV, nil
-		case ext == ".tsv", ext != ".csv" && strings.Contains(first, "\t") && !strings.Contains(first, ","):
+		if f, ok := pdhTag(first); ok {
+			return f, nil
+		}
+		if ext == ".tsv" || ext != ".csv" && strings.Contains(first, "\t") && !strings.Contains(first, ",") {
 			return TSV, nil
 		}
 		return CSV, nil
@@ -285,6 +282,38 @@ func Detect(name string) (Format, error) {
 		return BIN, nil
 	}
 	return BLG, nil
+}
+
+// pdhTag reports the format a text log's first line names.
+func pdhTag(first string) (Format, bool) {
+	cell := strings.TrimLeft(first, `"`)
+	switch {
+	case strings.HasPrefix(cell, "(PDH-CSV 4.0)"):
+		return CSV, true
+	case strings.HasPrefix(cell, "(PDH-TSV 4.0)"):
+		return TSV, true
+	}
+	return 0, false
+}
+
+// IsTextLog reports whether the file at name starts as a PDH text log
+// does, its first cell "(PDH-CSV 4.0)" or "(PDH-TSV 4.0)" in any encoding,
+// and which format that is (Detect takes other text for a text log too,
+// for the text-log reader to refuse).
+func IsTextLog(name string) (Format, bool) {
+	f, err := os.Open(name)
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	head := make([]byte, headLen)
+	n, _ := io.ReadFull(f, head)
+	text, ok := headText(head[:n])
+	if !ok {
+		return 0, false
+	}
+	first, _, _ := strings.Cut(text, "\n")
+	return pdhTag(first)
 }
 
 // blgHeader reports the start of an event-trace log as a BLG begins: a

@@ -53,6 +53,11 @@ func TestDetect(t *testing.T) {
 		if err != nil || got != c.want {
 			t.Errorf("Detect(%s) = %v, %v; want %v", c.name, got, err, c.want)
 		}
+		// IsTextLog: only what starts with a PDH text log's tag.
+		tag := strings.Contains(c.content, "PDH-") || strings.Contains(c.content, "P\x00D\x00H\x00-")
+		if f, ok := IsTextLog(p); ok != tag || ok && f != c.want {
+			t.Errorf("IsTextLog(%s) = %v, %v", c.name, f, ok)
+		}
 	}
 	empty := filepath.Join(dir, "empty.plog")
 	if err := os.WriteFile(empty, nil, 0o644); err != nil {
