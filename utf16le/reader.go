@@ -65,10 +65,11 @@ func (d Decision) Overruled() bool {
 	return d.Given != Auto && d.Given != d.CodePage && (d.By == ByMark || d.By == ByUTF8)
 }
 
-// String says, for a person, how the text was read: "read as code page
-// 1251 (windows-1251, Cyrillic), the likeliest ANSI code page for its
-// non-ASCII bytes (from line 1); ..." A warning about an assumed or
-// overruled encoding is this sentence.
+// String says, for a person, how the text was read: "no byte-order mark
+// and not UTF-8: read as code page 1251 (windows-1251, Cyrillic), guessed
+// from its non-ASCII bytes (line 1 on)", then the code pages that read
+// them alike and those that make the guess uncertain. A warning about an
+// assumed or overruled encoding is this sentence.
 func (d Decision) String() string {
 	var b strings.Builder
 	switch d.By {
@@ -134,6 +135,9 @@ type DecodeError struct {
 	Msg   string
 }
 
+// Error says where and what: "line 3, byte 67: byte 0x81 is not a
+// character of windows-1252", and, for an encoding decided from the text
+// before, which it was.
 func (e *DecodeError) Error() string {
 	s := fmt.Sprintf("line %d, byte %d: %s", e.Line, e.Offset, e.Msg)
 	switch e.Decision.By {
