@@ -1,6 +1,7 @@
 package counterpath
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -59,6 +60,38 @@ func ReadList(r io.Reader, name string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	return listLines(text, name)
+}
+
+// ReadListFileIn reads a counter list file as ReadListFile does, but
+// text without a byte-order mark that is not UTF-8 is read in code page
+// cp, or with utf16le.Auto in the likeliest ANSI code page (a list saved
+// by an older Notepad in the machine's ANSI code page): the same decoder
+// as the text logs', whose Decision says how the file was read.
+func ReadListFileIn(name string, cp utf16le.CodePage) ([]string, utf16le.Decision, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, utf16le.Decision{}, err
+	}
+	defer f.Close()
+	lr := &io.LimitedReader{R: f, N: MaxListSize + 1}
+	tr := utf16le.NewTextReader(lr, cp)
+	data, err := io.ReadAll(tr)
+	var de *utf16le.DecodeError
+	switch {
+	case lr.N == 0:
+		return nil, tr.Decision(), fmt.Errorf("%s: larger than %d MiB: not a counter list", name, MaxListSize>>20)
+	case errors.As(err, &de):
+		return nil, tr.Decision(), fmt.Errorf("%s:%d: %s", name, de.Line, de.Msg)
+	case err != nil:
+		return nil, tr.Decision(), fmt.Errorf("%s: %w", name, err)
+	}
+	paths, err := listLines(string(data), name)
+	return paths, tr.Decision(), err
+}
+
+// listLines reads the lines of a decoded counter list (ReadList).
+func listLines(text, name string) ([]string, error) {
 	var paths []string
 	for n := 1; text != ""; n++ {
 		line, rest, _ := strings.Cut(text, "\n")

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf16"
+
+	"github.com/perfcounters/perfcounters/utf16le"
 )
 
 // utf16le encodes s as UTF-16LE with a byte-order mark, as Windows
@@ -90,5 +92,45 @@ func TestReadListFileDevZero(t *testing.T) {
 	_, err = ReadListFile(filepath.Join(t.TempDir(), "missing.txt"))
 	if err == nil || !strings.Contains(err.Error(), "missing.txt") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// TestReadListFileIn: a counter list in an ANSI code page (an older
+// Notepad's) reads with its names intact, guessed or as named; UTF-8 and
+// UTF-16 read as ReadListFile reads them; an endless input is refused.
+func TestReadListFileIn(t *testing.T) {
+	dir := t.TempDir()
+	want := []string{`\Процессор(_Total)\% загруженности процессора`, `\Память\Доступно байт`}
+	cp1251 := "\\\xcf\xf0\xee\xf6\xe5\xf1\xf1\xee\xf0(_Total)\\% \xe7\xe0\xe3\xf0\xf3\xe6\xe5\xed\xed\xee\xf1\xf2\xe8 \xef\xf0\xee\xf6\xe5\xf1\xf1\xee\xf0\xe0\r\n" +
+		"\\\xcf\xe0\xec\xff\xf2\xfc\\\xc4\xee\xf1\xf2\xf3\xef\xed\xee \xe1\xe0\xe9\xf2\r\n"
+	for _, tc := range []struct {
+		name string
+		data []byte
+		cp   utf16le.CodePage
+		by   utf16le.How
+	}{
+		{"guessed.txt", []byte(cp1251), utf16le.Auto, utf16le.ByGuess},
+		{"named.txt", []byte(cp1251), 1251, utf16le.ByCaller},
+		{"utf8.txt", []byte(strings.Join(want, "\n")), 1251, utf16le.ByUTF8},
+		{"utf16.txt", enc16(strings.Join(want, "\r\n"), true), utf16le.Auto, utf16le.ByMark},
+	} {
+		p := filepath.Join(dir, tc.name)
+		if err := os.WriteFile(p, tc.data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, d, err := ReadListFileIn(p, tc.cp)
+		if err != nil || !reflect.DeepEqual(got, want) || d.By != tc.by {
+			t.Errorf("%s: %q, %v (%v); want %q by %v", tc.name, got, err, d, want, tc.by)
+		}
+	}
+	p := filepath.Join(dir, "bad.txt")
+	os.WriteFile(p, []byte("\\a\n\\b\x81"), 0o644)
+	if _, _, err := ReadListFileIn(p, 1252); err == nil || err.Error() != p+":2: byte 0x81 is not a character of windows-1252" {
+		t.Errorf("undefined byte: %v", err)
+	}
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		if _, _, err := ReadListFileIn("/dev/zero", utf16le.Auto); err == nil || !strings.Contains(err.Error(), "larger than 16 MiB") {
+			t.Errorf("/dev/zero: %v", err)
+		}
 	}
 }

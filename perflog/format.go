@@ -7,10 +7,17 @@
 // as one recorded pdh.Source in time order; Create makes the recorder a
 // tool writes a query's samples into.
 //
-// Inputs are recognised by their content, not their names: a binary log
-// by its magic, a text log by its "(PDH-CSV 4.0)"/"(PDH-TSV 4.0)" header,
-// a block by its "PERF" signature, an SQL log set by its "SQL:" prefix;
-// anything else is read as a BLG, whose reader says why it is not one.
+// Inputs are recognised by what their bytes look like (Detect), their
+// names only a hint: a binary log by its magic, a BLG by its first
+// event-trace buffer header, a block by its "PERF" signature, a text log
+// by its "(PDH-CSV 4.0)"/"(PDH-TSV 4.0)" header in any encoding, an SQL
+// log set by its "SQL:" prefix. Other text goes to the text-log reader
+// and other bytes to the BLG reader (or, named .plog, the binary log's),
+// so each refusal speaks of the format the file evidently is and, when
+// its name says another, adds that it is not that either; an empty file
+// is refused as empty. Text logs are decoded as utf16le.TextReader
+// decides: a byte-order mark, UTF-8, OpenOptions.CodePage, or the
+// likeliest ANSI code page, with a note that names the file.
 package perflog
 
 import (

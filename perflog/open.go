@@ -3,10 +3,13 @@ package perflog
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/perfcounters/perfcounters/pdh"
@@ -15,6 +18,7 @@ import (
 	"github.com/perfcounters/perfcounters/perflog/pdhcsv"
 	"github.com/perfcounters/perfcounters/perflog/sqllog"
 	"github.com/perfcounters/perfcounters/titles"
+	"github.com/perfcounters/perfcounters/utf16le"
 	"github.com/perfcounters/perfcounters/wintz"
 )
 
@@ -72,6 +76,10 @@ type OpenOptions struct {
 	Titles *titles.DB
 	// SQL configures the resolution of SQL data source names.
 	SQL sqllog.Options
+	// CodePage names the code page of text logs whose bytes do not say
+	// theirs (no byte-order mark, not UTF-8): relog's -codepage.
+	// utf16le.Auto guesses it and notes what was assumed.
+	CodePage utf16le.CodePage
 }
 
 // located is one opened input.
@@ -110,7 +118,7 @@ func Open(ctx context.Context, names []string, opts OpenOptions) (*Input, error)
 		src, err := openOne(ctx, name, f, opts)
 		if err != nil {
 			in.Close()
-			return nil, err
+			return nil, misnamed(name, f, err)
 		}
 		in.closers = append(in.closers, src.Close)
 		for _, n := range src.Notes() {
@@ -165,7 +173,7 @@ func openOne(ctx context.Context, name string, f Format, opts OpenOptions) (loca
 	case BLG:
 		return blg.Open(name)
 	case CSV, TSV:
-		return pdhcsv.Open(name)
+		return pdhcsv.OpenWith(name, pdhcsv.ReadOptions{CodePage: opts.CodePage})
 	case SQL:
 		return sqllog.OpenWith(ctx, name, opts.SQL)
 	}
@@ -212,16 +220,38 @@ func sameZone(a, b *time.Location, span []time.Time) bool {
 	return len(span) > 0
 }
 
+// misnamed adds to the refusal of a file read as format f what its name
+// suggests it is, when that differs: a text file named .blg is not a
+// Windows binary performance log either.
+func misnamed(name string, f Format, err error) error {
+	byName := map[string]Format{".blg": BLG, ".plog": BIN, ".csv": CSV, ".tsv": TSV}[strings.ToLower(filepath.Ext(name))]
+	if byName == 0 || byName == f || (f == CSV || f == TSV) && (byName == CSV || byName == TSV) {
+		return err
+	}
+	what := map[Format]string{BLG: "a Windows binary performance log (.blg)", BIN: "a perfc binary log (.plog)", CSV: "a PDH text log", TSV: "a PDH text log"}[byName]
+	how := map[Format]string{CSV: "text", TSV: "text", BLG: "no text", BIN: "no text", Blocks: "a PERF_DATA_BLOCK"}[f]
+	return fmt.Errorf("%w (named %s, but it holds %s: not %s either)", err, filepath.Ext(name), how, what)
+}
+
 // binMagic starts every binary log (perflog/binlog/FORMAT.md).
 var binMagic = []byte("\x89PLOG\r\n\x1a")
 
 // perfSignature starts every PERF_DATA_BLOCK: "PERF" in UTF-16LE.
 var perfSignature = []byte("P\x00E\x00R\x00F\x00")
 
-// Detect recognises the format of a log by its content: SQL by the name's
-// "SQL:" prefix; a binary log by its magic; a PERF_DATA_BLOCK by its
-// signature; a text log by its header's first cell; anything else is
-// taken for a BLG (whose reader says why when it is not one).
+// headLen is how much of a file Detect reads.
+const headLen = 4 << 10
+
+// Detect recognises the format of a log by what its bytes look like, its
+// name's extension only a hint: SQL by the name's "SQL:" prefix; a binary
+// log by its magic (or a file shorter than the magic that starts like
+// it); a PERF_DATA_BLOCK by its signature; a BLG by its first event-trace
+// buffer header; a text log by its header's first cell, in UTF-8, UTF-16
+// or an ANSI code page. Other text is taken for a text log (CSV, or TSV
+// when named .tsv or its first line has tabs and no commas) and other
+// bytes for a BLG or, named .plog, a binary log, so that the refusal
+// comes from the reader of the format the file evidently is. An empty
+// file is an error.
 func Detect(name string) (Format, error) {
 	if IsSQL(name) {
 		return SQL, nil
@@ -231,25 +261,95 @@ func Detect(name string) (Format, error) {
 		return 0, err
 	}
 	defer f.Close()
-	head := make([]byte, 64)
+	head := make([]byte, headLen)
 	n, err := io.ReadFull(f, head)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
 		return 0, fmt.Errorf("%s: %w", name, err)
 	}
 	head = head[:n]
+	ext := strings.ToLower(filepath.Ext(name))
 	switch {
-	case bytes.HasPrefix(head, binMagic):
+	case n == 0:
+		return 0, fmt.Errorf("%s: an empty file (0 bytes): no log in it", name)
+	case bytes.HasPrefix(head, binMagic) || n < len(binMagic) && bytes.HasPrefix(binMagic, head):
 		return BIN, nil
 	case bytes.HasPrefix(head, perfSignature):
 		return Blocks, nil
+	case blgHeader(head):
+		return BLG, nil
 	}
-	text := bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
-	text = bytes.TrimLeft(text, `"`)
-	switch {
-	case bytes.HasPrefix(text, []byte("(PDH-CSV 4.0)")):
+	if text, ok := headText(head); ok {
+		first, _, _ := strings.Cut(text, "\n")
+		if f, ok := pdhTag(first); ok {
+			return f, nil
+		}
+		if ext == ".tsv" || ext != ".csv" && strings.Contains(first, "\t") && !strings.Contains(first, ",") {
+			return TSV, nil
+		}
 		return CSV, nil
-	case bytes.HasPrefix(text, []byte("(PDH-TSV 4.0)")):
-		return TSV, nil
+	}
+	if ext == ".plog" {
+		return BIN, nil
 	}
 	return BLG, nil
+}
+
+// pdhTag reports the format a text log's first line names.
+func pdhTag(first string) (Format, bool) {
+	cell := strings.TrimLeft(first, `"`)
+	switch {
+	case strings.HasPrefix(cell, "(PDH-CSV 4.0)"):
+		return CSV, true
+	case strings.HasPrefix(cell, "(PDH-TSV 4.0)"):
+		return TSV, true
+	}
+	return 0, false
+}
+
+// IsTextLog reports whether the file at name starts as a PDH text log
+// does, its first cell "(PDH-CSV 4.0)" or "(PDH-TSV 4.0)" in any encoding,
+// and which format that is (Detect takes other text for a text log too,
+// for the text-log reader to refuse).
+func IsTextLog(name string) (Format, bool) {
+	f, err := os.Open(name)
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	head := make([]byte, headLen)
+	n, _ := io.ReadFull(f, head)
+	text, ok := headText(head[:n])
+	if !ok {
+		return 0, false
+	}
+	first, _, _ := strings.Cut(text, "\n")
+	return pdhTag(first)
+}
+
+// blgHeader reports the start of an event-trace log as a BLG begins: a
+// buffer size of 4 KiB to 16 MiB, a multiple of 8, and the trace header
+// marked 0xC0 at offset 0x4B (perflog/blg/FORMAT.md).
+func blgHeader(b []byte) bool {
+	if len(b) < 0x4C {
+		return false
+	}
+	bs := binary.LittleEndian.Uint32(b)
+	return bs >= 4<<10 && bs <= 16<<20 && bs%8 == 0 && b[0x4B] == 0xC0
+}
+
+// headText decodes the start of a file as text (utf16le.TextReader) and
+// reports whether it is text: no NUL and no control character but tab,
+// CR, LF and ESC, whatever its encoding.
+func headText(head []byte) (string, bool) {
+	b, err := io.ReadAll(utf16le.NewTextReader(bytes.NewReader(head), utf16le.Auto))
+	var de *utf16le.DecodeError
+	if err != nil && !(errors.As(err, &de) && len(b) > 0) {
+		return "", false
+	}
+	for _, c := range b {
+		if c < 0x20 && c != '\t' && c != '\r' && c != '\n' && c != 0x1B || c == 0x7F {
+			return "", false
+		}
+	}
+	return string(b), len(b) > 0
 }

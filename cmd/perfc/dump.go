@@ -49,7 +49,7 @@ func runDump(ctx context.Context, e *env, args []string) error {
 			}
 			continue
 		}
-		if kind, err := perflog.Detect(f); err == nil && (kind == perflog.CSV || kind == perflog.TSV) {
+		if kind, ok := perflog.IsTextLog(f); ok {
 			return fmt.Errorf("%s: a PDH text log (%s), which holds formatted values, not blocks or records: perfc relog %s -q lists its counters and time range", f, kind, f)
 		}
 		data, err := perfdata.ReadFile(f)

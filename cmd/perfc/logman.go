@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/perfcounters/perfcounters/collectorset"
-	"github.com/perfcounters/perfcounters/counterpath"
 	"github.com/perfcounters/perfcounters/internal/tool/logman"
 	"github.com/perfcounters/perfcounters/state"
 )
@@ -76,7 +75,8 @@ func runLogman(ctx context.Context, e *env, args []string) error {
 	name := fs.String("n", "", "The `name` of the target Data Collector Set (the -n may be left out).")
 	var counters stringList
 	fs.Var(&counters, "c", "Performance counters to collect: one or more paths, in one quoted list or as separate arguments starting with \\.")
-	cf := fs.String("cf", "", "File listing performance counters to collect, one per line.")
+	cf := fs.String("cf", "", "File listing performance counters to collect, one per line (UTF-8 or UTF-16 with a byte-order mark, or in the code page of -codepage).")
+	codePage := fs.String("codepage", "", cfCodePageUsage)
 	var si, format, out, max, cnf, ver, begin, end, rf, sc, server, task, xmlFile optValue
 	fs.Var(&si, "si", "Sample interval `[[hh:]mm:]ss` of the counter collector. Default is 15 seconds.")
 	fs.Var(&format, "f", "Log format `bin|bincirc|csv|tsv|sql`; bincirc is a circular binary log and needs -max. Default is bin.")
@@ -188,7 +188,12 @@ func runLogman(ctx context.Context, e *env, args []string) error {
 	spec := logman.Spec{Name: setName}
 	counters = splitCounterLists(counters)
 	if *cf != "" {
-		more, err := counterpath.ReadListFile(*cf)
+		cp, err := parseCodePage("-codepage", *codePage)
+		if err != nil {
+			return err
+		}
+		warn := e.warnings(*nowarn)
+		more, err := readCounterList(*cf, cp, func(msg string) { warn.Warn("logman:cf", msg) })
 		if err != nil {
 			return err
 		}

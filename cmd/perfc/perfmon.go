@@ -27,7 +27,7 @@ import (
 func perfmonCommand() command {
 	return command{
 		name:  "perfmon",
-		usage: "[-addr 127.0.0.1:PORT | -serve ADDR] [-noopen] [-maxupload BYTES] [LOG ...]",
+		usage: "[-addr 127.0.0.1:PORT | -serve ADDR] [-noopen] [-maxupload BYTES] [-codepage CP] [LOG ...]",
 		short: "watch counters (live, or of logs) in the browser: line, area, histogram, report",
 		run:   runPerfmon,
 	}
@@ -40,6 +40,7 @@ func runPerfmon(ctx context.Context, e *env, args []string) error {
 	noopen := fs.Bool("noopen", false, "Do not open a browser; only print the page's address.")
 	nowarn := fs.Bool("nowarn", false, "Do not print warnings (also: environment PERFC_WARNINGS=off).")
 	maxUpload := fs.Int64("maxupload", logview.DefaultMaxUploadBytes, "The largest log the page's \"Open log\" may upload, in bytes (logs named on the command line have no such limit).")
+	codePage := fs.String("codepage", "", "The `codepage` of text logs whose bytes do not say theirs (no byte-order mark, not UTF-8), for the logs named here and those the page opens: 1252, cp1251, windows-1251, shift_jis, ... Default is the likeliest ANSI code page, noted with the log.")
 	pos, err := parseFlags(fs, args)
 	if err == errHelp {
 		return nil
@@ -68,7 +69,11 @@ func runPerfmon(ctx context.Context, e *env, args []string) error {
 	}
 	// Logs named on the command line (files, or SQL:DSN!logset as relog
 	// takes them) are one log set the page starts with.
-	logs := logview.New(logview.Options{MaxUploadBytes: *maxUpload})
+	cp, err := parseCodePage("-codepage", *codePage)
+	if err != nil {
+		return err
+	}
+	logs := logview.New(logview.Options{MaxUploadBytes: *maxUpload, CodePage: cp})
 	defer logs.Close()
 	if len(pos) > 0 {
 		info, err := logs.Open(ctx, pos)

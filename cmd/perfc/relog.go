@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/perfcounters/perfcounters/counterpath"
 	"github.com/perfcounters/perfcounters/internal/tool/relog"
 	"github.com/perfcounters/perfcounters/perflog"
 )
@@ -29,7 +28,9 @@ func runRelog(ctx context.Context, e *env, args []string) error {
 	titlesFile := fs.String("titles", "", "Title database for names: a 'perfc query Counter' output or an index<TAB>name list. Default is this computer's.")
 	var counters stringList
 	fs.Var(&counters, "c", "Counters to filter from the input log: one or more paths, in one quoted list or as separate arguments starting with \\.")
-	cf := fs.String("cf", "", "File listing performance counters to filter from the input log, one per line (UTF-8 or UTF-16 with a byte-order mark). Default is all counters.")
+	cf := fs.String("cf", "", "File listing performance counters to filter from the input log, one per line (UTF-8 or UTF-16 with a byte-order mark, or in the code page of -codepage). Default is all counters.")
+	codePage := fs.String("codepage", "", codePageUsage)
+	outCodePage := fs.String("ocodepage", "", outputCodePageUsage)
 	format := fs.String("f", "", "Output file format: CSV, TSV, BIN or SQL. Default is the -o file's extension (.csv, .tsv, .plog), else BIN; CSV on standard output without -o.")
 	out := fs.String("o", "", "Output file path (the format's extension is added when it has none), SQL:DSN!logset for SQL, or - for standard output. Default is standard output.")
 	begin := fs.String("b", "", "Begin time for copying first record from input file: M/d/yyyy h:mm:ss[AM|PM] or M/d/yyyy H:mm:ss.")
@@ -54,7 +55,16 @@ func runRelog(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	e.warnings(*nowarn)
+	warn := e.warnings(*nowarn)
+	warnf := func(msg string) { warn.Warn("relog:"+msg, msg) }
+	cp, err := parseCodePage("-codepage", *codePage)
+	if err != nil {
+		return err
+	}
+	ocp, obom, err := parseOutputCodePage(*outCodePage)
+	if err != nil {
+		return err
+	}
 	// relog takes "-c PATH PATH ...": arguments that start with a
 	// backslash are counter paths, never input files.
 	var names []string
@@ -74,7 +84,7 @@ func runRelog(ctx context.Context, e *env, args []string) error {
 	}
 	counters = splitCounterLists(counters)
 	if *cf != "" {
-		more, err := counterpath.ReadListFile(*cf)
+		more, err := readCounterList(*cf, cp, warnf)
 		if err != nil {
 			return err
 		}
@@ -83,6 +93,9 @@ func runRelog(ctx context.Context, e *env, args []string) error {
 	f, err := outputFormat(*format, *out)
 	if err != nil {
 		return err
+	}
+	if _, ok := f.Text(); !ok && *outCodePage != "" {
+		return usagef("-ocodepage is the encoding of a text log (-f CSV or TSV), not of -f %s", f)
 	}
 	if *appendOut && f != perflog.BIN && f != perflog.SQL {
 		return usagef("-a appends to binary logs (-f BIN), not to %s files", f)
@@ -107,11 +120,15 @@ func runRelog(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	in, err := perflog.Open(ctx, files, perflog.OpenOptions{Titles: db})
+	in, err := perflog.Open(ctx, files, perflog.OpenOptions{Titles: db, CodePage: cp})
 	if err != nil {
 		return err
 	}
 	defer in.Close()
+	opts.Warn = warnf
+	for _, n := range in.Notes {
+		opts.Warn(n)
+	}
 	src := in.Source
 	opts.Location, opts.Kinds = in.Location, in.Kinds()
 	// -b and -e are wall-clock times of the log's zone, the times relog
@@ -136,11 +153,6 @@ func runRelog(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		return closeOut()
-	}
-	warn := e.warnings(*nowarn)
-	opts.Warn = func(msg string) { warn.Warn("relog:"+msg, msg) }
-	for _, n := range in.Notes {
-		opts.Warn(n)
 	}
 	if *langOpt != "" {
 		l, err := chooseLang(e, *langOpt)
@@ -179,6 +191,9 @@ func runRelog(ctx context.Context, e *env, args []string) error {
 	}
 	w, closeOut, err := createConversionOutput(outName, *yes, e.stdout)
 	if err != nil {
+		return err
+	}
+	if w, closeOut, err = encodedOutput(w, closeOut, outName, ocp, obom); err != nil {
 		return err
 	}
 	if outName != "" && outName != "-" {
@@ -330,12 +345,18 @@ func relogHelp() helpScreen {
 		},
 		notes: "Counters are given as in typeperf; copy them from the output of -q.\n" +
 			"Several counters in one -c argument are separated by blanks before\n" +
-			"each '\\' or put in double quotes.",
+			"each '\\' or put in double quotes.\n" +
+			"Text logs are read in the encoding their bytes show: a byte-order\n" +
+			"mark, UTF-8, else the ANSI code page a localized Windows wrote them\n" +
+			"in, guessed (with a warning) unless -codepage names it. Text logs are\n" +
+			"written in UTF-8; -ocodepage utf-8-bom makes one Excel opens with its\n" +
+			"names intact, -ocodepage 1251 one for Windows tools of that code page.",
 		examples: [][2]string{
 			{"One counter of a set of captured blocks, into a CSV log:", `perfc relog "s*.bin" -c "\Processor(_Total)\% Processor Time" -o cpu.csv`},
 			{"Two counters in one quoted list:", `perfc relog x.bin -c "\Memory\Available MBytes \Processor(_Total)\% Processor Time"`},
 			{"Every second record, as TSV:", "perfc relog logfile.bin -f tsv -o logfile.tsv -t 2"},
 			{"The counters and time range of the input:", "perfc relog logfile.bin -q -o counters.txt"},
+			{"A Russian Windows' CSV, for Excel:", "perfc relog ru.csv -codepage 1251 -ocodepage utf-8-bom -o ru-excel.csv"},
 		},
 	}
 }

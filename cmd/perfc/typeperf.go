@@ -11,7 +11,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/perfcounters/perfcounters/counterpath"
 	"github.com/perfcounters/perfcounters/internal/tool/typeperf"
 	"github.com/perfcounters/perfcounters/pdh"
 	"github.com/perfcounters/perfcounters/perflog"
@@ -31,7 +30,8 @@ func runTypeperf(ctx context.Context, e *env, args []string) error {
 	fs := newFlags("typeperf", e.stdout)
 	var counters stringList
 	fs.Var(&counters, "c", "Counter path to monitor (repeatable; paths may also be given as arguments).")
-	cf := fs.String("cf", "", "File containing performance counters to monitor, one per line (UTF-8 or UTF-16 with a byte-order mark; blank lines and lines starting with # are skipped).")
+	cf := fs.String("cf", "", "File containing performance counters to monitor, one per line (UTF-8 or UTF-16 with a byte-order mark, or in the code page of -codepage; blank lines and lines starting with # are skipped).")
+	codePage := fs.String("codepage", "", cfCodePageUsage)
 	si := fs.String("si", "1", "Time between samples. Default is 1 second.")
 	sc := fs.Int("sc", 0, "Number of samples to collect. Default is to sample until CTRL+C.")
 	format := fs.String("f", "CSV", "Output file format: CSV, TSV, BIN (perfc's binary log, .plog) or SQL. Default is CSV.")
@@ -97,7 +97,12 @@ func runTypeperf(ctx context.Context, e *env, args []string) error {
 
 	paths := append(counters, pos...)
 	if *cf != "" {
-		more, err := counterpath.ReadListFile(*cf)
+		cp, err := parseCodePage("-codepage", *codePage)
+		if err != nil {
+			return err
+		}
+		warn := e.warnings(*nowarn)
+		more, err := readCounterList(*cf, cp, func(msg string) { warn.Warn("typeperf:cf", msg) })
 		if err != nil {
 			return err
 		}

@@ -286,7 +286,7 @@ func TestVersionCompletionExplain(t *testing.T) {
 		t.Errorf("version: exit %d\n%s", code, out)
 	}
 	out, _, code = runPerfc(t, "completion", "bash")
-	if code != 0 || !strings.Contains(out, "complete -F _perfc perfc") || !strings.Contains(out, `typeperf) opts="-? -c -cf -config -f -lang -nowarn -o -q -qx -s -sc -si -y"`) {
+	if code != 0 || !strings.Contains(out, "complete -F _perfc perfc") || !strings.Contains(out, `typeperf) opts="-? -c -cf -codepage -config -f -lang -nowarn -o -q -qx -s -sc -si -y"`) {
 		t.Errorf("completion: exit %d\n%s", code, out)
 	}
 	if _, err := os.Stat("/bin/bash"); err == nil {

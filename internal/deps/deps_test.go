@@ -62,7 +62,7 @@ var table = map[string]rule{
 	"system":         {2, []string{"counterset", "countertype", "perfdata", "procscan", "proctext"}},
 	"engine":         {2, []string{"collect", "counterset", "perfdata", "titles"}},
 	"pdh":            {2, []string{"calc", "counterpath", "countertype", "utf16le", "perfdata", "titles"}},
-	"perflog/pdhcsv": {2, []string{"calc", "counterpath", "countertype", "wintz", "pdh", "perfdata", "perflog/rawlog", "titles"}},
+	"perflog/pdhcsv": {2, []string{"calc", "counterpath", "countertype", "wintz", "pdh", "perfdata", "perflog/rawlog", "titles", "utf16le"}},
 	"state":          {2, []string{"collectorset", "counterset", "manifest", "titles"}},
 	"collectorset":   {2, []string{"counterpath", "utf16le"}},
 	"perflog/binlog": {2, []string{"wintz", "pdh", "perfdata", "titles"}},
@@ -71,7 +71,7 @@ var table = map[string]rule{
 	"perflog/sqllog": {2, []string{"calc", "countertype", "pdh", "perflog/rawlog", "titles", "wintz"}},
 	"remote":         {2, []string{"pdh", "perfdata", "titles"}}, // the client of perfc serve's API, its wire types and the hosts file; see remote/API.md
 	// L3: the local machine assembled.
-	"perflog": {3, []string{"pdh", "perflog/binlog", "perflog/blg", "perflog/pdhcsv", "perflog/sqllog", "titles", "wintz"}},
+	"perflog": {3, []string{"pdh", "perflog/binlog", "perflog/blg", "perflog/pdhcsv", "perflog/sqllog", "titles", "utf16le", "wintz"}},
 	"host":    {3, []string{"collect", "counterset", "engine", "shm", "pdh", "perfdata", "procscan", "state", "system", "titles"}},
 	// pla runs collector sets (Windows' Performance Logs and Alerts):
 	// given a live source by the program, it writes the logs and keeps
@@ -99,7 +99,7 @@ var table = map[string]rule{
 	"internal/webui": {4, nil},
 	// logview answers the page's questions about logs (/v1/logs): a log's
 	// counters and their values over a time range.
-	"internal/logview": {4, []string{"calc", "counterpath", "pdh", "perfdata", "perflog", "remote", "titles", "wintz"}},
+	"internal/logview": {4, []string{"calc", "counterpath", "pdh", "perfdata", "perflog", "remote", "titles", "utf16le", "wintz"}},
 	// L5: the binary.
 	"cmd/perfc": {5, []string{"host", "internal/tool/ctrpp", "internal/tool/dump", "internal/tool/lodctr", "internal/tool/logman", "internal/tool/query", "utf16le",
 		"internal/tool/relog", "internal/tool/typeperf", "internal/server", "internal/webui", "internal/logview", "remote", "remote/apiserver", "export/otlp", "export/prom", "collectorset", "counterpath", "engine", "manifest", "pdh", "perfdata", "perflog", "pla", "state", "titles"}},

@@ -42,6 +42,7 @@ import (
 	"github.com/perfcounters/perfcounters/perflog"
 	"github.com/perfcounters/perfcounters/remote"
 	"github.com/perfcounters/perfcounters/titles"
+	"github.com/perfcounters/perfcounters/utf16le"
 	"github.com/perfcounters/perfcounters/wintz"
 )
 
@@ -82,6 +83,11 @@ type Options struct {
 	// Titles names the indexes of captured PERF_DATA_BLOCK files (nil:
 	// English Windows'); logs carry their own.
 	Titles *titles.DB
+	// CodePage names the code page of text logs whose bytes do not say
+	// theirs (no byte-order mark, not UTF-8), perfc perfmon's -codepage;
+	// an upload's ?codepage= names its own. utf16le.Auto guesses it, and
+	// the log's notes say what was assumed.
+	CodePage utf16le.CodePage
 }
 
 // Handler answers /v1/logs. Create it with New; Close closes its logs.
@@ -154,7 +160,7 @@ type openLog struct {
 // Open opens logs (files, or SQL:DSN!logset) as one log set, as relog
 // takes its inputs, reads its catalog and lists it in GET /v1/logs.
 func (h *Handler) Open(ctx context.Context, names []string) (LogInfo, error) {
-	l, err := h.open(ctx, names, names, nil)
+	l, err := h.open(ctx, names, names, nil, h.opts.CodePage)
 	if err != nil {
 		return LogInfo{}, err
 	}
@@ -165,10 +171,11 @@ func (h *Handler) Open(ctx context.Context, names []string) (LogInfo, error) {
 	return l.info, nil
 }
 
-// open opens files as one set shown as names; after is called once the
-// files are open and read (an upload removes its file there).
-func (h *Handler) open(ctx context.Context, files, names []string, after func()) (*openLog, error) {
-	in, err := perflog.Open(ctx, files, perflog.OpenOptions{Titles: h.opts.Titles})
+// open opens files as one set shown as names, text logs that do not say
+// their code page read in cp; after is called once the files are open
+// and read (an upload removes its file there).
+func (h *Handler) open(ctx context.Context, files, names []string, after func(), cp utf16le.CodePage) (*openLog, error) {
+	in, err := perflog.Open(ctx, files, perflog.OpenOptions{Titles: h.opts.Titles, CodePage: cp})
 	if after != nil {
 		defer after()
 	}
@@ -257,7 +264,7 @@ func (h *Handler) Close() error {
 // ServeHTTP answers:
 //
 //	GET    /v1/logs                    the logs the server opened (LogList)
-//	POST   /v1/logs?name=FILE          upload a log (the body): LogInfo, 201
+//	POST   /v1/logs?name=FILE[&codepage=CP] upload a log (the body): LogInfo, 201
 //	GET    /v1/logs/{id}               LogInfo
 //	DELETE /v1/logs/{id}               close an uploaded log
 //	GET    /v1/logs/{id}/objects       objects and counters (remote.ObjectList)
@@ -393,6 +400,13 @@ func (h *Handler) serveUpload(w http.ResponseWriter, r *http.Request) {
 		serveError(w, http.StatusBadRequest, "bad_parameter", err.Error())
 		return
 	}
+	cp := h.opts.CodePage
+	if v := r.URL.Query().Get("codepage"); v != "" {
+		if cp, err = utf16le.ParseCodePage(v); err != nil {
+			serveError(w, http.StatusBadRequest, "bad_parameter", fmt.Sprintf("parameter codepage=%q: %v", clip(v), err))
+			return
+		}
+	}
 	limit := h.opts.MaxUploadBytes
 	if r.ContentLength > limit {
 		serveError(w, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("%s: %d bytes, more than %d, the most a log uploaded to this server may be (open a larger log from the command line: perfc perfmon LOG)", name, r.ContentLength, limit))
@@ -432,7 +446,7 @@ func (h *Handler) serveUpload(w http.ResponseWriter, r *http.Request) {
 	if h.uploaded != nil {
 		h.uploaded(file)
 	}
-	l, err := h.open(r.Context(), []string{file}, []string{name}, cleanup)
+	l, err := h.open(r.Context(), []string{file}, []string{name}, cleanup, cp)
 	if err != nil {
 		serveError(w, http.StatusUnprocessableEntity, "bad_log", err.Error())
 		return

@@ -366,3 +366,43 @@ func TestUploadRole(t *testing.T) {
 		t.Errorf("a monitor reading the uploaded log: %d %s", st, body)
 	}
 }
+
+// TestUploadCodePage: a text log in a Russian Windows' code page uploads
+// with its names intact: guessed, with a note naming the log and the code
+// page, or read in the ?codepage= named, in a Windows admin's spelling;
+// an unknown code page is refused. Its Cyrillic paths answer values.
+func TestUploadCodePage(t *testing.T) {
+	b, err := os.ReadFile("../../perflog/pdhcsv/testdata/codepage/ru-cp1251.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := serve(t, logview.New(logview.Options{TempDir: t.TempDir()}))
+	guessed := upload(t, srv, "ru.csv", b)
+	if len(guessed.Notes) != 1 || !strings.HasPrefix(guessed.Notes[0], "ru.csv: no byte-order mark and not UTF-8: read as code page 1251 (windows-1251, Cyrillic)") {
+		t.Errorf("notes %q", guessed.Notes)
+	}
+	named := upload(t, srv, "ru.csv&codepage=windows-1251", b)
+	if len(named.Notes) != 0 || named.Computers[0] != `\\ПК` && named.Computers[0] != "ПК" {
+		t.Errorf("named 1251: notes %q, computers %q", named.Notes, named.Computers)
+	}
+	var objs remote.ObjectList
+	if st, body := call(t, "GET", srv.URL+logview.Path+"/"+named.ID+"/objects", "", nil, &objs); st != 200 || !strings.Contains(body, "Процессор") || !strings.Contains(body, "загруженности процессора") {
+		t.Errorf("objects: %d %s", st, body)
+	}
+	var vals valuesAnswer
+	st, body := call(t, "POST", srv.URL+logview.Path+"/"+named.ID+"/values", "application/json", []byte(`{"paths":["\\Процессор(*)\\% загруженности процессора"]}`), &vals)
+	if st != 200 || len(vals.Counters) != 1 || len(vals.Counters[0].Items) != 1 || *vals.Counters[0].Items[0].Values[0] != 1.5 {
+		t.Errorf("values: %d %s", st, body)
+	}
+	st, body = call(t, "POST", srv.URL+logview.Path+"?name=ru.csv&codepage=klingon", "application/octet-stream", b, nil)
+	if st != 400 || !strings.Contains(body, `parameter codepage=\"klingon\": unknown code page`) {
+		t.Errorf("codepage=klingon: %d %s", st, body)
+	}
+	// The server's code page for the logs it opens.
+	h := logview.New(logview.Options{CodePage: 1251})
+	defer h.Close()
+	info, err := h.Open(t.Context(), []string{"../../perflog/pdhcsv/testdata/codepage/ru-cp1251.csv"})
+	if err != nil || len(info.Notes) != 0 {
+		t.Errorf("Options.CodePage 1251: %v, notes %q", err, info.Notes)
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/perfcounters/perfcounters/perfdata"
 	"github.com/perfcounters/perfcounters/perflog/rawlog"
 	"github.com/perfcounters/perfcounters/titles"
+	"github.com/perfcounters/perfcounters/utf16le"
 )
 
 // NoValue ends the reason of the problems a text log's samples report
@@ -79,14 +80,30 @@ type cellPos struct {
 // Open reads the PDH-CSV or PDH-TSV log at path as a recorded pdh.Source.
 // A last line that the file ends inside (a writer stopped mid-row) is
 // left out with a note; every other malformed line is an error naming
-// the file, the line and the cell.
+// the file, the line and the cell. The text's encoding is decided from
+// its bytes (ReadOptions.CodePage Auto).
 func Open(path string) (*Log, error) {
+	return OpenWith(path, ReadOptions{})
+}
+
+// ReadOptions are how OpenWith and ReadLogWith read a log.
+type ReadOptions struct {
+	// CodePage names the code page of a log whose bytes do not say theirs
+	// (no byte-order mark, not valid UTF-8), as relog's -codepage does;
+	// utf16le.Auto guesses it, and the log's Notes say what was assumed.
+	CodePage utf16le.CodePage
+	// Limit bounds the bytes read; 0 or less: no limit.
+	Limit int64
+}
+
+// OpenWith is Open with options.
+func OpenWith(path string, opts ReadOptions) (*Log, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return ReadLog(f, path, -1)
+	return ReadLogWith(f, path, opts)
 }
 
 // ReadLog reads a PDH-CSV or PDH-TSV log from r as Open does; name names
@@ -94,13 +111,24 @@ func Open(path string) (*Log, error) {
 // limit). Console output (typeperf without -o) is refused: its header
 // names no time zone, so its times cannot be placed.
 func ReadLog(r io.Reader, name string, limit int64) (*Log, error) {
-	if limit >= 0 {
-		r = &limitReader{r: r, n: limit}
+	if limit < 0 {
+		limit = 0
+	} else if limit == 0 {
+		limit = -1 // nothing may be read
+	}
+	return ReadLogWith(r, name, ReadOptions{Limit: limit})
+}
+
+// ReadLogWith is ReadLog with options.
+func ReadLogWith(r io.Reader, name string, opts ReadOptions) (*Log, error) {
+	limit := opts.Limit
+	if limit != 0 {
+		r = &limitReader{r: r, n: max(limit, 0)}
 	}
 	var notes []string
-	lg, err := read(r, nil, config{file: name, tornTail: true, notes: &notes})
+	lg, err := read(r, nil, config{file: name, codePage: opts.CodePage, tornTail: true, notes: &notes})
 	if errors.Is(err, errTooLarge) {
-		return nil, fmt.Errorf("%s: larger than %d bytes, the limit on a text log", orText(name), limit)
+		return nil, fmt.Errorf("%s: larger than %d bytes, the limit on a text log", orText(name), max(limit, 0))
 	}
 	if err != nil {
 		return nil, err

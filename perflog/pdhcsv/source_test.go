@@ -99,12 +99,11 @@ func TestReadLogErrors(t *testing.T) {
 	}{
 		{"console output", `"(PDH-CSV 4.0)","\\H\Memory\Available MBytes"` + row, 1, 1, "console output"},
 		{"wildcard column", hdr + `,"\\H\Process(*)\ID Process"` + row, 1, 2, "wildcard"},
-		{"not a path", hdr + `,"Memory"` + row, 1, 2, "column"},
+		{"not a path", hdr + `,"Memory","\\H\Memory\A"` + "\n" + `"01/02/2024 03:04:05.000","1","2"` + "\n", 1, 2, "column"},
 		{"instances and none", hdr + `,"\\H\Memory\A","\\H\Memory(x)\B"` + "\n" + `"01/02/2024 03:04:05.000","1","2"` + "\n", 1, 3, "with and without instances"},
 		{"huge index", hdr + `,"\\H\Process(a#99999)\ID Process"` + row, 1, 2, "instance index"},
 		{"bad number", hdr + `,"\\H\Memory\A"` + "\n" + `"01/02/2024 03:04:05.000","x"` + "\n", 2, 2, `value "x" of \\H\Memory\A is not a number`},
 		{"ragged row", hdr + `,"\\H\Memory\A"` + "\n" + `"01/02/2024 03:04:05.000","1","2"` + "\n" + `"01/02/2024 03:04:06.000","1"` + "\n", 2, 3, "more than 2 cells"},
-		{"short row", hdr + `,"\\H\Memory\A"` + "\n" + `"01/02/2024 03:04:05.000"` + "\n" + `"01/02/2024 03:04:06.000","1"` + "\n", 2, 0, "1 cells, the header has 2"},
 		{"torn row inside", hdr + `,"\\H\Memory\A"` + "\n" + `"01/02/2024 03:04:05.000","1` + "\n" + `"01/02/2024 03:04:06.000","1"` + "\n", 2, 2, "unterminated"},
 		{"too many columns", `"(PDH-CSV 4.0) (X)(0)"` + strings.Repeat(`,"\\H\M\C"`, MaxColumns+1) + "\n", 1, MaxColumns + 2, "more than"},
 	} {
