@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/perfcounters/perfcounters/shm/shmtest"
 	statedir "github.com/perfcounters/perfcounters/state"
 	"github.com/perfcounters/perfcounters/titles"
+	"github.com/perfcounters/perfcounters/utf16le"
 )
 
 // TestLocalizedNames is issue 29's "counter names in every language the
@@ -125,6 +127,19 @@ func TestLocalizedNames(t *testing.T) {
 		db, err := titles.ParseMultiSZ(b)
 		if err != nil {
 			t.Fatalf("query %q: the list does not parse: %v", value, err)
+		}
+		// The same bytes as a plain REG_MULTI_SZ (UTF-16LE strings, each
+		// NUL-terminated, an empty one last), read without the titles
+		// package: index and name pairs.
+		raw, err := utf16le.DecodeMultiSZ(b)
+		if err != nil || len(raw)%2 != 0 {
+			t.Fatalf("query %q: not a MULTI_SZ of pairs: %v (%d strings)", value, err, len(raw))
+		}
+		for i := 0; i < len(raw); i += 2 {
+			n, err := strconv.ParseUint(raw[i], 10, 32)
+			if err != nil || db.Name(uint32(n)) != raw[i+1] && n != 1 {
+				t.Errorf("query %q: pair %q %q does not read back", value, raw[i], raw[i+1])
+			}
 		}
 		return db, errs
 	}
