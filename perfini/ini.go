@@ -56,11 +56,14 @@ const (
 // (starting with ';' or "//"). Section names and keys compare without
 // case. A refusal names the file and line; up to 10 are reported.
 func ParseINI(file string, data []byte) (*INI, error) {
-	text, err := decode(file, data)
+	text, warning, err := decode(file, data)
 	if err != nil {
 		return nil, err
 	}
 	ini := &INI{File: file}
+	if warning != "" {
+		ini.Warnings = append(ini.Warnings, warning)
+	}
 	var c errs
 	sec := secNone
 	secLine := map[string]int{}

@@ -20,7 +20,9 @@
 package perfini
 
 import (
+	"bytes"
 	"errors"
+	"io"
 	"fmt"
 	"strconv"
 	"strings"
@@ -83,31 +85,38 @@ func (c *errs) err() error {
 	return errors.Join(list...)
 }
 
-// decode turns a file's bytes into text: UTF-16 or UTF-8 through
-// utf16le.Text, the project's one decoder of text files as Windows saves
-// them. Bytes that are not UTF-8 after it are an ANSI code page file,
-// refused at its first such line: code pages are not read yet.
-func decode(file string, b []byte) (string, error) {
+// decode turns a file's bytes into text through utf16le, the project's
+// one decoder of text files as Windows saves them: UTF-16 or UTF-8 as
+// such, and bytes that are not UTF-8 as the ANSI code page they are
+// guessed to be (Windows' lodctr reads such a file in the system's ANSI
+// code page, which a file does not name). warning says which code page
+// was assumed, with the line it was decided on; a byte that code page
+// leaves undefined is an error naming its line.
+func decode(file string, b []byte) (text, warning string, err error) {
 	if len(b) > MaxFileSize {
-		return "", &Error{File: file, Msg: fmt.Sprintf("larger than %d bytes", MaxFileSize)}
+		return "", "", &Error{File: file, Msg: fmt.Sprintf("larger than %d bytes", MaxFileSize)}
 	}
 	s, err := utf16le.Text(b)
 	if err != nil {
-		return "", &Error{File: file, Msg: err.Error()}
+		return "", "", &Error{File: file, Msg: err.Error()}
 	}
-	if !utf8.ValidString(s) {
-		i := 0
-		for i < len(s) {
-			r, n := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && n == 1 {
-				break
-			}
-			i += n
+	if utf8.ValidString(s) {
+		return s, "", nil
+	}
+	tr := utf16le.NewTextReader(bytes.NewReader(b), utf16le.Auto)
+	out, err := io.ReadAll(tr)
+	if err != nil {
+		var de *utf16le.DecodeError
+		if errors.As(err, &de) {
+			return "", "", &Error{File: file, Line: de.Line, Msg: de.Error()}
 		}
-		line := 1 + strings.Count(s[:i], "\n")
-		return "", &Error{File: file, Line: line, Msg: fmt.Sprintf("byte 0x%02X is not UTF-8: the file is in an ANSI code page, which is not read yet; save it as Unicode (UTF-16) or UTF-8", s[i])}
+		return "", "", &Error{File: file, Msg: err.Error()}
 	}
-	return s, nil
+	d := tr.Decision()
+	if d.Assumed() {
+		warning = warn(file, d.Line, "%s", d)
+	}
+	return string(out), warning, nil
 }
 
 // lines calls f with each line of s (line ends LF or CRLF) and its

@@ -32,7 +32,9 @@ const maxDefines = 1 << 17
 
 // ParseSymbols reads a symbol file's bytes; file names it in messages.
 func ParseSymbols(file string, data []byte) (*Symbols, error) {
-	text, err := decode(file, data)
+	// The symbols are C identifiers and numbers: a code page assumed for
+	// the comments around them changes nothing, and is not said.
+	text, _, err := decode(file, data)
 	if err != nil {
 		return nil, err
 	}
