@@ -53,6 +53,8 @@ type Query struct {
 	// AddCounter.
 	prime   *Sample
 	primeAt time.Time
+	// wantCtrs caches wantCounters until a counter is added.
+	wantCtrs map[uint32][]uint32
 	// maxItems bounds the values one Collect may expand the counters to
 	// (SetMaxItems; 0 none); items counts them in the Collect under way.
 	maxItems, items int

@@ -524,6 +524,7 @@ func (q *Query) instancesOf(ctx context.Context, l located, machine string, idx 
 
 // newCounter adds a counter for a checked path.
 func (q *Query) newCounter(p counterpath.Path, idx uint32, objName string) *Counter {
+	q.wantCtrs = nil
 	c := &Counter{q: q, path: p, obj: q.objState(p.Machine, idx, objName)}
 	c.wildCtr = strings.IndexByte(p.Counter, '*') >= 0
 	c.wild = p.HasWildcard()
@@ -615,7 +616,11 @@ func (q *Query) AddCounters(ctx context.Context, paths []string) (counters []*Co
 // counters read (nil for an object with a wildcard counter): what a
 // CounterSampler needs to collect.
 func (q *Query) wantCounters() map[uint32][]uint32 {
+	if q.wantCtrs != nil {
+		return q.wantCtrs
+	}
 	out := make(map[uint32][]uint32, len(q.want))
+	defer func() { q.wantCtrs = out }()
 	all := map[uint32]bool{}
 	for _, c := range q.counters {
 		i := c.obj.index
