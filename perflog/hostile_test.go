@@ -176,7 +176,7 @@ var sqlLogs = []hostileLog{
 	{"details/counters", 2500, func(tb testing.TB, n int) (string, []byte, int, int) {
 		return sqlHostile(tb, n, hostileSamples), nil, hostileSamples, hostileSamples * n
 	}},
-	{"data/samples", 10000, func(tb testing.TB, n int) (string, []byte, int, int) {
+	{"data/samples", 5000, func(tb testing.TB, n int) (string, []byte, int, int) {
 		return sqlHostile(tb, 1, n), nil, n, n
 	}},
 }
