@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unicode/utf16"
@@ -188,11 +189,16 @@ func BLG(tb testing.TB, list []BLGCounter, samples int, instances []string) []by
 	return append(append([]byte(nil), tpl[:bs]...), w.finish()...)
 }
 
-var blgTpl []byte
+var (
+	blgMu  sync.Mutex
+	blgTpl []byte
+)
 
-// blgTemplate is CounterSamples.blg.
+// blgTemplate is CounterSamples.blg, read once.
 func blgTemplate(tb testing.TB) []byte {
 	tb.Helper()
+	blgMu.Lock()
+	defer blgMu.Unlock()
 	if blgTpl != nil {
 		return blgTpl
 	}
