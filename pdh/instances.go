@@ -76,6 +76,80 @@ type objState struct {
 	// lookups, not N scans of every instance.
 	byName   map[string][]int32
 	byNameOK bool
+	// byCounter finds the definitions (not bases) by counter name folded
+	// (foldKey), byIndex by title index, for counters that name one
+	// counter (counterAt): built at the first lookup after the
+	// definitions change (byCounterGen is the gen they were built for),
+	// so that N such counters of an object of N counters cost N lookups,
+	// not N scans of the definitions (relog of a log of N counters of one
+	// object was quadratic). oddNames are the definitions whose names are
+	// not UTF-8, which only a scan compares as strings.EqualFold does.
+	byCounter    map[string][]int32
+	byIndex      map[uint32]int32
+	oddNames     []int32
+	byCounterGen int
+}
+
+// linearCounters is the most definitions counterAt scans instead of
+// indexing them.
+const linearCounters = 16
+
+// counterAt is the position of the first definition, not a base, whose
+// counter the path's counter part name names (nameMatches: its name under
+// simple case folding, or its title index in decimal); -1 when none.
+func (s *objState) counterAt(name string) int {
+	if len(s.defs) <= linearCounters || !utf8.ValidString(name) {
+		for i, def := range s.defs {
+			if !def.Type.IsBase() && nameMatches(name, s.names[i], def.NameIndex) {
+				return i
+			}
+		}
+		return -1
+	}
+	if s.byCounter == nil || s.byCounterGen != s.gen {
+		if s.byCounter == nil {
+			s.byCounter = make(map[string][]int32, len(s.defs))
+			s.byIndex = make(map[uint32]int32, len(s.defs))
+		}
+		clear(s.byCounter)
+		clear(s.byIndex)
+		s.oddNames = s.oddNames[:0]
+		for i, def := range s.defs {
+			if def.Type.IsBase() {
+				continue
+			}
+			if _, ok := s.byIndex[def.NameIndex]; !ok {
+				s.byIndex[def.NameIndex] = int32(i)
+			}
+			if !utf8.ValidString(s.names[i]) {
+				s.oddNames = append(s.oddNames, int32(i))
+				continue
+			}
+			k := foldKey(s.names[i])
+			s.byCounter[k] = append(s.byCounter[k], int32(i))
+		}
+		s.byCounterGen = s.gen
+	}
+	at := -1
+	if n, ok := numeric(name); ok {
+		if i, ok := s.byIndex[n]; ok {
+			at = int(i)
+		}
+	}
+	first := func(pos []int32) {
+		for _, i := range pos {
+			if at >= 0 && int(i) >= at {
+				return
+			}
+			if strings.EqualFold(name, s.names[i]) {
+				at = int(i)
+				return
+			}
+		}
+	}
+	first(s.byCounter[foldKey(name)])
+	first(s.oddNames)
+	return at
 }
 
 // named returns the positions of the current sample's instances whose

@@ -68,6 +68,15 @@ type Query struct {
 		index   uint32
 		st      *objState
 	}
+	// ctrs caches, for the catalog sample, the counter definitions of the
+	// object the last explicit counter path named, so that N such paths
+	// of one object cost N lookups, not N scans (counterNamed).
+	ctrs struct {
+		smp    *Sample
+		system string
+		index  uint32
+		st     *objState
+	}
 
 	layouts   uint64 // the last Counter.Layout given out
 	namesOnly bool   // SetNamesOnly
@@ -114,6 +123,7 @@ func (q *Query) SetTitles(db, alt *titles.DB) {
 		q.db = db
 	}
 	q.alt = alt
+	q.ctrs.st = nil // its names are db's
 }
 
 // SetMaxItems bounds the values (instances × counters, over every
@@ -185,6 +195,7 @@ func (q *Query) Collect(ctx context.Context) error {
 	q.problems = smp.Problems
 	q.gap = smp.Gap
 	q.catalog = nil
+	q.ctrs.st = nil
 	q.stamp++
 	clear(q.found)
 	q.time = smp.Time
@@ -398,7 +409,16 @@ func (c *Counter) resolveColumns() {
 	s := c.obj
 	c.cols = c.cols[:0]
 	c.colNames = nil // a new slice: callers of AppendItemRows keep the old one
-	for i, def := range s.defs {
+	from := 0
+	if !c.wildCtr {
+		// One counter: found by name, not by a scan of the definitions.
+		if from = s.counterAt(c.path.Counter); from < 0 {
+			c.gen = s.gen
+			return
+		}
+	}
+	for i, def := range s.defs[from:] {
+		i += from
 		if def.Type.IsBase() {
 			continue
 		}

@@ -388,7 +388,11 @@ func (q *Query) addCounter(ctx context.Context, path string, english bool) (*Cou
 	if rec := q.src.Recorded(); rec != nil && rec.Pos() != q.catalogPos {
 		q.catalog = nil
 	}
+	before := q.catalog
 	l, err := locate(ctx, q.src, q.db, p, path, &q.catalog, q.systemOf)
+	if before == nil || q.catalog != before {
+		q.ctrs.st = nil // another sample (a source may hand the same *Sample again)
+	}
 	if rec := q.src.Recorded(); rec != nil {
 		q.catalogPos = rec.Pos()
 	}
@@ -413,18 +417,13 @@ func (q *Query) addCounter(ctx context.Context, path string, english bool) (*Cou
 	}
 	if !wildCtr {
 		var have []string
-		ok := false
-		for i := range l.obj.NumCounters() {
-			def := l.obj.Counter(i)
-			if def.Type.IsBase() {
-				continue
+		ok := q.counterNamed(l, p.Counter)
+		if !ok {
+			for i := range l.obj.NumCounters() {
+				if def := l.obj.Counter(i); !def.Type.IsBase() {
+					have = append(have, titleName(q.db, def.NameIndex))
+				}
 			}
-			n := titleName(q.db, def.NameIndex)
-			if nameMatches(p.Counter, n, def.NameIndex) {
-				ok = true
-				break
-			}
-			have = append(have, n)
 		}
 		if !ok && q.alt != nil {
 			// A counter named as alt names it (English): the object's
@@ -499,6 +498,29 @@ func (q *Query) addCounter(ctx context.Context, path string, english bool) (*Cou
 	}
 	q.counters = append(q.counters, c)
 	return c, nil
+}
+
+// counterNamed reports whether the located object has a counter (not a
+// base) that name names (nameMatches). The object of the catalog sample
+// has its definitions indexed once (q.ctrs, objState.counterAt): N paths
+// naming N counters of one object cost N lookups, not N scans.
+func (q *Query) counterNamed(l located, name string) bool {
+	if l.smp != q.catalog || l.obj.NumCounters() <= linearCounters {
+		for i := range l.obj.NumCounters() {
+			def := l.obj.Counter(i)
+			if !def.Type.IsBase() && nameMatches(name, titleName(q.db, def.NameIndex), def.NameIndex) {
+				return true
+			}
+		}
+		return false
+	}
+	c := &q.ctrs
+	if c.st == nil || c.smp != l.smp || c.system != l.system || c.index != l.obj.NameIndex() {
+		c.st = newObjState(l.obj.NameIndex(), "")
+		c.st.definitions(l.obj, q.db)
+		c.smp, c.system, c.index = l.smp, l.system, l.obj.NameIndex()
+	}
+	return c.st.counterAt(name) >= 0
 }
 
 // instancesOf returns the instances (names only) of object idx of machine

@@ -111,6 +111,7 @@ var table = map[string]rule{
 var testSupport = map[string][]string{
 	"internal/asuser":   nil,                                    // runs a test binary as other users
 	"internal/golden":   nil,                                    // golden files with -update
+	"internal/hostile":  nil,                                    // hostile logs forged, cost per input byte (issue 28)
 	"internal/pgtest":   nil,                                    // the PostgreSQL server of the tests
 	"internal/proctest": nil,                                    // wait for a process to end
 	"shm/shmtest":       {"shm"},                                // a tmpfs base directory
