@@ -343,7 +343,6 @@ type Counter struct {
 	path counterpath.Path // as added
 	obj  *objState
 
-	ctrs     []uint32         // the title indexes the counter part names in its object; nil for a wildcard
 	matchAll bool             // every instance matches
 	oneName  bool             // the path names one (parent, name), no wildcard in it
 	matchGen int              // the object's nameGen when the instances were last matched

@@ -462,14 +462,6 @@ func (q *Query) addCounter(ctx context.Context, path string, english bool) (*Cou
 		}
 	}
 	c := q.newCounter(p, idx, objName)
-	if !wildCtr {
-		for i := range l.obj.NumCounters() {
-			def := l.obj.Counter(i)
-			if !def.Type.IsBase() && nameMatches(p.Counter, titleName(q.db, def.NameIndex), def.NameIndex) && !slices.Contains(c.ctrs, def.NameIndex) {
-				c.ctrs = append(c.ctrs, def.NameIndex)
-			}
-		}
-	}
 	instWild := strings.IndexByte(p.Instance, '*') >= 0 || strings.IndexByte(p.Parent, '*') >= 0 ||
 		(p.HasIndex && p.Index == counterpath.AnyIndex)
 	if !instWild && !single {
@@ -635,30 +627,37 @@ func (q *Query) AddCounters(ctx context.Context, paths []string) (counters []*Co
 }
 
 // wantCounters is, per object of the query, the counter title indexes its
-// counters read (nil for an object with a wildcard counter): what a
-// CounterSampler needs to collect.
+// counters read, as their columns resolved them in the last sample: what
+// a CounterSampler needs to collect. An object with a wildcard counter,
+// or a counter not resolved yet (before the first sample), is asked for
+// whole (nil). The answer is kept until a counter is added, once every
+// counter is resolved.
 func (q *Query) wantCounters() map[uint32][]uint32 {
 	if q.wantCtrs != nil {
 		return q.wantCtrs
 	}
 	out := make(map[uint32][]uint32, len(q.want))
-	defer func() { q.wantCtrs = out }()
-	all := map[uint32]bool{}
+	whole := map[uint32]bool{}
+	resolved := true
 	for _, c := range q.counters {
 		i := c.obj.index
-		if all[i] {
+		if whole[i] {
 			continue
 		}
-		if c.ctrs == nil {
-			all[i] = true
+		if c.wildCtr || len(c.cols) == 0 {
+			resolved = resolved && c.wildCtr
+			whole[i] = true
 			out[i] = nil
 			continue
 		}
-		for _, x := range c.ctrs {
-			if !slices.Contains(out[i], x) {
+		for k := range c.cols {
+			if x := c.cols[k].def.NameIndex; !slices.Contains(out[i], x) {
 				out[i] = append(out[i], x)
 			}
 		}
+	}
+	if resolved {
+		q.wantCtrs = out
 	}
 	return out
 }
