@@ -13,7 +13,8 @@ import (
 )
 
 // peerKey is the context key of a connection's *peer (http.Server's
-// ConnContext), set on servers that let anonymous callers in.
+// ConnContext), set on servers that let anonymous callers in or limit
+// the rate of failed attempts.
 type peerKey struct{}
 
 // peer finds, once per connection, the local user who opened a loopback

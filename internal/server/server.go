@@ -288,7 +288,10 @@ func New(opts Options) (*Server, error) {
 	if certs != nil {
 		s.srv.TLSConfig = certs.serverConfig()
 	}
-	if opts.Anonymous {
+	if opts.Anonymous || cfg.RateLimit.Interval > 0 {
+		// Anonymous callers, and the failures a rate limit counts on
+		// loopback, are told apart by the local user who opened the
+		// connection (found once per connection, when first asked).
 		s.srv.ConnContext = withPeer
 	}
 	return s, nil
@@ -645,6 +648,15 @@ func (g *gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// it sends from.
 	now := time.Now()
 	netKey := "net:" + clientPrefix(r.RemoteAddr)
+	if netKey == "net:loopback" && g.perNet != nil {
+		// On loopback the kernel tells which local user opened the
+		// connection (peerUser), and a user cannot choose it: each local
+		// user's failures spend that user's bucket, not every local
+		// caller's. Unknown owners share the loopback bucket.
+		if u := peerUser(r.Context()); u != "" {
+			netKey += ":" + u
+		}
+	}
 	if spent, wait := g.perNet.spent(netKey, now); spent {
 		tooMany(w, wait)
 		return

@@ -195,3 +195,41 @@ func TestAnonymousPerLocalUser(t *testing.T) {
 		t.Fatalf("the step did not run:\n%s", out)
 	}
 }
+
+// TestRateLimitPerLocalUser: with rate_limit, failed attempts on loopback
+// spend the bucket of the local user who made them (the uid the kernel
+// gives the client's socket), not every local caller's: Bob guesses
+// Alice's password until he is answered 429, and Alice, right after, gets
+// in with hers. Before, loopback was one bucket and Bob locked her out.
+func TestRateLimitPerLocalUser(t *testing.T) {
+	if step, ok := asuser.Step(); ok {
+		url := os.Getenv("URL")
+		switch step {
+		case "guess":
+			for i, want := range []int{401, 401, 429, 429} {
+				a := do(t, http.DefaultClient, "GET", url+remote.PathHost, basicHeader("alice", fmt.Sprintf("guess %d", i)))
+				checkError(t, a, want)
+			}
+		case "login":
+			a := do(t, http.DefaultClient, "GET", url+remote.PathHost, basicHeader("alice", alicePass))
+			if a.status != 200 {
+				t.Fatalf("Alice after Bob's guesses: status %d: %s", a.status, a.body)
+			}
+		}
+		return
+	}
+	r := asuser.New(t)
+	s := serve(t, Options{ConfigFile: writeConfig(t, t.TempDir(), authYAML(t)+"rate_limit:\n  interval: 1h\n  burst: 2\n")})
+	for _, st := range []struct {
+		user asuser.User
+		step string
+	}{{asuser.Bob, "guess"}, {asuser.Alice, "login"}} {
+		out, err := r.Run(st.user, "TestRateLimitPerLocalUser", st.step, "URL="+s.URL())
+		if err != nil {
+			t.Fatalf("%s: %s", st.step, asuser.Failed(out, err))
+		}
+		if !strings.Contains(out, "PASS") {
+			t.Fatalf("%s: the step did not run:\n%s", st.step, out)
+		}
+	}
+}
