@@ -22,8 +22,8 @@ package perfini
 import (
 	"bytes"
 	"errors"
-	"io"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"unicode/utf8"

@@ -154,7 +154,7 @@ type Process struct {
 	longNamed bool // name came from cmdline because comm was truncated
 
 	detailGen [3]uint64 // per Details bit: the scan whose status, io, handles are in Mem, IO, Handles
-	threadGen uint64 // scan whose threads are in Threads
+	threadGen uint64    // scan whose threads are in Threads
 	spare     []Thread
 }
 

@@ -49,8 +49,8 @@ type mark struct {
 
 func newProbe() probe { return probe{inst: -1} }
 
-func (p *probe) Seq() uint64           { return p.seq }
-func (p *probe) Time() int64           { return p.time }
+func (p *probe) Seq() uint64 { return p.seq }
+func (p *probe) Time() int64 { return p.time }
 func (p *probe) Wants(c int) bool {
 	return p.want == nil || slices.Contains(p.want, c)
 }
