@@ -3,7 +3,11 @@
 // (wildcards, parent/instance#index), collect samples, and read formatted
 // values (one, or an array over instances), raw values and statistics; and
 // browse what a source holds (EnumObjects, EnumObjectItems,
-// ExpandWildCardPath).
+// ExpandWildCardPath, DefaultObject, DefaultCounter, ValidatePath). A query
+// also removes counters (RemoveCounter), collects in a loop at an interval
+// (Every, PdhCollectQueryDataEx's role), keeps a recording to a span of
+// time (SetTimeRange) and ends (Close); it speaks a language of the title
+// database (SetTitles, AddEnglishCounter).
 //
 // It owns the Source seam (every data source, live or replayed, gives
 // PERF_DATA_BLOCKs and the title database that names them), BlockFiles

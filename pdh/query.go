@@ -3,6 +3,7 @@ package pdh
 import (
 	"context"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"time"
@@ -55,6 +56,8 @@ type Query struct {
 	primeAt time.Time
 	// wantCtrs caches wantCounters until a counter is added.
 	wantCtrs map[uint32][]uint32
+	closed   bool      // Close
+	rangeEnd time.Time // SetTimeRange's end; zero none
 	// maxItems bounds the values one Collect may expand the counters to
 	// (SetMaxItems; 0 none); items counts them in the Collect under way.
 	maxItems, items int
@@ -180,6 +183,16 @@ func (q *Query) wants(idx uint32) bool { return slices.Contains(q.want, idx) }
 // whose object, counter or instance is missing from the sample is not an
 // error: its values carry the status.
 func (q *Query) Collect(ctx context.Context) error {
+	if q.closed {
+		return ErrClosed
+	}
+	if !q.rangeEnd.IsZero() {
+		if rec := q.src.Recorded(); rec != nil {
+			if p := rec.Pos(); p < rec.Len() && rec.Time(p).After(q.rangeEnd) {
+				return io.EOF
+			}
+		}
+	}
 	var smp *Sample
 	if q.prime != nil && time.Since(q.primeAt) < primeFresh {
 		smp = q.prime

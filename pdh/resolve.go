@@ -367,6 +367,9 @@ func (q *Query) AddEnglishCounter(path string) (*Counter, error) {
 }
 
 func (q *Query) addCounter(ctx context.Context, path string, english bool) (*Counter, error) {
+	if q.closed {
+		return nil, ErrClosed
+	}
 	q.prime = nil // a path added after AddCounters may need objects its sample lacks
 	p, err := counterpath.Parse(path)
 	if err != nil {
