@@ -221,10 +221,34 @@ func stringTable(loc *node) map[string]string {
 		}
 	}
 	t := map[string]string{}
-	if chosen == nil {
-		return t
+	if chosen != nil {
+		addStrings(t, chosen)
 	}
-	for _, st := range chosen.children {
+	return t
+}
+
+// cultureTables collects the <string id value> entries of every
+// <resources culture> element; resources without a culture are left out.
+func cultureTables(loc *node) map[string]map[string]string {
+	out := map[string]map[string]string{}
+	for _, r := range loc.children {
+		c, _ := r.attr("culture")
+		if r.name != "resources" || strings.TrimSpace(c) == "" {
+			continue
+		}
+		c = strings.TrimSpace(c)
+		if out[c] == nil {
+			out[c] = map[string]string{}
+		}
+		addStrings(out[c], r)
+	}
+	return out
+}
+
+// addStrings adds the <string id value> entries of a <resources>
+// element's string tables to t; the first value of an id counts.
+func addStrings(t map[string]string, resources *node) {
+	for _, st := range resources.children {
 		if st.name != "stringTable" {
 			continue
 		}
@@ -239,42 +263,6 @@ func stringTable(loc *node) map[string]string {
 			}
 		}
 	}
-	return t
-}
-
-// cultureTables collects the <string id value> entries of every
-// <resources culture> element (the first value of an id counts, as in
-// stringTable); resources without a culture are left out.
-func cultureTables(loc *node) map[string]map[string]string {
-	out := map[string]map[string]string{}
-	for _, r := range loc.children {
-		c, _ := r.attr("culture")
-		if r.name != "resources" || strings.TrimSpace(c) == "" {
-			continue
-		}
-		c = strings.TrimSpace(c)
-		t := out[c]
-		if t == nil {
-			t = map[string]string{}
-			out[c] = t
-		}
-		for _, st := range r.children {
-			if st.name != "stringTable" {
-				continue
-			}
-			for _, s := range st.children {
-				if s.name != "string" {
-					continue
-				}
-				id, _ := s.attr("id")
-				v, _ := s.attr("value")
-				if _, dup := t[id]; !dup {
-					t[id] = v
-				}
-			}
-		}
-	}
-	return out
 }
 
 // refID returns the ID of an attribute written as $(string.ID), or "".

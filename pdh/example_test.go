@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log"
-	"os"
 	"path/filepath"
 
 	"github.com/perfcounters/perfcounters/calc"
@@ -23,20 +22,7 @@ var fixtureBlocks = filepath.Join("..", "internal", "tool", "typeperf", "testdat
 // gives NewData, never a made-up 0.
 func Example() {
 	ctx := context.Background()
-	files, _ := filepath.Glob(filepath.Join(fixtureBlocks, "sample-*.perfdata"))
-	data, err := os.ReadFile(filepath.Join(fixtureBlocks, "titles.tsv"))
-	if err != nil {
-		log.Fatal(err)
-	}
-	db, err := titles.Load(data)
-	if err != nil {
-		log.Fatal(err)
-	}
-	src, err := pdh.OpenBlockFiles(files, db)
-	if err != nil {
-		log.Fatal(err)
-	}
-	q := pdh.OpenQuery(src)
+	q := pdh.OpenQuery(fixtureSource())
 	cpu, err := q.AddCounter(`\Processor(_Total)\% Processor Time`)
 	if err != nil {
 		log.Fatal(err)
