@@ -204,7 +204,12 @@ type Set struct {
 	// "perfc:run-at-boot", which Windows keeps as any other keyword.
 	RunAtBoot   bool
 	DataManager DataManager
-	Collector   Counters
+	// Collector is the counter collector of a counter set; an alert set
+	// (Alert not nil) has none.
+	Collector Counters
+	// Alert is the alert collector of an alert set (logman create
+	// alert); nil for a counter set.
+	Alert *Alerts
 	// Status is not part of the definition: it is never stored, and an
 	// export writes what the caller filled in (Stopped unless told).
 	Status Status
@@ -282,6 +287,13 @@ func (s *Set) Validate() error {
 	if err := CheckName(s.Name); err != nil {
 		errs = append(errs, err)
 	}
+	if s.Alert != nil {
+		errs = append(errs, s.Alert.validate(s.Name)...)
+		if len(s.Collector.Counters) > 0 {
+			errs = append(errs, errors.New("an alert set holds thresholds (-th), not counters to log (-c)"))
+		}
+		return errors.Join(append(errs, s.validateSchedules()...)...)
+	}
 	c := &s.Collector
 	if c.SampleInterval < MinSampleInterval {
 		errs = append(errs, fmt.Errorf("sample interval %d: must be at least %d second", c.SampleInterval, MinSampleInterval))
@@ -320,6 +332,13 @@ func (s *Set) Validate() error {
 			}
 		}
 	}
+	errs = append(errs, s.validateSchedules()...)
+	return errors.Join(errs...)
+}
+
+// validateSchedules checks the set's schedules.
+func (s *Set) validateSchedules() []error {
+	var errs []error
 	for i, sc := range s.Schedules {
 		if sc.Days&^Everyday != 0 {
 			errs = append(errs, fmt.Errorf("schedule %d: days 0x%x name no weekday (Sunday 1 ... Saturday 64)", i+1, uint32(sc.Days)))
@@ -331,7 +350,7 @@ func (s *Set) Validate() error {
 			errs = append(errs, fmt.Errorf("schedule %d: ends (%s) before it starts (%s)", i+1, sc.EndDate.Format(dateLayout), sc.StartDate.Format(dateLayout)))
 		}
 	}
-	return errors.Join(errs...)
+	return errs
 }
 
 // Clone returns a deep copy of s.
@@ -340,7 +359,41 @@ func (s *Set) Clone() *Set {
 	c.Keywords = append([]string(nil), s.Keywords...)
 	c.Schedules = append([]Schedule(nil), s.Schedules...)
 	c.Collector.Counters = append([]string(nil), s.Collector.Counters...)
+	if s.Alert != nil {
+		a := *s.Alert
+		a.Thresholds = append([]string(nil), s.Alert.Thresholds...)
+		c.Alert = &a
+	}
 	return &c
+}
+
+// NewAlert returns an alert set named name with logman's defaults: an
+// alert collector of the same name, a sample interval of 15 seconds, and
+// no log (its state and events are kept in its owner's state directory).
+func NewAlert(name string) *Set {
+	return &Set{
+		Name:             name,
+		SerialNumber:     1,
+		SchedulesEnabled: true,
+		Alert:            &Alerts{Name: name, SampleInterval: DefaultSampleInterval},
+	}
+}
+
+// Type is the set's collector type as `logman query` shows it: Counter or
+// Alert.
+func (s *Set) Type() string {
+	if s.Alert != nil {
+		return "Alert"
+	}
+	return "Counter"
+}
+
+// Interval is the sample interval of the set's collector, in seconds.
+func (s *Set) Interval() uint32 {
+	if s.Alert != nil {
+		return s.Alert.SampleInterval
+	}
+	return s.Collector.SampleInterval
 }
 
 // OutputLocation is where the set's next log goes, as `logman query NAME`
@@ -349,6 +402,9 @@ func (s *Set) Clone() *Set {
 // and the format's extension. An SQL log is shown as SQL:DSN!logset, its
 // password redacted (RedactDSN).
 func (s *Set) OutputLocation(t time.Time) string {
+	if s.Alert != nil {
+		return "" // an alert set writes no log
+	}
 	c := &s.Collector
 	if c.LogFileFormat == Sql {
 		return "SQL:" + RedactDSN(c.DataSourceName) + "!" + c.FileName

@@ -30,6 +30,11 @@ const maxDepth = 32
 const (
 	keywordRunAtBoot  = "perfc:run-at-boot"
 	keywordMaxSamples = "perfc:max-samples="
+	// An alert collector's settings of perfc's own (Alerts).
+	keywordAlertHold     = "perfc:alert-hold="
+	keywordAlertHyst     = "perfc:alert-hysteresis="
+	keywordAlertOnChange = "perfc:alert-onchange"
+	keywordAlertInterval = "perfc:alert-action-interval="
 )
 
 // The forms of dates and times in the XML's Schedule: written in the first
@@ -108,8 +113,11 @@ func ParseXML(data []byte, file string) (*Set, error) {
 	if !p.root {
 		return nil, &XMLError{File: file, Err: errors.New("no DataCollectorSet element")}
 	}
-	if !p.collector {
-		return nil, &XMLError{File: file, Element: "DataCollectorSet", Err: errors.New("no PerformanceCounterDataCollector: perfc's sets are counter sets")}
+	if !p.collector && p.set.Alert == nil {
+		return nil, &XMLError{File: file, Element: "DataCollectorSet", Err: errors.New("no PerformanceCounterDataCollector or AlertDataCollector: perfc's sets are counter and alert sets")}
+	}
+	if err := p.alertKeywords(); err != nil {
+		return nil, &XMLError{File: file, Element: "DataCollectorSet/Keyword", Err: err}
 	}
 	return p.set, nil
 }
@@ -121,6 +129,40 @@ type parser struct {
 	root      bool // DataCollectorSet seen
 	collector bool // PerformanceCounterDataCollector seen
 	schedule  *Schedule
+	// alertKW are the keywords of an alert collector's perfc settings,
+	// applied once the whole set is read (they come before it).
+	alertKW []string
+}
+
+// alertKeywords applies perfc's alert keywords to the alert collector;
+// a set without one keeps them as plain keywords.
+func (p *parser) alertKeywords() error {
+	a := p.set.Alert
+	for _, k := range p.alertKW {
+		if a == nil {
+			p.set.Keywords = append(p.set.Keywords, k)
+			continue
+		}
+		var err error
+		switch {
+		case k == keywordAlertOnChange:
+			a.OnChange = true
+		case strings.HasPrefix(k, keywordAlertHold):
+			err = parseInto(&a.Hold, strings.TrimPrefix(k, keywordAlertHold))
+		case strings.HasPrefix(k, keywordAlertInterval):
+			err = parseInto(&a.ActionInterval, strings.TrimPrefix(k, keywordAlertInterval))
+		case strings.HasPrefix(k, keywordAlertHyst):
+			v := strings.TrimPrefix(k, keywordAlertHyst)
+			a.Hysteresis, err = strconv.ParseFloat(v, 64)
+			if err != nil || a.Hysteresis < 0 || a.Hysteresis != a.Hysteresis {
+				err = fmt.Errorf("%q: hysteresis %q is not a number of at least 0", k, v)
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 type level struct {
@@ -207,7 +249,6 @@ func path(stack []level) string {
 var collectorElements = map[string]string{
 	"TraceDataCollector":         "trace",
 	"ConfigurationDataCollector": "configuration",
-	"AlertDataCollector":         "alert",
 	"ApiTracingDataCollector":    "API tracing",
 }
 
@@ -225,7 +266,18 @@ func (p *parser) start(stack []level) error {
 			if p.collector {
 				return errors.New("a second PerformanceCounterDataCollector: perfc's sets hold one counter collector")
 			}
+			if p.set.Alert != nil {
+				return errors.New("a PerformanceCounterDataCollector beside an AlertDataCollector: perfc's sets hold one collector (make two sets)")
+			}
 			p.collector = true
+		case "AlertDataCollector":
+			if p.set.Alert != nil {
+				return errors.New("a second AlertDataCollector: perfc's alert sets hold one alert collector")
+			}
+			if p.collector {
+				return errors.New("an AlertDataCollector beside a PerformanceCounterDataCollector: perfc's sets hold one collector (make two sets)")
+			}
+			p.set.Alert = &Alerts{}
 		case "Schedule":
 			p.set.Schedules = append(p.set.Schedules, Schedule{})
 			p.schedule = &p.set.Schedules[len(p.set.Schedules)-1]
@@ -305,6 +357,8 @@ func (p *parser) leaf(stack []level, v string) error {
 			return p.scheduleLeaf(stack[2].name, v)
 		case "PerformanceCounterDataCollector":
 			return p.collectorLeaf(stack[2].name, v)
+		case "AlertDataCollector":
+			return p.alertLeaf(stack[2].name, v)
 		case "DataManager":
 			return p.dataManagerLeaf(stack[2].name, v)
 		}
@@ -319,6 +373,11 @@ func (p *parser) keyword(v string) error {
 		s.RunAtBoot = true
 	case strings.HasPrefix(v, keywordMaxSamples):
 		return parseInto(&s.Collector.MaxSamples, strings.TrimPrefix(v, keywordMaxSamples))
+	case v == keywordAlertOnChange, strings.HasPrefix(v, keywordAlertHold), strings.HasPrefix(v, keywordAlertHyst),
+		strings.HasPrefix(v, keywordAlertInterval):
+		if len(p.alertKW) < 16 {
+			p.alertKW = append(p.alertKW, v)
+		}
 	default:
 		s.Keywords = append(s.Keywords, v)
 	}
@@ -402,6 +461,44 @@ func (p *parser) collectorLeaf(name, v string) error {
 		if v != "" {
 			c.Counters = append(c.Counters, v)
 		}
+	}
+	return nil
+}
+
+func (p *parser) alertLeaf(name, v string) error {
+	a := p.set.Alert
+	switch name {
+	case "DataCollectorType":
+		n, err := parseUint(v)
+		if err != nil {
+			return err
+		}
+		if n != 3 {
+			return fmt.Errorf("collector type %d in an AlertDataCollector: want 3 (alert)", n)
+		}
+	case "Name":
+		a.Name = v
+	case "Alert":
+		if len(a.Thresholds) >= MaxThresholds {
+			return fmt.Errorf("more than %d alert thresholds", MaxThresholds)
+		}
+		if v != "" {
+			a.Thresholds = append(a.Thresholds, v)
+		}
+	case "EventLog":
+		return parseBool(&a.EventLog, v)
+	case "SampleInterval":
+		return parseInto(&a.SampleInterval, v)
+	case "Task":
+		a.Task = v
+	case "TaskArguments":
+		a.TaskArguments = v
+	case "TaskUserTextArguments":
+		a.TaskUserTextArguments = v
+	case "TaskRunAsSelf":
+		return parseBool(&a.TaskRunAsSelf, v)
+	case "TriggerDataCollectorSet":
+		a.TriggerDataCollectorSet = v
 	}
 	return nil
 }
@@ -510,6 +607,20 @@ func (s *Set) XML() []byte {
 	if s.Collector.MaxSamples > 0 {
 		w.text("Keyword", keywordMaxSamples+strconv.FormatUint(uint64(s.Collector.MaxSamples), 10))
 	}
+	if a := s.Alert; a != nil {
+		if a.Hold > 0 {
+			w.text("Keyword", keywordAlertHold+strconv.FormatUint(uint64(a.Hold), 10))
+		}
+		if a.Hysteresis > 0 {
+			w.text("Keyword", keywordAlertHyst+strconv.FormatFloat(a.Hysteresis, 'g', -1, 64))
+		}
+		if a.OnChange {
+			w.text("Keyword", keywordAlertOnChange)
+		}
+		if a.ActionInterval > 0 {
+			w.text("Keyword", keywordAlertInterval+strconv.FormatUint(uint64(a.ActionInterval), 10))
+		}
+	}
 	for _, sc := range s.Schedules {
 		w.b.WriteString("<Schedule>\n")
 		w.text("StartDate", formatDate(sc.StartDate))
@@ -542,7 +653,29 @@ func (s *Set) XML() []byte {
 	w.text("UserAccount", s.UserAccount)
 	w.text("Security", s.Security)
 	w.flag("StopOnCompletion", s.StopOnCompletion)
-	c := &s.Collector
+	if a := s.Alert; a != nil {
+		w.alert(a)
+	} else {
+		w.counters(&s.Collector)
+	}
+	m := &s.DataManager
+	w.b.WriteString("<DataManager>\n")
+	w.flag("Enabled", m.Enabled)
+	w.flag("CheckBeforeRunning", m.CheckBeforeRunning)
+	w.num("MinFreeDisk", m.MinFreeDisk)
+	w.num("MaxSize", m.MaxSize)
+	w.num("MaxFolderCount", m.MaxFolderCount)
+	w.num("ResourcePolicy", m.ResourcePolicy)
+	w.text("ReportFileName", m.ReportFileName)
+	w.text("RuleTargetFileName", m.RuleTargetFileName)
+	w.text("EventsFileName", m.EventsFileName)
+	w.b.WriteString("</DataManager>\n")
+	w.b.WriteString("</DataCollectorSet>\n")
+	return []byte(w.b.String())
+}
+
+// counters writes a PerformanceCounterDataCollector.
+func (w *xmlWriter) counters(c *Counters) {
 	w.b.WriteString("<PerformanceCounterDataCollector>\n")
 	w.num("DataCollectorType", 0)
 	w.text("Name", c.Name)
@@ -564,20 +697,35 @@ func (s *Set) XML() []byte {
 		w.text("CounterDisplayName", p)
 	}
 	w.b.WriteString("</PerformanceCounterDataCollector>\n")
-	m := &s.DataManager
-	w.b.WriteString("<DataManager>\n")
-	w.flag("Enabled", m.Enabled)
-	w.flag("CheckBeforeRunning", m.CheckBeforeRunning)
-	w.num("MinFreeDisk", m.MinFreeDisk)
-	w.num("MaxSize", m.MaxSize)
-	w.num("MaxFolderCount", m.MaxFolderCount)
-	w.num("ResourcePolicy", m.ResourcePolicy)
-	w.text("ReportFileName", m.ReportFileName)
-	w.text("RuleTargetFileName", m.RuleTargetFileName)
-	w.text("EventsFileName", m.EventsFileName)
-	w.b.WriteString("</DataManager>\n")
-	w.b.WriteString("</DataCollectorSet>\n")
-	return []byte(w.b.String())
+}
+
+// alert writes an AlertDataCollector: the elements of IDataCollector
+// Windows writes for every collector, then the alert's.
+func (w *xmlWriter) alert(a *Alerts) {
+	w.b.WriteString("<AlertDataCollector>\n")
+	w.num("DataCollectorType", 3)
+	w.text("Name", a.Name)
+	w.text("FileName", a.Name)
+	w.num("FileNameFormat", 0)
+	w.text("FileNameFormatPattern", "")
+	w.flag("LogAppend", false)
+	w.flag("LogCircular", false)
+	w.flag("LogOverwrite", false)
+	w.text("LatestOutputLocation", "")
+	for _, t := range a.Thresholds {
+		w.text("Alert", t)
+	}
+	for _, t := range a.Thresholds {
+		w.text("AlertDisplayName", t)
+	}
+	w.flag("EventLog", a.EventLog)
+	w.num("SampleInterval", a.SampleInterval)
+	w.text("Task", a.Task)
+	w.text("TaskArguments", a.TaskArguments)
+	w.flag("TaskRunAsSelf", a.TaskRunAsSelf)
+	w.text("TaskUserTextArguments", a.TaskUserTextArguments)
+	w.text("TriggerDataCollectorSet", a.TriggerDataCollectorSet)
+	w.b.WriteString("</AlertDataCollector>\n")
 }
 
 func formatDate(t time.Time) string {

@@ -160,6 +160,14 @@ func roundTripSets() map[string]*Set {
 	s.Duration, s.SchedulesEnabled = 86399, false
 	s.DataManager = DataManager{Enabled: true, CheckBeforeRunning: true, MinFreeDisk: 200, MaxSize: 1024, MaxFolderCount: 10, ResourcePolicy: 1, EventsFileName: "e.xml"}
 	sets["sql"] = s
+	s = NewAlert("alert <&> one")
+	s.Alert.Thresholds = []string{`\Processor(_Total)\% Processor Time>90`, `\LogicalDisk(*)\% Free Space<10.5`}
+	s.Alert.EventLog, s.Alert.SampleInterval, s.Alert.Task, s.Alert.TaskArguments = true, 2, "/usr/bin/logger", "-t perfc {counter} {value}"
+	s.Alert.TaskUserTextArguments, s.Alert.TaskRunAsSelf, s.Alert.TriggerDataCollectorSet = "{name} at {date}", true, "cpu_log"
+	s.Alert.Hold, s.Alert.Hysteresis, s.Alert.OnChange, s.Alert.ActionInterval = 3, 2.5, true, 600
+	s.Keywords = []string{"ops"}
+	sets["alert"] = s
+	sets["alert-defaults"] = NewAlert("a2")
 	return sets
 }
 
@@ -253,8 +261,10 @@ func TestBadXML(t *testing.T) {
 // FuzzParseXML: no input panics or costs more than linear work, and what
 // is read writes out and reads back the same.
 func FuzzParseXML(f *testing.F) {
-	if b, err := os.ReadFile("testdata/windows-perf_log.xml"); err == nil {
-		f.Add(b)
+	for _, name := range []string{"testdata/windows-perf_log.xml", "testdata/windows-cpu_alert.xml"} {
+		if b, err := os.ReadFile(name); err == nil {
+			f.Add(b)
+		}
 	}
 	for _, s := range roundTripSets() {
 		f.Add(s.XML())

@@ -61,6 +61,8 @@ func (r Runner) Status(dir string, set *collectorset.Set) (bool, string) {
 		return false, err.Error()
 	case rec == nil:
 		return false, ""
+	case r.Proc.Alive(rec) && set.Alert != nil:
+		return true, fmt.Sprintf("judging its alerts in process %d since %s", rec.PID, rec.Started.Local().Format("1/2/2006 3:04:05 PM"))
 	case r.Proc.Alive(rec):
 		return true, fmt.Sprintf("collecting in process %d since %s into %s", rec.PID, rec.Started.Local().Format("1/2/2006 3:04:05 PM"), rec.Output)
 	case r.Proc.SupervisorAlive(rec):
@@ -191,6 +193,12 @@ func (r Runner) Stop(ctx context.Context, dir string, set *collectorset.Set) err
 			return err
 		}
 		if n > 0 || !r.Proc.Alive(target) {
+			return nil
+		}
+		// The log is closed once the record says the run stopped: the
+		// collector may still be running the set's command (-rc) on its
+		// last file, within that command's own time limit.
+		if cur, err := ReadRecord(dir, set.Name); err == nil && cur != nil && !cur.Stopped.IsZero() && cur.Started.Equal(rec.Started) {
 			return nil
 		}
 		if ctx.Err() != nil {

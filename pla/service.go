@@ -42,6 +42,16 @@ type Options struct {
 	// Supervisor is the pid of the process that restarts this collector
 	// when it crashes (Supervise); 0: none.
 	Supervisor int
+	// EventLog receives the events of alert sets with -el (nil: they are
+	// kept in the sets' status files only).
+	EventLog EventLogger
+	// StartSet starts the set name of the state directory dir: an alert's
+	// triggered set (-rdcs), always one of the alert's owner (nil: -rdcs
+	// fails, said in the alert's status).
+	StartSet func(dir, name string) error
+	// ActionTimeout is how long a set's command (-tn, -rc) may run
+	// before it is killed; 0 is DefaultActionTimeout.
+	ActionTimeout time.Duration
 }
 
 // Service runs collector sets in this process. Every set collects
@@ -82,6 +92,8 @@ type run struct {
 	rec     *Record
 	lock    *state.RunLock // held while the set runs here
 	wl      *WarningLog
+	act     *activity // the set's status file
+	acts    *actions  // its commands
 	done    chan struct{}
 	reason  string
 }
@@ -306,7 +318,7 @@ func (s *Service) Start(dir string, def *collectorset.Set, stop time.Time) error
 // open joins r to its interval's group (opening the source when the group
 // is new), adds its counters, opens its log and writes the first sample.
 func (s *Service) open(ctx context.Context, r *run, crashed bool, old *Record) error {
-	iv := time.Duration(max(r.set.Collector.SampleInterval, collectorset.MinSampleInterval)) * time.Second
+	iv := time.Duration(max(r.set.Interval(), collectorset.MinSampleInterval)) * time.Second
 	g := s.groups[iv]
 	fresh := g == nil
 	if fresh {
@@ -333,12 +345,16 @@ func (s *Service) open(ctx context.Context, r *run, crashed bool, old *Record) e
 	// One collection of every object the set names, before its counters
 	// are resolved one by one: each is then found in it, and the sampler
 	// never waits out its interval for an object the one before lacked.
-	if objs := objectsOf(g.shared.Titles(), r.set.Collector.Counters); len(objs) > 0 {
+	paths := r.set.Collector.Counters
+	if r.set.Alert != nil {
+		paths = alertPaths(r.set)
+	}
+	if objs := objectsOf(g.shared.Titles(), paths); len(objs) > 0 {
 		g.shared.Sample(ctx, objs) // a failure is AddCounter's to report
 	}
 	added := 0
 	var first error
-	for _, p := range r.set.Collector.Counters {
+	for _, p := range paths {
 		if _, err := r.q.AddCounterContext(ctx, p); err != nil {
 			r.wl.Warn(fmt.Sprintf("Data Collector Set %q: %v", r.set.Name, strings.TrimPrefix(err.Error(), "pdh: ")))
 			if first == nil {
@@ -349,15 +365,35 @@ func (s *Service) open(ctx context.Context, r *run, crashed bool, old *Record) e
 		added++
 	}
 	if added == 0 {
-		err := fmt.Errorf("set %q: none of its %d counters exists on this computer", r.set.Name, len(r.set.Collector.Counters))
+		err := fmt.Errorf("set %q: none of its %d counters exists on this computer", r.set.Name, len(paths))
 		if first != nil {
 			err = fmt.Errorf("%w (%v)", err, strings.TrimPrefix(first.Error(), "pdh: "))
 		}
 		return fail(err)
 	}
 	v, q := r.v, r.q
-	out, err := openOutput(ctx, r.set, g.src, outputConfig{mb: s.opts.MB, now: time.Now(), crashed: crashed, sql: s.opts.SQL, shared: g.zshare,
-		reduce: func(*pdh.Query) (*pdh.Sample, error) { return g.reduce(v, q) }})
+	r.act = newActivity(r.dir, r.set.Name, r.wl.Warn)
+	interval := time.Duration(0)
+	if r.set.Alert != nil {
+		interval = time.Duration(r.set.Alert.ActionInterval) * time.Second
+	}
+	r.acts = newActions(ctx, r.dir, s.opts.ActionTimeout, interval, r.act, &s.wg)
+	var out output
+	var err error
+	if r.set.Alert != nil {
+		dir := r.dir
+		var start func(string) error
+		if s.opts.StartSet != nil {
+			start = func(name string) error { return s.opts.StartSet(dir, name) }
+		}
+		out, err = newAlertOutput(r.set, r.act, r.acts, s.opts.EventLog, start, r.wl.Warn)
+	} else {
+		out, err = openOutput(ctx, r.set, g.src, outputConfig{mb: s.opts.MB, now: time.Now(), crashed: crashed, sql: s.opts.SQL, shared: g.zshare,
+			reduce: func(*pdh.Query) (*pdh.Sample, error) { return g.reduce(v, q) }})
+		if err == nil && r.set.Task != "" {
+			out = &closeCommand{output: out, set: r.set, run: r.acts, last: out.location()}
+		}
+	}
 	if err != nil {
 		return fail(err)
 	}
@@ -458,7 +494,11 @@ func (s *Service) tick(g *group) {
 		// A binary log writes the tick's sample reduced to its objects:
 		// when a set reading the same objects made it already, this
 		// set's query need not collect.
-		if _, bin := r.out.(*binOutput); !bin || !g.haveReduced(r.v) {
+		base := r.out
+		if cc, ok := base.(*closeCommand); ok {
+			base = cc.output
+		}
+		if _, bin := base.(*binOutput); !bin || !g.haveReduced(r.v) {
 			if err := r.q.Collect(s.ctx); err != nil {
 				r.wl.Warn(fmt.Sprintf("Data Collector Set %q: %v", r.set.Name, err))
 				continue

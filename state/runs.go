@@ -32,6 +32,10 @@ const (
 	// WarningLogSuffix names the log of the warnings of a set's
 	// collector (AppendRunLog), which `logman query NAME` shows.
 	WarningLogSuffix = ".log"
+	// StatusSuffix names the activity of a set's collector: an alert
+	// set's alert state and events, the runs of its commands (-tn, -rc),
+	// which `logman query NAME` shows.
+	StatusSuffix = ".status"
 )
 
 // openRun opens the state directory path and its run/ directory (created
@@ -72,8 +76,10 @@ func runFile(name, suffix string) (string, error) {
 	if err := collectorset.CheckName(name); err != nil {
 		return "", err
 	}
-	if suffix != RunRecordSuffix && suffix != StopRequestSuffix && suffix != WarningLogSuffix {
-		return "", fmt.Errorf("run-state file suffix %q: want %q, %q or %q", suffix, RunRecordSuffix, StopRequestSuffix, WarningLogSuffix)
+	switch suffix {
+	case RunRecordSuffix, StopRequestSuffix, WarningLogSuffix, StatusSuffix:
+	default:
+		return "", fmt.Errorf("run-state file suffix %q: want %q, %q, %q or %q", suffix, RunRecordSuffix, StopRequestSuffix, WarningLogSuffix, StatusSuffix)
 	}
 	return name + suffix, nil
 }

@@ -18,15 +18,16 @@ import (
 func logmanCommand() command {
 	return command{
 		name:  "logman",
-		usage: "create|update counter NAME [options] | query [NAME] | start|stop|delete NAME | import|export NAME -xml FILE",
-		short: "create, query, start, stop and delete performance counter Data Collector Sets",
+		usage: "create|update counter|alert NAME [options] | query [NAME] | start|stop|delete NAME | import|export NAME -xml FILE",
+		short: "create, query, start, stop and delete performance counter and alert Data Collector Sets",
 		run:   runLogman,
 	}
 }
 
 // logmanNegatable are the options logman negates with a doubled dash
 // (--v removes versioning), and perfc's -boot.
-var logmanNegatable = map[string]bool{"v": true, "max": true, "cnf": true, "a": true, "ow": true, "r": true, "rc": true, "boot": true}
+var logmanNegatable = map[string]bool{"v": true, "max": true, "cnf": true, "a": true, "ow": true, "r": true, "rc": true, "boot": true,
+	"el": true, "tn": true, "targ": true, "rdcs": true, "onchange": true, "hold": true, "hyst": true, "arl": true}
 
 // optValue is a string option that remembers whether it was given.
 type optValue struct {
@@ -77,7 +78,17 @@ func runLogman(ctx context.Context, e *env, args []string) error {
 	fs.Var(&counters, "c", "Performance counters to collect: one or more paths, in one quoted list or as separate arguments starting with \\.")
 	cf := fs.String("cf", "", "File listing performance counters to collect, one per line (UTF-8 or UTF-16 with a byte-order mark, or in the code page of -codepage).")
 	codePage := fs.String("codepage", "", cfCodePageUsage)
-	var si, format, out, max, cnf, ver, begin, end, rf, sc, server, task, xmlFile optValue
+	var si, format, out, max, cnf, ver, begin, end, rf, sc, server, task, xmlFile, alertTask, alertArgs, trigger, hold, hyst, arl optValue
+	var thresholds stringList
+	fs.Var(&thresholds, "th", "Alert `thresholds`, each COUNTER>VALUE or COUNTER<VALUE, compared with the counter's formatted value; several may follow. A path with wildcards judges each instance on its own.")
+	eventLog := fs.Bool("el", false, "Alerts: write an entry to the system log (syslog, the journal) each time a threshold is crossed. --el: do not.")
+	fs.Var(&alertTask, "tn", "Alerts: the `command` to run each time a threshold is crossed (as the set's owner, no shell). --tn: none.")
+	fs.Var(&alertArgs, "targ", "Alerts: the command's `arguments`; {counter} {value} {threshold} {date} {name} are replaced by the firing's. --targ: none.")
+	fs.Var(&trigger, "rdcs", "Alerts: the Data Collector Set `name` to start each time a threshold is crossed (one of your own). --rdcs: none.")
+	fs.Var(&hold, "hold", "Alerts (perfc's own): fire only after `n` samples in a row past the threshold. Default is 1 (Windows').")
+	fs.Var(&hyst, "hyst", "Alerts (perfc's own): a fired alert clears only when the value is back past the threshold by this `amount`. Default is 0.")
+	onChange := fs.Bool("onchange", false, "Alerts (perfc's own): act when an alert fires and when it clears, not at every sample past the threshold (Windows'). --onchange: every sample.")
+	fs.Var(&arl, "arl", "Alerts (perfc's own): run each action at most once per `[[hh:]mm:]ss`. --arl: no limit.")
 	fs.Var(&si, "si", "Sample interval `[[hh:]mm:]ss` of the counter collector. Default is 15 seconds.")
 	fs.Var(&format, "f", "Log format `bin|bincirc|csv|tsv|sql`; bincirc is a circular binary log and needs -max. Default is bin.")
 	fs.Var(&out, "o", "Output log file `path`, or SQL:DSN!logset for -f sql. Default is /var/log/perfc/NAME for root, ~/.local/share/perfc/logs/NAME otherwise.")
@@ -127,13 +138,18 @@ func runLogman(ctx context.Context, e *env, args []string) error {
 	}
 	verb := strings.ToLower(words[0])
 	words = words[1:]
+	alert := false
 	switch verb {
 	case "create", "update":
 		if len(words) == 0 {
-			return usagef("%s needs the collector type: counter", verb)
+			return usagef("%s needs the collector type: counter or alert", verb)
 		}
-		if typ := strings.ToLower(words[0]); typ != "counter" {
-			return usagef("%s %s: perfc's Data Collector Sets are counter sets (create counter NAME)", verb, words[0])
+		switch typ := strings.ToLower(words[0]); typ {
+		case "counter":
+		case "alert":
+			alert = true
+		default:
+			return usagef("%s %s: perfc's Data Collector Sets are counter and alert sets (%s counter NAME, %s alert NAME)", verb, words[0], verb, verb)
 		}
 		words = words[1:]
 	case "query", "start", "stop", "delete", "import", "export":
@@ -185,8 +201,14 @@ func runLogman(ctx context.Context, e *env, args []string) error {
 		return logman.Export(o, setName, xmlFile.v)
 	}
 	// create, update.
-	spec := logman.Spec{Name: setName}
+	spec := logman.Spec{Name: setName, Alert: alert}
 	counters = splitCounterLists(counters)
+	if alert {
+		// An alert's -th may be followed by more thresholds, which the
+		// command line reads as counter paths; -cf lists thresholds.
+		thresholds = append(thresholds, counters...)
+		counters = nil
+	}
 	if *cf != "" {
 		cp, err := parseCodePage("-codepage", *codePage)
 		if err != nil {
@@ -197,7 +219,14 @@ func runLogman(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		counters = append(counters, more...)
+		if alert {
+			thresholds = append(thresholds, more...)
+		} else {
+			counters = append(counters, more...)
+		}
+	}
+	if len(thresholds) > 0 {
+		spec.Thresholds, spec.HasThresholds = thresholds, true
 	}
 	if len(counters) > 0 {
 		spec.Counters, spec.HasCounters = counters, true
@@ -308,6 +337,45 @@ func runLogman(ctx context.Context, e *env, args []string) error {
 	case task.set:
 		spec.Task = &task.v
 	}
+	str := func(opt string, v *optValue) *string {
+		switch {
+		case negated[opt]:
+			empty := ""
+			return &empty
+		case v.set:
+			return &v.v
+		}
+		return nil
+	}
+	spec.AlertTask, spec.AlertArgs, spec.Trigger = str("tn", &alertTask), str("targ", &alertArgs), str("rdcs", &trigger)
+	spec.EventLog, spec.OnChange = boolOpt("el", eventLog), boolOpt("onchange", onChange)
+	switch {
+	case negated["hold"]:
+		spec.Hold = &zero
+	case hold.set:
+		if spec.Hold, err = number("hold", hold); err != nil {
+			return err
+		}
+	}
+	switch {
+	case negated["hyst"]:
+		z := 0.0
+		spec.Hysteresis = &z
+	case hyst.set:
+		h, err := strconv.ParseFloat(hyst.v, 64)
+		if err != nil || h < 0 || h != h || h > 1e300 {
+			return usagef("-hyst %q: want a number of at least 0", hyst.v)
+		}
+		spec.Hysteresis = &h
+	}
+	switch {
+	case negated["arl"]:
+		spec.ActionInterval = &zero
+	case arl.set:
+		if spec.ActionInterval, err = seconds("arl", arl); err != nil {
+			return err
+		}
+	}
 	if verb == "create" {
 		return logman.Create(o, spec)
 	}
@@ -385,15 +453,16 @@ func logmanHelp() helpScreen {
 			"own that outlives the terminal; the collector service (perfc logman\n" +
 			"service, run by systemd) starts sets at boot and on their schedules.",
 		usage: []string{
-			"perfc logman create counter <[-n] name> [options]",
-			"perfc logman update counter <[-n] name> [options]",
+			"perfc logman create counter|alert <[-n] name> [options]",
+			"perfc logman update counter|alert <[-n] name> [options]",
 			"perfc logman query [name]",
 			"perfc logman start|stop|delete <[-n] name>",
 			"perfc logman import|export <[-n] name> -xml <file>",
 		},
 		params: [][2]string{
 			{"create counter", "Create a counter Data Collector Set."},
-			{"update counter", "Change the options given of an existing set."},
+			{"create alert", "Create an alert Data Collector Set: thresholds judged at each sample."},
+			{"update counter|alert", "Change the options given of an existing set."},
 			{"query", "List the Data Collector Sets, or show one in detail."},
 			{"start, stop", "Start or stop a set's collection."},
 			{"delete", "Delete a set."},
@@ -401,14 +470,18 @@ func logmanHelp() helpScreen {
 		},
 		notes: "Options marked with -- in their text are negated with a doubled dash:\n" +
 			"--v removes versioning, --max the size limit, --cnf new files, --a, --ow,\n" +
-			"--r, --rc and --boot what they switch on. Times of -b and -e are local.\n" +
-			"Binary logs are perfc's own format and end in .plog.",
+			"--r, --rc, --boot, --el, --tn, --targ, --rdcs, --onchange and --arl what\n" +
+			"they switch on. Times of -b and -e are local. Binary logs are perfc's own\n" +
+			"format and end in .plog. Commands (-tn, -rc) run without a shell, as the\n" +
+			"set's owner, killed after a minute (PERFC_ACTION_TIMEOUT); alert events\n" +
+			"(-el) go to syslog (PERFC_SYSLOG=NETWORK:ADDRESS for another socket).",
 		examples: [][2]string{
 			{"Record CPU time every 15 seconds:", `perfc logman create counter perf_log -c "\Processor(_Total)\% Processor Time"`},
 			{"Ten-MB files, a new one every hour, numbered:", "perfc logman create counter perf_log -c \"\\Memory\\Available MBytes\" -max 10 -cnf 01:00:00 -v nnnnnn"},
 			{"Change the interval and format, versioned by date:", "perfc logman update counter perf_log -si 10 -f csv -v mmddhhmm"},
 			{"Every day from 8 AM to 5:30 PM:", `perfc logman update counter perf_log -b "11/23/2026 8:00:00AM" -e "11/23/2026 5:30:00PM" -r`},
 			{"List the sets, then one in detail:", "perfc logman query\n    perfc logman query perf_log"},
+			{"Alert when CPU passes 90% for three samples, once per firing:", `perfc logman create alert cpu_hot -th "\Processor(_Total)\% Processor Time>90" -si 5 -hold 3 -onchange -el -tn /usr/bin/logger -targ "{name}: {counter} is {value}"`},
 			{"Copy a set to or from Windows:", "perfc logman export perf_log -xml perf_log.xml\n    perfc logman import perf_log -xml perf_log.xml"},
 		},
 	}

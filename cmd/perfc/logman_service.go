@@ -8,7 +8,9 @@ import (
 	"os/exec"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
+	"time"
 
 	"github.com/perfcounters/perfcounters/pdh"
 	"github.com/perfcounters/perfcounters/pla"
@@ -46,6 +48,24 @@ func runLogmanService(ctx context.Context, e *env, args []string) error {
 			return h.Source(), h, nil
 		},
 		Warn: func(msg string) { warn.Warn("logman:"+msg, msg) },
+		// An alert's triggered set (-rdcs) is a set of the alert's own
+		// state directory, started as logman start starts it.
+		StartSet: func(dir, name string) error {
+			def, err := state.ReadCollectorSet(dir, name)
+			if err != nil {
+				return err
+			}
+			return collectorRunner().Start(ctx, dir, def)
+		},
+	}
+	var err error
+	if opts.EventLog, err = syslogFrom(e.getenv("PERFC_SYSLOG")); err != nil {
+		return err
+	}
+	if v := e.getenv("PERFC_ACTION_TIMEOUT"); v != "" {
+		if opts.ActionTimeout, err = time.ParseDuration(v); err != nil || opts.ActionTimeout <= 0 {
+			return usagef("PERFC_ACTION_TIMEOUT=%s: want a duration such as 30s or 5m", v)
+		}
 	}
 	if *sup != "" {
 		if *dir == "" {
@@ -72,6 +92,23 @@ func runLogmanService(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	return pla.Serve(ctx, pla.ServeOptions{Options: opts, Dirs: []string{own}})
+}
+
+// syslogFrom reads PERFC_SYSLOG, where alert events (-el) go: empty is
+// the local syslog socket (/dev/log, which the journal reads);
+// NETWORK:ADDRESS another (unixgram:/run/x.sock, udp:127.0.0.1:514).
+func syslogFrom(v string) (pla.EventLogger, error) {
+	if v == "" {
+		return pla.Syslog("", ""), nil
+	}
+	network, addr, ok := strings.Cut(v, ":")
+	switch {
+	case !ok || addr == "":
+		return nil, usagef("PERFC_SYSLOG=%s: want NETWORK:ADDRESS, such as unixgram:/dev/log or udp:127.0.0.1:514", v)
+	case network != "unix" && network != "unixgram" && network != "udp" && network != "tcp":
+		return nil, usagef("PERFC_SYSLOG=%s: the network is unix, unixgram, udp or tcp", v)
+	}
+	return pla.Syslog(network, addr), nil
 }
 
 // collectorRunner is logman's Runner: a set started by `perfc logman

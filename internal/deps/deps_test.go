@@ -76,7 +76,7 @@ var table = map[string]rule{
 	// pla runs collector sets (Windows' Performance Logs and Alerts):
 	// given a live source by the program, it writes the logs and keeps
 	// the run-state records.
-	"pla": {3, []string{"collectorset", "counterpath", "pdh", "perflog/binlog", "perflog/pdhcsv", "perflog/sqllog", "state", "titles", "wintz"}},
+	"pla": {3, []string{"calc", "collectorset", "counterpath", "pdh", "perflog/binlog", "perflog/pdhcsv", "perflog/sqllog", "state", "titles", "wintz"}},
 	// export/prom: the counters of a source as Prometheus /metrics
 	// (OpenMetrics), mapped by counter type.
 	"export/prom": {3, []string{"calc", "countertype", "export/metricname", "utf16le", "pdh", "perfdata", "titles"}},
@@ -92,7 +92,7 @@ var table = map[string]rule{
 	"internal/tool/typeperf": {4, []string{"counterpath", "pdh", "perflog/pdhcsv", "titles", "wintz"}},
 	"internal/tool/relog":    {4, []string{"calc", "counterpath", "countertype", "pdh", "perfdata", "perflog/pdhcsv", "titles", "wintz"}},
 	"internal/tool/lodctr":   {4, []string{"manifest", "perfini", "state", "titles"}},
-	"internal/tool/logman":   {4, []string{"collectorset", "remote", "state"}},
+	"internal/tool/logman":   {4, []string{"collectorset", "pla", "remote", "state"}},
 	"internal/server":        {4, []string{"remote"}}, // perfc serve: TLS, authentication, limits
 	// webui is perfmon's page (embedded files); it talks to remote's API
 	// over HTTP only, so it imports nothing of ours.

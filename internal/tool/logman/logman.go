@@ -209,11 +209,16 @@ func Create(o Options, spec Spec) error {
 			}
 		}
 	}
-	root := filepath.Join(os.TempDir(), spec.Name)
-	if o.DefaultRoot != nil {
-		root = o.DefaultRoot(spec.Name)
+	var s *collectorset.Set
+	if spec.Alert {
+		s = collectorset.NewAlert(spec.Name)
+	} else {
+		root := filepath.Join(os.TempDir(), spec.Name)
+		if o.DefaultRoot != nil {
+			root = o.DefaultRoot(spec.Name)
+		}
+		s = collectorset.New(spec.Name, root)
 	}
-	s := collectorset.New(spec.Name, root)
 	if err := spec.apply(&o, s); err != nil {
 		return err
 	}
@@ -235,6 +240,9 @@ func Update(o Options, spec Spec) error {
 		return err
 	}
 	s := f.set.Clone()
+	if spec.Alert != (s.Alert != nil) {
+		return invalid("%s is a %s set: update it with logman update %s %s", s.Name, strings.ToLower(s.Type()), strings.ToLower(s.Type()), s.Name)
+	}
 	if err := spec.apply(&o, s); err != nil {
 		return err
 	}
@@ -368,16 +376,23 @@ func Import(o Options, name, file string) error {
 	}
 	old := s.Name
 	s.Name, s.Status = name, collectorset.Stopped
-	if s.Collector.Name == "" || collectorset.SameName(s.Collector.Name, old) {
+	if a := s.Alert; a != nil {
+		if a.Name == "" || collectorset.SameName(a.Name, old) {
+			a.Name = name
+		}
+		if a.SampleInterval == 0 {
+			a.SampleInterval = collectorset.DefaultSampleInterval
+		}
+	} else if s.Collector.Name == "" || collectorset.SameName(s.Collector.Name, old) {
 		s.Collector.Name = name
 	}
-	if s.Collector.FileName == "" {
+	if s.Alert == nil && s.Collector.FileName == "" {
 		s.Collector.FileName = name
 	}
-	if s.Collector.SampleInterval == 0 {
+	if s.Alert == nil && s.Collector.SampleInterval == 0 {
 		s.Collector.SampleInterval = collectorset.DefaultSampleInterval
 	}
-	if !filepath.IsAbs(s.RootPath) || strings.ContainsAny(s.RootPath, `\%`) {
+	if s.Alert == nil && (!filepath.IsAbs(s.RootPath) || strings.ContainsAny(s.RootPath, `\%`)) {
 		root := filepath.Join(os.TempDir(), name)
 		if o.DefaultRoot != nil {
 			root = o.DefaultRoot(name)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/perfcounters/perfcounters/collectorset"
+	"github.com/perfcounters/perfcounters/pla"
 	"github.com/perfcounters/perfcounters/state"
 )
 
@@ -42,7 +43,7 @@ func Query(o Options) error {
 			if running, _ := o.runner().Status(d, s); running {
 				st = collectorset.Running
 			}
-			row(&b, s.Name, "Counter", st.String())
+			row(&b, s.Name, s.Type(), st.String())
 		}
 	}
 	b.WriteString("\n" + completed)
@@ -95,8 +96,10 @@ func QuerySet(o Options, name string) error {
 	if detail != "" {
 		key("Status Detail", detail)
 	}
-	key("Root Path", s.RootPath)
-	key("Segment", onOff(s.Segment))
+	if s.Alert == nil {
+		key("Root Path", s.RootPath)
+		key("Segment", onOff(s.Segment))
+	}
 	key("Schedules", onOff(s.SchedulesEnabled && len(s.Schedules) > 0))
 	for _, sc := range s.Schedules {
 		key("Schedule", schedule(sc))
@@ -124,6 +127,16 @@ func QuerySet(o Options, name string) error {
 	if s.Task != "" {
 		key("Task", s.Task)
 	}
+	act, aerr := pla.ReadActivity(f.dir, s.Name)
+	if a := s.Alert; a != nil {
+		writeAlert(&b, key, s, a)
+		writeAlertState(&b, act, aerr)
+		writeActions(&b, act)
+		writeWarnings(&b, f.dir, s.Name)
+		b.WriteString("\n" + completed)
+		_, err = io.WriteString(o.Stdout, b.String())
+		return err
+	}
 	c := &s.Collector
 	b.WriteString("\n")
 	key("Name", s.Name+`\`+c.Name)
@@ -145,6 +158,10 @@ func QuerySet(o Options, name string) error {
 	for _, p := range c.Counters {
 		b.WriteString("    " + p + "\n")
 	}
+	if aerr != nil {
+		b.WriteString("\nActions: " + aerr.Error() + "\n")
+	}
+	writeActions(&b, act)
 	writeWarnings(&b, f.dir, s.Name)
 	b.WriteString("\n" + completed)
 	_, err = io.WriteString(o.Stdout, b.String())

@@ -41,10 +41,126 @@ type Spec struct {
 	Task    *string // -rc; --rc sets ""
 
 	RunAtBoot *bool // -boot / --boot (perfc's own)
+
+	// Alert: the command names an alert set (create alert, update alert).
+	Alert bool
+	// The alert collector's options.
+	Thresholds     []string // -th (and -cf for an alert); HasThresholds: given
+	HasThresholds  bool
+	EventLog       *bool    // -el / --el
+	AlertTask      *string  // -tn; --tn sets ""
+	AlertArgs      *string  // -targ; --targ sets ""
+	Trigger        *string  // -rdcs; --rdcs sets ""
+	Hold           *uint32  // -hold (perfc's own)
+	Hysteresis     *float64 // -hyst (perfc's own)
+	OnChange       *bool    // -onchange / --onchange (perfc's own)
+	ActionInterval *uint32  // -arl, seconds (perfc's own)
+}
+
+// counterOnly names the options given that a counter set has and an
+// alert set has not.
+func (sp *Spec) counterOnly() []string {
+	var out []string
+	add := func(given bool, opt string) {
+		if given {
+			out = append(out, opt)
+		}
+	}
+	add(sp.HasCounters, "-c")
+	add(sp.Format != nil, "-f")
+	add(sp.Output != nil, "-o")
+	add(sp.Max != nil, "-max")
+	add(sp.Cnf != nil || sp.NoCnf, "-cnf")
+	add(sp.Version != nil, "-v")
+	add(sp.Append != nil, "-a")
+	add(sp.Overwrite != nil, "-ow")
+	add(sp.Samples != nil, "-sc")
+	add(sp.Task != nil, "-rc")
+	return out
+}
+
+// alertOnly names the options given that an alert set has and a counter
+// set has not.
+func (sp *Spec) alertOnly() []string {
+	var out []string
+	add := func(given bool, opt string) {
+		if given {
+			out = append(out, opt)
+		}
+	}
+	add(sp.HasThresholds, "-th")
+	add(sp.EventLog != nil, "-el")
+	add(sp.AlertTask != nil, "-tn")
+	add(sp.AlertArgs != nil, "-targ")
+	add(sp.Trigger != nil, "-rdcs")
+	add(sp.Hold != nil, "-hold")
+	add(sp.Hysteresis != nil, "-hyst")
+	add(sp.OnChange != nil, "-onchange")
+	add(sp.ActionInterval != nil, "-arl")
+	return out
+}
+
+// applyAlert changes an alert set as the spec says.
+func (sp *Spec) applyAlert(s *collectorset.Set) error {
+	if opts := sp.counterOnly(); len(opts) > 0 {
+		return invalid("%s: %s of a counter set; an alert set has thresholds (-th), no log of its own", s.Name, strings.Join(opts, ", "))
+	}
+	a := s.Alert
+	if sp.HasThresholds {
+		a.Thresholds = append([]string(nil), sp.Thresholds...)
+	}
+	if sp.SampleInterval != nil {
+		if *sp.SampleInterval < collectorset.MinSampleInterval {
+			return invalid("-si %d: the sample interval must be at least %d second", *sp.SampleInterval, collectorset.MinSampleInterval)
+		}
+		a.SampleInterval = *sp.SampleInterval
+	}
+	set := func(dst *string, v *string) {
+		if v != nil {
+			*dst = *v
+		}
+	}
+	set(&a.Task, sp.AlertTask)
+	set(&a.TaskArguments, sp.AlertArgs)
+	set(&a.TriggerDataCollectorSet, sp.Trigger)
+	if sp.EventLog != nil {
+		a.EventLog = *sp.EventLog
+	}
+	if sp.Hold != nil {
+		a.Hold = *sp.Hold
+	}
+	if sp.Hysteresis != nil {
+		a.Hysteresis = *sp.Hysteresis
+	}
+	if sp.OnChange != nil {
+		a.OnChange = *sp.OnChange
+	}
+	if sp.ActionInterval != nil {
+		a.ActionInterval = *sp.ActionInterval
+	}
+	if err := sp.schedule(s); err != nil {
+		return err
+	}
+	if sp.RunFor != nil {
+		s.Duration = *sp.RunFor
+	}
+	if sp.Server != nil {
+		s.Server = *sp.Server
+	}
+	if sp.RunAtBoot != nil {
+		s.RunAtBoot = *sp.RunAtBoot
+	}
+	return nil
 }
 
 // apply changes s as the spec says, then lets Validate judge the whole.
 func (sp *Spec) apply(o *Options, s *collectorset.Set) error {
+	if s.Alert != nil {
+		return sp.applyAlert(s)
+	}
+	if opts := sp.alertOnly(); len(opts) > 0 {
+		return invalid("%s: %s of an alert set; %s is a counter set", s.Name, strings.Join(opts, ", "), s.Name)
+	}
 	c := &s.Collector
 	if sp.HasCounters {
 		c.Counters = append([]string(nil), sp.Counters...)
