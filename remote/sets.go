@@ -3,6 +3,7 @@ package remote
 import (
 	"context"
 	"errors"
+	"time"
 )
 
 // Sets manages the host's collector sets for /v1/sets (logman's query,
@@ -32,6 +33,25 @@ type SetEntry struct {
 	Detail string `json:"detail,omitempty"`
 	// Output is where the set writes its log.
 	Output string `json:"output,omitempty"`
+	// Type is the set's collector: "Counter" or "Alert".
+	Type string `json:"type,omitempty"`
+	// Alerts are an alert set's thresholds as its collector last judged
+	// them, one per threshold and counter instance.
+	Alerts []AlertEntry `json:"alerts,omitempty"`
+}
+
+// AlertEntry is one threshold of an alert set judged for one counter
+// instance.
+type AlertEntry struct {
+	Threshold string `json:"threshold"` // as written: PATH>VALUE
+	Counter   string `json:"counter"`   // the instance's concrete path
+	// Firing: the alert has fired and not cleared.
+	Firing bool    `json:"firing"`
+	Value  float64 `json:"value"`
+	// Fired counts its firings since the set started.
+	Fired     uint64    `json:"fired"`
+	LastFired time.Time `json:"lastFired,omitzero"`
+	Sampled   time.Time `json:"sampled,omitzero"`
 }
 
 // SetList is the JSON of GET /v1/sets.

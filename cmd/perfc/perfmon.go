@@ -16,6 +16,7 @@ import (
 	"github.com/perfcounters/perfcounters/engine"
 	"github.com/perfcounters/perfcounters/host"
 	"github.com/perfcounters/perfcounters/internal/logview"
+	"github.com/perfcounters/perfcounters/internal/tool/logman"
 	"github.com/perfcounters/perfcounters/internal/server"
 	"github.com/perfcounters/perfcounters/remote/apiserver"
 )
@@ -89,8 +90,15 @@ func runPerfmon(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer h.Close()
+	// The caller's collector sets, so that the page marks a counter one
+	// of their alerts has tripped.
+	lo, err := logmanOptions(e, true)
+	if err != nil {
+		return err
+	}
 	api := withLogs(apiserver.NewHandler(h.Source(), apiserver.Options{Registry: h, Clock: engine.SystemClock(),
-		ComputerName: host.ComputerName(), Version: buildVersion(), Computers: perfmonComputers(e, *nowarn)}), logs)
+		ComputerName: host.ComputerName(), Version: buildVersion(), Computers: perfmonComputers(e, *nowarn),
+		Sets: logman.RemoteSets{Options: lo}}), logs)
 	return servePerfmon(ctx, e, *addr, api, logs, *noopen)
 }
 

@@ -127,6 +127,8 @@ func runServe(ctx context.Context, e *env, args []string) error {
 				return fmt.Errorf("%s: %w", o.metrics, err)
 			}
 		}
+		sets := logman.RemoteSets{Options: lo}
+		mo.Alerts = func(ctx context.Context) []prom.Alert { return alertSeries(ctx, sets) }
 		m, err := prom.NewCollector(sampler.View(), mo)
 		if err != nil {
 			return err
@@ -186,6 +188,22 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	}
 	fmt.Fprintln(e.stdout, "perfc serve: stopped")
 	return nil
+}
+
+// alertSeries are the alert sets' states for /metrics (a set that cannot
+// be read is left out, as logman query leaves it out).
+func alertSeries(ctx context.Context, sets logman.RemoteSets) []prom.Alert {
+	list, err := sets.List(ctx)
+	if err != nil {
+		return nil
+	}
+	var out []prom.Alert
+	for _, s := range list {
+		for _, a := range s.Alerts {
+			out = append(out, prom.Alert{Set: s.Name, Threshold: a.Threshold, Counter: a.Counter, Firing: a.Firing, Fired: a.Fired})
+		}
+	}
+	return out
 }
 
 // serveHelp is serve's /? screen.

@@ -283,6 +283,9 @@ func (col *Collector) collect(ctx context.Context, f Format, buf []byte) ([]byte
 			w = col.writeObject(w, f, db, &h, smp, o)
 		}
 	}
+	if col.opts.Alerts != nil {
+		w = col.writeAlerts(w, f, col.opts.Alerts(ctx))
+	}
 	if f == OpenMetrics {
 		w = append(w, "# EOF\n"...)
 	}

@@ -2,6 +2,7 @@ package prom
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -56,6 +57,10 @@ type Options struct {
 	// Rediscover is how often an export of every object asks for the
 	// source's Global collection again; 0 is DefaultRediscover.
 	Rediscover time.Duration `json:"-"`
+	// Alerts, when set, returns the state of the host's alert sets at
+	// each scrape, exported as PREFIX_alert_firing and
+	// PREFIX_alert_fired_total (MAPPING.md).
+	Alerts func(ctx context.Context) []Alert `json:"-"`
 }
 
 // InstanceFilter keeps the instances of one object whose name (as PDH

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/perfcounters/perfcounters/pla"
 	"github.com/perfcounters/perfcounters/remote"
 	"github.com/perfcounters/perfcounters/state"
 )
@@ -39,7 +40,20 @@ func (r RemoteSets) List(ctx context.Context) ([]remote.SetEntry, error) {
 		}
 		for _, s := range cs.Sets {
 			running, detail := o.runner().Status(d, s)
-			out = append(out, remote.SetEntry{Name: s.Name, Running: running, Detail: detail, Output: s.OutputLocation(o.now())})
+			e := remote.SetEntry{Name: s.Name, Running: running, Detail: detail, Output: s.OutputLocation(o.now()), Type: s.Type()}
+			if s.Alert != nil {
+				act, err := pla.ReadActivity(d, s.Name)
+				if err != nil {
+					o.warn(err.Error())
+				}
+				if act != nil {
+					for _, a := range act.Alerts {
+						e.Alerts = append(e.Alerts, remote.AlertEntry{Threshold: a.Threshold, Counter: a.Counter, Firing: a.Firing && running,
+							Value: a.Value, Fired: a.Fired, LastFired: a.LastFired, Sampled: a.Sampled})
+					}
+				}
+			}
+			out = append(out, e)
 		}
 	}
 	return out, nil

@@ -187,8 +187,40 @@ function scaleOf(s) {
 function schedule() {
   clearTimeout(timer);
   if (state.frozen || state.source !== liveSource) return;
-  timer = setTimeout(async () => { await poll(); schedule(); }, state.interval * 1000);
+  timer = setTimeout(async () => { await poll(); pollAlerts(); schedule(); }, state.interval * 1000);
 }
+
+// ---- alerts --------------------------------------------------------------
+
+// alerts maps a counter path (without a computer name) to the firing
+// alerts of the host's alert sets (GET /v1/sets) that judge it; the
+// legend marks those counters. A server without sets, or a caller
+// without the right to list them, marks nothing.
+let alerts = new Map();
+let alertsAsked = 0;
+
+async function pollAlerts() {
+  if (state.source !== liveSource || Date.now() - alertsAsked < 5000) return;
+  alertsAsked = Date.now();
+  const next = new Map();
+  try {
+    const ans = await api('/v1/sets');
+    for (const set of ans.sets || []) {
+      for (const a of set.alerts || []) {
+        if (!a.firing) continue;
+        const key = bareCounterPath(a.counter).toLowerCase();
+        const list = next.get(key) || [];
+        list.push(`alert set ${set.name}: ${a.threshold} fired (value ${formatValue(a.value)}, ${a.fired} times)`);
+        next.set(key, list);
+      }
+    }
+  } catch { /* no sets here: nothing to mark */ }
+  alerts = next;
+  renderLegend();
+}
+
+// bareCounterPath is a path without its \\computer part.
+function bareCounterPath(p) { return p.replace(/^\\\\[^\\]+/, ''); }
 
 // addPaths adds counter paths to the page (a path already there is left
 // alone) and fetches at once; defaultScales maps counter names to their
@@ -431,7 +463,7 @@ function renderValueBar() {
 // renderLegend rebuilds the legend when what it shows changed, never for
 // a new sample alone: an open list or colour picker in it stays open.
 function renderLegend() {
-  const key = JSON.stringify([state.selected, sourceComputer(), state.series.map((s) => [s.key, s.color, s.scale, s.show])]);
+  const key = JSON.stringify([state.selected, sourceComputer(), state.series.map((s) => [s.key, s.color, s.scale, s.show]), [...alerts.keys()]]);
   if (key === legendKey) return;
   legendKey = key;
   const body = $('legend-rows');
@@ -479,6 +511,12 @@ function renderLegend() {
     name.type = 'button';
     name.className = 'name';
     name.textContent = s.parts.counter;
+    const tripped = inLog() ? null : alerts.get(bareCounterPath(s.key).toLowerCase());
+    if (tripped) {
+      tr.classList.add('alert-tripped');
+      name.textContent = '⚠ ' + s.parts.counter;
+      name.title = tripped.join('\n');
+    }
     name.setAttribute('aria-label', 'Select ' + s.key);
     name.setAttribute('aria-pressed', String(s.key === state.selected));
     name.dataset.focusKey = 'name' + s.key;
