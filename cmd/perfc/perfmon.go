@@ -16,8 +16,8 @@ import (
 	"github.com/perfcounters/perfcounters/engine"
 	"github.com/perfcounters/perfcounters/host"
 	"github.com/perfcounters/perfcounters/internal/logview"
-	"github.com/perfcounters/perfcounters/internal/tool/logman"
 	"github.com/perfcounters/perfcounters/internal/server"
+	"github.com/perfcounters/perfcounters/internal/tool/logman"
 	"github.com/perfcounters/perfcounters/remote/apiserver"
 )
 
