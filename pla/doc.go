@@ -23,6 +23,16 @@
 // to the set's warning log (WarningLog, run/NAME.log), which logman query
 // shows.
 //
+// An alert set (collectorset.Alerts) runs in the same machinery: its
+// "output" (alert.go) judges its thresholds against each sample, per
+// threshold and instance, and keeps the state, events and command runs
+// in the set's status file (Activity, run/NAME.status). The commands a
+// set runs (an alert's task, a counter set's -rc when a log file closes:
+// rc.go) go through actions (action.go): as the set's owner, in a
+// process group of their own killed at a time limit, one at a time per
+// action, their result and output kept. EventLogger (Syslog) receives
+// the events of sets with -el.
+//
 // Runner is logman's Runner: Start runs a set in the background
 // (Supervise: a supervisor in a session of its own that restarts a
 // crashed collector, RunOne: the collector), Stop signals it and waits
