@@ -178,3 +178,21 @@ func TestAlertValidate(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseThreshold: any text is a threshold or an error, and a
+// threshold read writes itself back as itself.
+func FuzzParseThreshold(f *testing.F) {
+	for _, s := range []string{`\Processor(_Total)\% Processor Time>90`, `\Memory\Available MBytes < 512.5`, `\Process(a>b)\X<1e3`, `>`, `\A\B>-0`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		th, err := ParseThreshold(s)
+		if err != nil {
+			return
+		}
+		again, err := ParseThreshold(th.String())
+		if err != nil || again != th {
+			t.Fatalf("%q -> %+v -> %q -> %+v, %v", s, th, th.String(), again, err)
+		}
+	})
+}
