@@ -240,4 +240,16 @@ func TestAlertSetOptions(t *testing.T) {
 	if _, errs, code := runEnv(vars, "logman", "update", "alert", "c", "-el"); code == 0 || !strings.Contains(errs, "c is a counter set") {
 		t.Errorf("update alert on a counter set: exit %d, %q", code, errs)
 	}
+	// -cf of an alert lists thresholds, one a line.
+	cf := filepath.Join(t.TempDir(), "thresholds.txt")
+	if err := os.WriteFile(cf, []byte("\\Memory\\Available Bytes<100\r\n\\Processor(*)\\% Processor Time>95\r\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, errs, code := runEnv(vars, "logman", "create", "alert", "fromfile", "-cf", cf, "-th", `\Memory\Committed Bytes>1e12`); code != 0 {
+		t.Fatalf("create alert -cf: %s %s", out, errs)
+	}
+	out, _, _ := runEnv(vars, "logman", "query", "fromfile")
+	if !strings.Contains(out, "Thresholds:\n    \\Memory\\Committed Bytes>1e12\n    \\Memory\\Available Bytes<100\n    \\Processor(*)\\% Processor Time>95\n") {
+		t.Errorf("thresholds of -th and -cf:\n%s", out)
+	}
 }
