@@ -43,7 +43,8 @@ func windowsSet() *Set {
 			LogFileFormat:  3,
 			Counters:       []string{`\Processor(_Total)\% Processor Time`, `\Memory\Available MBytes`, `\PhysicalDisk(*)\Avg. Disk Queue Length`},
 		},
-		DataManager: DataManager{ReportFileName: "report.html", RuleTargetFileName: "report.xml"},
+		DataManager: DataManager{ReportFileName: "report.html", RuleTargetFileName: "report.xml",
+			FolderActions: []FolderAction{{Age: 1, Actions: CreateCab | DeleteData}}},
 	}
 }
 
@@ -160,6 +161,12 @@ func roundTripSets() map[string]*Set {
 	s.Duration, s.SchedulesEnabled = 86399, false
 	s.DataManager = DataManager{Enabled: true, CheckBeforeRunning: true, MinFreeDisk: 200, MaxSize: 1024, MaxFolderCount: 10, ResourcePolicy: 1, EventsFileName: "e.xml"}
 	sets["sql"] = s
+	s = New("retained", "/var/log/perfc/retained")
+	s.Collector.FileNameFormat, s.Segment, s.SegmentMaxDuration = FileNameSerialNumber, true, 60
+	s.DataManager.SetRetention(Retention{Files: 3, Age: 12 * time.Hour, Size: 500, Free: 2048, Policy: DeleteLargest, Check: true})
+	s.DataManager.FolderActions = append(s.DataManager.FolderActions,
+		FolderAction{Age: 7, Actions: DeleteData}, FolderAction{Age: 30, Size: 10, Actions: CreateCab | SendCab, SendCabTo: `\\srv\cabs`})
+	sets["retention"] = s
 	return sets
 }
 
