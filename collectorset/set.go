@@ -2,7 +2,8 @@
 // Windows' Performance Logs and Alerts (MS-PLA) models it and logman
 // creates it: a DataCollectorSet holding one PerformanceCounterDataCollector
 // (the counters, the sample interval, the log format and file naming), its
-// segment (rollover) limits and schedule. It reads and writes the
+// segment (rollover) limits, its schedule and its data manager (the
+// retention of its log files, datamanager.go). It reads and writes the
 // DataCollectorSet XML that `logman export -xml` writes and `logman import
 // -xml` reads (xml.go), with Windows' element names, its -1/0 booleans and
 // its enum values, so that a set moves between Windows and perfc both ways.
@@ -143,13 +144,32 @@ func (s Schedule) Start() time.Time {
 }
 
 // DataManager is the data management policy of a set (MS-PLA
-// IDataManager). perfc keeps it as read, so that it survives an
-// import/export; it does not act on it yet.
+// IDataManager): how many of its log files, how old and how large, it
+// keeps, and how much disk it leaves free. When Enabled, the collector
+// applies it at start and at each new log file (pla, retention); the
+// -retain option sets it (Retention, datamanager.go).
 type DataManager struct {
-	Enabled, CheckBeforeRunning                        bool
-	MinFreeDisk, MaxSize, MaxFolderCount               uint32
-	ResourcePolicy                                     uint32
+	// Enabled turns the policy on; off, the rest is kept and ignored.
+	Enabled bool
+	// CheckBeforeRunning refuses to start the set when, after the policy
+	// deleted what it may, MaxFolderCount or MinFreeDisk is still not met.
+	CheckBeforeRunning bool
+	// MinFreeDisk is the MB to keep free on the logs' file system,
+	// MaxSize the MB the set's logs may take together, MaxFolderCount
+	// how many of its log files are kept (Windows: folders); 0: no limit.
+	MinFreeDisk, MaxSize, MaxFolderCount uint32
+	// ResourcePolicy says which logs go first when a limit is passed.
+	ResourcePolicy ResourcePolicy
+	// The report, rule and events files are Windows', kept as read.
 	ReportFileName, RuleTargetFileName, EventsFileName string
+	// FolderActions act on logs of an age and size (MS-PLA
+	// IFolderAction): perfc does those that only delete data.
+	FolderActions []FolderAction
+	// MaxAge deletes logs last written longer ago than this many seconds
+	// (perfc's own, for ages that are not whole days: MS-PLA has days
+	// only, in FolderAction). The XML carries it as the keyword
+	// "perfc:retain-age=N"; 0: none.
+	MaxAge uint32
 }
 
 // Counters is a set's performance counter collector (MS-PLA
@@ -192,7 +212,7 @@ type Set struct {
 	Duration                  uint32 // seconds the set runs once started (-rf, -e); 0: until stopped
 	SchedulesEnabled          bool
 	Schedules                 []Schedule // -b, -e, -r
-	UserAccount               string     // Windows' run-as account, kept as read
+	UserAccount               string     // Windows' run-as account (-u); a set runs as the user who owns it
 	Security                  string     // Windows' security descriptor (SDDL), kept as read
 	Task                      string     // -rc: a command run each time a log is closed
 	TaskArguments             string
@@ -364,6 +384,7 @@ func (s *Set) Clone() *Set {
 		a.Thresholds = append([]string(nil), s.Alert.Thresholds...)
 		c.Alert = &a
 	}
+	c.DataManager.FolderActions = append([]FolderAction(nil), s.DataManager.FolderActions...)
 	return &c
 }
 

@@ -35,7 +35,11 @@ const (
 	keywordAlertHyst     = "perfc:alert-hysteresis="
 	keywordAlertOnChange = "perfc:alert-onchange"
 	keywordAlertInterval = "perfc:alert-action-interval="
+	keywordRetainAge     = "perfc:retain-age="
 )
+
+// maxFolderActions bounds the FolderAction elements of one DataManager.
+const maxFolderActions = 1024
 
 // The forms of dates and times in the XML's Schedule: written in the first
 // form, read in any.
@@ -129,6 +133,7 @@ type parser struct {
 	root      bool // DataCollectorSet seen
 	collector bool // PerformanceCounterDataCollector seen
 	schedule  *Schedule
+	folder    *FolderAction // the FolderAction being read
 	// alertKW are the keywords of an alert collector's perfc settings,
 	// applied once the whole set is read (they come before it).
 	alertKW []string
@@ -286,12 +291,36 @@ func (p *parser) start(stack []level) error {
 			return fmt.Errorf("a %s collector: perfc's sets hold one performance counter collector and nothing else", kind)
 		}
 	}
+	if isFolderAction(stack) {
+		m := &p.set.DataManager
+		if len(m.FolderActions) >= maxFolderActions {
+			return fmt.Errorf("more than %d folder actions", maxFolderActions)
+		}
+		m.FolderActions = append(m.FolderActions, FolderAction{})
+		p.folder = &m.FolderActions[len(m.FolderActions)-1]
+	}
 	return nil
+}
+
+// isFolderAction reports whether the element on top of stack is a
+// FolderAction of the DataManager: DataManager/FolderAction, as MS-PLA
+// documents it, or inside a FolderActions list.
+func isFolderAction(stack []level) bool {
+	switch {
+	case len(stack) == 3:
+		return stack[1].name == "DataManager" && stack[2].name == "FolderAction"
+	case len(stack) == 4:
+		return stack[1].name == "DataManager" && stack[2].name == "FolderActions" && stack[3].name == "FolderAction"
+	}
+	return false
 }
 
 func (p *parser) end(stack []level) error {
 	if len(stack) == 2 && stack[1].name == "Schedule" {
 		p.schedule = nil
+	}
+	if isFolderAction(stack) {
+		p.folder = nil
 	}
 	return nil
 }
@@ -363,6 +392,27 @@ func (p *parser) leaf(stack []level, v string) error {
 			return p.dataManagerLeaf(stack[2].name, v)
 		}
 	}
+	if p.folder != nil && isFolderAction(stack[:len(stack)-1]) {
+		return p.folderActionLeaf(stack[len(stack)-1].name, v)
+	}
+	return nil
+}
+
+func (p *parser) folderActionLeaf(name, v string) error {
+	a := p.folder
+	switch name {
+	case "Age":
+		return parseInto(&a.Age, v)
+	case "Size":
+		return parseInto(&a.Size, v)
+	case "Actions":
+		var n uint32
+		err := parseInto(&n, v)
+		a.Actions = FolderActionSteps(n)
+		return err
+	case "SendCabTo":
+		a.SendCabTo = v
+	}
 	return nil
 }
 
@@ -378,6 +428,8 @@ func (p *parser) keyword(v string) error {
 		if len(p.alertKW) < 16 {
 			p.alertKW = append(p.alertKW, v)
 		}
+	case strings.HasPrefix(v, keywordRetainAge):
+		return parseInto(&s.DataManager.MaxAge, strings.TrimPrefix(v, keywordRetainAge))
 	default:
 		s.Keywords = append(s.Keywords, v)
 	}
@@ -517,7 +569,10 @@ func (p *parser) dataManagerLeaf(name, v string) error {
 	case "MaxFolderCount":
 		return parseInto(&m.MaxFolderCount, v)
 	case "ResourcePolicy":
-		return parseInto(&m.ResourcePolicy, v)
+		var n uint32
+		err := parseInto(&n, v)
+		m.ResourcePolicy = ResourcePolicy(n)
+		return err
 	case "ReportFileName":
 		m.ReportFileName = v
 	case "RuleTargetFileName":
@@ -621,6 +676,9 @@ func (s *Set) XML() []byte {
 			w.text("Keyword", keywordAlertInterval+strconv.FormatUint(uint64(a.ActionInterval), 10))
 		}
 	}
+	if s.DataManager.MaxAge > 0 {
+		w.text("Keyword", keywordRetainAge+strconv.FormatUint(uint64(s.DataManager.MaxAge), 10))
+	}
 	for _, sc := range s.Schedules {
 		w.b.WriteString("<Schedule>\n")
 		w.text("StartDate", formatDate(sc.StartDate))
@@ -665,10 +723,18 @@ func (s *Set) XML() []byte {
 	w.num("MinFreeDisk", m.MinFreeDisk)
 	w.num("MaxSize", m.MaxSize)
 	w.num("MaxFolderCount", m.MaxFolderCount)
-	w.num("ResourcePolicy", m.ResourcePolicy)
+	w.num("ResourcePolicy", uint32(m.ResourcePolicy))
 	w.text("ReportFileName", m.ReportFileName)
 	w.text("RuleTargetFileName", m.RuleTargetFileName)
 	w.text("EventsFileName", m.EventsFileName)
+	for _, a := range m.FolderActions {
+		w.b.WriteString("<FolderAction>\n")
+		w.num("Age", a.Age)
+		w.num("Size", a.Size)
+		w.num("Actions", uint32(a.Actions))
+		w.text("SendCabTo", a.SendCabTo)
+		w.b.WriteString("</FolderAction>\n")
+	}
 	w.b.WriteString("</DataManager>\n")
 	w.b.WriteString("</DataCollectorSet>\n")
 	return []byte(w.b.String())

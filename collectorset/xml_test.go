@@ -43,7 +43,8 @@ func windowsSet() *Set {
 			LogFileFormat:  3,
 			Counters:       []string{`\Processor(_Total)\% Processor Time`, `\Memory\Available MBytes`, `\PhysicalDisk(*)\Avg. Disk Queue Length`},
 		},
-		DataManager: DataManager{ReportFileName: "report.html", RuleTargetFileName: "report.xml"},
+		DataManager: DataManager{ReportFileName: "report.html", RuleTargetFileName: "report.xml",
+			FolderActions: []FolderAction{{Age: 1, Actions: CreateCab | DeleteData}}},
 	}
 }
 
@@ -168,6 +169,12 @@ func roundTripSets() map[string]*Set {
 	s.Keywords = []string{"ops"}
 	sets["alert"] = s
 	sets["alert-defaults"] = NewAlert("a2")
+	s = New("retained", "/var/log/perfc/retained")
+	s.Collector.FileNameFormat, s.Segment, s.SegmentMaxDuration = FileNameSerialNumber, true, 60
+	s.DataManager.SetRetention(Retention{Files: 3, Age: 12 * time.Hour, Size: 500, Free: 2048, Policy: DeleteLargest, Check: true})
+	s.DataManager.FolderActions = append(s.DataManager.FolderActions,
+		FolderAction{Age: 7, Actions: DeleteData}, FolderAction{Age: 30, Size: 10, Actions: CreateCab | SendCab, SendCabTo: `\\srv\cabs`})
+	sets["retention"] = s
 	return sets
 }
 

@@ -11,6 +11,10 @@
 // or a rollover series NAME_000001.plog / NAME_MMddHHmm.plog), CSV or TSV,
 // or SQL. A run ends at its run time (-rf), its sample count (-sc), the
 // end of its schedule's window, a write error (a full disk), or a stop.
+// A set's data manager (-retain, MS-PLA IDataManager) deletes its old log
+// files at start and at each new file of its series (retention.go): only
+// files that are provably the set's own, never the one being written, each
+// deletion written to its warning log.
 //
 // Each run is recorded in the set owner's state directory (Record,
 // run/NAME.json): the pid, start time and boot of the process that runs

@@ -50,6 +50,9 @@ type outputConfig struct {
 	// sample interval: sets writing the same samples compress each
 	// record once (nil: none).
 	shared *binlog.Shared
+	// retain applies the set's data manager to its log files before the
+	// log is opened and at each new file (nil: none; retention.go).
+	retain *retention
 }
 
 // openOutput opens the log of s as its format, naming and mode say.
@@ -79,8 +82,29 @@ func openOutput(ctx context.Context, s *collectorset.Set, src pdh.Source, cfg ou
 	if err := state.CheckLogDir(s.RootPath, os.Geteuid()); err != nil {
 		return nil, fmt.Errorf("the log directory of Data Collector Set %q: %w", s.Name, err)
 	}
+	if cfg.retain != nil {
+		// The file written next is kept: the one the set's name says, or
+		// the first of a numbered rollover series.
+		keep := []string{filepath.Base(s.OutputLocation(cfg.now))}
+		if s.Rolls() {
+			base := filepath.Join(s.RootPath, logName(s)+c.LogFileFormat.Extension())
+			keep = append(keep, filepath.Base(binlog.RolloverName(base, int(max(s.SerialNumber, 1)), time.Time{}, binlog.NumberedNames)))
+		}
+		if err := cfg.retain.pass(true, keep...); err != nil {
+			return nil, err
+		}
+	}
 	if c.LogFileFormat == collectorset.Binary {
-		return openBinary(s, src, cfg)
+		out, err := openBinary(s, src, cfg)
+		if err != nil {
+			return nil, err
+		}
+		if cfg.retain != nil {
+			// Each new file of a rollover series (and the first of a
+			// series by date, named at its first sample) applies it again.
+			out.onNew = func(path string) { cfg.retain.pass(false, filepath.Base(path)) }
+		}
+		return out, nil
 	}
 	return openText(s, cfg)
 }
@@ -103,7 +127,7 @@ func exists(path string) bool {
 // after a crash, with a gap mark), circular (bincirc within -max) or a
 // rollover series (-cnf, -max with -cnf) named NAME_000001.plog or
 // NAME_MMddHHmm.plog.
-func openBinary(s *collectorset.Set, src pdh.Source, cfg outputConfig) (output, error) {
+func openBinary(s *collectorset.Set, src pdh.Source, cfg outputConfig) (*binOutput, error) {
 	c := &s.Collector
 	opts := binlog.DefaultOptions()
 	opts.Titles = src.Titles()
@@ -159,12 +183,25 @@ func openBinary(s *collectorset.Set, src pdh.Source, cfg outputConfig) (output, 
 	if reduce == nil {
 		reduce = (*pdh.Query).Sample
 	}
-	return &binOutput{w: w, reduce: reduce}, nil
+	return &binOutput{w: w, reduce: reduce, last: w.Path()}, nil
 }
 
 type binOutput struct {
 	w      *binlog.Writer
 	reduce func(q *pdh.Query) (*pdh.Sample, error)
+	last   string            // the file written, as last seen
+	onNew  func(path string) // called when the writer starts a new file (nil: none)
+}
+
+// rolled calls onNew when the writer has started a new file since last
+// seen.
+func (o *binOutput) rolled() {
+	if p := o.w.Path(); p != o.last {
+		o.last = p
+		if o.onNew != nil && p != "" {
+			o.onNew(p)
+		}
+	}
 }
 
 // lastSerial is the highest serial number of the files of the numbered
@@ -204,12 +241,19 @@ func (o *binOutput) write(_ context.Context, q *pdh.Query) error {
 	if err != nil || smp == nil {
 		return err
 	}
-	return o.w.WriteSample(smp)
+	err = o.w.WriteSample(smp)
+	o.rolled()
+	return err
 }
 
-func (o *binOutput) gap(t time.Time, reason string) error { return o.w.WriteGap(t, reason) }
-func (o *binOutput) close() error                         { return o.w.Close() }
-func (o *binOutput) location() string                     { return o.w.Path() }
+func (o *binOutput) gap(t time.Time, reason string) error {
+	err := o.w.WriteGap(t, reason)
+	o.rolled()
+	return err
+}
+
+func (o *binOutput) close() error     { return o.w.Close() }
+func (o *binOutput) location() string { return o.w.Path() }
 
 type sqlOutput struct {
 	w     *sqllog.Writer

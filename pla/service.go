@@ -389,7 +389,7 @@ func (s *Service) open(ctx context.Context, r *run, crashed bool, old *Record) e
 		out, err = newAlertOutput(r.set, r.act, r.acts, s.opts.EventLog, start, r.wl.Warn)
 	} else {
 		out, err = openOutput(ctx, r.set, g.src, outputConfig{mb: s.opts.MB, now: time.Now(), crashed: crashed, sql: s.opts.SQL, shared: g.zshare,
-			reduce: func(*pdh.Query) (*pdh.Sample, error) { return g.reduce(v, q) }})
+			reduce: func(*pdh.Query) (*pdh.Sample, error) { return g.reduce(v, q) }, retain: newRetention(r.dir, r.set, s.opts.MB, r.wl.Warn)})
 		if err == nil && r.set.Task != "" {
 			out = &closeCommand{output: out, set: r.set, run: r.acts, last: out.location()}
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/user"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -25,9 +26,10 @@ func logmanCommand() command {
 }
 
 // logmanNegatable are the options logman negates with a doubled dash
-// (--v removes versioning), and perfc's -boot.
+// (--v removes versioning, --u the run-as user), perfc's -boot and
+// -retain, and the alert options.
 var logmanNegatable = map[string]bool{"v": true, "max": true, "cnf": true, "a": true, "ow": true, "r": true, "rc": true, "boot": true,
-	"el": true, "tn": true, "targ": true, "rdcs": true, "onchange": true, "hold": true, "hyst": true, "arl": true}
+	"u": true, "retain": true, "el": true, "tn": true, "targ": true, "rdcs": true, "onchange": true, "hold": true, "hyst": true, "arl": true}
 
 // optValue is a string option that remembers whether it was given.
 type optValue struct {
@@ -39,8 +41,9 @@ func (o *optValue) String() string     { return o.v }
 func (o *optValue) Set(s string) error { o.v, o.set = s, true; return nil }
 
 // logmanArgs takes out of args what parseFlags cannot read: the negated
-// options (--v, --max, ...; returned by name) and -cnf without a time (it
-// becomes -cnf= so that the next word is not taken as its value).
+// options (--v, --max, ...; returned by name), -cnf without a time (it
+// becomes -cnf= so that the next word is not taken as its value) and -m's
+// words (-m start stop becomes -m=start stop).
 func logmanArgs(args []string) (rest []string, negated map[string]bool) {
 	negated = map[string]bool{}
 	for i := 0; i < len(args); i++ {
@@ -52,6 +55,17 @@ func logmanArgs(args []string) (rest []string, negated map[string]bool) {
 		if name, ok := strings.CutPrefix(a, "--"); ok && logmanNegatable[strings.ToLower(name)] {
 			negated[strings.ToLower(name)] = true
 			continue
+		}
+		if name, _, hasVal, ok := winOption(a); ok && !hasVal && strings.EqualFold(name, "m") {
+			var words []string
+			for i+1 < len(args) && (strings.EqualFold(args[i+1], "start") || strings.EqualFold(args[i+1], "stop")) {
+				i++
+				words = append(words, args[i])
+			}
+			if len(words) > 0 {
+				rest = append(rest, "-m="+strings.Join(words, " "))
+				continue
+			}
 		}
 		if name, _, hasVal, ok := winOption(a); ok && !hasVal && strings.EqualFold(name, "cnf") {
 			if i+1 >= len(args) {
@@ -78,7 +92,7 @@ func runLogman(ctx context.Context, e *env, args []string) error {
 	fs.Var(&counters, "c", "Performance counters to collect: one or more paths, in one quoted list or as separate arguments starting with \\.")
 	cf := fs.String("cf", "", "File listing performance counters to collect, one per line (UTF-8 or UTF-16 with a byte-order mark, or in the code page of -codepage).")
 	codePage := fs.String("codepage", "", cfCodePageUsage)
-	var si, format, out, max, cnf, ver, begin, end, rf, sc, server, task, xmlFile, alertTask, alertArgs, trigger, hold, hyst, arl optValue
+	var si, format, out, max, cnf, ver, begin, end, rf, sc, server, task, xmlFile, retain, manual, runAs, alertTask, alertArgs, trigger, hold, hyst, arl optValue
 	var thresholds stringList
 	fs.Var(&thresholds, "th", "Alert `thresholds`, each COUNTER>VALUE or COUNTER<VALUE, compared with the counter's formatted value; several may follow. A path with wildcards judges each instance on its own.")
 	eventLog := fs.Bool("el", false, "Alerts: write an entry to the system log (syslog, the journal) each time a threshold is crossed. --el: do not.")
@@ -102,6 +116,9 @@ func runLogman(ctx context.Context, e *env, args []string) error {
 	fs.Var(&server, "s", "Computer to collect from (stored with the set; remote collection is not built yet).")
 	fs.Var(&task, "rc", "The `command` to run each time the log is closed. --rc: none.")
 	fs.Var(&xmlFile, "xml", "XML `file` to import or export (- for standard output).")
+	fs.Var(&retain, "retain", "Keep the set's log files within `limits` (perfc's own), comma-separated: N files, an age (7d, 12h, 30min), a total size (500MB, 2GB), free=SIZE to keep free on the disk; oldest (default) or largest go first; check refuses to start when they cannot be met. Applied at start and at each new file, to the set's own logs only. --retain: keep all.")
+	fs.Var(&manual, "m", "Change to manual `[start] [stop]` instead of a scheduled begin or end: start removes the schedule of -b and -r (the set starts with logman start), stop the run time of -e and -rf (it runs until logman stop).")
+	fs.Var(&runAs, "u", "The `user` to run as: a set always runs as the user who owns it, so only your own user name is taken (no password). --u: none.")
 	appendLog := fs.Bool("a", false, "Append to an existing log file. --a: do not.")
 	overwrite := fs.Bool("ow", false, "Overwrite an existing log file. --ow: do not.")
 	repeat := fs.Bool("r", false, "Repeat the Data Collector Set daily at the -b and -e times. --r: do not.")
@@ -133,6 +150,12 @@ func runLogman(ctx context.Context, e *env, args []string) error {
 			words = append(words, p)
 		}
 	}
+	if runAs.set {
+		// Windows' -u user *: prompt for the password.
+		if slices.Contains(words, "*") {
+			return usagef("-u %s *: perfc asks for no password: a set runs as the user who owns it", runAs.v)
+		}
+	}
 	if len(words) == 0 {
 		return usagef("no verb given: create, update, query, start, stop, delete, import or export")
 	}
@@ -148,6 +171,12 @@ func runLogman(ctx context.Context, e *env, args []string) error {
 		case "counter":
 		case "alert":
 			alert = true
+		case "trace":
+			return usagef("%s trace: event trace sets are not part of perfc, which records performance counters; on Linux trace events with perf trace, bpftrace or LTTng", verb)
+		case "cfg":
+			return usagef("%s cfg: configuration sets (registry keys, management paths, files) are not part of perfc; on Linux gather a system's configuration with sos report (sosreport) or keep /etc in version control with etckeeper", verb)
+		case "api":
+			return usagef("%s api: API tracing sets are not part of perfc; on Linux trace a program's library and system calls with ltrace, strace or uprobes (perf probe, bpftrace)", verb)
 		default:
 			return usagef("%s %s: perfc's Data Collector Sets are counter and alert sets (%s counter NAME, %s alert NAME)", verb, words[0], verb, verb)
 		}
@@ -164,6 +193,10 @@ func runLogman(ctx context.Context, e *env, args []string) error {
 		return usagef("two names given: %q and %q", setName, words[0])
 	}
 	if len(words) > 0 {
+		if runAs.set {
+			// Not echoed: it may be a password (-u user password).
+			return usagef("unexpected argument after the name: perfc's -u takes a user name and no password (a set runs as the user who owns it)")
+		}
 		return usagef("unexpected argument %q", words[0])
 	}
 	if server.set && verb != "create" && verb != "update" && !isLocalHost(server.v) {
@@ -177,7 +210,7 @@ func runLogman(ctx context.Context, e *env, args []string) error {
 		return usagef("%s needs the name of a Data Collector Set", verb)
 	}
 	if strings.EqualFold(setName, "providers") && verb == "query" {
-		return fmt.Errorf("query providers: event trace providers do not exist on this computer (perfc's sets are counter sets)")
+		return fmt.Errorf("query providers: event trace providers are not part of perfc, which records performance counters; on Linux list trace events with perf list, bpftrace -l or lttng list")
 	}
 	switch verb {
 	case "query":
@@ -376,6 +409,38 @@ func runLogman(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
+	switch {
+	case negated["retain"]:
+		spec.Retain = &collectorset.Retention{}
+	case retain.set:
+		r, err := collectorset.ParseRetention(retain.v)
+		if err != nil {
+			return usagef("%v", err)
+		}
+		spec.Retain = &r
+	}
+	if manual.set {
+		for _, w := range strings.FieldsFunc(strings.ToLower(manual.v), func(r rune) bool { return r == ' ' || r == ',' }) {
+			switch w {
+			case "start":
+				spec.ManualStart = true
+			case "stop":
+				spec.ManualStop = true
+			default:
+				return usagef("-m %s: want start, stop, or both", manual.v)
+			}
+		}
+		if !spec.ManualStart && !spec.ManualStop {
+			return usagef("-m needs start, stop, or both")
+		}
+	}
+	switch {
+	case negated["u"]:
+		empty := ""
+		spec.RunAs = &empty
+	case runAs.set:
+		spec.RunAs = &runAs.v
+	}
 	if verb == "create" {
 		return logman.Create(o, spec)
 	}
@@ -471,14 +536,20 @@ func logmanHelp() helpScreen {
 		notes: "Options marked with -- in their text are negated with a doubled dash:\n" +
 			"--v removes versioning, --max the size limit, --cnf new files, --a, --ow,\n" +
 			"--r, --rc, --boot, --el, --tn, --targ, --rdcs, --onchange and --arl what\n" +
-			"they switch on. Times of -b and -e are local. Binary logs are perfc's own\n" +
-			"format and end in .plog. Commands (-tn, -rc) run without a shell, as the\n" +
-			"set's owner, killed after a minute (PERFC_ACTION_TIMEOUT); alert events\n" +
-			"(-el) go to syslog (PERFC_SYSLOG=NETWORK:ADDRESS for another socket).",
+			"they switch on, --retain the retention limits, --u the run-as user.\n" +
+			"Times of -b and -e are local. Binary logs are perfc's own format and end\n" +
+			"in .plog. -retain deletes only the set's own closed logs (the names its -v\n" +
+			"or -cnf makes in its directory), never links or other files, and says what\n" +
+			"it deleted in perfc logman query NAME. Commands (-tn, -rc) run without a\n" +
+			"shell, as the set's owner, killed after a minute (PERFC_ACTION_TIMEOUT);\n" +
+			"alert events (-el) go to syslog (PERFC_SYSLOG=NETWORK:ADDRESS for another\n" +
+			"socket). Event trace (trace), configuration (cfg) and API tracing (api)\n" +
+			"sets are not part of perfc.",
 		examples: [][2]string{
 			{"Record CPU time every 15 seconds:", `perfc logman create counter perf_log -c "\Processor(_Total)\% Processor Time"`},
 			{"Ten-MB files, a new one every hour, numbered:", "perfc logman create counter perf_log -c \"\\Memory\\Available MBytes\" -max 10 -cnf 01:00:00 -v nnnnnn"},
 			{"Change the interval and format, versioned by date:", "perfc logman update counter perf_log -si 10 -f csv -v mmddhhmm"},
+			{"A new file every hour, keeping a week of them and 1 GB free:", "perfc logman update counter perf_log -cnf 01:00:00 -v nnnnnn -retain 7d,free=1GB"},
 			{"Every day from 8 AM to 5:30 PM:", `perfc logman update counter perf_log -b "11/23/2026 8:00:00AM" -e "11/23/2026 5:30:00PM" -r`},
 			{"List the sets, then one in detail:", "perfc logman query\n    perfc logman query perf_log"},
 			{"Alert when CPU passes 90% for three samples, once per firing:", `perfc logman create alert cpu_hot -th "\Processor(_Total)\% Processor Time>90" -si 5 -hold 3 -onchange -el -tn /usr/bin/logger -targ "{name}: {counter} is {value}"`},

@@ -2,10 +2,13 @@ package main
 
 import (
 	"os"
+	"os/user"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/perfcounters/perfcounters/collectorset"
 	"github.com/perfcounters/perfcounters/state"
@@ -131,6 +134,10 @@ func TestLogmanArgs(t *testing.T) {
 		{[]string{"-cnf", "01:00:00", "x"}, []string{"-cnf", "01:00:00", "x"}, nil},
 		{[]string{"x", "/cnf"}, []string{"x", "-cnf="}, nil},
 		{[]string{"--si", "5", "--", "--v"}, []string{"--si", "5", "--", "--v"}, nil},
+		{[]string{"update", "x", "-m", "START", "stop", "-si", "5"}, []string{"update", "x", "-m=START stop", "-si", "5"}, nil},
+		{[]string{"update", "x", "/m", "stop", "start"}, []string{"update", "x", "-m=stop start"}, nil},
+		{[]string{"-m", "x"}, []string{"-m", "x"}, nil},
+		{[]string{"--retain", "--U", "x"}, []string{"x"}, []string{"retain", "u"}},
 	} {
 		rest, neg := logmanArgs(tc.in)
 		var names []string
@@ -169,5 +176,93 @@ func TestLogmanConfig(t *testing.T) {
 	}
 	if s.Collector.SampleInterval != 7 || s.SegmentMaxSize != 20 || !reflect.DeepEqual(s.Collector.Counters, []string{`\Memory\Available MBytes`, `\Memory\Cache Bytes`}) {
 		t.Errorf("stored %+v", s)
+	}
+}
+
+// TestLogmanRetainManualUser: -retain, -m and -u through the command line,
+// their negations, their refusals, and the words for the set types perfc
+// does not have.
+func TestLogmanRetainManualUser(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	getenv := func(k string) string {
+		if k == "PERFC_STATE_DIR" {
+			return dir
+		}
+		return ""
+	}
+	logman := func(args ...string) (string, string, int) {
+		t.Helper()
+		return runPerfcEnv(t, getenv, append([]string{"logman"}, args...)...)
+	}
+	read := func() *collectorset.Set {
+		t.Helper()
+		s, err := state.ReadCollectorSet(dir, "r")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	me := strconv.Itoa(os.Geteuid())
+	if u, err := user.LookupId(me); err == nil {
+		me = u.Username
+	}
+	if _, errs, code := logman("create", "counter", "r", "-o", "/data/r.plog", "-cnf", "01:00:00", "-v", "nnnnnn", "-retain", "7 days, 3 files, 500MB, free=1GB, CHECK",
+		"-b", "11/23/2026 8:00:00AM", "-e", "11/23/2026 5:00:00PM", "-r", "-u", me); code != 0 {
+		t.Fatalf("create: exit %d: %s", code, errs)
+	}
+	s := read()
+	if got := s.DataManager.Retention(); got != (collectorset.Retention{Files: 3, Age: 7 * 24 * time.Hour, Size: 500, Free: 1024, Policy: collectorset.DeleteOldest, Check: true}) {
+		t.Errorf("retention %+v", got)
+	}
+	if s.UserAccount != me || len(s.Schedules) != 1 || s.Duration != 9*3600 {
+		t.Errorf("user %q, schedules %v, duration %d", s.UserAccount, s.Schedules, s.Duration)
+	}
+	out, _, code := logman("query", "r")
+	for _, want := range []string{"Max Log Files:        3\n", "Max Log Age:          7 days\n", "Check Before Running: On\n"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("query r lacks %q:\n%s", want, out)
+		}
+	}
+	// -m start stop as two words; --u; -retain replaced, then cleared.
+	if _, errs, code := logman("update", "counter", "r", "-m", "start", "stop", "--u", "-retain", "12h,largest"); code != 0 {
+		t.Fatalf("update: exit %d: %s", code, errs)
+	}
+	s = read()
+	if len(s.Schedules) != 0 || s.Duration != 0 || s.UserAccount != "" || s.DataManager.Retention().String() != "12h,largest" {
+		t.Errorf("after -m start stop --u -retain 12h,largest: schedules %v, duration %d, user %q, retention %q", s.Schedules, s.Duration, s.UserAccount, s.DataManager.Retention())
+	}
+	if _, errs, code := logman("update", "counter", "r", "--retain"); code != 0 {
+		t.Fatalf("--retain: exit %d: %s", code, errs)
+	}
+	if s = read(); s.DataManager.Enabled || s.DataManager.Retention() != (collectorset.Retention{}) {
+		t.Errorf("after --retain: %+v", s.DataManager)
+	}
+	// Refusals: a usage error (exit 2) for what does not parse, Windows'
+	// "The parameter is incorrect." (exit 1) for what the set cannot do.
+	for _, tc := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"update", "counter", "r", "-retain", "5m"}, 2, `unit "m"`},
+		{[]string{"update", "counter", "r", "-m", "now"}, 2, "want start, stop"},
+		{[]string{"update", "counter", "r", "-u", me, "*"}, 2, "asks for no password"},
+		{[]string{"update", "counter", "r", "-u", me, "s3cret"}, 2, "takes a user name and no password"},
+		{[]string{"update", "counter", "r", "-u", "nosuchuser-" + me}, 1, "a set runs as the user who owns it"},
+		{[]string{"update", "counter", "r", "-f", "csv"}, 1, "binary logs only"},
+		{[]string{"update", "counter", "r", "--v", "--cnf", "-retain", "3"}, 1, "writes one log file"},
+		{[]string{"update", "counter", "r", "-m", "start", "-b", "11/23/2026 8:00:00AM"}, 1, "exclude each other"},
+		{[]string{"create", "trace", "t"}, 2, "perf trace, bpftrace or LTTng"},
+		{[]string{"create", "cfg", "t"}, 2, "sos report"},
+		{[]string{"update", "api", "t"}, 2, "ltrace, strace or uprobes"},
+		{[]string{"query", "providers"}, 1, "perf list"},
+	} {
+		_, errs, code := logman(tc.args...)
+		if code != tc.code || !strings.Contains(errs, tc.msg) {
+			t.Errorf("%v: exit %d, %q; want exit %d with %q", tc.args, code, errs, tc.code, tc.msg)
+		}
+		if strings.Contains(errs, "s3cret") {
+			t.Errorf("%v: the password is echoed: %q", tc.args, errs)
+		}
 	}
 }

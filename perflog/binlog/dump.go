@@ -198,5 +198,11 @@ func IsLog(path string) bool {
 	if _, err := io.ReadFull(f, b[:]); err != nil {
 		return false
 	}
-	return b == magic
+	return IsLogHead(b[:])
+}
+
+// IsLogHead reports whether head, the first bytes of a file, starts as a
+// binary log does (its magic bytes), for a caller that read them itself.
+func IsLogHead(head []byte) bool {
+	return len(head) >= len(magic) && [len(magic)]byte(head[:len(magic)]) == magic
 }

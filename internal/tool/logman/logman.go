@@ -29,6 +29,19 @@
 //     a warning.
 //   - -e needs a begin time (-b, or the set's schedule): MS-PLA keeps a
 //     duration, not an end time (Spec.schedule).
+//   - create, update and import refuse what the set could not do at start
+//     (collectorset's Validate and CheckRunnable: -cnf with csv, tsv or
+//     sql, a relative log directory, ...), with "The parameter is
+//     incorrect.": a set they store is never refused at start for its
+//     definition.
+//   - -retain (perfc's own) sets the data manager (MS-PLA IDataManager)
+//     and replaces what it had; --retain turns it off. File count, age and
+//     size limits need a set that writes a series (-v, -cnf) and are
+//     refused for one that writes one file or an SQL log set.
+//   - -m start removes the schedule, -m stop the run time (Duration); with
+//     -b, -e, -r or -rf in the same command they are refused.
+//   - -u takes the caller's own user name only (stored as UserAccount): a
+//     set runs as the user who owns it; --u clears it.
 package logman
 
 import (
@@ -90,6 +103,14 @@ type Options struct {
 }
 
 func (o *Options) runner() Runner { return o.Runner }
+
+// owner names the caller for messages: User, or "you" when unknown.
+func (o *Options) owner() string {
+	if o.User == "" {
+		return "you"
+	}
+	return o.User
+}
 
 func (o *Options) now() time.Time {
 	if o.Now == nil {
@@ -165,6 +186,16 @@ func fail(err error, dir string) error {
 	return &Error{Code: CodeFailed, Message: "The Data Collector Set could not be changed.", Detail: err.Error(), Err: err}
 }
 
+// check judges a definition that create, update or import would store:
+// valid (Validate), and one perfc can run (CheckRunnable), so that what
+// they accept is never refused at start for its definition.
+func check(s *collectorset.Set) error {
+	if err := s.Validate(); err != nil {
+		return err
+	}
+	return s.CheckRunnable()
+}
+
 func invalid(format string, args ...any) error {
 	return &Error{Code: CodeInvalid, Message: "The parameter is incorrect.", Detail: fmt.Sprintf(format, args...)}
 }
@@ -222,7 +253,7 @@ func Create(o Options, spec Spec) error {
 	if err := spec.apply(&o, s); err != nil {
 		return err
 	}
-	if err := s.Validate(); err != nil {
+	if err := check(s); err != nil {
 		return invalid("%v", err)
 	}
 	if err := state.CreateCollectorSet(o.UserDir, s, false); err != nil {
@@ -246,7 +277,7 @@ func Update(o Options, spec Spec) error {
 	if err := spec.apply(&o, s); err != nil {
 		return err
 	}
-	if err := s.Validate(); err != nil {
+	if err := check(s); err != nil {
 		return invalid("%v", err)
 	}
 	if err := state.UpdateCollectorSet(f.dir, s); err != nil {
@@ -402,7 +433,7 @@ func Import(o Options, name, file string) error {
 		}
 		s.RootPath = root
 	}
-	if err := s.Validate(); err != nil {
+	if err := check(s); err != nil {
 		return invalid("%s: %v", file, err)
 	}
 	for _, d := range o.dirs() {

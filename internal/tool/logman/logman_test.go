@@ -83,6 +83,8 @@ func TestQueryLayouts(t *testing.T) {
 			Server: ptr("db1"), Append: ptr(true)},
 		{Name: "rollover", Cnf: ptr[uint32](3600), Max: ptr[uint32](100), Version: ptr(collectorset.FileNameSerialNumber), Overwrite: ptr(true)},
 		{Name: "sqlset", Format: ptr("sql"), Output: ptr("SQL:perfdb!week1"), Max: ptr[uint32](5000)},
+		{Name: "retained", Cnf: ptr[uint32](3600), Version: ptr(collectorset.FileNameSerialNumber), RunAs: ptr("alice"),
+			Retain: &collectorset.Retention{Files: 48, Age: 7 * 24 * time.Hour, Size: 2048, Free: 1024, Policy: collectorset.DeleteOldest, Check: true}},
 	} {
 		mustOK(t, Create(e.o, sp))
 	}
@@ -113,7 +115,7 @@ func TestQueryLayouts(t *testing.T) {
 			t.Errorf("%s: no line %q", k, w)
 		}
 	}
-	for _, name := range []string{"FabricCounters", "perf_log", "daily", "rollover", "sqlset", "System Performance"} {
+	for _, name := range []string{"FabricCounters", "perf_log", "daily", "rollover", "sqlset", "retained", "System Performance"} {
 		e.out.Reset()
 		mustOK(t, QuerySet(e.o, strings.ToUpper(name)))
 		golden.Check(t, "testdata/query-"+strings.ReplaceAll(name, " ", "_")+".golden", e.out.String())
@@ -144,9 +146,25 @@ func TestSpecToDefinition(t *testing.T) {
 		{"-f bincirc -max 50", Spec{Format: ptr("BinCirc"), Max: ptr[uint32](50)}, func(s *collectorset.Set) {
 			s.Collector.LogCircular, s.SegmentMaxSize = true, 50
 		}},
-		{"-f tsv -cnf 01:00:00", Spec{Format: ptr("tsv"), Cnf: ptr[uint32](3600)}, func(s *collectorset.Set) {
-			s.Collector.LogFileFormat, s.Segment, s.SegmentMaxDuration = collectorset.TabSeparated, true, 3600
-		}},
+		{"-f tsv", Spec{Format: ptr("tsv")}, func(s *collectorset.Set) { s.Collector.LogFileFormat = collectorset.TabSeparated }},
+		{"-cnf 01:00:00 -retain 3,7d", Spec{Cnf: ptr[uint32](3600), Retain: &collectorset.Retention{Files: 3, Age: 7 * 24 * time.Hour, Policy: collectorset.DeleteOldest}},
+			func(s *collectorset.Set) {
+				s.Segment, s.SegmentMaxDuration = true, 3600
+				s.DataManager = collectorset.DataManager{Enabled: true, MaxFolderCount: 3, ResourcePolicy: collectorset.DeleteOldest,
+					FolderActions: []collectorset.FolderAction{{Age: 7, Actions: collectorset.DeleteData}}}
+			}},
+		{"-v nnnnnn -retain 12h,500MB,free=1GB,largest,check", Spec{Version: ptr(collectorset.FileNameSerialNumber),
+			Retain: &collectorset.Retention{Age: 12 * time.Hour, Size: 500, Free: 1024, Policy: collectorset.DeleteLargest, Check: true}},
+			func(s *collectorset.Set) {
+				s.Collector.FileNameFormat = collectorset.FileNameSerialNumber
+				s.DataManager = collectorset.DataManager{Enabled: true, CheckBeforeRunning: true, MaxSize: 500, MinFreeDisk: 1024, MaxAge: 12 * 3600}
+			}},
+		{"-retain free=1GB,check (one file)", Spec{Retain: &collectorset.Retention{Free: 1024, Check: true, Policy: collectorset.DeleteOldest}},
+			func(s *collectorset.Set) {
+				s.DataManager = collectorset.DataManager{Enabled: true, CheckBeforeRunning: true, MinFreeDisk: 1024, ResourcePolicy: collectorset.DeleteOldest}
+			}},
+		{"-u alice", Spec{RunAs: ptr("alice")}, func(s *collectorset.Set) { s.UserAccount = "alice" }},
+		{"-m start stop", Spec{ManualStart: true, ManualStop: true}, func(s *collectorset.Set) {}},
 		{"-cnf (no time) -max 10", Spec{Cnf: ptr[uint32](0), Max: ptr[uint32](10)}, func(s *collectorset.Set) {
 			s.Segment, s.SegmentMaxSize = true, 10
 		}},
@@ -299,8 +317,9 @@ func TestDamagedDefinitionInQuery(t *testing.T) {
 func TestExportImport(t *testing.T) {
 	e := newEnv(t, t.TempDir(), "")
 	dir := t.TempDir()
-	mustOK(t, Create(e.o, Spec{Name: "orig", Counters: []string{`\Memory\Available MBytes`}, HasCounters: true, Format: ptr("csv"),
-		Cnf: ptr[uint32](600), Max: ptr[uint32](20), RunAtBoot: ptr(true), Samples: ptr[uint32](100)}))
+	mustOK(t, Create(e.o, Spec{Name: "orig", Counters: []string{`\Memory\Available MBytes`}, HasCounters: true, Format: ptr("bin"),
+		Cnf: ptr[uint32](600), Max: ptr[uint32](20), RunAtBoot: ptr(true), Samples: ptr[uint32](100), RunAs: ptr("alice"),
+		Retain: &collectorset.Retention{Files: 10, Age: 90 * time.Minute, Size: 300, Free: 2048, Policy: collectorset.DeleteLargest, Check: true}}))
 	xmlFile := filepath.Join(dir, "orig.xml")
 	mustOK(t, Export(e.o, "orig", xmlFile))
 	mustOK(t, Import(e.o, "copy", xmlFile))
@@ -310,6 +329,9 @@ func TestExportImport(t *testing.T) {
 	a.Name, a.Collector.Name = "copy", "copy"
 	if !reflect.DeepEqual(a, b) {
 		t.Errorf("imported\n%+v\nwant\n%+v", b, a)
+	}
+	if r := b.DataManager.Retention(); r.String() != "10,90min,300MB,free=2GB,largest,check" || b.UserAccount != "alice" {
+		t.Errorf("imported retention %q, user account %q", r, b.UserAccount)
 	}
 	if err := Import(e.o, "copy", xmlFile); err == nil || !strings.Contains(err.Error(), "already exists") {
 		t.Errorf("second import: %v", err)
@@ -429,5 +451,137 @@ func TestUntrustedSystemSets(t *testing.T) {
 	}
 	if len(e.warns) != 1 || !strings.Contains(e.warns[0], "system Data Collector Sets are left out") || !strings.Contains(e.warns[0], sys) {
 		t.Errorf("warnings %v", e.warns)
+	}
+}
+
+// TestRefusedAtCreate: what a set could not run, and options that undo
+// each other, are refused by create and update with Windows' "The
+// parameter is incorrect." (never accepted there and refused at start),
+// and a refused update leaves the set as it was.
+func TestRefusedAtCreate(t *testing.T) {
+	b := time.Date(2026, 11, 23, 8, 0, 0, 0, time.Local)
+	sql := func(sp Spec) Spec {
+		sp.Format, sp.Output = ptr("sql"), ptr("SQL:perfdb!week")
+		return sp
+	}
+	for _, tc := range []struct {
+		name string
+		spec Spec
+		msg  string
+	}{
+		{"-f csv -cnf 60", Spec{Format: ptr("csv"), Cnf: ptr[uint32](60)}, "binary logs only (-f bin), not Comma Separated"},
+		{"-f tsv -cnf -max 5", Spec{Format: ptr("tsv"), Cnf: ptr[uint32](0), Max: ptr[uint32](5)}, "binary logs only (-f bin), not Tab Separated"},
+		{"-f sql -cnf 60", sql(Spec{Cnf: ptr[uint32](60)}), "binary logs only (-f bin), not SQL"},
+		{"-f bincirc -max 5 -cnf 60", Spec{Format: ptr("bincirc"), Max: ptr[uint32](5), Cnf: ptr[uint32](60)}, "circular log cannot also start new files"},
+		{"-f sql long log set", Spec{Format: ptr("sql"), Output: ptr("SQL:perfdb!" + strings.Repeat("x", 1025))}, "at most 1024"},
+		{"-retain 3, one file", Spec{Retain: &collectorset.Retention{Files: 3, Policy: collectorset.DeleteOldest}}, "writes one log file"},
+		{"-retain 7d -f bincirc", Spec{Format: ptr("bincirc"), Max: ptr[uint32](5), Retain: &collectorset.Retention{Age: 7 * 24 * time.Hour}}, "writes one log file"},
+		{"-retain 500MB -f sql", sql(Spec{Retain: &collectorset.Retention{Size: 500}}), "SQL log set has no files"},
+		{"-retain free=1GB -f sql", sql(Spec{Retain: &collectorset.Retention{Free: 1024}}), "SQL log set has no files"},
+		{"-m start -b", Spec{ManualStart: true, Begin: &b}, "-m start and -b exclude each other"},
+		{"-m start -e", Spec{ManualStart: true, End: &b}, "-m start and -e exclude each other"},
+		{"-m start -r", Spec{ManualStart: true, Repeat: ptr(true)}, "-m start and -r exclude each other"},
+		{"-m stop -e", Spec{ManualStop: true, End: &b}, "-m stop and -e or -rf exclude each other"},
+		{"-m stop -rf", Spec{ManualStop: true, RunFor: ptr[uint32](60)}, "-m stop and -e or -rf exclude each other"},
+		{"-u bob", Spec{RunAs: ptr("bob")}, "a set runs as the user who owns it (alice)"},
+		{"-u DOMAIN\\alice", Spec{RunAs: ptr(`DOMAIN\alice`)}, "never as another"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, t.TempDir(), "")
+			for _, verb := range []string{"create", "update"} {
+				sp := tc.spec
+				sp.Name = "s"
+				var err error
+				var before *collectorset.Set
+				if verb == "create" {
+					err = Create(e.o, sp)
+				} else {
+					mustOK(t, Create(e.o, Spec{Name: "s"}))
+					before, _ = state.ReadCollectorSet(e.o.UserDir, "s")
+					err = Update(e.o, sp)
+				}
+				var le *Error
+				if !errors.As(err, &le) || le.Code != CodeInvalid || le.Message != "The parameter is incorrect." || !strings.Contains(err.Error(), tc.msg) {
+					t.Errorf("%s: %v; want The parameter is incorrect. with %q", verb, err, tc.msg)
+				}
+				after, rerr := state.ReadCollectorSet(e.o.UserDir, "s")
+				switch {
+				case verb == "create" && rerr == nil:
+					t.Errorf("a refused create stored the set")
+				case verb == "update" && !reflect.DeepEqual(after, before):
+					t.Errorf("a refused update changed the set:\n%+v\nwas\n%+v", after, before)
+				}
+			}
+		})
+	}
+	// Import refuses what create would: a CSV that starts new files, a
+	// file name that leaves the log directory.
+	e := newEnv(t, t.TempDir(), "")
+	for name, change := range map[string]func(s *collectorset.Set){
+		"csv -cnf":      func(s *collectorset.Set) { s.Collector.LogFileFormat, s.Segment = collectorset.CommaSeparated, true },
+		"file name ../": func(s *collectorset.Set) { s.Collector.FileName = "../../etc/cron.d/x" },
+	} {
+		s := collectorset.New("x", "/var/log/perfc/x")
+		change(s)
+		file := filepath.Join(t.TempDir(), "x.xml")
+		mustOK(t, os.WriteFile(file, s.XML(), 0o644))
+		var le *Error
+		if err := Import(e.o, "x", file); !errors.As(err, &le) || le.Code != CodeInvalid {
+			t.Errorf("import %s: %v; want The parameter is incorrect.", name, err)
+		}
+	}
+}
+
+// TestManualAndRunAs: -m start removes the schedule, -m stop the run
+// time; -u takes the caller's own name and --u clears it.
+func TestManualAndRunAs(t *testing.T) {
+	e := newEnv(t, t.TempDir(), "")
+	b := time.Date(2026, 11, 23, 8, 0, 0, 0, time.Local)
+	mustOK(t, Create(e.o, Spec{Name: "m", Begin: &b, End: ptr(b.Add(time.Hour)), Repeat: ptr(true), RunAs: ptr("alice")}))
+	read := func() *collectorset.Set {
+		s, err := state.ReadCollectorSet(e.o.UserDir, "m")
+		mustOK(t, err)
+		return s
+	}
+	if s := read(); len(s.Schedules) != 1 || s.Duration != 3600 || s.UserAccount != "alice" {
+		t.Fatalf("created %+v", s)
+	}
+	mustOK(t, Update(e.o, Spec{Name: "m", ManualStop: true}))
+	if s := read(); len(s.Schedules) != 1 || s.Duration != 0 {
+		t.Errorf("after -m stop: schedules %v, duration %d; want the schedule and no run time", s.Schedules, s.Duration)
+	}
+	mustOK(t, Update(e.o, Spec{Name: "m", ManualStart: true, RunFor: ptr[uint32](600), RunAs: ptr("")}))
+	if s := read(); len(s.Schedules) != 0 || s.Duration != 600 || s.UserAccount != "" {
+		t.Errorf("after -m start -rf 10:00 --u: schedules %v, duration %d, user %q", s.Schedules, s.Duration, s.UserAccount)
+	}
+}
+
+// TestQueryDataManager: an imported Windows data manager shows its
+// limits, its CAB action (not done) and its run-as account (kept as read).
+func TestQueryDataManager(t *testing.T) {
+	e := newEnv(t, t.TempDir(), "")
+	mustOK(t, Create(e.o, Spec{Name: "w", Version: ptr(collectorset.FileNameSerialNumber)}))
+	s, err := state.ReadCollectorSet(e.o.UserDir, "w")
+	mustOK(t, err)
+	s.UserAccount = "SYSTEM"
+	s.DataManager = collectorset.DataManager{Enabled: true, MaxFolderCount: 10, ResourcePolicy: collectorset.DeleteLargest,
+		FolderActions: []collectorset.FolderAction{{Age: 1, Actions: collectorset.CreateCab | collectorset.DeleteData}, {Age: 3, Actions: collectorset.DeleteData},
+			{Age: 5, Size: 10, Actions: collectorset.DeleteData}}}
+	mustOK(t, state.UpdateCollectorSet(e.o.UserDir, s))
+	e.out.Reset()
+	mustOK(t, QuerySet(e.o, "w"))
+	for _, want := range []string{
+		"User Account:         SYSTEM (Windows' run-as account, kept as read: the set runs as alice)\n",
+		"Data Manager:         On\n", "Max Log Files:        10\n", "Max Log Age:          3 days\n", "Resource Policy:      Delete largest\n",
+		"Check Before Running: Off\n",
+		"Folder Action:        at 1 day: create CAB, delete data (not done: perfc makes no CAB or report files)\n",
+		"Folder Action:        at 5 days and 10 MB: delete data\n",
+	} {
+		if !strings.Contains(e.out.String(), want) {
+			t.Errorf("query lacks %q:\n%s", want, e.out.String())
+		}
+	}
+	if strings.Contains(e.out.String(), "at 3 days") {
+		t.Errorf("the age the folder action of 3 days says is shown twice:\n%s", e.out.String())
 	}
 }

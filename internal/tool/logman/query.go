@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"strings"
+	"time"
 
 	"github.com/perfcounters/perfcounters/collectorset"
 	"github.com/perfcounters/perfcounters/pla"
@@ -118,6 +119,9 @@ func QuerySet(o Options, name string) error {
 		runAs = "root"
 	}
 	key("Run As", runAs)
+	if s.UserAccount != "" && s.UserAccount != runAs {
+		key("User Account", s.UserAccount+" (Windows' run-as account, kept as read: the set runs as "+runAs+")")
+	}
 	if s.RunAtBoot {
 		key("Run At Boot", "On")
 	}
@@ -137,6 +141,7 @@ func QuerySet(o Options, name string) error {
 		_, err = io.WriteString(o.Stdout, b.String())
 		return err
 	}
+	writeDataManager(key, &s.DataManager)
 	c := &s.Collector
 	b.WriteString("\n")
 	key("Name", s.Name+`\`+c.Name)
@@ -166,6 +171,84 @@ func QuerySet(o Options, name string) error {
 	b.WriteString("\n" + completed)
 	_, err = io.WriteString(o.Stdout, b.String())
 	return err
+}
+
+// writeDataManager adds the retention settings of an enabled data
+// manager: its limits, its policy, and the folder actions its age limit
+// does not already say (Windows' CAB actions, which perfc does not do,
+// among them).
+func writeDataManager(key func(k, v string), dm *collectorset.DataManager) {
+	if !dm.Enabled {
+		return
+	}
+	r := dm.Retention()
+	key("Data Manager", "On")
+	if r.Files > 0 {
+		key("Max Log Files", fmt.Sprint(r.Files))
+	}
+	if r.Age > 0 {
+		key("Max Log Age", ageWords(r.Age))
+	}
+	if r.Size > 0 {
+		key("Max Total Size", fmt.Sprintf("%d MB", r.Size))
+	}
+	if r.Free > 0 {
+		key("Min Free Disk", fmt.Sprintf("%d MB", r.Free))
+	}
+	key("Resource Policy", r.Policy.String())
+	key("Check Before Running", onOff(r.Check))
+	for _, a := range dm.FolderActions {
+		if a.Deletes() && a.Size == 0 {
+			continue // in Max Log Age
+		}
+		key("Folder Action", folderAction(a))
+	}
+}
+
+// folderAction words a folder action: when it acts and what it does.
+func folderAction(a collectorset.FolderAction) string {
+	when := "at " + plural(int64(a.Age), "day")
+	if a.Size > 0 {
+		when += fmt.Sprintf(" and %d MB", a.Size)
+	}
+	var do []string
+	for _, st := range []struct {
+		bit  collectorset.FolderActionSteps
+		name string
+	}{{collectorset.CreateCab, "create CAB"}, {collectorset.DeleteData, "delete data"}, {collectorset.SendCab, "send CAB"},
+		{collectorset.DeleteCab, "delete CAB"}, {collectorset.DeleteReport, "delete report"}} {
+		if a.Actions&st.bit != 0 {
+			do = append(do, st.name)
+		}
+	}
+	if len(do) == 0 {
+		do = []string{"nothing"}
+	}
+	v := when + ": " + strings.Join(do, ", ")
+	if !a.Deletes() && a.Actions != 0 {
+		v += " (not done: perfc makes no CAB or report files)"
+	}
+	return v
+}
+
+// ageWords words an age as -retain takes it: in days, hours or minutes.
+func ageWords(d time.Duration) string {
+	switch {
+	case d%(24*time.Hour) == 0:
+		return plural(int64(d/(24*time.Hour)), "day")
+	case d%time.Hour == 0:
+		return plural(int64(d/time.Hour), "hour")
+	case d%time.Minute == 0:
+		return plural(int64(d/time.Minute), "minute")
+	}
+	return d.String()
+}
+
+func plural(n int64, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return fmt.Sprintf("%d %ss", n, unit)
 }
 
 // logMode names how a log file is opened: Circular, Append, Overwrite or

@@ -55,6 +55,21 @@ type Spec struct {
 	Hysteresis     *float64 // -hyst (perfc's own)
 	OnChange       *bool    // -onchange / --onchange (perfc's own)
 	ActionInterval *uint32  // -arl, seconds (perfc's own)
+
+	// Retain is -retain's limits on the set's log files, which replace
+	// its data manager's (--retain: the zero Retention, which turns it
+	// off); nil: not given.
+	Retain *collectorset.Retention
+
+	// ManualStart (-m start) removes the set's schedule: it starts with
+	// logman start (or -boot) only. ManualStop (-m stop) removes its run
+	// time (-e, -rf): it runs until logman stop.
+	ManualStart, ManualStop bool
+
+	// RunAs is -u's user (--u: ""); nil: not given. A set runs as the
+	// user who owns it: the only user -u takes is the caller's own
+	// (Options.User), stored as the set's UserAccount.
+	RunAs *string
 }
 
 // counterOnly names the options given that a counter set has and an
@@ -76,6 +91,7 @@ func (sp *Spec) counterOnly() []string {
 	add(sp.Overwrite != nil, "-ow")
 	add(sp.Samples != nil, "-sc")
 	add(sp.Task != nil, "-rc")
+	add(sp.Retain != nil, "-retain")
 	return out
 }
 
@@ -101,9 +117,15 @@ func (sp *Spec) alertOnly() []string {
 }
 
 // applyAlert changes an alert set as the spec says.
-func (sp *Spec) applyAlert(s *collectorset.Set) error {
+func (sp *Spec) applyAlert(o *Options, s *collectorset.Set) error {
 	if opts := sp.counterOnly(); len(opts) > 0 {
 		return invalid("%s: %s of a counter set; an alert set has thresholds (-th), no log of its own", s.Name, strings.Join(opts, ", "))
+	}
+	if err := sp.manual(); err != nil {
+		return err
+	}
+	if sp.RunAs != nil && *sp.RunAs != "" && *sp.RunAs != o.User {
+		return invalid("-u %s: a set runs as the user who owns it (%s), never as another: perfc keeps no passwords. Create the set as %s instead, or give -u %s", *sp.RunAs, o.owner(), *sp.RunAs, o.owner())
 	}
 	a := s.Alert
 	if sp.HasThresholds {
@@ -150,18 +172,33 @@ func (sp *Spec) applyAlert(s *collectorset.Set) error {
 	if sp.RunAtBoot != nil {
 		s.RunAtBoot = *sp.RunAtBoot
 	}
+	if sp.ManualStart {
+		s.Schedules = nil
+	}
+	if sp.ManualStop {
+		s.Duration = 0
+	}
+	if sp.RunAs != nil {
+		s.UserAccount = *sp.RunAs
+	}
 	return nil
 }
 
 // apply changes s as the spec says, then lets Validate judge the whole.
 func (sp *Spec) apply(o *Options, s *collectorset.Set) error {
 	if s.Alert != nil {
-		return sp.applyAlert(s)
+		return sp.applyAlert(o, s)
 	}
 	if opts := sp.alertOnly(); len(opts) > 0 {
 		return invalid("%s: %s of an alert set; %s is a counter set", s.Name, strings.Join(opts, ", "), s.Name)
 	}
 	c := &s.Collector
+	if err := sp.manual(); err != nil {
+		return err
+	}
+	if sp.RunAs != nil && *sp.RunAs != "" && *sp.RunAs != o.User {
+		return invalid("-u %s: a set runs as the user who owns it (%s), never as another: perfc keeps no passwords. Create the set as %s instead, or give -u %s", *sp.RunAs, o.owner(), *sp.RunAs, o.owner())
+	}
 	if sp.HasCounters {
 		c.Counters = append([]string(nil), sp.Counters...)
 	}
@@ -227,6 +264,54 @@ func (sp *Spec) apply(o *Options, s *collectorset.Set) error {
 	if sp.RunAtBoot != nil {
 		s.RunAtBoot = *sp.RunAtBoot
 	}
+	if sp.ManualStart {
+		s.Schedules = nil
+	}
+	if sp.ManualStop {
+		s.Duration = 0
+	}
+	if sp.RunAs != nil {
+		s.UserAccount = *sp.RunAs
+	}
+	if sp.Retain != nil {
+		if err := sp.retain(o, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// manual checks -m against the options it undoes in the same command.
+func (sp *Spec) manual() error {
+	if sp.ManualStart {
+		switch {
+		case sp.Begin != nil:
+			return invalid("-m start and -b exclude each other: -m start removes the set's schedule (start it with perfc logman start)")
+		case sp.End != nil:
+			return invalid("-m start and -e exclude each other: -e ends a scheduled run, and -m start removes the set's schedule")
+		case sp.Repeat != nil && *sp.Repeat:
+			return invalid("-m start and -r exclude each other: -m start removes the set's schedule")
+		}
+	}
+	if sp.ManualStop && (sp.End != nil || sp.RunFor != nil) {
+		return invalid("-m stop and -e or -rf exclude each other: -m stop removes the set's run time (stop it with perfc logman stop)")
+	}
+	return nil
+}
+
+// retain applies -retain to the set as the other options left it: only a
+// set that writes a series of log files has files to delete.
+func (sp *Spec) retain(o *Options, s *collectorset.Set) error {
+	r := *sp.Retain
+	if !r.IsZero() {
+		if s.Collector.LogFileFormat == collectorset.Sql {
+			return invalid("-retain %s: an SQL log set has no files to delete; retention is for file logs (-f bin, bincirc, csv, tsv)", r)
+		}
+		if (r.Files > 0 || r.Age > 0 || r.Size > 0) && !s.WritesSeries() {
+			return invalid("-retain %s: the set writes one log file (%s), which retention never deletes; give it -v nnnnnn or -v mmddhhmm (a file each run) or -cnf (a new file at a time or size) so that it writes a series", r, s.OutputLocation(o.now()))
+		}
+	}
+	s.DataManager.SetRetention(r)
 	return nil
 }
 
@@ -237,8 +322,11 @@ func (sp *Spec) output(o *Options, s *collectorset.Set) error {
 	c := &s.Collector
 	v := *sp.Output
 	if rest, ok := cutPrefixFold(v, "SQL:"); ok {
-		dsn, logset, ok := strings.Cut(rest, "!")
-		if !ok || dsn == "" || logset == "" {
+		// The log set follows the last '!', as sqllog reads it: a
+		// SQLite path may hold one.
+		i := strings.LastIndexByte(rest, '!')
+		dsn, logset := rest[:max(i, 0)], rest[i+1:]
+		if i < 0 || dsn == "" || logset == "" {
 			return invalid("-o %s: an SQL log is written SQL:DSN!logset", v)
 		}
 		if c.LogFileFormat != collectorset.Sql {
