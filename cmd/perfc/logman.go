@@ -88,7 +88,7 @@ func runLogman(ctx context.Context, e *env, args []string) error {
 	fs.Var(&end, "e", "End the Data Collector Set at the date and time given (needs -b).")
 	fs.Var(&rf, "rf", "Run the Data Collector Set for the time `[[hh:]mm:]ss` given.")
 	fs.Var(&sc, "sc", "Maximum number of `samples` to collect.")
-	fs.Var(&server, "s", "Computer to collect from (stored with the set; remote collection is not built yet).")
+	fs.Var(&server, "s", "Computer to record (create, update): the set's counters without a \\\\computer\\ are read from it, through its perfc serve and your hosts file; counters with one are read from that computer. Managing sets on another computer (-s with start, stop, query, delete) is not built.")
 	fs.Var(&task, "rc", "The `command` to run each time the log is closed. --rc: none.")
 	fs.Var(&xmlFile, "xml", "XML `file` to import or export (- for standard output).")
 	appendLog := fs.Bool("a", false, "Append to an existing log file. --a: do not.")
@@ -151,7 +151,7 @@ func runLogman(ctx context.Context, e *env, args []string) error {
 		return usagef("unexpected argument %q", words[0])
 	}
 	if server.set && verb != "create" && verb != "update" && !isLocalHost(server.v) {
-		return fmt.Errorf("-s %s: logman on another computer is not built yet", server.v)
+		return fmt.Errorf("-s %s: managing sets on another computer is not built; -s on create/update names the computer to record (run perfc logman %s on that computer, or leave out -s for this computer's sets)", server.v, verb)
 	}
 	o, err := logmanOptions(e, *nowarn)
 	if err != nil {
@@ -407,6 +407,7 @@ func logmanHelp() helpScreen {
 			{"Record CPU time every 15 seconds:", `perfc logman create counter perf_log -c "\Processor(_Total)\% Processor Time"`},
 			{"Ten-MB files, a new one every hour, numbered:", "perfc logman create counter perf_log -c \"\\Memory\\Available MBytes\" -max 10 -cnf 01:00:00 -v nnnnnn"},
 			{"Change the interval and format, versioned by date:", "perfc logman update counter perf_log -si 10 -f csv -v mmddhhmm"},
+			{"One log of three computers (web1 and db7 in the hosts file):", `perfc logman create counter fleet -s web1 -c "\Memory\Available Bytes" "\\db7\Memory\Available Bytes" "\\localhost\Memory\Available Bytes"`},
 			{"Every day from 8 AM to 5:30 PM:", `perfc logman update counter perf_log -b "11/23/2026 8:00:00AM" -e "11/23/2026 5:30:00PM" -r`},
 			{"List the sets, then one in detail:", "perfc logman query\n    perfc logman query perf_log"},
 			{"Copy a set to or from Windows:", "perfc logman export perf_log -xml perf_log.xml\n    perfc logman import perf_log -xml perf_log.xml"},
