@@ -54,7 +54,11 @@ type alertEntry struct {
 	seen    bool // in the current sample
 }
 
-func newAlertOutput(s *collectorset.Set, act *activity, run *actions, log EventLogger, start func(string) error, warn func(string)) (*alertOutput, error) {
+// newAlertOutput judges the thresholds of s. raw are the distinct paths
+// of its thresholds (alertPaths) and routed the same paths as the set's
+// query adds them (with the computer they are read from): a counter of
+// the query finds its thresholds by either.
+func newAlertOutput(s *collectorset.Set, act *activity, run *actions, log EventLogger, start func(string) error, warn func(string), raw, routed []string) (*alertOutput, error) {
 	th, err := s.Alert.ParsedThresholds()
 	if err != nil {
 		return nil, err
@@ -62,6 +66,11 @@ func newAlertOutput(s *collectorset.Set, act *activity, run *actions, log EventL
 	o := &alertOutput{set: s, th: th, paths: map[string][]int{}, state: map[string]*alertEntry{}, act: act, run: run, log: log, start: start, warn: warn}
 	for i, t := range th {
 		o.paths[t.Path] = append(o.paths[t.Path], i)
+	}
+	for i := range min(len(raw), len(routed)) {
+		if routed[i] != raw[i] {
+			o.paths[routed[i]] = o.paths[raw[i]]
+		}
 	}
 	return o, nil
 }

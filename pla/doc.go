@@ -16,6 +16,23 @@
 // files that are provably the set's own, never the one being written, each
 // deletion written to its warning log.
 //
+// A set may record other computers (remote.go): its Server (-s) is the
+// computer of its counter paths that name none, and `\\NAME\` paths name
+// theirs. The program opens another computer's source by name
+// (Options.OpenComputer: perfc's remote client, through the hosts file of
+// the user the collector runs as); the service opens each computer once
+// for all the sets that record it, with a pdh.Sampler in front of it, so
+// that the sets of one tick share one request, and reads each such set
+// through a pdh.Fleet of its view of this computer's collection and its
+// views of the computers. A computer that does not answer costs only its
+// counters: no data for them (in a binary log, a gap mark of that
+// computer in each sample), a warning in the set's warning log when it
+// stops answering and when it answers again, and a new try after 1 s,
+// doubling up to 8 s. A counter of a computer that did not answer at the
+// start, whose object this computer does not know, is added when that
+// computer answers (tried at every sample). A set starts when at least
+// one of its counters can be added.
+//
 // Each run is recorded in the set owner's state directory (Record,
 // run/NAME.json): the pid, start time and boot of the process that runs
 // it, and, once it ended cleanly, when and why. Proc.Alive tells a live

@@ -27,6 +27,20 @@ type Options struct {
 	// through one pdh.Sampler in front of it for every set, and closes
 	// it when the last set stops.
 	NewSource func() (pdh.Source, io.Closer, error)
+	// OpenComputer opens the live source of another computer that a set
+	// records, by the name the set gives it (-s, or \\NAME\ in a counter
+	// path): the program reads it through that computer's perfc serve,
+	// with the credentials of the hosts file of the user the collector
+	// runs as. The service opens each computer once for every set that
+	// records it and closes it when the last of them stops. nil: every
+	// counter is looked for in this computer's samples (a path naming
+	// another computer is not found there).
+	OpenComputer func(name string) (*Computer, error)
+	// IsLocal reports whether a computer name of a set is this computer
+	// (its name, its full host name): its counters are read from
+	// NewSource's source. "", "." and "localhost" are this computer
+	// whatever it says; nil: only those.
+	IsLocal func(name string) bool
 	// MB is the number of bytes of -max's megabyte; 0 is 1 MiB (tests
 	// make it smaller).
 	MB int64
@@ -69,6 +83,9 @@ type Service struct {
 	wg      sync.WaitGroup
 	sampler *pdh.Sampler // nil while no set runs
 	closer  io.Closer    // the sampler's source's
+	// computers are the other computers running sets record, by folded
+	// name (foldComputer), each shared by the sets that name it.
+	computers map[string]*computer
 }
 
 // sampleAge is how old a collection of the service's sampler may be and
@@ -85,6 +102,7 @@ type run struct {
 	g       *group
 	v       *view
 	q       *pdh.Query
+	fleet   *fleetRun // the other computers the set records; nil: this one only
 	out     output
 	stop    time.Time // zero: none
 	samples uint32
@@ -197,7 +215,7 @@ func NewService(ctx context.Context, opts Options) *Service {
 	if opts.MB <= 0 {
 		opts.MB = 1 << 20
 	}
-	return &Service{opts: opts, ctx: ctx, groups: map[time.Duration]*group{}, runs: map[string]*run{}}
+	return &Service{opts: opts, ctx: ctx, groups: map[time.Duration]*group{}, runs: map[string]*run{}, computers: map[string]*computer{}}
 }
 
 func (s *Service) warn(msg string) {
@@ -335,43 +353,101 @@ func (s *Service) open(ctx context.Context, r *run, crashed bool, old *Record) e
 		g = &group{interval: iv, shared: s.sampler, src: s.sampler.View(), quit: make(chan struct{}), zshare: binlog.NewShared()}
 	}
 	fail := func(err error) error {
+		s.release(r)
 		if fresh {
 			s.closeSource()
 		}
 		return err
 	}
 	r.g, r.v = g, &view{g: g}
-	r.q = pdh.OpenQuery(r.v)
-	// One collection of every object the set names, before its counters
-	// are resolved one by one: each is then found in it, and the sampler
-	// never waits out its interval for an object the one before lacked.
-	paths := r.set.Collector.Counters
+	// Each counter goes to its computer: the log names them so.
+	raw := r.set.Collector.Counters
 	if r.set.Alert != nil {
-		paths = alertPaths(r.set)
+		raw = alertPaths(r.set)
 	}
-	if objs := objectsOf(g.shared.Titles(), paths); len(objs) > 0 {
-		g.shared.Sample(ctx, objs) // a failure is AddCounter's to report
+	paths, computers := s.route(r.set, raw)
+	routed := slices.Clone(paths)
+	if r.set.Alert == nil {
+		r.set.Collector.Counters = paths
 	}
-	added := 0
-	var first error
-	for _, p := range paths {
-		if _, err := r.q.AddCounterContext(ctx, p); err != nil {
-			r.wl.Warn(fmt.Sprintf("Data Collector Set %q: %v", r.set.Name, strings.TrimPrefix(err.Error(), "pdh: ")))
-			if first == nil {
-				first = err
-			}
-			continue
+	var src pdh.Source = r.v
+	var dropped map[string]error
+	if len(computers) > 0 && s.opts.OpenComputer != nil {
+		fr, d, err := s.openFleet(ctx, r, computers)
+		if err != nil {
+			return fail(err)
 		}
-		added++
+		dropped = d
+		if fr.fleet != nil {
+			src = fr.source()
+		} else {
+			r.fleet = nil // no other computer could be opened
+		}
+	}
+	var first error
+	if len(dropped) > 0 {
+		// The counters of computers that could not be opened are not
+		// added (openFleet warned).
+		kept := paths[:0:0]
+		for _, p := range paths {
+			if m, ok := pathComputer(p); ok && dropped[foldComputer(m)] != nil {
+				if first == nil {
+					first = fmt.Errorf("%s: %w", p, dropped[foldComputer(m)])
+				}
+				continue
+			}
+			kept = append(kept, p)
+		}
+		paths = kept
+	}
+	r.q = pdh.OpenQuery(src)
+	added := 0
+	if r.fleet != nil {
+		n, err := r.fleet.add(ctx, r, paths)
+		added = n
+		if first == nil {
+			first = err
+		}
+	} else {
+		// One collection of every object the set names, before its
+		// counters are resolved one by one: each is then found in it,
+		// and the sampler never waits out its interval for an object
+		// the one before lacked.
+		if objs := objectsOf(g.shared.Titles(), paths); len(objs) > 0 {
+			g.shared.Sample(ctx, objs) // a failure is AddCounter's to report
+		}
+		for _, p := range paths {
+			if _, err := r.q.AddCounterContext(ctx, p); err != nil {
+				r.wl.Warn(fmt.Sprintf("Data Collector Set %q: %v", r.set.Name, strings.TrimPrefix(err.Error(), "pdh: ")))
+				if first == nil {
+					first = err
+				}
+				continue
+			}
+			added++
+		}
 	}
 	if added == 0 {
-		err := fmt.Errorf("set %q: none of its %d counters exists on this computer", r.set.Name, len(paths))
+		err := fmt.Errorf("set %q: none of its %d counters exists on this computer", r.set.Name, len(raw))
+		if r.fleet != nil || len(dropped) > 0 {
+			err = fmt.Errorf("set %q: none of its %d counters could be added", r.set.Name, len(r.set.Collector.Counters))
+		}
 		if first != nil {
 			err = fmt.Errorf("%w (%v)", err, strings.TrimPrefix(first.Error(), "pdh: "))
 		}
 		return fail(err)
 	}
 	v, q := r.v, r.q
+	reduce := func(*pdh.Query) (*pdh.Sample, error) { return g.reduce(v, q) }
+	if r.fleet != nil {
+		// The set's own sample: other sets reading the same objects of
+		// this computer read other computers, or none.
+		reduce = (*pdh.Query).Sample
+		// What adding the counters asked of this computer is not what
+		// the set's collections ask (its counters of this computer
+		// only, or none).
+		v.want, v.all, v.asked, v.key = v.want[:0], false, false, ""
+	}
 	r.act = newActivity(r.dir, r.set.Name, r.wl.Warn)
 	interval := time.Duration(0)
 	if r.set.Alert != nil {
@@ -386,10 +462,10 @@ func (s *Service) open(ctx context.Context, r *run, crashed bool, old *Record) e
 		if s.opts.StartSet != nil {
 			start = func(name string) error { return s.opts.StartSet(dir, name) }
 		}
-		out, err = newAlertOutput(r.set, r.act, r.acts, s.opts.EventLog, start, r.wl.Warn)
+		out, err = newAlertOutput(r.set, r.act, r.acts, s.opts.EventLog, start, r.wl.Warn, raw, routed)
 	} else {
-		out, err = openOutput(ctx, r.set, g.src, outputConfig{mb: s.opts.MB, now: time.Now(), crashed: crashed, sql: s.opts.SQL, shared: g.zshare,
-			reduce: func(*pdh.Query) (*pdh.Sample, error) { return g.reduce(v, q) }, retain: newRetention(r.dir, r.set, s.opts.MB, r.wl.Warn)})
+		out, err = openOutput(ctx, r.set, src, outputConfig{mb: s.opts.MB, now: time.Now(), crashed: crashed, sql: s.opts.SQL, shared: g.zshare,
+			reduce: reduce, retain: newRetention(r.dir, r.set, s.opts.MB, r.wl.Warn)})
 		if err == nil && r.set.Task != "" {
 			out = &closeCommand{output: out, set: r.set, run: r.acts, last: out.location()}
 		}
@@ -408,6 +484,9 @@ func (s *Service) open(ctx context.Context, r *run, crashed bool, old *Record) e
 	if err := r.q.Collect(ctx); err != nil {
 		out.close()
 		return fail(err)
+	}
+	if r.fleet != nil {
+		r.fleet.watch(r)
 	}
 	if err := out.write(ctx, r.q); err != nil {
 		out.close()
@@ -458,7 +537,9 @@ func (s *Service) tick(g *group) {
 		return
 	}
 	g.want, g.all = g.want[:0], false
+	local := false // a set reads this computer
 	for _, r := range g.runs {
+		local = local || r.v.asked
 		if r.v.all {
 			g.all = true
 		}
@@ -472,7 +553,12 @@ func (s *Service) tick(g *group) {
 	if g.all {
 		ask = nil
 	}
-	smp, err := g.src.Sample(s.ctx, ask)
+	// Sets that record other computers only need no collection of this
+	// one.
+	smp, err := &pdh.Sample{Time: now.UTC()}, error(nil)
+	if local {
+		smp, err = g.src.Sample(s.ctx, ask)
+	}
 	if err != nil {
 		if s.ctx.Err() == nil {
 			msg := fmt.Sprintf("sample of the %v interval: %v", g.interval, err)
@@ -498,15 +584,26 @@ func (s *Service) tick(g *group) {
 		if cc, ok := base.(*closeCommand); ok {
 			base = cc.output
 		}
-		if _, bin := base.(*binOutput); !bin || !g.haveReduced(r.v) {
+		// A set that records other computers collects its own.
+		if _, bin := base.(*binOutput); !bin || r.fleet != nil || !g.haveReduced(r.v) {
 			if err := r.q.Collect(s.ctx); err != nil {
 				r.wl.Warn(fmt.Sprintf("Data Collector Set %q: %v", r.set.Name, err))
 				continue
 			}
 		}
+		if r.fleet != nil {
+			r.fleet.watch(r)
+		}
 		if err := r.out.write(s.ctx, r.q); err != nil {
 			s.end(r, "writing the log failed: "+err.Error())
 			continue
+		}
+		if r.fleet != nil {
+			// Counters of a computer that was down at the start are
+			// added once it answers; they have values from the next
+			// sample on.
+			r.fleet.retry(s.ctx, r)
+			r.fleet.watch(r)
 		}
 		r.samples++
 		r.last = now
@@ -543,6 +640,7 @@ func (s *Service) end(r *run, reason string) {
 	if err := state.RemoveRunFile(r.dir, r.set.Name, state.StopRequestSuffix); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		r.wl.Warn(err.Error())
 	}
+	s.release(r)
 	r.wl.Flush()
 	if err := r.lock.Close(); err != nil {
 		r.wl.Warn(err.Error())

@@ -113,7 +113,7 @@ func runLogman(ctx context.Context, e *env, args []string) error {
 	fs.Var(&end, "e", "End the Data Collector Set at the date and time given (needs -b).")
 	fs.Var(&rf, "rf", "Run the Data Collector Set for the time `[[hh:]mm:]ss` given.")
 	fs.Var(&sc, "sc", "Maximum number of `samples` to collect.")
-	fs.Var(&server, "s", "Computer to collect from (stored with the set; remote collection is not built yet).")
+	fs.Var(&server, "s", "Computer to record (create, update): the set's counters without a \\\\computer\\ are read from it, through its perfc serve and your hosts file; counters with one are read from that computer. Managing sets on another computer (-s with start, stop, query, delete) is not built.")
 	fs.Var(&task, "rc", "The `command` to run each time the log is closed. --rc: none.")
 	fs.Var(&xmlFile, "xml", "XML `file` to import or export (- for standard output).")
 	fs.Var(&retain, "retain", "Keep the set's log files within `limits` (perfc's own), comma-separated: N files, an age (7d, 12h, 30min), a total size (500MB, 2GB), free=SIZE to keep free on the disk; oldest (default) or largest go first; check refuses to start when they cannot be met. Applied at start and at each new file, to the set's own logs only. --retain: keep all.")
@@ -200,7 +200,7 @@ func runLogman(ctx context.Context, e *env, args []string) error {
 		return usagef("unexpected argument %q", words[0])
 	}
 	if server.set && verb != "create" && verb != "update" && !isLocalHost(server.v) {
-		return fmt.Errorf("-s %s: logman on another computer is not built yet", server.v)
+		return fmt.Errorf("-s %s: managing sets on another computer is not built; -s on create/update names the computer to record (run perfc logman %s on that computer, or leave out -s for this computer's sets)", server.v, verb)
 	}
 	o, err := logmanOptions(e, *nowarn)
 	if err != nil {
@@ -550,6 +550,7 @@ func logmanHelp() helpScreen {
 			{"Ten-MB files, a new one every hour, numbered:", "perfc logman create counter perf_log -c \"\\Memory\\Available MBytes\" -max 10 -cnf 01:00:00 -v nnnnnn"},
 			{"Change the interval and format, versioned by date:", "perfc logman update counter perf_log -si 10 -f csv -v mmddhhmm"},
 			{"A new file every hour, keeping a week of them and 1 GB free:", "perfc logman update counter perf_log -cnf 01:00:00 -v nnnnnn -retain 7d,free=1GB"},
+			{"One log of three computers (web1 and db7 in the hosts file):", `perfc logman create counter fleet -s web1 -c "\Memory\Available Bytes" "\\db7\Memory\Available Bytes" "\\localhost\Memory\Available Bytes"`},
 			{"Every day from 8 AM to 5:30 PM:", `perfc logman update counter perf_log -b "11/23/2026 8:00:00AM" -e "11/23/2026 5:30:00PM" -r`},
 			{"List the sets, then one in detail:", "perfc logman query\n    perfc logman query perf_log"},
 			{"Alert when CPU passes 90% for three samples, once per firing:", `perfc logman create alert cpu_hot -th "\Processor(_Total)\% Processor Time>90" -si 5 -hold 3 -onchange -el -tn /usr/bin/logger -targ "{name}: {counter} is {value}"`},

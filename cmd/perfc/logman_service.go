@@ -47,7 +47,18 @@ func runLogmanService(ctx context.Context, e *env, args []string) error {
 			}
 			return h.Source(), h, nil
 		},
-		Warn: func(msg string) { warn.Warn("logman:"+msg, msg) },
+		// Another computer a set records is read as typeperf reads it:
+		// through its perfc serve, with the credentials of this user's
+		// hosts file (the set's owner's: a collector runs as its owner).
+		OpenComputer: func(name string) (*pla.Computer, error) {
+			c, err := openRemote(e, name)
+			if err != nil {
+				return nil, err
+			}
+			return &pla.Computer{Source: c, Timeout: c.Timeout(), Close: c.Close}, nil
+		},
+		IsLocal: isLocalMachine,
+		Warn:    func(msg string) { warn.Warn("logman:"+msg, msg) },
 		// An alert's triggered set (-rdcs) is a set of the alert's own
 		// state directory, started as logman start starts it.
 		StartSet: func(dir, name string) error {

@@ -10,8 +10,10 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/perfcounters/perfcounters/host"
 	"github.com/perfcounters/perfcounters/perfdata"
@@ -212,6 +214,71 @@ func TestTypeperfRemoteLog(t *testing.T) {
 		}
 		if !strings.Contains(rest, fixtureAvailableBytes[:11]) {
 			t.Errorf("relog %q: rows %q lack the served value", tc.args, rest)
+		}
+	}
+}
+
+// TestLogmanRemoteComputer: a set created with -s records the served
+// computer's counters, and this computer's that it names, through the
+// collector logman start runs with the hosts file of its user; query
+// shows the computer; start, stop, query and delete with -s another
+// computer are refused, saying what -s does instead.
+func TestLogmanRemoteComputer(t *testing.T) {
+	getenv := remoteEnv(t)
+	// The collector logman start runs (this test binary, see TestMain)
+	// reads the process's environment.
+	t.Setenv("PERFC_STATE_DIR", getenv("PERFC_STATE_DIR"))
+	t.Setenv(remote.EnvHosts, getenv(remote.EnvHosts))
+	t.Setenv("PERFC_WARNINGS", "off")
+	logman := func(args ...string) (string, string, int) {
+		t.Helper()
+		return runPerfcEnv(t, os.Getenv, append([]string{"logman"}, args...)...)
+	}
+	must := func(args ...string) string {
+		t.Helper()
+		out, errs, code := logman(args...)
+		if code != 0 {
+			t.Fatalf("logman %s: exit %d: %s%s", strings.Join(args, " "), code, out, errs)
+		}
+		return out
+	}
+	logs := t.TempDir()
+	must("create", "counter", "fleet", "-s", "served", "-c", `\Memory\Available Bytes`, `\\localhost\Memory\Available Bytes`,
+		"-si", "1", "-f", "csv", "-o", filepath.Join(logs, "fleet"))
+	if out := must("query", "fleet"); !regexp.MustCompile(`(?m)^Server: +served$`).MatchString(out) {
+		t.Errorf("query fleet does not show the computer:\n%s", out)
+	}
+	must("start", "fleet")
+	stopped := false
+	defer func() {
+		if !stopped {
+			logman("stop", "fleet")
+		}
+	}()
+	csv := filepath.Join(logs, "fleet.csv")
+	waitFor(t, "two rows", time.Minute, func() bool {
+		b, err := os.ReadFile(csv)
+		return err == nil && strings.Count(string(b), "\n") >= 3
+	})
+	must("stop", "fleet")
+	stopped = true
+	b, err := os.ReadFile(csv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	header, rows, _ := strings.Cut(string(b), "\n")
+	for _, col := range []string{`"\\served\Memory\Available Bytes"`, `"\\` + strings.ToLower(host.ComputerName()) + `\memory\available bytes"`} {
+		if !strings.Contains(strings.ToLower(header), strings.ToLower(col)) {
+			t.Errorf("header %s lacks %s", header, col)
+		}
+	}
+	if served := strings.TrimSuffix(fixtureAvailableBytes, ".000000"); !strings.Contains(rows, `"`+served+`"`) {
+		t.Errorf("rows lack the served computer's %s:\n%s", served, rows)
+	}
+	for _, verb := range []string{"start", "stop", "query", "delete"} {
+		_, errs, code := logman(verb, "fleet", "-s", "web1")
+		if code == 0 || !strings.Contains(errs, "-s web1: managing sets on another computer is not built; -s on create/update names the computer to record") {
+			t.Errorf("%s -s web1: exit %d, %q", verb, code, errs)
 		}
 	}
 }

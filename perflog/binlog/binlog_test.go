@@ -419,3 +419,74 @@ func TestStamps(t *testing.T) {
 		}
 	}
 }
+
+// TestProblemMachines: the machines of a sample's problems (a computer of
+// a fleet that did not answer: its gap mark; an object of a remote
+// computer) are read back as written, in plain and compressed logs, and
+// a problem that names none stays without one.
+func TestProblemMachines(t *testing.T) {
+	live := liveSamples(t, 6, 2)
+	want := make([]*pdh.Sample, len(live))
+	for i, s := range live {
+		c := *s
+		switch i {
+		case 2, 3:
+			c.Problems = []pdh.Problem{
+				{Machine: "web1", Reason: "web1: no answer within 2s"},
+				{Object: 238, ObjectName: "Processor", Reason: "provider failed"},
+				{Object: 4, ObjectName: "Memory", Machine: "db7", Reason: "incomplete", Partial: true,
+					Missing: []pdh.MissingValues{{Instance: -1, Counters: []uint32{24}}}},
+			}
+		case 4:
+			c.Problems = []pdh.Problem{{Object: 238, ObjectName: "Processor", Reason: "provider failed"}}
+		}
+		want[i] = &c
+	}
+	for _, compress := range []bool{false, true} {
+		t.Run(fmt.Sprint("compress=", compress), func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "x.plog")
+			opts := DefaultOptions()
+			opts.Compress = compress
+			writeLog(t, path, opts, want)
+			_, got := readAll(t, path)
+			if len(got) != len(want) {
+				t.Fatalf("%d samples, want %d", len(got), len(want))
+			}
+			for i := range got {
+				if d := sameSample(got[i], want[i]); d != "" {
+					t.Errorf("sample %d: %s", i, d)
+				}
+				var gm, wm []string
+				for _, p := range got[i].Problems {
+					gm = append(gm, p.Machine)
+				}
+				for _, p := range want[i].Problems {
+					wm = append(wm, p.Machine)
+				}
+				if !slices.Equal(gm, wm) {
+					t.Errorf("sample %d: problem machines %q, want %q", i, gm, wm)
+				}
+			}
+		})
+	}
+}
+
+// TestProblemMachinesRefused: a machine given to a problem the sample
+// does not have is an error of that sample, not a panic.
+func TestProblemMachinesRefused(t *testing.T) {
+	s := &pdh.Sample{Problems: []pdh.Problem{{Machine: "web1", Reason: "down"}}}
+	pl, err := newEncoder().encodeSample(nil, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The field is the payload's last bytes: 1 (one machine), 0 (problem
+	// 0), "web1". Point it at problem 5.
+	i := bytes.LastIndex(pl, []byte("\x01\x00\x04web1"))
+	if i < 0 {
+		t.Fatalf("payload %x lacks the machine field", pl)
+	}
+	pl[i+1] = 5
+	if _, err := newDecoder().sample(pl); err == nil || !strings.Contains(err.Error(), "problem 5 of a sample of 1 problems") {
+		t.Errorf("err = %v", err)
+	}
+}

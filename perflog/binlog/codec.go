@@ -226,6 +226,7 @@ func (e *encoder) encodeSample(dst []byte, s *pdh.Sample) ([]byte, error) {
 		}
 		size += len(blk.Bytes())
 	}
+	dst = appendProblemMachines(dst, s.Problems)
 	// Pad the payload (readers ignore bytes after its fields) when the
 	// sample rebuilds more than a reader allows for its length.
 	for sampleBudget(e.last, len(dst)-start) < size {
@@ -234,6 +235,31 @@ func (e *encoder) encodeSample(dst []byte, s *pdh.Sample) ([]byte, error) {
 	}
 	e.last = size
 	return dst, nil
+}
+
+// appendProblemMachines appends the machines of the problems that name
+// one (a computer of a fleet that did not answer, or its objects): after
+// the blocks, where a reader that does not know the field ignores it.
+// Nothing is appended when no problem names a machine, so such samples
+// are coded as before the field existed.
+func appendProblemMachines(dst []byte, ps []pdh.Problem) []byte {
+	n := 0
+	for _, p := range ps {
+		if p.Machine != "" {
+			n++
+		}
+	}
+	if n == 0 {
+		return dst
+	}
+	dst = binary.AppendUvarint(dst, uint64(n))
+	for i, p := range ps {
+		if p.Machine != "" {
+			dst = binary.AppendUvarint(dst, uint64(i))
+			dst = appendString(dst, p.Machine)
+		}
+	}
+	return dst
 }
 
 func appendProblems(dst []byte, ps []pdh.Problem) []byte {

@@ -101,6 +101,12 @@ func (d *decoder) sample(b []byte) (*pdh.Sample, error) {
 	if p.err != nil {
 		return nil, p.err
 	}
+	if p.left() > 0 {
+		readProblemMachines(p, s.Problems)
+		if p.err != nil {
+			return nil, p.err
+		}
+	}
 	d.lastSize = size
 	s.Blocks = make([]perfdata.Block, 0, len(raw))
 	for i, r := range raw {
@@ -111,6 +117,25 @@ func (d *decoder) sample(b []byte) (*pdh.Sample, error) {
 		s.Blocks = append(s.Blocks, blk)
 	}
 	return s, nil
+}
+
+// readProblemMachines reads the machines of the sample's problems, the
+// field after the blocks (absent in samples without one; a writer's
+// padding, zeros, reads as none).
+func readProblemMachines(p *payload, ps []pdh.Problem) {
+	n := p.count("problem machine count", 2)
+	for range n {
+		i := p.uvarint("problem machine's problem")
+		m := p.str("problem machine")
+		if p.err != nil {
+			return
+		}
+		if i >= uint64(len(ps)) {
+			p.fail("problem machine's problem", fmt.Sprintf("problem %d of a sample of %d problems", i, len(ps)))
+			return
+		}
+		ps[i].Machine = m
+	}
 }
 
 func readProblems(p *payload) []pdh.Problem {
