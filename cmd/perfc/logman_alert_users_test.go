@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -66,25 +65,7 @@ func TestAlertUsers(t *testing.T) {
 }
 
 func alertUserStep(t *testing.T, step string) {
-	perfc := func(args ...string) (string, int) {
-		cmd := exec.Command(os.Getenv("PERFC_BIN"), args...)
-		cmd.Env = os.Environ()
-		out, err := cmd.CombinedOutput()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return string(out), code
-	}
-	must := func(args ...string) string {
-		out, code := perfc(args...)
-		if code != 0 {
-			t.Fatalf("perfc %s: exit %d\n%s", strings.Join(args, " "), code, out)
-		}
-		return out
-	}
+	perfc, must := stepPerfc(t)
 	query := func(name, want string) {
 		waitFor(t, fmt.Sprintf("logman query %s to show %q", name, want), 30*time.Second, func() bool {
 			out, _ := perfc("logman", "query", name)

@@ -85,8 +85,11 @@ func TestLogmanUsers(t *testing.T) {
 }
 
 // logmanUserStep is one user's part of TestLogmanUsers.
-func logmanUserStep(t *testing.T, step string) {
-	perfc := func(args ...string) (string, int) {
+// stepPerfc returns, for a step run as another user, a function that
+// runs $PERFC_BIN with the step's environment (its output and exit
+// status) and one that fails the step when the command fails.
+func stepPerfc(t *testing.T) (perfc func(args ...string) (string, int), must func(args ...string) string) {
+	perfc = func(args ...string) (string, int) {
 		cmd := exec.Command(os.Getenv("PERFC_BIN"), args...)
 		cmd.Env = os.Environ()
 		out, err := cmd.CombinedOutput()
@@ -98,13 +101,19 @@ func logmanUserStep(t *testing.T, step string) {
 		}
 		return string(out), code
 	}
-	must := func(args ...string) string {
+	must = func(args ...string) string {
+		t.Helper()
 		out, code := perfc(args...)
 		if code != 0 {
 			t.Fatalf("perfc %s: exit %d\n%s", strings.Join(args, " "), code, out)
 		}
 		return out
 	}
+	return perfc, must
+}
+
+func logmanUserStep(t *testing.T, step string) {
+	perfc, must := stepPerfc(t)
 	status := func(out, name string) string {
 		m := regexp.MustCompile(`(?m)^` + name + ` +Counter +(\w+)$`).FindStringSubmatch(out)
 		if m == nil {

@@ -121,11 +121,8 @@ func (sp *Spec) applyAlert(o *Options, s *collectorset.Set) error {
 	if opts := sp.counterOnly(); len(opts) > 0 {
 		return invalid("%s: %s of a counter set; an alert set has thresholds (-th), no log of its own", s.Name, strings.Join(opts, ", "))
 	}
-	if err := sp.manual(); err != nil {
+	if err := sp.checkCommon(o); err != nil {
 		return err
-	}
-	if sp.RunAs != nil && *sp.RunAs != "" && *sp.RunAs != o.User {
-		return invalid("-u %s: a set runs as the user who owns it (%s), never as another: perfc keeps no passwords. Create the set as %s instead, or give -u %s", *sp.RunAs, o.owner(), *sp.RunAs, o.owner())
 	}
 	a := s.Alert
 	if sp.HasThresholds {
@@ -160,6 +157,24 @@ func (sp *Spec) applyAlert(o *Options, s *collectorset.Set) error {
 	if sp.ActionInterval != nil {
 		a.ActionInterval = *sp.ActionInterval
 	}
+	return sp.applyCommon(s)
+}
+
+// checkCommon checks the options every kind of set has: -m against what
+// it undoes, -u against the caller.
+func (sp *Spec) checkCommon(o *Options) error {
+	if err := sp.manual(); err != nil {
+		return err
+	}
+	if sp.RunAs != nil && *sp.RunAs != "" && *sp.RunAs != o.User {
+		return invalid("-u %s: a set runs as the user who owns it (%s), never as another: perfc keeps no passwords. Create the set as %s instead, or give -u %s", *sp.RunAs, o.owner(), *sp.RunAs, o.owner())
+	}
+	return nil
+}
+
+// applyCommon applies the options every kind of set has: its schedule
+// (-b, -e, -r), run time (-rf), computer (-s), start at boot, -m and -u.
+func (sp *Spec) applyCommon(s *collectorset.Set) error {
 	if err := sp.schedule(s); err != nil {
 		return err
 	}
@@ -193,11 +208,8 @@ func (sp *Spec) apply(o *Options, s *collectorset.Set) error {
 		return invalid("%s: %s of an alert set; %s is a counter set", s.Name, strings.Join(opts, ", "), s.Name)
 	}
 	c := &s.Collector
-	if err := sp.manual(); err != nil {
+	if err := sp.checkCommon(o); err != nil {
 		return err
-	}
-	if sp.RunAs != nil && *sp.RunAs != "" && *sp.RunAs != o.User {
-		return invalid("-u %s: a set runs as the user who owns it (%s), never as another: perfc keeps no passwords. Create the set as %s instead, or give -u %s", *sp.RunAs, o.owner(), *sp.RunAs, o.owner())
 	}
 	if sp.HasCounters {
 		c.Counters = append([]string(nil), sp.Counters...)
@@ -246,32 +258,14 @@ func (sp *Spec) apply(o *Options, s *collectorset.Set) error {
 	if sp.Overwrite != nil {
 		c.LogOverwrite = *sp.Overwrite
 	}
-	if err := sp.schedule(s); err != nil {
+	if err := sp.applyCommon(s); err != nil {
 		return err
-	}
-	if sp.RunFor != nil {
-		s.Duration = *sp.RunFor
 	}
 	if sp.Samples != nil {
 		c.MaxSamples = *sp.Samples
 	}
-	if sp.Server != nil {
-		s.Server = *sp.Server
-	}
 	if sp.Task != nil {
 		s.Task = *sp.Task
-	}
-	if sp.RunAtBoot != nil {
-		s.RunAtBoot = *sp.RunAtBoot
-	}
-	if sp.ManualStart {
-		s.Schedules = nil
-	}
-	if sp.ManualStop {
-		s.Duration = 0
-	}
-	if sp.RunAs != nil {
-		s.UserAccount = *sp.RunAs
 	}
 	if sp.Retain != nil {
 		if err := sp.retain(o, s); err != nil {
