@@ -25,11 +25,17 @@ import (
 	"github.com/perfcounters/perfcounters/shm"
 )
 
+// DirEnv names the environment variable that moves the base directory of
+// the segments from /dev/shm, for providers (Options.Dir empty) and
+// perfc's tools alike.
+const DirEnv = "PERFC_SHM_DIR"
+
 // Options configure a provider. Zero fields take defaults.
 type Options struct {
 	// Dir is the base directory shared with consumers; the segment goes in
 	// this user's directory under it (perfc-<uid>, see package shm's
-	// SECURITY.md). /dev/shm when empty.
+	// SECURITY.md). When empty, the environment's PERFC_SHM_DIR, where
+	// perfc's tools look, else /dev/shm (DirEnv).
 	Dir  string
 	Mode os.FileMode // segment file mode; 0640 (user and group read) when 0
 	// AllowDiskBacked lets tests use a directory that is not tmpfs/ramfs.
@@ -63,6 +69,9 @@ func Start(guid string, opts Options) (*Provider, error) {
 		return nil, errors.New("provider: empty provider guid")
 	}
 	dir := opts.Dir
+	if dir == "" {
+		dir = os.Getenv(DirEnv)
+	}
 	if dir == "" {
 		dir = shm.DefaultDir
 	}

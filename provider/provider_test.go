@@ -447,3 +447,30 @@ func TestAggregateTotal(t *testing.T) {
 		t.Errorf("_Total = %v, want sum 12, max 50, undefined 0", tot)
 	}
 }
+
+// TestDirFromEnvironment: a provider started without a directory
+// publishes where perfc's tools look, $PERFC_SHM_DIR, so a program
+// written from the README's example is seen by typeperf run in the same
+// environment.
+func TestDirFromEnvironment(t *testing.T) {
+	dir := shmtest.Dir(t)
+	t.Setenv(DirEnv, dir)
+	o := opts(dir)
+	o.Dir = ""
+	p, err := Start("{prov-env}", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if !strings.HasPrefix(p.Path(), dir+"/") {
+		t.Errorf("segment %s, want it under $%s=%s", p.Path(), DirEnv, dir)
+	}
+	s, err := p.AddSet(webSet(counterset.Single))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Single().Add(3, 7)
+	if got := values(t, dir, "Web"); got[""][3] != 7 {
+		t.Errorf("values read from $%s: %v, want In Flight 7", DirEnv, got)
+	}
+}
