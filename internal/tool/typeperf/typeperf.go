@@ -121,6 +121,7 @@ func Run(ctx context.Context, src pdh.Source, opts Options, out, console, errw i
 		}
 		return err
 	}
+	reportEmpty(q, errw)
 	if opts.Sink != nil {
 		return record(ctx, q, opts, collect, console, eol)
 	}
@@ -192,6 +193,25 @@ loop:
 	}
 	_, err := io.WriteString(console, MsgExiting+eol+MsgCompleted+eol)
 	return err
+}
+
+// reportEmpty says once, after the first collection, which paths match
+// nothing (a wildcard over an object without instances: \Paging
+// File(*)\% Usage on a host without swap) and why: they get no column.
+func reportEmpty(q *pdh.Query, errw io.Writer) {
+	var items []pdh.Item
+	for _, c := range q.Counters() {
+		items = c.AppendItems(items[:0])
+		if len(items) > 0 {
+			continue
+		}
+		p := c.Path()
+		where := "on this computer"
+		if p.Machine != "" {
+			where = "on " + p.Machine
+		}
+		fmt.Fprintf(errw, "Warning: %s matches nothing: the object %s has no instances %s now, so the path has no column.\n", p, p.Object, where)
+	}
 }
 
 // record is Run into a Recorder: every sample, from the first, until

@@ -388,3 +388,31 @@ func TestProblemsReported(t *testing.T) {
 		}
 	}
 }
+
+// TestMatchesNothing: a wildcard path that matches no instance is named
+// once, with the reason, and the other paths are printed; alone, it is
+// named before "no valid counters".
+func TestMatchesNothing(t *testing.T) {
+	for _, c := range []struct {
+		paths   []string
+		wantErr bool
+	}{
+		{[]string{`\Process(zzz*)\% Processor Time`, `\Processor(_Total)\% Processor Time`}, false},
+		{[]string{`\Process(zzz*)\% Processor Time`}, true},
+	} {
+		synctest.Test(t, func(t *testing.T) {
+			var out, errw bytes.Buffer
+			err := Run(t.Context(), openFixtures(t), Options{Counters: c.paths, Samples: 2}, &out, &out, &errw)
+			if got := errors.Is(err, ErrNoValidCounters); got != c.wantErr {
+				t.Fatalf("%q: err %v", c.paths, err)
+			}
+			want := "Warning: \\Process(zzz*)\\% Processor Time matches nothing: the object Process has no instances on this computer now, so the path has no column.\n"
+			if errw.String() != want {
+				t.Errorf("%q: stderr %q, want %q", c.paths, errw.String(), want)
+			}
+			if !c.wantErr && !strings.Contains(out.String(), `\Processor(_Total)\% Processor Time"`) {
+				t.Errorf("%q: output lacks the other path:\n%s", c.paths, out.String())
+			}
+		})
+	}
+}
