@@ -550,7 +550,7 @@ func logmanHelp() helpScreen {
 			{"Ten-MB files, a new one every hour, numbered:", "perfc logman create counter perf_log -c \"\\Memory\\Available MBytes\" -max 10 -cnf 01:00:00 -v nnnnnn"},
 			{"Change the interval and format, versioned by date:", "perfc logman update counter perf_log -si 10 -f csv -v mmddhhmm"},
 			{"A new file every hour, keeping a week of them and 1 GB free:", "perfc logman update counter perf_log -cnf 01:00:00 -v nnnnnn -retain 7d,free=1GB"},
-			{"One log of three computers (web1 and db7 in the hosts file):", `perfc logman create counter fleet -s web1 -c "\Memory\Available Bytes" "\\db7\Memory\Available Bytes" "\\localhost\Memory\Available Bytes"`},
+			{"One log of three computers (web1 and db7 in the hosts file):", `perfc logman create counter fleet -s web1 -c '\Memory\Available Bytes' '\\db7\Memory\Available Bytes' '\\localhost\Memory\Available Bytes'`},
 			{"Every day from 8 AM to 5:30 PM:", `perfc logman update counter perf_log -b "11/23/2026 8:00:00AM" -e "11/23/2026 5:30:00PM" -r`},
 			{"List the sets, then one in detail:", "perfc logman query\n    perfc logman query perf_log"},
 			{"Alert when CPU passes 90% for three samples, once per firing:", `perfc logman create alert cpu_hot -th "\Processor(_Total)\% Processor Time>90" -si 5 -hold 3 -onchange -el -tn /usr/bin/logger -targ "{name}: {counter} is {value}"`},

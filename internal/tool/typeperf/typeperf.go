@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfcounters/perfcounters/counterpath"
 	"github.com/perfcounters/perfcounters/pdh"
 	"github.com/perfcounters/perfcounters/perflog/pdhcsv"
 	"github.com/perfcounters/perfcounters/titles"
@@ -85,12 +86,12 @@ func Run(ctx context.Context, src pdh.Source, opts Options, out, console, errw i
 	// One sample for every path's object, which is also the priming
 	// sample below.
 	_, errs := q.AddCounters(ctx, opts.Counters)
-	for _, err := range errs {
+	for i, err := range errs {
 		if err != nil {
 			// pdh's message names the path, what did not match and what
 			// exists instead.
 			msg := strings.TrimPrefix(err.Error(), "pdh: ")
-			fmt.Fprintf(errw, "Error: %s\n", strings.TrimPrefix(msg, "counterpath: "))
+			fmt.Fprintf(errw, "Error: %s%s\n", strings.TrimPrefix(msg, "counterpath: "), lostBackslash(opts.Counters[i]))
 			continue
 		}
 		added++
@@ -193,6 +194,20 @@ loop:
 	}
 	_, err := io.WriteString(console, MsgExiting+eol+MsgCompleted+eol)
 	return err
+}
+
+// lostBackslash is a hint for a path that failed and reads as a path of
+// another computer once a backslash is put back in front: in double
+// quotes, a shell turns "\\db7\Memory\..." into \db7\Memory\... .
+func lostBackslash(path string) string {
+	if !strings.HasPrefix(path, `\`) || strings.HasPrefix(path, `\\`) {
+		return ""
+	}
+	p, err := counterpath.Parse(`\` + path)
+	if err != nil || p.Machine == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %s, of the computer %s? In double quotes a shell turns \\\\ into \\: quote paths with single quotes)", p, p.Machine)
 }
 
 // reportEmpty says once, after the first collection, which paths match

@@ -416,3 +416,19 @@ func TestMatchesNothing(t *testing.T) {
 		})
 	}
 }
+
+// TestLostBackslash: a path that reads as another computer's once the
+// backslash a shell's double quotes took is put back gets the hint.
+func TestLostBackslash(t *testing.T) {
+	cases := []struct{ path, want string }{
+		{`\db7\Processor(_Total)\% Processor Time`, ` (did you mean \\db7\Processor(_Total)\% Processor Time, of the computer db7? In double quotes a shell turns \\ into \: quote paths with single quotes)`},
+		{`\Memroy\Available Bytes`, ""},
+		{`\\db7\Memory\Available Bytes`, ""},
+		{`Memory`, ""},
+	}
+	for _, c := range cases {
+		if got := lostBackslash(c.path); got != c.want {
+			t.Errorf("lostBackslash(%q) = %q, want %q", c.path, got, c.want)
+		}
+	}
+}
