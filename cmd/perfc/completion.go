@@ -72,6 +72,9 @@ func commandOptions(ctx context.Context, e *env) map[string][]string {
 				continue
 			}
 			opt, _, _ := strings.Cut(strings.TrimSpace(l), " ")
+			if strings.HasPrefix(opt, "--") {
+				continue // a note's line on negated options (--v removes...), not an option of the list
+			}
 			opts = append(opts, opt)
 		}
 		out[c.name] = opts

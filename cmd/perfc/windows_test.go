@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf16"
@@ -288,6 +289,15 @@ func TestVersionCompletionExplain(t *testing.T) {
 	out, _, code = runPerfc(t, "completion", "bash")
 	if code != 0 || !strings.Contains(out, "complete -F _perfc perfc") || !strings.Contains(out, `typeperf) opts="-? -c -cf -codepage -config -f -lang -nowarn -o -q -qx -s -sc -si -y"`) {
 		t.Errorf("completion: exit %d\n%s", code, out)
+	}
+	// Every word of every command's list is an option: none of the help
+	// notes' words (--v, --r,) get in.
+	for _, m := range regexp.MustCompile(`\) opts="([^"]*)"`).FindAllStringSubmatch(out, -1) {
+		for _, w := range strings.Fields(m[1]) {
+			if strings.HasPrefix(w, "--") || strings.HasSuffix(w, ",") || !(strings.HasPrefix(w, "-") || strings.HasPrefix(w, "/")) {
+				t.Errorf("completion offers %q, which is no option: %s", w, m[0])
+			}
+		}
 	}
 	if _, err := os.Stat("/bin/bash"); err == nil {
 		f := filepath.Join(t.TempDir(), "perfc.bash")
