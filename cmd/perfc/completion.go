@@ -116,6 +116,10 @@ _perfc() {
 		COMPREPLY=($(compgen -W "` + strings.Join(names, " ") + ` help" -- "$word"))
 		return
 	fi
+	# The perfc being completed asks itself: ./perfc as well as a perfc
+	# on PATH (bash finds this function for ./perfc by its base name).
+	local self=${COMP_WORDS[0]}
+	self=${self/#\~/$HOME}
 	local cmd=${COMP_WORDS[1],,} opts=
 	case $cmd in
 ` + cases.String() + `	esac
@@ -132,7 +136,7 @@ _perfc() {
 		local IFS=$'\n' c strip=$(( ${#cur} - ${#word} ))
 		(( strip < 0 )) && strip=0
 		COMPREPLY=()
-		for c in $(perfc __complete path "$cur" 2>/dev/null); do
+		for c in $("$self" __complete path "$cur" 2>/dev/null); do
 			COMPREPLY+=("${c:strip}")
 		done
 		compopt -o nospace 2>/dev/null
@@ -142,13 +146,13 @@ _perfc() {
 	case $prev in
 	-q|-qx|/q|/qx)
 		local IFS=$'\n'
-		COMPREPLY=($(compgen -W "$(perfc __complete objects 2>/dev/null)" -- "$cur"))
+		COMPREPLY=($(compgen -W "$("$self" __complete objects 2>/dev/null)" -- "$cur"))
 		return
 		;;
 	esac
 	if [[ $cmd == explain ]]; then
 		local IFS=$'\n'
-		COMPREPLY=($(compgen -W "$(perfc __complete objects 2>/dev/null)" -- "$cur"))
+		COMPREPLY=($(compgen -W "$("$self" __complete objects 2>/dev/null)" -- "$cur"))
 		return
 	fi
 	COMPREPLY=($(compgen -f -- "$cur"))

@@ -338,3 +338,35 @@ func execOutput(name string, args ...string) (string, error) {
 	out, err := exec.Command(name, args...).CombinedOutput()
 	return string(out), err
 }
+
+// TestCompletionOfDotSlashPerfc: the bash completion of a perfc that is
+// not on PATH (./perfc, as the README builds it) asks that perfc itself
+// for counter paths.
+func TestCompletionOfDotSlashPerfc(t *testing.T) {
+	if _, err := os.Stat("/bin/bash"); err != nil {
+		t.Skip("no bash")
+	}
+	if _, err := readProcStat(); err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	bin := buildPerfc(t)
+	dir := filepath.Dir(bin)
+	script, _, code := runPerfc(t, "completion", "bash")
+	if code != 0 {
+		t.Fatal("completion bash failed")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "perfc.bash"), []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	drive := `source ./perfc.bash
+COMP_LINE='./perfc typeperf \Mem'; COMP_POINT=${#COMP_LINE}
+COMP_WORDS=(./perfc typeperf '\Mem'); COMP_CWORD=2
+_perfc; printf '%s\n' "${COMPREPLY[@]}"`
+	cmd := exec.Command("/bin/bash", "--norc", "-c", drive)
+	cmd.Dir = dir
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + dir, "PERFC_WARNINGS=off"} // no perfc on PATH
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), `\Memory\Available MBytes`) {
+		t.Errorf("completing ./perfc typeperf \\Mem: %v\n%s", err, out)
+	}
+}
