@@ -32,12 +32,19 @@ func RuleLocation(name, rule string, off int, abbr string) (*time.Location, erro
 	if err != nil {
 		return nil, err
 	}
-	// A rule names at most two offsets; the first of each month of a year
-	// sees both wherever the rule changes at all.
-	for m := time.January; m <= time.December; m++ {
-		if _, o := time.Date(2026, m, 1, 0, 0, 0, 0, time.UTC).In(loc).Zone(); o < -maxOffset || o > maxOffset {
+	// A rule names at most two offsets, and a year holds every period of
+	// each (a period may be hours long: DST from day 0 to day 365/23):
+	// walk the periods of one year from bound to bound.
+	t := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).In(loc)
+	for range 8 {
+		if _, o := t.Zone(); o < -maxOffset || o > maxOffset {
 			return nil, fmt.Errorf("wintz: rule %q gives an offset of %d s, more than a day", rule, o)
 		}
+		_, end := t.ZoneBounds()
+		if end.IsZero() || end.Year() > 2026 {
+			break
+		}
+		t = end
 	}
 	return loc, nil
 }
