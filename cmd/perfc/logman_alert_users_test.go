@@ -22,17 +22,7 @@ func TestAlertUsers(t *testing.T) {
 		alertUserStep(t, step)
 		return
 	}
-	bin := buildPerfc(t)
-	r := asuser.New(t)
-	shared := r.SharedDir()
-	sharedBin := filepath.Join(shared, "perfc")
-	data, err := os.ReadFile(bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(sharedBin, data, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	r, shared, sharedBin := usersWithPerfc(t)
 	// The task: records its first argument's tag and the uid it ran as.
 	script := filepath.Join(shared, "whoami.sh")
 	if err := os.WriteFile(script, []byte("#!/bin/sh\necho \"$2 $(id -u)\" >> \"$1\"\n"), 0o755); err != nil {

@@ -23,17 +23,7 @@ func TestLogmanUsers(t *testing.T) {
 		logmanUserStep(t, step)
 		return
 	}
-	bin := buildPerfc(t)
-	r := asuser.New(t)
-	shared := r.SharedDir()
-	sharedBin := filepath.Join(shared, "perfc")
-	data, err := os.ReadFile(bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(sharedBin, data, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	r, shared, sharedBin := usersWithPerfc(t)
 	sysDir := filepath.Join(shared, "system")
 	aliceDir := filepath.Join(shared, "alice")
 	root := func(args ...string) string {
@@ -85,6 +75,25 @@ func TestLogmanUsers(t *testing.T) {
 }
 
 // logmanUserStep is one user's part of TestLogmanUsers.
+// usersWithPerfc builds perfc and copies it into the shared directory of
+// an asuser.Runner (skipping unless the test can switch users), where
+// every user may run it.
+func usersWithPerfc(t *testing.T) (r *asuser.Runner, shared, bin string) {
+	t.Helper()
+	built := buildPerfc(t)
+	r = asuser.New(t)
+	shared = r.SharedDir()
+	bin = filepath.Join(shared, "perfc")
+	data, err := os.ReadFile(built)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return r, shared, bin
+}
+
 // stepPerfc returns, for a step run as another user, a function that
 // runs $PERFC_BIN with the step's environment (its output and exit
 // status) and one that fails the step when the command fails.
