@@ -77,6 +77,8 @@ func (s *LiveSource) query(ctx context.Context, q engine.Query) (*pdh.Sample, er
 
 // SampleProblems converts an engine result's problems to the consumer's
 // form: dropped objects, then partial ones with their placeholder values.
+// A partial object whose collector gave no reason (placeholders only, such
+// as the cells of other users' processes) has an empty Reason.
 func SampleProblems(r *engine.Result) []pdh.Problem {
 	if len(r.Problems) == 0 && len(r.Partial) == 0 {
 		return nil
@@ -91,6 +93,9 @@ func SampleProblems(r *engine.Result) []pdh.Problem {
 	}
 	for _, p := range r.Partial {
 		pp := pdh.Problem{Object: p.NameIndex, ObjectName: p.Object, Reason: p.Err.Error(), Partial: true}
+		if pe, ok := p.Err.(*engine.PartialError); ok && len(pe.Reasons) == 0 {
+			pp.Reason = "" // placeholders with nothing to say (another user's files)
+		}
 		for _, m := range p.Missing {
 			pp.Missing = append(pp.Missing, pdh.MissingValues{Instance: m.Instance, Counters: m.Counters})
 		}

@@ -168,6 +168,79 @@ func (q *Query) Machine() string { return q.system }
 // NoData; the reasons are here, for a tool to report.
 func (q *Query) Problems() []Problem { return q.problems }
 
+// ProblemsShown returns the problems of the last collected sample that
+// touch what the query shows, for a tool that warns about its output and
+// nothing else: the source's own (no object), and an object's when a
+// counter of the query reads that object of that machine and, when the
+// problem names placeholder values (Missing), one of them is a value a
+// counter of the query shows. Quiet problems are left out.
+func (q *Query) ProblemsShown() []Problem {
+	var out []Problem
+	for _, p := range q.problems {
+		if p.Quiet() {
+			continue
+		}
+		if p.Object == 0 {
+			out = append(out, p)
+			continue
+		}
+		for _, s := range q.objs {
+			if s.index != p.Object {
+				continue
+			}
+			m := s.machine
+			if s.present {
+				m = s.system
+			}
+			if m == "" {
+				m = q.system
+			}
+			if p.Machine != "" && foldMachine(p.Machine) != foldMachine(m) {
+				continue
+			}
+			if len(p.Missing) > 0 && !q.showsAny(s, p.Missing) {
+				continue
+			}
+			out = append(out, p)
+			break
+		}
+	}
+	return out
+}
+
+// showsAny reports whether a counter of the query on object s shows one of
+// the values m names in the current sample.
+func (q *Query) showsAny(s *objState, m []MissingValues) bool {
+	var rows []bool // instance positions the counter shows
+	for _, c := range q.counters {
+		if c.obj != s || len(c.cols) == 0 {
+			continue
+		}
+		rows = slices.Grow(rows[:0], len(s.cur))[:max(len(s.cur), 1)]
+		clear(rows)
+		for _, p := range c.rowPos {
+			if int(p) < len(rows) {
+				rows[p] = true
+			}
+		}
+		for _, v := range m {
+			pos := max(v.Instance, 0) // -1: the single instance
+			if pos >= len(rows) || !rows[pos] {
+				continue
+			}
+			if len(v.Counters) == 0 {
+				return true
+			}
+			for k := range c.cols {
+				if slices.Contains(v.Counters, c.cols[k].def.NameIndex) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 // SetNamesOnly makes Collect follow the objects and instances of each
 // sample without reading their values: a tool that only learns what the
 // samples hold (relog's pass over a log for its columns) does not pay for

@@ -101,6 +101,12 @@ type Problem struct {
 	Missing []MissingValues
 }
 
+// Quiet reports a problem with nothing to tell: a partial object whose
+// source gave no reason for its placeholder values (the cells of other
+// users' processes, which Linux tools leave blank without a word). Its
+// Missing values still carry the status NoData.
+func (p Problem) Quiet() bool { return p.Partial && p.Reason == "" }
+
 func (p Problem) String() string {
 	what := "object " + p.ObjectName + " left out"
 	if p.Partial {

@@ -16,8 +16,8 @@ import (
 // TestOtherUsersIOUnavailable reads the live /proc as an unprivileged user
 // (asuser.Alice): the IO counters of a root process and of another user's
 // (asuser.Bob's) process cannot be read (/proc/PID/io is denied), so they
-// must be reported unavailable for exactly those instances, with one
-// reason, and never as a valid 0; Alice's own process keeps its values.
+// must be reported unavailable for exactly those instances, without a
+// reason (Linux tools are silent about them), and never as a valid 0; Alice's own process keeps its values.
 func TestOtherUsersIOUnavailable(t *testing.T) {
 	if step, ok := asuser.Step(); ok {
 		if step == "collect" {
@@ -88,13 +88,11 @@ func collectAsOtherUser(t *testing.T) {
 	if pos := position(os.Getpid()); ioUnavailable(pos) {
 		t.Errorf("own process %d: IO counters reported unavailable, but its /proc/PID/io is readable", os.Getpid())
 	}
-	n := 0
+	// Linux tools say nothing of other users' files: the cells are blank
+	// and no reason is given.
 	for _, r := range w.p.reasons {
-		if strings.HasPrefix(r, "IO counters of ") && strings.Contains(r, "processes not readable: /proc/PID/io permission denied") {
-			n++
+		if strings.HasPrefix(r, "IO counters") {
+			t.Errorf("a reason speaks of other users' io files: %q", r)
 		}
-	}
-	if n != 1 {
-		t.Errorf("want one reason for the unreadable io files, got %q", w.p.reasons)
 	}
 }

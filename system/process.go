@@ -268,20 +268,21 @@ func (p *ProcessObjects) collectProcess(c *Collector, col Collection, w Writer, 
 		// to an unprivileged reader.
 		if want&procscan.DetailStatus != 0 && e.StatusFail != procscan.ReadOK {
 			col.Unavailable(p.statusCounters[:]...)
-			miss.status.add(e.StatusFail)
+			miss.status.add(e, e.StatusFail)
 		}
 		if want&procscan.DetailIO != 0 && e.IOFail != procscan.ReadOK {
 			col.Unavailable(p.ioCounters[:]...)
-			miss.io.add(e.IOFail)
+			miss.io.add(e, e.IOFail)
 		}
 		if want&procscan.DetailHandles != 0 && e.HandlesFail != procscan.ReadOK {
 			col.Unavailable(p.handleCounter[:]...)
-			miss.handles.add(e.HandlesFail)
+			miss.handles.add(e, e.HandlesFail)
 		}
 	}
-	miss.status.report(col, "memory counters", "status")
-	miss.io.report(col, "IO counters", "io")
-	miss.handles.report(col, "Handle Count", "fd")
+	n := len(s.Processes())
+	miss.status.report(col, "memory counters", "status", n)
+	miss.io.report(col, "IO counters", "io", n)
+	miss.handles.report(col, "Handle Count", "fd", n)
 	total[procElapsedTime] = uint64(now)
 	total[procIDProcess], total[procCreatingProcessID], total[procPriorityBase] = 0, 0, 0
 	v = w.Instance(totalName, 0, 0, -1)
@@ -289,34 +290,64 @@ func (p *ProcessObjects) collectProcess(c *Collector, col Collection, w Writer, 
 	return nil
 }
 
-// failCount counts the processes whose file could not be read, by cause.
+// failCount counts the processes whose file could not be read, by cause,
+// and decides which of them are worth a word. Linux tools are silent about
+// the files of other users' processes, and so is this object: their cells
+// are placeholders (blank in every output) and no reason is given. A file
+// that is missing for a process that exited during the scan is as quiet.
+// What is said is what a reader cannot explain by themselves: a file
+// missing for every process (the kernel lacks it), a read error or a
+// malformed file, naming the first process it happened to.
 type failCount struct {
-	n     int
-	first procscan.ReadFail // the cause of the first failure, for the reason
-	mixed bool              // causes differ
+	n, quiet int              // processes whose file failed; of those, denied or gone
+	first    procscan.ReadFail // the first cause worth a word
+	pid      int32             // and its process
+	name     string
+	mixed    bool // causes worth a word differ
 }
 
-func (f *failCount) add(r procscan.ReadFail) {
-	if f.n == 0 {
-		f.first = r
+func (f *failCount) add(e *procscan.Process, r procscan.ReadFail) {
+	f.n++
+	if r == procscan.ReadDenied || r == procscan.ReadMissing {
+		f.quiet++
+		return
+	}
+	if f.n-f.quiet == 1 {
+		f.first, f.pid, f.name = r, e.PID, e.Name
 	} else if r != f.first {
 		f.mixed = true
 	}
-	f.n++
 }
 
-// report gives one partial-data reason for every process of the sample
-// whose file could not be read: "IO counters of 3 processes not readable:
-// /proc/PID/io permission denied".
-func (f *failCount) report(col Collection, what, file string) {
+// report gives one partial-data reason for the processes of the sample
+// whose file failed in a way worth a word: "IO counters of process 4312
+// (postgres) not readable: /proc/4312/io malformed", "... of 3 processes
+// (first 4312 (postgres)) ...", or, when the file is missing for every
+// process of a scan that read some, that the kernel does not provide it.
+// of is the number of processes in the sample.
+func (f *failCount) report(col Collection, what, file string, of int) {
 	if f.n == 0 {
+		return
+	}
+	loud := f.n - f.quiet
+	if loud == 0 {
+		if f.n == of && f.n > 1 && f.quiet == f.n {
+			// Denied or missing for every process: as root nothing is
+			// denied, so this is the kernel (or a /proc mounted with
+			// hidepid) withholding the file from everyone.
+			partialf(col, "%s of every process unavailable: /proc/PID/%s cannot be read for any process", what, file)
+		}
 		return
 	}
 	more := ""
 	if f.mixed {
 		more = " (and other causes)"
 	}
-	partialf(col, "%s of %d processes not readable: /proc/PID/%s %v%s", what, f.n, file, f.first, more)
+	if loud == 1 {
+		partialf(col, "%s of process %d (%s) not readable: /proc/%d/%s %v", what, f.pid, f.name, f.pid, file, f.first)
+		return
+	}
+	partialf(col, "%s of %d processes not readable, the first process %d (%s): /proc/%d/%s %v%s", what, loud, f.pid, f.name, f.pid, file, f.first, more)
 }
 
 func setAll(v perfdata.Values, vals []uint64) {

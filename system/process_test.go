@@ -6,6 +6,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -210,9 +211,10 @@ func TestProcessFixture(t *testing.T) {
 			}
 		})
 	}
-	joined := strings.Join(w.p.reasons, "\n")
-	if !strings.Contains(joined, "IO counters of 2 processes not readable") {
-		t.Errorf("reasons %q do not report the unreadable io files (1: missing, 104: denied)", w.p.reasons)
+	// The unreadable io files (1: missing, 104: denied) are placeholders
+	// without a word, as Linux tools say nothing of other users' files.
+	if joined := strings.Join(w.p.reasons, "\n"); strings.Contains(joined, "IO counters") {
+		t.Errorf("reasons %q speak of io files that are denied or missing", w.p.reasons)
 	}
 	// Unavailable values, by instance position (Idle is 0): pid 1 has no
 	// io; pids 9, 102 and 104 no fd directory; 104 no status and a denied io.
@@ -437,8 +439,8 @@ func TestProcessScanReuse(t *testing.T) {
 // Process read each process's stat and nothing else: the fixture's
 // unreadable status, io and fd files then go unnoticed (no reason, no
 // mark), and the stat counters keep their values. Asking for IO counters
-// too reads io (and reports the two unreadable io files) but still
-// neither status nor fd.
+// too reads io (and marks the two unreadable io files, without a reason:
+// one is denied, one missing) but still neither status nor fd.
 func TestProcessReadsWhatIsAsked(t *testing.T) {
 	cases := []struct {
 		name        string
@@ -448,7 +450,7 @@ func TestProcessReadsWhatIsAsked(t *testing.T) {
 		marked      []int // the counters that may be marked unavailable: those of the files read
 	}{
 		{"% Processor Time", []int{procProcessorTime}, nil, []string{"IO counters", "memory counters", "Handle Count"}, nil},
-		{"and IO Read Bytes/sec", []int{procProcessorTime, procIOReadBytes}, []string{"IO counters of 2 processes not readable"}, []string{"memory counters", "Handle Count"},
+		{"and IO Read Bytes/sec", []int{procProcessorTime, procIOReadBytes}, nil, []string{"IO counters", "memory counters", "Handle Count"},
 			[]int{procIOReadOps, procIOWriteOps, procIODataOps, procIOReadBytes, procIOWriteBytes, procIODataBytes}},
 	}
 	for _, tc := range cases {
@@ -484,6 +486,72 @@ func TestProcessReadsWhatIsAsked(t *testing.T) {
 			// process_api (instance 1): stat's 348 + 762 ticks.
 			if len(got) < 2 || got[1].name != "process_api" || got[1].vals[procProcessorTime] != (348+762)*100_000 {
 				t.Errorf("process_api = %+v", got[1])
+			}
+		})
+	}
+}
+
+// failFS answers some files of a fixture tree with an error or with other
+// content.
+type failFS struct {
+	fs.FS
+	fail    map[string]error
+	content map[string]string
+}
+
+func (f failFS) Open(name string) (fs.File, error) {
+	if err, ok := f.fail[name]; ok {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	if c, ok := f.content[name]; ok {
+		return fstest.MapFS{name: {Data: []byte(c)}}.Open(name)
+	}
+	return f.FS.Open(name)
+}
+
+// TestProcessFailuresWorthAWord: a per-process file that is denied (another
+// user's process) or missing (a process gone) leaves its cells blank with
+// no reason; a read error or a malformed file names its process; the same
+// file missing for every process is said once.
+func TestProcessFailuresWorthAWord(t *testing.T) {
+	basic := os.DirFS("testdata/proc-pids/basic")
+	allIO := map[string]error{}
+	for _, pid := range []string{"1", "9", "100", "101", "102", "103", "104"} {
+		allIO[pid+"/io"] = fs.ErrNotExist
+	}
+	cases := []struct {
+		name    string
+		fail    map[string]error
+		content map[string]string
+		want    []string // the IO reasons, exactly
+	}{
+		{"denied and missing", map[string]error{"104/io": fs.ErrPermission}, nil, nil},
+		{"one malformed", map[string]error{"104/io": fs.ErrPermission}, map[string]string{"100/io": "rchar: many\n"},
+			[]string{"IO counters of process 100 ((sd-pam)) not readable: /proc/100/io malformed"}},
+		{"two causes", map[string]error{"101/io": syscall.EIO}, map[string]string{"100/io": "rchar: many\n"},
+			[]string{"IO counters of 2 processes not readable, the first process 100 ((sd-pam)): /proc/100/io malformed (and other causes)"}},
+		{"missing for every process", allIO, nil, []string{"IO counters of every process unavailable: /proc/PID/io cannot be read for any process"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := NewCollector(failFS{FS: basic, fail: tc.fail, content: tc.content}, nil, WithClock(fixtureClock))
+			p := NewProcessObjects(procscan.FS(c.Proc))
+			defer p.Close()
+			obj := p.Process()
+			w := newRecWriter(t, obj.Set)
+			w.p.want = []int{procProcessorTime, procIOReadBytes}
+			if err := obj.Collect(c, &w.p, w); err != nil {
+				t.Fatal(err)
+			}
+			w.done()
+			var got []string
+			for _, r := range w.p.reasons {
+				if strings.HasPrefix(r, "IO counters") {
+					got = append(got, r)
+				}
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("IO reasons = %q, want %q", got, tc.want)
 			}
 		})
 	}

@@ -169,7 +169,7 @@ func Run(ctx context.Context, src pdh.Source, opts Options, out io.Writer) (in, 
 			return p.in, written, err
 		}
 		prog.update()
-		tally.add(q.Problems())
+		tally.add(q.ProblemsShown())
 		t := q.Time()
 		if !opts.Begin.IsZero() && t.Before(opts.Begin) {
 			continue // still primes rate counters, as relog's -b does
@@ -286,7 +286,7 @@ func runOnce(ctx context.Context, src pdh.Source, opts Options, paths []string, 
 			cols.learn(q)
 			continue
 		}
-		tally.add(q.Problems())
+		tally.add(q.ProblemsShown())
 		if !opts.Begin.IsZero() && t.Before(opts.Begin) {
 			cols.learn(q)
 			continue // still primes rate counters, as relog's -b does

@@ -109,7 +109,7 @@ func Run(ctx context.Context, src pdh.Source, opts Options, out, console, errw i
 		if err := q.Collect(ctx); err != nil {
 			return err
 		}
-		ReportProblems(q.Problems(), opts.Warn)
+		ReportProblems(q.ProblemsShown(), opts.Warn)
 		return nil
 	}
 	if err := collect(); err != nil {

@@ -345,7 +345,13 @@ func (s *troubled) Sample(ctx context.Context, objs []uint32) (*pdh.Sample, erro
 	smp.Problems = []pdh.Problem{
 		{Object: 4, ObjectName: "Memory", Partial: true, Reason: "/proc/meminfo: line " + strconv.Itoa(s.n) + ": malformed number",
 			Missing: []pdh.MissingValues{{Instance: -1}}},
+		{Object: 238, ObjectName: "Processor", Reason: "V1 provider cpu: collect timed out after 500ms"},
+		// Not about the query's output: an object it does not read, and
+		// placeholders of an instance it does not show.
 		{Object: 99999, ObjectName: "Other", Reason: "V1 provider other: collect timed out after 500ms"},
+		{Object: 238, ObjectName: "Processor", Partial: true, Reason: "cpu1: unreadable",
+			Missing: []pdh.MissingValues{{Instance: 1}}},
+		{Object: 4, ObjectName: "Memory", Partial: true, Missing: []pdh.MissingValues{{Instance: -1}}}, // quiet
 	}
 	return smp, nil
 }
@@ -353,7 +359,8 @@ func (s *troubled) Sample(ctx context.Context, objs []uint32) (*pdh.Sample, erro
 // TestProblemsReported: what a source could not deliver reaches the user:
 // each problem once per cause (the line number in the reason changes every
 // sample), and a value the source marked unreadable is a blank cell, never
-// a valid 0.
+// a valid 0. Problems about what the output does not show (an object not
+// read, an instance not shown) and quiet ones are not told.
 func TestProblemsReported(t *testing.T) {
 	src := &troubled{BlockFiles: openFixtures(t)}
 	var out bytes.Buffer
@@ -372,7 +379,7 @@ func TestProblemsReported(t *testing.T) {
 	}
 	want := []string{
 		"object Memory incomplete: /proc/meminfo: line 2: malformed number",
-		"object Other left out: V1 provider other: collect timed out after 500ms",
+		"object Processor left out: V1 provider cpu: collect timed out after 500ms",
 	}
 	if !slices.Equal(warned, want) {
 		t.Errorf("warned %q, want %q", warned, want)
