@@ -36,6 +36,8 @@ type Client struct {
 	name    string
 	base    string // the URL root, without a trailing slash
 	hc      *http.Client
+	cfg     HostConfig // the entry, for reading its credential files again
+	credMu  sync.Mutex // guards cred
 	cred    credentials
 	timeout time.Duration
 	limit   int64
@@ -77,6 +79,7 @@ func Open(cfg *HostConfig) (*Client, error) {
 	c := &Client{
 		name:    cfg.Name,
 		base:    cfg.URL,
+		cfg:     *cfg,
 		cred:    cred,
 		timeout: time.Duration(cfg.Timeout),
 		limit:   int64(cfg.BodySizeLimit),
@@ -292,6 +295,54 @@ func (c *Client) QueryValue(ctx context.Context, value string) ([]byte, []Proble
 // body (of media type want, at most the client's limit) and the problems
 // header. Errors name the host, the URL and what went wrong.
 func (c *Client) get(ctx context.Context, value, want string, buf []byte) ([]byte, []Problem, error) {
+	body, probs, err := c.getOnce(ctx, value, want, buf)
+	if refused(err) && c.reloadCredentials() {
+		return c.getOnce(ctx, value, want, buf)
+	}
+	return body, probs, err
+}
+
+// refused reports an answer 401: the server did not take the credentials.
+func refused(err error) bool {
+	var se *StatusError
+	return errors.As(err, &se) && se.Status == http.StatusUnauthorized
+}
+
+// credentials returns the credentials requests carry now.
+func (c *Client) credentials() credentials {
+	c.credMu.Lock()
+	defer c.credMu.Unlock()
+	return c.cred
+}
+
+// reloadCredentials reads the entry's credential files again after the
+// server refused what they held when the client opened: a loopback
+// perfc serve writes a new token at every start, and an administrator
+// rotates a token by rewriting its file. It reports whether the
+// credentials changed, so that the refused request is worth one more try;
+// credentials written in the hosts file itself are not read again.
+func (c *Client) reloadCredentials() bool {
+	if c.cfg.BearerTokenFile == "" && (c.cfg.BasicAuth == nil || c.cfg.BasicAuth.PasswordFile == "") {
+		return false
+	}
+	cred, err := c.cfg.loadCredentials()
+	if err != nil {
+		return false // the refusal says what to check
+	}
+	c.credMu.Lock()
+	changed := cred != c.cred
+	c.cred = cred
+	c.credMu.Unlock()
+	if changed && c.plain != nil {
+		c.plain.mu.Lock()
+		c.plain.setAuth(cred)
+		c.plain.mu.Unlock()
+	}
+	return changed
+}
+
+// getOnce is one GET of get.
+func (c *Client) getOnce(ctx context.Context, value, want string, buf []byte) ([]byte, []Problem, error) {
 	if p := c.plain; p != nil && p.mu.TryLock() {
 		body, probs, err := c.getPlain(ctx, p, value, want, buf)
 		p.mu.Unlock()
@@ -308,12 +359,7 @@ func (c *Client) get(ctx context.Context, value, want string, buf []byte) ([]byt
 	}
 	req.Header.Set("Accept", want)
 	req.Header.Set("User-Agent", "perfc")
-	switch {
-	case c.cred.bearer != "":
-		req.Header.Set("Authorization", "Bearer "+c.cred.bearer)
-	case c.cred.basic:
-		req.SetBasicAuth(c.cred.user, c.cred.pass)
-	}
+	setAuth(req, c.credentials())
 	resp, err := c.hc.Do(req)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {

@@ -59,6 +59,25 @@ func (c *Client) Formatted(ctx context.Context, req FormattedRequest) (*Formatte
 // host's credentials, within its timeout, and decodes the JSON answer
 // (at most the client's body limit) into v.
 func (c *Client) doJSON(ctx context.Context, method, pathQuery string, body []byte, v any) error {
+	err := c.doJSONOnce(ctx, method, pathQuery, body, v)
+	if refused(err) && c.reloadCredentials() {
+		return c.doJSONOnce(ctx, method, pathQuery, body, v)
+	}
+	return err
+}
+
+// setAuth gives req the credentials' Authorization header.
+func setAuth(req *http.Request, cred credentials) {
+	switch {
+	case cred.bearer != "":
+		req.Header.Set("Authorization", "Bearer "+cred.bearer)
+	case cred.basic:
+		req.SetBasicAuth(cred.user, cred.pass)
+	}
+}
+
+// doJSONOnce is one request of doJSON.
+func (c *Client) doJSONOnce(ctx context.Context, method, pathQuery string, body []byte, v any) error {
 	u := c.base + pathQuery
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
@@ -75,12 +94,7 @@ func (c *Client) doJSON(ctx context.Context, method, pathQuery string, body []by
 	if body != nil {
 		req.Header.Set("Content-Type", MediaJSON)
 	}
-	switch {
-	case c.cred.bearer != "":
-		req.Header.Set("Authorization", "Bearer "+c.cred.bearer)
-	case c.cred.basic:
-		req.SetBasicAuth(c.cred.user, c.cred.pass)
-	}
+	setAuth(req, c.credentials())
 	resp, err := c.hc.Do(req)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {

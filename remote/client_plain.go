@@ -44,16 +44,29 @@ func newPlainConn(base string, cred credentials) *plainConn {
 		return nil
 	}
 	p := &plainConn{host: u.Host, path: u.EscapedPath()}
+	if !p.setAuth(cred) {
+		return nil // net/http refuses such a header with its own error
+	}
+	return p
+}
+
+// setAuth makes cred the Authorization header of p's requests; it reports
+// false, and sends none, when the header could not be written as it is
+// (a control character). Called with p.mu held, or before p is shared.
+func (p *plainConn) setAuth(cred credentials) bool {
 	switch {
 	case cred.bearer != "":
 		p.auth = "Bearer " + cred.bearer
 	case cred.basic:
 		p.auth = "Basic " + base64.StdEncoding.EncodeToString([]byte(cred.user+":"+cred.pass))
+	default:
+		p.auth = ""
 	}
 	if strings.ContainsFunc(p.auth, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-		return nil // net/http refuses such a header with its own error
+		p.auth = ""
+		return false
 	}
-	return p
+	return true
 }
 
 // close drops the connection.
