@@ -34,7 +34,7 @@ func runTypeperf(ctx context.Context, e *env, args []string) error {
 	codePage := fs.String("codepage", "", cfCodePageUsage)
 	si := fs.String("si", "1", "Time between samples. Default is 1 second.")
 	sc := fs.Int("sc", 0, "Number of samples to collect. Default is to sample until CTRL+C.")
-	format := fs.String("f", "CSV", "Output file format: CSV, TSV, BIN (perfc's binary log, .plog) or SQL. Default is CSV.")
+	format := fs.String("f", "CSV", "Output format: CSV, TSV, BIN (perfc's binary log, .plog) or SQL; or, for a person or a script, TABLE (an aligned table, as sar prints) or JSON (JSON lines, one object per sample). Default is CSV, Windows typeperf's PDH-CSV.")
 	out := fs.String("o", "", "Path of output file (the format's extension is added when it has none), SQL:DSN!logset for SQL, or - for standard output in the file layout. Default is the console.")
 	yes := fs.Bool("y", false, "Answer yes to all questions without prompting (overwrite the output file).")
 	q := fs.Bool("q", false, "List installed counters (no instances). To list counters for one object, include the object name, such as Processor.")
@@ -57,9 +57,13 @@ func runTypeperf(ctx context.Context, e *env, args []string) error {
 			return usagef("unknown option %s", p)
 		}
 	}
+	form, isForm := typeperf.ParseForm(*format)
+	if isForm {
+		*format = "CSV" // the file layer sees a text output
+	}
 	f, err := perflog.ParseFormat(*format)
 	if err != nil {
-		return usagef("-f: %v", err)
+		return usagef("-f: %v (or TABLE, JSON)", err)
 	}
 	lang, err := chooseLang(e, *langOpt)
 	if err != nil {
@@ -129,7 +133,7 @@ func runTypeperf(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer closeSrc()
-	opts := typeperf.Options{Counters: paths, Interval: interval, Samples: *sc, Format: tf, Log: *out != "", Location: time.Local,
+	opts := typeperf.Options{Counters: paths, Interval: interval, Samples: *sc, Format: tf, Log: *out != "", Form: form, Location: time.Local,
 		Warn: e.warnings(*nowarn).Warn}
 	opts.Titles, opts.AltTitles = langNames(e, lang, src.Titles(), h.Engine.LangTitles(lang), *langOpt != "", func(msg string) { e.warnings(*nowarn).Warn(msg, msg) })
 	if !text {
@@ -311,6 +315,8 @@ func typeperfHelp() helpScreen {
 			{"The counters listed in counters.txt, 50 samples 5 seconds apart, into a TSV log:", "perfc typeperf -cf counters.txt -si 5 -sc 50 -f TSV -o domain2.tsv"},
 			{"Every counter and instance of PhysicalDisk, into a file:", "perfc typeperf -qx PhysicalDisk -o counters.txt"},
 			{"Windows syntax works as well:", `perfc typeperf "\Memory\Available MBytes" /si 2 /SC 3 /f csv`},
+			{"An aligned table at a terminal, an instance per line (as sar prints):", `perfc typeperf -f table "\Processor(*)\% Processor Time" "\Processor(*)\% User Time" -sc 3`},
+			{"JSON lines for a script, one object per sample:", `perfc typeperf -f json "\Memory\Available MBytes" -sc 3`},
 		},
 	}
 }

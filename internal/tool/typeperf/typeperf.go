@@ -30,6 +30,10 @@ type Options struct {
 	// Log selects the PDH text-log layout (typeperf -o): zone in the header,
 	// %.17g values. Otherwise the console layout is written.
 	Log bool
+	// Form, when not FormPDH, writes the rows as an aligned table or as
+	// JSON lines instead of PDH-CSV (Format and Log are then not used),
+	// without typeperf's closing lines.
+	Form Form
 	// Machine is the computer name put in column names of paths that name
 	// none; empty means the sample header's system name in upper case
 	// (typeperf prints the local name that way).
@@ -115,6 +119,9 @@ func Run(ctx context.Context, src pdh.Source, opts Options, out, console, errw i
 	if err := collect(); err != nil {
 		switch {
 		case ctx.Err() != nil: // Ctrl+C before the first sample: end cleanly
+			if opts.Form != FormPDH {
+				return nil
+			}
 			_, err := io.WriteString(console, MsgExiting+eol+MsgCompleted+eol)
 			return err
 		case errors.Is(err, io.EOF):
@@ -134,18 +141,30 @@ func Run(ctx context.Context, src pdh.Source, opts Options, out, console, errw i
 	if cols.Len() == 0 {
 		return ErrNoValidCounters
 	}
-	style := pdhcsv.StyleConsole
-	if opts.Log {
-		style = pdhcsv.StyleLog
-	}
-	w := pdhcsv.NewWriter(out, pdhcsv.WriterOptions{Format: opts.Format, Style: style, Location: opts.Location, CRLF: opts.CRLF})
-	if !opts.Log {
-		// typeperf starts its console output with an empty line.
-		if _, err := io.WriteString(out, eol); err != nil {
-			return err
+	var w rowWriter
+	if opts.Form != FormPDH {
+		opts.Log = false // the forms print from the second sample, as the console does
+		if opts.Form == FormTable {
+			if _, err := io.WriteString(out, formBanner(machine, q.Time().In(opts.Location))); err != nil {
+				return err
+			}
 		}
+		w = newFormWriter(opts.Form, out, opts.Location)
+	} else {
+		style := pdhcsv.StyleConsole
+		if opts.Log {
+			style = pdhcsv.StyleLog
+		}
+		pw := pdhcsv.NewWriter(out, pdhcsv.WriterOptions{Format: opts.Format, Style: style, Location: opts.Location, CRLF: opts.CRLF})
+		if !opts.Log {
+			// typeperf starts its console output with an empty line.
+			if _, err := io.WriteString(out, eol); err != nil {
+				return err
+			}
+		}
+		w = pdhRows{pw, wintz.At(q.Time().In(opts.Location))}
 	}
-	if err := w.WriteHeader(wintz.At(q.Time().In(opts.Location)), cols.Names()); err != nil {
+	if err := w.WriteHeader(cols.Names()); err != nil {
 		return err
 	}
 	vals := make([]pdhcsv.Value, cols.Len())
@@ -189,12 +208,23 @@ loop:
 			break
 		}
 	}
-	if runErr != nil {
+	if runErr != nil || opts.Form != FormPDH {
 		return runErr
 	}
 	_, err := io.WriteString(console, MsgExiting+eol+MsgCompleted+eol)
 	return err
 }
+
+// pdhRows is the PDH-CSV/TSV writer as a rowWriter: its header carries
+// the zone of the first sample.
+type pdhRows struct {
+	w    *pdhcsv.Writer
+	zone wintz.Zone
+}
+
+func (p pdhRows) WriteHeader(names []string) error { return p.w.WriteHeader(p.zone, names) }
+
+func (p pdhRows) WriteRow(t time.Time, v []pdhcsv.Value) error { return p.w.WriteRow(t, v) }
 
 // lostBackslash is a hint for a path that failed and reads as a path of
 // another computer once a backslash is put back in front: in double

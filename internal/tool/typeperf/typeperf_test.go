@@ -67,11 +67,16 @@ func TestGolden(t *testing.T) {
 		{"console.tsv", Options{Format: pdhcsv.TSV}},
 		{"log.csv", Options{Log: true}},
 		{"log.tsv", Options{Log: true, Format: pdhcsv.TSV}},
+		{"console.table", Options{Form: FormTable}},
+		{"console.jsonl", Options{Form: FormJSON}},
+		{"console.table-wide", Options{Form: FormTable, Counters: []string{`\Processor(_Total)\% Processor Time`, `\Memory\Available MBytes`, `\Process(svchost#1)\ID Process`}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				opts := tc.opts
-				opts.Counters = goldenCounters
+				if opts.Counters == nil {
+					opts.Counters = goldenCounters
+				}
 				opts.Samples = 3
 				opts.Location = testZone
 				var out, errw bytes.Buffer
