@@ -212,6 +212,9 @@ func completePath(ctx context.Context, src pdh.Source, word string) ([]string, e
 	}
 	rest := word[1:]
 	sep := strings.LastIndexByte(rest, '\\')
+	if open := strings.IndexByte(rest, '('); sep < 0 && open >= 0 && !strings.Contains(rest[open:], ")") {
+		return completeInstance(ctx, src, rest[:open], rest[open+1:])
+	}
 	if sep < 0 { // still typing the object name
 		objs, err := pdh.EnumObjects(ctx, src)
 		if err != nil {
@@ -250,6 +253,30 @@ func completePath(ctx context.Context, src pdh.Source, word string) ([]string, e
 			w := `"\` + head + `\` + c.Path.Counter + `"`
 			out = append(out, w)
 		}
+	}
+	return out, nil
+}
+
+// completeInstance completes `\Object(partial`: the object's instances now
+// whose names (parent/instance#n, as PDH lists them) start with partial,
+// each closed as `"\Object(instance)\`, and `*` for all of them. One
+// instance offers its counters at once, as one object does.
+func completeInstance(ctx context.Context, src pdh.Source, object, partial string) ([]string, error) {
+	_, instances, err := pdh.EnumObjectItems(ctx, src, object)
+	if err != nil {
+		return nil, nil // an object that does not exist completes to nothing
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, in := range append([]string{"*"}, instances...) {
+		if !hasPrefixFold(in, partial) || seen[in] {
+			continue
+		}
+		seen[in] = true
+		out = append(out, `"\`+object+"("+in+`)\`)
+	}
+	if len(out) == 1 {
+		return completePath(ctx, src, out[0])
 	}
 	return out, nil
 }

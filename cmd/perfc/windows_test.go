@@ -315,6 +315,9 @@ func TestVersionCompletionExplain(t *testing.T) {
 		{`"\Memory\Avail`, `"\Memory\Available MBytes"`},
 		{`\processor\% Proc`, `"\processor\% Processor Time"`},
 		{`"\Processor(_Total)\% Proc`, `"\Processor(_Total)\% Processor Time"`},
+		{`"\Processor(`, `"\Processor(_Total)\`},
+		{`"\Processor(`, `"\Processor(*)\`},
+		{`\processor(_t`, `"\processor(_Total)\% Processor Time"`},
 	} {
 		out, errs, code := runPerfc(t, "__complete", "path", tc.word)
 		if code != 0 || !strings.Contains(out, tc.want+"\n") {
@@ -368,5 +371,13 @@ _perfc; printf '%s\n' "${COMPREPLY[@]}"`
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), `\Memory\Available MBytes`) {
 		t.Errorf("completing ./perfc typeperf \\Mem: %v\n%s", err, out)
+	}
+	// An instance name: the perfc answering is a process named perfc.
+	cmd = exec.Command("/bin/bash", "--norc", "-c", strings.NewReplacer(`\Mem`, `\Process(perf`).Replace(drive))
+	cmd.Dir = dir
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + dir, "PERFC_WARNINGS=off"}
+	out, err = cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), `\Process(perfc)\`) {
+		t.Errorf("completing ./perfc typeperf \\Process(perf: %v\n%s", err, out)
 	}
 }
