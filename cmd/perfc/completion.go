@@ -292,7 +292,7 @@ func completionHelp() helpScreen {
 		usage: []string{"perfc completion bash"},
 		examples: [][2]string{
 			{"For this shell:", "source <(perfc completion bash)"},
-			{"For every new shell:", "perfc completion bash > ~/.local/share/bash-completion/completions/perfc"},
+			{"For every new shell:", "mkdir -p ~/.local/share/bash-completion/completions\n    perfc completion bash > ~/.local/share/bash-completion/completions/perfc"},
 		},
 	}
 }

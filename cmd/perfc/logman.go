@@ -105,7 +105,7 @@ func runLogman(ctx context.Context, e *env, args []string) error {
 	fs.Var(&arl, "arl", "Alerts (perfc's own): run each action at most once per `[[hh:]mm:]ss`. --arl: no limit.")
 	fs.Var(&si, "si", "Sample interval `[[hh:]mm:]ss` of the counter collector. Default is 15 seconds.")
 	fs.Var(&format, "f", "Log format `bin|bincirc|csv|tsv|sql`; bincirc is a circular binary log and needs -max. Default is bin.")
-	fs.Var(&out, "o", "Output log file `path`, or SQL:DSN!logset for -f sql. Default is /var/log/perfc/NAME for root, ~/.local/share/perfc/logs/NAME otherwise.")
+	fs.Var(&out, "o", "Output log file `path`, or SQL:DSN!logset for -f sql. Default is $PERFC_LOG_DIR/NAME when set, else /var/log/perfc/NAME for root, ~/.local/share/perfc/logs/NAME otherwise.")
 	fs.Var(&max, "max", "Maximum log file `size` in MB, or number of records for SQL logs. --max: no limit.")
 	fs.Var(&cnf, "cnf", "Create a new file when the time `[[hh:]mm:]ss` has elapsed, or without a time when -max is reached. --cnf: never.")
 	fs.Var(&ver, "v", "Attach file versioning information to the end of the log name: `nnnnnn|mmddhhmm`. --v: none.")
@@ -547,14 +547,14 @@ func logmanHelp() helpScreen {
 			"sets are not part of perfc.",
 		examples: [][2]string{
 			{"Record CPU time every 15 seconds:", `perfc logman create counter perf_log -c "\Processor(_Total)\% Processor Time"`},
-			{"Ten-MB files, a new one every hour, numbered:", "perfc logman create counter perf_log -c \"\\Memory\\Available MBytes\" -max 10 -cnf 01:00:00 -v nnnnnn"},
+			{"Ten-MB files, a new one every hour, numbered:", "perfc logman create counter mem_log -c \"\\Memory\\Available MBytes\" -max 10 -cnf 01:00:00 -v nnnnnn"},
 			{"Change the interval and format, versioned by date:", "perfc logman update counter perf_log -si 10 -f csv -v mmddhhmm"},
-			{"A new file every hour, keeping a week of them and 1 GB free:", "perfc logman update counter perf_log -cnf 01:00:00 -v nnnnnn -retain 7d,free=1GB"},
+			{"A new file every hour, keeping a week of them and 1 GB free:", "perfc logman update counter mem_log -cnf 01:00:00 -v nnnnnn -retain 7d,free=1GB"},
 			{"One log of three computers (web1 and db7 in the hosts file):", `perfc logman create counter fleet -s web1 -c '\Memory\Available Bytes' '\\db7\Memory\Available Bytes' '\\localhost\Memory\Available Bytes'`},
 			{"Every day from 8 AM to 5:30 PM:", `perfc logman update counter perf_log -b "11/23/2026 8:00:00AM" -e "11/23/2026 5:30:00PM" -r`},
 			{"List the sets, then one in detail:", "perfc logman query\n    perfc logman query perf_log"},
 			{"Alert when CPU passes 90% for three samples, once per firing:", `perfc logman create alert cpu_hot -th "\Processor(_Total)\% Processor Time>90" -si 5 -hold 3 -onchange -el -tn /usr/bin/logger -targ "{name}: {counter} is {value}"`},
-			{"Copy a set to or from Windows:", "perfc logman export perf_log -xml perf_log.xml\n    perfc logman import perf_log -xml perf_log.xml"},
+			{"Copy a set to or from Windows:", "perfc logman export perf_log -xml perf_log.xml\n    perfc logman import perf_log_copy -xml perf_log.xml"},
 		},
 	}
 }

@@ -229,7 +229,7 @@ func serveHelp() helpScreen {
 			"they change. docs/serve.md has examples.",
 		examples: [][2]string{
 			{"Serve on loopback; local clients read the token file:", "perfc serve"},
-			{"Serve the network with TLS and passwords or tokens:", "perfc serve -listen :9641 -config /etc/perfc/web-config.yml"},
+			{"Serve the network with TLS and passwords or tokens:", "perfc serve -listen :9641 -config web-config.yml"},
 			{"Let every local user read counters without a token:", "perfc serve -anonymous"},
 			{"Open its page in the browser (prints the address with the key):", "perfc perfmon"},
 		},

@@ -312,8 +312,8 @@ func typeperfHelp() helpScreen {
 		notes: counterPathNote,
 		examples: [][2]string{
 			{"CPU load of this computer every second until CTRL+C:", `perfc typeperf "\Processor(_Total)\% Processor Time"`},
-			{"The counters listed in counters.txt, 50 samples 5 seconds apart, into a TSV log:", "perfc typeperf -cf counters.txt -si 5 -sc 50 -f TSV -o domain2.tsv"},
 			{"Every counter and instance of PhysicalDisk, into a file:", "perfc typeperf -qx PhysicalDisk -o counters.txt"},
+			{"The counters listed in counters.txt, 50 samples 5 seconds apart, into a TSV log:", "perfc typeperf -cf counters.txt -si 5 -sc 50 -f TSV -o domain2.tsv"},
 			{"Windows syntax works as well:", `perfc typeperf "\Memory\Available MBytes" /si 2 /SC 3 /f csv`},
 			{"An aligned table at a terminal, an instance per line (as sar prints):", `perfc typeperf -f table "\Processor(*)\% Processor Time" "\Processor(*)\% User Time" -sc 3`},
 			{"JSON lines for a script, one object per sample:", `perfc typeperf -f json "\Memory\Available MBytes" -sc 3`},

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetricgrpc"
@@ -499,11 +500,16 @@ func (e *Exporter) Shutdown(ctx context.Context) error {
 	return e.provider.Shutdown(ctx)
 }
 
-// Run exports until ctx ends, then shuts down (with Options.Timeout for
-// the last export) and returns Shutdown's error.
+// ShutdownTimeout bounds Run's last export: a person who stops the program
+// (CTRL+C, systemctl stop) waits at most this long for a collector that
+// does not answer, not a whole export timeout with its retries.
+const ShutdownTimeout = 5 * time.Second
+
+// Run exports until ctx ends, then shuts down (with Options.Timeout, at
+// most ShutdownTimeout, for the last export) and returns Shutdown's error.
 func (e *Exporter) Run(ctx context.Context) error {
 	<-ctx.Done()
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.opts.Timeout)
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), min(e.opts.Timeout, ShutdownTimeout))
 	defer cancel()
 	return e.Shutdown(sctx)
 }

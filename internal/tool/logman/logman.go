@@ -450,14 +450,20 @@ func Import(o Options, name, file string) error {
 	return err
 }
 
+// EnvLogDir names the environment variable that moves DefaultLogRoot.
+const EnvLogDir = "PERFC_LOG_DIR"
+
 // DefaultLogRoot is the directory of a new set's logs when -o does not
-// give one (Windows: %systemdrive%\PerfLogs\Admin\NAME): for root (the
-// system sets) /var/log/perfc/NAME; for other users
+// give one (Windows: %systemdrive%\PerfLogs\Admin\NAME): $PERFC_LOG_DIR/NAME
+// when that variable holds an absolute path (a service's LogsDirectory, a
+// sandbox); else for root (the system sets) /var/log/perfc/NAME; for other users
 // $XDG_DATA_HOME/perfc/logs/NAME, where an unset or relative
 // XDG_DATA_HOME means $HOME/.local/share as the XDG base-directory
 // specification says; with neither, the state directory's logs/NAME.
 func DefaultLogRoot(getenv func(string) string, euid int, stateDir, name string) string {
 	switch {
+	case filepath.IsAbs(getenv(EnvLogDir)):
+		return filepath.Join(getenv(EnvLogDir), name)
 	case euid == 0:
 		return filepath.Join("/var/log/perfc", name)
 	case filepath.IsAbs(getenv("XDG_DATA_HOME")):
