@@ -130,6 +130,7 @@ type Collector struct {
 	logical  logicalState
 	sysstate systemState
 	boot     bootState
+	cg       cgroupState
 
 	sysKept keptSysFiles // /sys attributes read at every sample, kept open
 }
@@ -254,6 +255,7 @@ func (c *Collector) Objects() []Object {
 	}
 	objs = append(objs, c.protocolObjects()...)
 	objs = append(objs, c.pagingFileObject(), c.objectsObject())
+	objs = append(objs, c.cgroupObject())
 	return objs
 }
 
