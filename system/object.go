@@ -255,7 +255,8 @@ func (c *Collector) Objects() []Object {
 	}
 	objs = append(objs, c.protocolObjects()...)
 	objs = append(objs, c.pagingFileObject(), c.objectsObject())
-	objs = append(objs, c.cgroupObject())
+	objs = append(objs, c.cgroupObject(), c.pressureObject())
+	objs = append(objs, c.sensorObjects()...)
 	return objs
 }
 
