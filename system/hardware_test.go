@@ -29,13 +29,13 @@ func TestHardwareFixture(t *testing.T) {
 		{"Temperature Sensor",
 			[]string{"nvme:Composite", "nvme:Sensor 1", "nvme:Sensor 2", "nvme:Sensor 8", "hwmon4:foosensor", "hwmon4:foosensor"},
 			"nvme:Sensor 2", []uint64{319, 3190}}, // 45850 m°C: 319.0 K
-		{"Temperature Sensor", nil, "nvme:Composite", []uint64{317, 3170}}, // 43850: 317.0 K
+		{"Temperature Sensor", nil, "nvme:Composite", []uint64{317, 3170}},   // 43850: 317.0 K
 		{"Temperature Sensor", nil, "hwmon4:foosensor", []uint64{328, 3282}}, // 55000: 328.15 K
 		{"Fan", []string{"nct6775:fan1", "nct6775:fan2"}, "nct6775:fan1", []uint64{1132}},
 		{"Power Meter", []string{"nct6775:power1", "nct6775:CPU"}, "nct6775:power1", []uint64{12500}}, // power1_average 12.5 W
 		{"Power Meter", nil, "nct6775:CPU", []uint64{3950}},
 		{"Thermal Zone Information", []string{"x86_pkg_temp", "acpitz"}, "acpitz", []uint64{301, 3010}}, // 27800: 300.95 K
-		{"Thermal Zone Information", nil, "x86_pkg_temp", []uint64{320, 3202}},                         // 47000: 320.15 K
+		{"Thermal Zone Information", nil, "x86_pkg_temp", []uint64{320, 3202}},                          // 47000: 320.15 K
 	}
 	for _, tt := range tests {
 		t.Run(tt.object+"/"+tt.inst, func(t *testing.T) {
