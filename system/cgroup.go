@@ -491,7 +491,7 @@ func (c *Collector) cgroupValues(g *cgGroup, ts, ncpu uint64, want *[cgNumCounte
 	g.ino = 0
 	for h := range numHier {
 		if g.in&(1<<h) != 0 {
-			if fi, err := fs.Stat(c.Sys, s.groupDir(h, g)); err == nil {
+			if fi, err := fs.Stat(c.Sys, strings.TrimSuffix(s.groupDir(h, g), "/")); err == nil {
 				if st, ok := fi.Sys().(*syscall.Stat_t); ok {
 					g.ino = st.Ino
 				}
