@@ -203,6 +203,8 @@ type cgGroup struct {
 	seen    uint64 // the sample it was last seen in
 	ino     uint64 // inode of its directory in its first hierarchy (0 unknown)
 	missing uint32 // files found missing (bit per cf*), retried every cgRetryEvery samples
+	dirs    [numHier]string // groupDir of each hierarchy, made once
+	roots   [numHier]string // the hierarchy roots dirs were made for
 }
 
 // cgFail counts one file's read failures of a sample.
@@ -289,13 +291,32 @@ func (c *Collector) walkCgroups(col Collection) {
 				s.groups[path] = g
 			}
 			if g.seen != s.sample {
-				g.seen, g.in = s.sample, 0
+				g.seen, g.in, g.ino = s.sample, 0, 0
 				s.order = append(s.order, g)
 			}
 			g.in |= 1 << h
 			dir := root
 			if rel != "" {
 				dir = root + "/" + rel
+			}
+			// kernfs counts a directory's subdirectories in its link
+			// count (2 + subdirectories): a leaf group, most of them,
+			// costs one stat instead of a listing of its thirty files.
+			// The stat also gives the identity (inode) in the group's
+			// first hierarchy.
+			leaf := false
+			if fi, err := fs.Stat(c.Sys, dir); err == nil {
+				if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+					if g.in == 1<<h {
+						g.ino = st.Ino
+					}
+					leaf = st.Nlink <= 2
+				}
+			} else if rel != "" {
+				continue // removed while walking
+			}
+			if leaf {
+				continue
 			}
 			ents, err := fs.ReadDir(c.Sys, dir)
 			if err != nil {
@@ -333,12 +354,18 @@ func hierOf(s *cgroupState, root string) int {
 	return 0
 }
 
-// groupDir is the directory of g in hierarchy h, relative to /sys.
+// groupDir is the directory of g in hierarchy h, relative to /sys, with
+// a trailing slash; made once per group and hierarchy root.
 func (s *cgroupState) groupDir(h int, g *cgGroup) string {
-	if g.path == "/" {
-		return s.roots[h] + "/"
+	if g.dirs[h] != "" && g.roots[h] == s.roots[h] {
+		return g.dirs[h]
 	}
-	return s.roots[h] + g.path + "/"
+	d := s.roots[h] + "/"
+	if g.path != "/" {
+		d = s.roots[h] + g.path + "/"
+	}
+	g.dirs[h], g.roots[h] = d, s.roots[h]
+	return d
 }
 
 // read reads file f of g in hierarchy h; ok is false (and the failure
@@ -486,18 +513,6 @@ func (c *Collector) cgroupValues(g *cgGroup, ts, ncpu uint64, want *[cgNumCounte
 			}
 		}
 		return false
-	}
-	// Identity: the inode of the group's directory in its first hierarchy.
-	g.ino = 0
-	for h := range numHier {
-		if g.in&(1<<h) != 0 {
-			if fi, err := fs.Stat(c.Sys, strings.TrimSuffix(s.groupDir(h, g), "/")); err == nil {
-				if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-					g.ino = st.Ino
-				}
-			}
-			break
-		}
 	}
 	// A quantity comes from the v1 hierarchy of its controller where one
 	// is mounted and has the group, else from the v2 group.
