@@ -454,7 +454,7 @@ func (c *Collector) collectCgroups(col Collection, w Writer) error {
 		}
 	}
 	if lacking > 0 {
-		partialf(col, "control groups: %d of %d groups have counters without a source (a controller not enabled or not mounted for the group, no quota or memory limit set, no pressure files in v1): shown as no data", lacking, len(s.order))
+		col.Partial("control groups: values a group does not have (no CPU quota or memory limit set, a controller not enabled or not mounted for it, no pressure files in v1) are marked as no data")
 	}
 	s.kept.sweep("", round)
 	for f, fl := range s.fails {
