@@ -197,12 +197,12 @@ type cgroupState struct {
 
 // cgGroup is one group as last seen.
 type cgGroup struct {
-	path    string // "/", "/system.slice/nginx.service"
-	name    string // the instance name (container ids shortened)
-	in      uint8  // bit h set: the group exists in hierarchy h this sample
-	seen    uint64 // the sample it was last seen in
-	ino     uint64 // inode of its directory in its first hierarchy (0 unknown)
-	missing uint32 // files found missing (bit per cf*), retried every cgRetryEvery samples
+	path    string          // "/", "/system.slice/nginx.service"
+	name    string          // the instance name (container ids shortened)
+	in      uint8           // bit h set: the group exists in hierarchy h this sample
+	seen    uint64          // the sample it was last seen in
+	ino     uint64          // inode of its directory in its first hierarchy (0 unknown)
+	missing uint32          // files found missing (bit per cf*), retried every cgRetryEvery samples
 	dirs    [numHier]string // groupDir of each hierarchy, made once
 	roots   [numHier]string // the hierarchy roots dirs were made for
 }
@@ -573,7 +573,7 @@ func (c *Collector) cgroupValues(g *cgGroup, ts, ncpu uint64, want *[cgNumCounte
 		var quota, period uint64
 		var limited bool
 		if v1(hierCPU) {
-			{
+			if any(cgQuotaTime) {
 				qb, ok1 := c.cgRead(g, hierCPU, cfV1Quota)
 				var q int64
 				var qok bool
@@ -587,13 +587,15 @@ func (c *Collector) cgroupValues(g *cgGroup, ts, ncpu uint64, want *[cgNumCounte
 						}
 					}
 				}
-				if any(cgThrottledPeriods, cgThrottledTime) {
-					if b, ok := c.cgRead(g, hierCPU, cfV1CPUStat); ok {
-						if s.kvs(b, "nr_periods", "nr_throttled", "throttled_time") && s.found[0] && s.found[1] && s.found[2] {
-							set(cgThrottledPeriods, s.kv[1])
-							set(cgThrottledPeriodsBase, s.kv[0])
-							set(cgThrottledTime, s.kv[2]/100)
-						}
+			}
+			if any(cgThrottledPeriods, cgThrottledTime) {
+				if b, ok := c.cgRead(g, hierCPU, cfV1CPUStat); ok {
+					if s.kvs(b, "nr_periods", "nr_throttled", "throttled_time") && s.found[0] && s.found[1] && s.found[2] {
+						set(cgThrottledPeriods, s.kv[1])
+						set(cgThrottledPeriodsBase, s.kv[0])
+						set(cgThrottledTime, s.kv[2]/100)
+					} else {
+						c.cgBad(cfV1CPUStat, g, errors.New("no nr_periods, nr_throttled and throttled_time"))
 					}
 				}
 			}
