@@ -193,6 +193,10 @@ type cgroupState struct {
 	kv        [8]uint64
 	found     [8]bool
 	stack     []string
+	// incomplete is set when a hierarchy's root could not be read this
+	// sample: the groups not seen may still exist, so their descriptors
+	// are kept (and their instances missing from this sample).
+	incomplete bool
 }
 
 // cgGroup is one group as last seen.
@@ -314,6 +318,10 @@ func (c *Collector) walkCgroups(col Collection) {
 				}
 			} else if rel != "" {
 				continue // removed while walking
+			} else {
+				partialf(col, "control groups: %v", err)
+				s.incomplete = true
+				continue
 			}
 			if leaf {
 				continue
@@ -322,6 +330,7 @@ func (c *Collector) walkCgroups(col Collection) {
 			if err != nil {
 				if rel == "" {
 					partialf(col, "control groups: %v", err)
+					s.incomplete = true
 				}
 				continue // a group removed while walking
 			}
@@ -415,6 +424,7 @@ func (c *Collector) collectCgroups(col Collection, w Writer) error {
 	round := s.kept.begin()
 	c.cgroupMounts(col)
 	s.order = s.order[:0]
+	s.incomplete = false
 	c.walkCgroups(col)
 	for path, g := range s.groups {
 		if g.seen != s.sample {
@@ -456,7 +466,9 @@ func (c *Collector) collectCgroups(col Collection, w Writer) error {
 	if lacking > 0 {
 		col.Partial("control groups: values a group does not have (no CPU quota or memory limit set, a controller not enabled or not mounted for it, no pressure files in v1) are marked as no data")
 	}
-	s.kept.sweep("", round)
+	if !s.incomplete {
+		s.kept.sweep("", round)
+	}
 	for f, fl := range s.fails {
 		if fl.n > 0 {
 			partialf(col, "control groups: %s of %d groups not readable: %s", cgFileNames[f], fl.n, fl.first)
