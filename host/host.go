@@ -109,7 +109,7 @@ func build(opts Options, st *statedir.State) (*Host, error) {
 	v2 := newV2Source(opts.SegmentDir, opts.Logger)
 	e := engine.New(engine.Options{Logger: opts.Logger, Clock: clk, Titles: st.Titles, Languages: st.Languages, SystemName: ComputerName()})
 	procs := system.NewProcessObjects(proc)
-	objs := append(c.Objects(), procs.Process(), procs.ProcessV2(), procs.Thread())
+	objs := append(append(c.Objects(), procs.Process(), procs.ProcessV2(), procs.Thread()), c.LinuxObjects()...)
 	h := &Host{Engine: e, procs: procs, proc: proc, sys: c, v2: v2}
 	for _, o := range objs {
 		if err := e.Add(adapt(c, o, opts.Logger)); err != nil {

@@ -57,7 +57,7 @@ func builtinObjects() []*counterset.Set {
 	procs := system.NewProcessObjects(procscan.FS(os.DirFS("/proc"))) // names only: nothing is read
 	defer procs.Close()
 	var sets []*counterset.Set
-	for _, o := range append(c.Objects(), procs.Process(), procs.ProcessV2(), procs.Thread()) {
+	for _, o := range append(append(c.Objects(), procs.Process(), procs.ProcessV2(), procs.Thread()), c.LinuxObjects()...) {
 		sets = append(sets, o.Set)
 	}
 	return sets

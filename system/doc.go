@@ -2,7 +2,13 @@
 // a Windows administrator knows (Processor, Memory, PhysicalDisk, TCPv4,
 // Process, ...), declared with Windows' names, title indexes and counter
 // types, and filled from /proc and /sys so that Windows' formulas give the
-// same meaning on two samples.
+// same meaning on two samples; and, in the same counter model, what
+// Windows never showed (Collector.LinuxObjects): Control Group (every
+// container, service and slice, cgroup v2 and v1), Pressure (pressure
+// stall information), and where the host has them the hardware sensors
+// (Temperature Sensor, Fan, Power Meter, Thermal Zone Information).
+// LINUX-OBJECTS.md says where each of their counters comes from, how v1
+// and v2 hierarchies are merged, and how a group is identified.
 //
 // Each object is an Object: a counterset.Set and a collect function that
 // writes one sample through a Writer (the engine's adapter over a

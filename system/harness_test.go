@@ -74,6 +74,7 @@ type sample struct {
 	reasons []string            // partial-data reasons reported while collecting
 	missing []mark              // values reported unavailable
 	names   []string            // instance names in block order ("" for single)
+	uids    map[string]int32    // instance unique ids (first of duplicates)
 	vals    map[string][]uint64 // per instance name (first of duplicates)
 	ptime   int64
 	pfreq   int64
@@ -141,7 +142,7 @@ func collectObjectSeq(t testing.TB, c *Collector, o Object, seq uint64) *sample 
 		t.Fatalf("%s: no object in block", o.Set.Name)
 	}
 	ob := it.Object()
-	s := &sample{vals: map[string][]uint64{}, ptime: r.perfTime, pfreq: r.perfFr, object: o, reasons: r.p.reasons, missing: r.p.missing}
+	s := &sample{vals: map[string][]uint64{}, uids: map[string]int32{}, ptime: r.perfTime, pfreq: r.perfFr, object: o, reasons: r.p.reasons, missing: r.p.missing}
 	read := func(name string, cb perfdata.CounterBlock) {
 		v := make([]uint64, ob.NumCounters())
 		for i := range v {
@@ -157,6 +158,9 @@ func collectObjectSeq(t testing.TB, c *Collector, o Object, seq uint64) *sample 
 	} else {
 		for ii := ob.Instances(); ii.Next(); {
 			in := ii.Instance()
+			if _, dup := s.uids[in.Name()]; !dup {
+				s.uids[in.Name()] = in.UniqueID()
+			}
 			read(in.Name(), in.Block())
 		}
 	}

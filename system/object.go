@@ -130,6 +130,7 @@ type Collector struct {
 	logical  logicalState
 	sysstate systemState
 	boot     bootState
+	cg       cgroupState
 
 	sysKept keptSysFiles // /sys attributes read at every sample, kept open
 }
@@ -254,6 +255,18 @@ func (c *Collector) Objects() []Object {
 	}
 	objs = append(objs, c.protocolObjects()...)
 	objs = append(objs, c.pagingFileObject(), c.objectsObject())
+	return objs
+}
+
+// LinuxObjects returns the built-in objects Windows has no counterpart of,
+// or only on some hardware, in a stable order: Control Group and Pressure
+// always; Temperature Sensor, Fan, Power Meter and Thermal Zone
+// Information where /sys has such sensors when it is called. The host
+// registers them after Objects and the process objects, so that the title
+// indexes those were given before these objects existed stay theirs.
+func (c *Collector) LinuxObjects() []Object {
+	objs := []Object{c.cgroupObject(), c.pressureObject()}
+	objs = append(objs, c.sensorObjects()...)
 	return objs
 }
 

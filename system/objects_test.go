@@ -16,7 +16,11 @@ import (
 func TestObjectDeclarations(t *testing.T) {
 	c := hostCollector()
 	seen := map[string]bool{}
-	for _, o := range c.Objects() {
+	objs := append(c.Objects(), fixtureCollector("testdata/hw").LinuxObjects()...)
+	if len(objs) != len(c.Objects())+6 {
+		t.Fatalf("%d objects: want the host's and the 6 Linux-only ones", len(objs))
+	}
+	for _, o := range objs {
 		t.Run(o.Set.Name, func(t *testing.T) {
 			if err := o.Set.Validate(); err != nil {
 				t.Fatal(err)

@@ -29,6 +29,8 @@ type cpuTopology struct {
 	// freqBad is set per node (and, last, for all) when a frequency of one
 	// of its CPUs could not be read.
 	freqBad []bool
+	mhz     []uint64 // /proc/cpuinfo frequency by CPU id, kHz
+	mhzOK   []bool
 	labels  map[[2]int]string // (node, cpu) -> "node,cpu"; node totals use cpu -1
 }
 
@@ -46,19 +48,87 @@ func (c *Collector) hasCPUFreq() bool {
 	return true
 }
 
+// hasCPUInfoMHz reports whether /proc/cpuinfo gives each processor's
+// frequency ("cpu MHz", x86 and a few others): where cpufreq is absent (a
+// virtual machine, a kernel without a cpufreq driver) it is what the
+// kernel reports.
+func (c *Collector) hasCPUInfoMHz() bool {
+	if c.proc == nil {
+		return false
+	}
+	b, err := c.readProc("cpuinfo")
+	if err != nil {
+		return false
+	}
+	found := false
+	return parseCPUInfoMHz(b, func(int, uint64) { found = true }) == nil && found
+}
+
+// Frequency sources of Processor Information.
+const (
+	freqNone    = iota
+	freqCPUFreq // cpufreq: current and maximum
+	freqCPUInfo // /proc/cpuinfo "cpu MHz": current only
+)
+
 func (c *Collector) processorInformationObject() Object {
 	cs := processorCounters()
-	freq := c.hasCPUFreq()
-	if freq {
+	freq := freqNone
+	switch {
+	case c.hasCPUFreq():
+		freq = freqCPUFreq
 		cs = append(cs,
-			ctr("Processor Frequency", tRaw, 0, detNovice, "Processor Frequency is the current frequency of the processor in megahertz (scaling_cur_freq in /sys/devices/system/cpu/cpuN/cpufreq, in kHz, divided by 1000). Totals hold the average."),
+			ctr("Processor Frequency", tRaw, 0, detNovice, "Processor Frequency is the current frequency of the processor in megahertz (scaling_cur_freq in /sys/devices/system/cpu/cpuN/cpufreq, in kHz, divided by 1000; where the host has no cpufreq, the \"cpu MHz\" line of the processor in /proc/cpuinfo). Totals hold the average."),
 			ctr("% of Maximum Frequency", tRaw, 0, detNovice, "% of Maximum Frequency is the current frequency as a percentage of the processor's maximum frequency (scaling_cur_freq over cpuinfo_max_freq). Totals hold the average."),
+		)
+	case c.hasCPUInfoMHz():
+		freq = freqCPUInfo
+		cs = append(cs,
+			ctr("Processor Frequency", tRaw, 0, detNovice, "Processor Frequency is the current frequency of the processor in megahertz (scaling_cur_freq in /sys/devices/system/cpu/cpuN/cpufreq, in kHz, divided by 1000; where the host has no cpufreq, the \"cpu MHz\" line of the processor in /proc/cpuinfo). Totals hold the average."),
 		)
 	}
 	set := newSet("Processor Information", 0, counterset.MultipleAggregate, detNovice, cpuProcessorTime,
 		"The Processor Information object measures each online logical processor, named \"node,cpu\" after its NUMA node and Linux CPU number, with a \"node,_Total\" average per NUMA node and a _Total average over all processors. NUMA nodes come from /sys/devices/system/node; without them every CPU is in node 0.",
 		cs)
 	return Object{Set: set, Collect: func(c *Collector, col Collection, w Writer) error { return c.collectProcessorInformation(col, w, freq) }}
+}
+
+// readCPUInfoMHz reads /proc/cpuinfo's frequencies (kHz) into t.mhz, by
+// CPU id; ok is false when the file cannot be read or parsed (reported
+// through col).
+func (c *Collector) readCPUInfoMHz(col Collection) bool {
+	t := &c.topo
+	t.mhz = resize(t.mhz, maxCPUs)
+	t.mhzOK = resizeBool(t.mhzOK, maxCPUs)
+	clear(t.mhzOK)
+	b, err := c.readProc("cpuinfo")
+	if err != nil {
+		partialf(col, "%v", err)
+		return false
+	}
+	if err := parseCPUInfoMHz(b, func(cpu int, khz uint64) { t.mhz[cpu], t.mhzOK[cpu] = khz, true }); err != nil {
+		partialf(col, "/proc/cpuinfo %v", err)
+		return false
+	}
+	return true
+}
+
+// freqCounters are the frequency counters; freqCount how many a source
+// declares.
+var freqCounters = [...]int{piFrequency, piPercentMax}
+
+func freqCount(source int) int {
+	if source == freqCPUInfo {
+		return 1
+	}
+	return 2
+}
+
+func resizeBool(s []bool, n int) []bool {
+	if cap(s) < n {
+		return make([]bool, n)
+	}
+	return s[:n]
 }
 
 // readTopology fills c.topo.node for the CPUs of the last /proc/stat read.
@@ -180,7 +250,9 @@ func writeFreq(v perfdata.Values, cur, max, n uint64) {
 	}
 }
 
-func (c *Collector) collectProcessorInformation(col Collection, w Writer, freq bool) error {
+func (c *Collector) collectProcessorInformation(col Collection, w Writer, source int) error {
+	freq := source != freqNone
+	infoOK := source == freqCPUInfo && c.readCPUInfoMHz(col)
 	if err := c.readCPU(col); err != nil {
 		return err
 	}
@@ -211,10 +283,16 @@ func (c *Collector) collectProcessorInformation(col Collection, w Writer, freq b
 		c.writeCPU(v, 0, ct, 1, st.intr[i], st.softirq[i])
 		st.unavailable(col, ct)
 		if freq {
-			cur, max, ok := c.readFreq(col, id)
+			var cur, max uint64
+			var ok bool
+			if source == freqCPUFreq {
+				cur, max, ok = c.readFreq(col, id)
+			} else if ok = infoOK && id < len(t.mhzOK) && t.mhzOK[id]; ok {
+				cur = t.mhz[id]
+			}
 			writeFreq(v, cur, max, 1)
 			if !ok {
-				col.Unavailable(piFrequency, piPercentMax)
+				col.Unavailable(freqCounters[:freqCount(source)]...)
 				if k >= 0 {
 					t.freqBad[k] = true
 				}
@@ -243,7 +321,7 @@ func (c *Collector) collectProcessorInformation(col Collection, w Writer, freq b
 		if freq {
 			writeFreq(v, t.freq[k], t.maxf[k], t.counts[k])
 			if t.freqBad[k] {
-				col.Unavailable(piFrequency, piPercentMax)
+				col.Unavailable(freqCounters[:freqCount(source)]...)
 			}
 		}
 		intrAll += t.intr[k]
@@ -259,7 +337,7 @@ func (c *Collector) collectProcessorInformation(col Collection, w Writer, freq b
 	if freq {
 		writeFreq(v, t.freq[nn], t.maxf[nn], n)
 		if t.freqBad[nn] {
-			col.Unavailable(piFrequency, piPercentMax)
+			col.Unavailable(freqCounters[:freqCount(source)]...)
 		}
 	}
 	return nil

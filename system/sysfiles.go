@@ -79,11 +79,16 @@ func (c *Collector) readSys(name string) ([]byte, error) {
 // readSysAt is readSys of dir+name+file, a name built without allocating
 // when its file is kept open.
 func (c *Collector) readSysAt(dir, dev, attr string) ([]byte, error) {
+	return c.readKeptAt(&c.sysKept, maxKeptSysFiles, dir, dev, attr)
+}
+
+// readKeptAt is readSysAt over the kept files k, which keeps at most
+// limit files open.
+func (c *Collector) readKeptAt(k *keptSysFiles, limit int, dir, dev, attr string) ([]byte, error) {
 	c.sysPath = append(append(append(c.sysPath[:0], dir...), dev...), attr...)
 	if c.Sys == nil {
 		return nil, fmt.Errorf("read %s: no file system", c.sysPath)
 	}
-	k := &c.sysKept
 	if f, ok := k.files[string(c.sysPath)]; ok {
 		f.round = k.round
 		b, err := c.readKept(f)
@@ -102,7 +107,7 @@ func (c *Collector) readSysAt(dir, dev, attr string) ([]byte, error) {
 		return nil, err
 	}
 	r, ok := file.(readerAtCloser)
-	if !ok || len(k.files) >= maxKeptSysFiles {
+	if !ok || len(k.files) >= limit {
 		defer file.Close()
 		b, err := proctext.ReadAll(file, c.sysBuf[:0], maxFileSize)
 		c.sysBuf = b[:0]
@@ -218,5 +223,6 @@ func (c *Collector) readAt(r io.ReaderAt) ([]byte, error) {
 // stays usable: a later sample opens them again.
 func (c *Collector) Close() error {
 	c.sysKept.close()
+	c.cg.kept.close()
 	return nil
 }

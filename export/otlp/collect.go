@@ -279,7 +279,7 @@ func (w *objectWalk) isMissing(pos int, counter uint32) bool {
 // object, then the generic metrics.
 func (w *objectWalk) instance(cb perfdata.CounterBlock, pos int, name, display string, gattrs []attribute.KeyValue) {
 	if rules := w.e.rules[w.o.NameIndex()]; len(rules) > 0 {
-		if attrs, ok := w.semconvAttrs(cb, pos, name); ok {
+		if attrs, ok := w.semconvAttrs(cb, pos, name, display); ok {
 			for i := range rules {
 				w.rule(&rules[i], cb, pos, name, attrs)
 			}
@@ -294,9 +294,12 @@ func (w *objectWalk) instance(cb perfdata.CounterBlock, pos int, name, display s
 // semconvAttrs are the attributes an instance gives every metric of the
 // table; ok is false for instances the conventions leave out (_Total,
 // Process's Idle).
-func (w *objectWalk) semconvAttrs(cb perfdata.CounterBlock, pos int, name string) ([]attribute.KeyValue, bool) {
+func (w *objectWalk) semconvAttrs(cb perfdata.CounterBlock, pos int, name, display string) ([]attribute.KeyValue, bool) {
 	if name == totalName {
 		return nil, false
+	}
+	if key := w.e.instAttr[w.o.NameIndex()]; key != "" {
+		return []attribute.KeyValue{attribute.String(key, display)}, true
 	}
 	switch w.o.NameIndex() {
 	case objProcessor:
@@ -397,6 +400,14 @@ func (w *objectWalk) rule(r *rule, cb perfdata.CounterBlock, pos int, name strin
 		if r.metric.name == scCPUTime.name && w.e.opts.CPUUtilization {
 			w.utilization(name, r.attrs, sec, float64(d)/float64(f), iattrs)
 		}
+	case howCelsius:
+		// Tenths of Kelvin: (v - 2731.5) / 10 degrees, rounded half away
+		// from zero.
+		c := math.Round((float64(v) - 2731.5) / 10)
+		if c > math.MaxInt64 || c < math.MinInt64 {
+			return
+		}
+		w.k.int(r.metric, int64(c), attrs)
 	case howElapsed:
 		d, f := calc.TimeBase(first, w.clocks)
 		if f == 0 || f > math.MaxInt64 || v == 0 || v > d {

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -45,6 +46,9 @@ type Exporter struct {
 	export  map[uint32]*Selection // the objects exported, with their instance patterns
 	rules   map[uint32][]rule     // the semantic-convention rules by object
 	covered map[uint32]map[uint32]bool
+	// instAttr is the attribute that identifies an instance in the
+	// semantic-convention metrics of a Linux-only object (namedRules).
+	instAttr map[uint32]string
 
 	mu      sync.Mutex // guards what follows; held through a collection
 	insts   map[string]*instrument
@@ -111,7 +115,6 @@ func New(ctx context.Context, src pdh.Source, opts Options) (*Exporter, error) {
 		log:     opts.Logger,
 		export:  map[uint32]*Selection{},
 		rules:   map[uint32][]rule{},
-		covered: covered(),
 		insts:   map[string]*instrument{},
 		generic: map[genericKey]*genericMetric{},
 		owner:   map[string]genericKey{},
@@ -136,12 +139,7 @@ func New(ctx context.Context, src pdh.Source, opts Options) (*Exporter, error) {
 
 	// Instruments: the semantic-convention ones of the exported objects,
 	// and the generic ones of the counters of the first sample.
-	for _, r := range semconvRules {
-		if _, ok := e.export[r.object]; ok {
-			e.rules[r.object] = append(e.rules[r.object], r)
-			e.want(r.metric)
-		}
-	}
+	e.useRules()
 	if _, ok := e.export[objProcessor]; ok && opts.CPUUtilization {
 		e.want(scCPUUtilization)
 	}
@@ -153,6 +151,24 @@ func New(ctx context.Context, src pdh.Source, opts Options) (*Exporter, error) {
 		return nil, err
 	}
 	return e, nil
+}
+
+// useRules takes the semantic-convention rules of the exported objects:
+// the table's, and the named rules of the Linux-only objects the source's
+// title database knows.
+func (e *Exporter) useRules() {
+	rules := append(slices.Clone(semconvRules), resolveNamed(e.src.Titles())...)
+	e.covered = covered(rules)
+	e.instAttr = map[uint32]string{}
+	for _, r := range rules {
+		if _, ok := e.export[r.object]; ok {
+			e.rules[r.object] = append(e.rules[r.object], r)
+			e.want(r.metric)
+			if r.instAttr != "" {
+				e.instAttr[r.object] = r.instAttr
+			}
+		}
+	}
 }
 
 // selectObjects resolves the selection into title indexes and takes the

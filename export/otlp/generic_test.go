@@ -231,7 +231,7 @@ func TestGenericValues(t *testing.T) {
 // bareExporter is an Exporter without the SDK, for walking samples.
 func bareExporter(src pdh.Source, opts Options) *Exporter {
 	return &Exporter{
-		src: src, opts: opts, export: map[uint32]*Selection{}, rules: map[uint32][]rule{}, covered: covered(),
+		src: src, opts: opts, export: map[uint32]*Selection{}, rules: map[uint32][]rule{}, covered: covered(semconvRules),
 		insts: map[string]*instrument{}, generic: map[genericKey]*genericMetric{}, owner: map[string]genericKey{},
 		prevCPU: map[string]cpuPrev{},
 	}

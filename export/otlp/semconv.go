@@ -62,6 +62,15 @@ var (
 	scProcMemory      = spec{"process.memory.usage", "By", "The amount of physical memory in use.", kindIntUpDown}
 	scProcVirtual     = spec{"process.memory.virtual", "By", "The amount of committed virtual memory.", kindIntUpDown}
 	scProcThreads     = spec{"process.thread.count", "{thread}", "Process threads count.", kindIntUpDown}
+
+	// docs/system/container-metrics.md and docs/hardware/common.md.
+	scContCPUTime    = spec{"container.cpu.time", "s", "CPU time consumed.", kindFloatCounter}
+	scContMemory     = spec{"container.memory.usage", "By", "Memory usage of the container.", kindIntCounter}
+	scContWorkingSet = spec{"container.memory.working_set", "By", "Container memory working set.", kindIntUpDown}
+	scContFaults     = spec{"container.memory.paging.faults", "{fault}", "Container memory paging faults.", kindIntCounter}
+	scContDiskIO     = spec{"container.disk.io", "By", "Disk bytes for the container.", kindIntCounter}
+	scHWTemperature  = spec{"hw.temperature", "Cel", "Temperature in degrees Celsius.", kindIntGauge}
+	scHWFanSpeed     = spec{"hw.fan.speed", "rpm", "Fan speed in revolutions per minute.", kindIntGauge}
 )
 
 // term is one raw value of a rule: counter (title index) of the instance,
@@ -70,6 +79,7 @@ type term struct {
 	counter uint32
 	base    bool
 	neg     bool
+	name    string // the counter's English name, for objectName rules
 }
 
 // how is how a rule's terms become the value.
@@ -79,6 +89,7 @@ const (
 	howCount   how = iota // the sum of the terms, an integer
 	howTime               // the sum of the terms in the first term's time base, in seconds
 	howElapsed            // PERF_ELAPSED_TIME: (object time - value) / object frequency, seconds
+	howCelsius            // tenths of Kelvin to whole degrees Celsius, rounded
 )
 
 // rule is one row of the semantic-convention table: the value of metric
@@ -86,14 +97,23 @@ const (
 // instance's own).
 type rule struct {
 	object uint32
-	metric spec
-	attrs  []attribute.KeyValue
-	terms  []term
-	how    how
-	scale  uint64 // multiplies a howCount value (KiB to bytes); 0 means 1
+	// objectName names an object Windows has no counterpart of (package
+	// system's Linux-only objects, whose title indexes are given when
+	// the host registers them): the rule's object and counters are
+	// resolved by English name in the source's title database (see
+	// resolveNamed), and its instances are identified by instAttr.
+	objectName string
+	instAttr   string
+	metric     spec
+	attrs      []attribute.KeyValue
+	terms      []term
+	how        how
+	scale      uint64 // multiplies a howCount value (KiB to bytes); 0 means 1
 }
 
 func plus(counter uint32) term           { return term{counter: counter} }
+func named(name string) term             { return term{name: name} }
+func namedMinus(name string) term        { return term{name: name, neg: true} }
 func minus(counter uint32) term          { return term{counter: counter, neg: true} }
 func baseOf(counter uint32) term         { return term{counter: counter, base: true} }
 func str(k, v string) attribute.KeyValue { return attribute.String(k, v) }
@@ -189,12 +209,70 @@ var semconvRules = []rule{
 	{object: objProcess, metric: scProcThreads, terms: []term{plus(cThreadCount)}},
 }
 
+// The objects of package system that Windows has no counterpart of, by
+// their English names (their counters too).
+const (
+	objNameControlGroup = "Control Group"
+	objNameTempSensor   = "Temperature Sensor"
+	objNameThermalZone  = "Thermal Zone Information"
+	objNameFan          = "Fan"
+)
+
+// namedRules map the Linux-only objects. A control group is identified by
+// perf.instance (its path), as in the generic mapping: one exporter
+// reports every group of the host, so the conventions' container resource
+// attributes cannot say which. The hardware metrics carry hw.id, the
+// instance name (chip:label, the zone type) with PDH's #n for duplicates.
+var namedRules = []rule{
+	{objectName: objNameControlGroup, instAttr: "perf.instance", metric: scContCPUTime, attrs: []attribute.KeyValue{str("cpu.mode", "user")}, terms: []term{named("Current % User Mode Time")}, how: howTime},
+	{objectName: objNameControlGroup, instAttr: "perf.instance", metric: scContCPUTime, attrs: []attribute.KeyValue{str("cpu.mode", "system")}, terms: []term{named("Current % Kernel Mode Time")}, how: howTime},
+	{objectName: objNameControlGroup, instAttr: "perf.instance", metric: scContMemory, terms: []term{named("Memory Usage Bytes")}},
+	{objectName: objNameControlGroup, instAttr: "perf.instance", metric: scContWorkingSet, terms: []term{named("Memory Working Set Bytes")}},
+	{objectName: objNameControlGroup, instAttr: "perf.instance", metric: scContFaults, attrs: []attribute.KeyValue{str("system.paging.fault.type", "major")}, terms: []term{named("Memory Major Page Faults/sec")}},
+	{objectName: objNameControlGroup, instAttr: "perf.instance", metric: scContFaults, attrs: []attribute.KeyValue{str("system.paging.fault.type", "minor")}, terms: []term{named("Memory Page Faults/sec"), namedMinus("Memory Major Page Faults/sec")}},
+	{objectName: objNameControlGroup, instAttr: "perf.instance", metric: scContDiskIO, attrs: []attribute.KeyValue{str("disk.io.direction", "read")}, terms: []term{named("Block Read Bytes/sec")}},
+	{objectName: objNameControlGroup, instAttr: "perf.instance", metric: scContDiskIO, attrs: []attribute.KeyValue{str("disk.io.direction", "write")}, terms: []term{named("Block Write Bytes/sec")}},
+	{objectName: objNameTempSensor, instAttr: "hw.id", metric: scHWTemperature, terms: []term{named("High Precision Temperature")}, how: howCelsius},
+	{objectName: objNameThermalZone, instAttr: "hw.id", metric: scHWTemperature, terms: []term{named("High Precision Temperature")}, how: howCelsius},
+	{objectName: objNameFan, instAttr: "hw.id", metric: scHWFanSpeed, terms: []term{named("Fan Speed (RPM)")}},
+}
+
+// titleIndex is what resolveNamed needs of a title database.
+type titleIndex interface {
+	Index(name string) (uint32, bool)
+}
+
+// resolveNamed returns the named rules whose object and counters db
+// knows, with their title indexes filled in; the others are left out (a
+// host without those objects, a log of another system).
+func resolveNamed(db titleIndex) []rule {
+	var out []rule
+next:
+	for _, r := range namedRules {
+		idx, ok := db.Index(r.objectName)
+		if !ok {
+			continue
+		}
+		r.object = idx
+		r.terms = append([]term(nil), r.terms...)
+		for i := range r.terms {
+			c, ok := db.Index(r.terms[i].name)
+			if !ok {
+				continue next
+			}
+			r.terms[i].counter = c
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
 // covered lists, per object, the counters the table exports (by title
 // index): the generic mapping leaves them out unless GenericAll. Process's
 // ID Process is an attribute of its metrics.
-func covered() map[uint32]map[uint32]bool {
+func covered(rules []rule) map[uint32]map[uint32]bool {
 	m := map[uint32]map[uint32]bool{}
-	for _, r := range semconvRules {
+	for _, r := range rules {
 		if m[r.object] == nil {
 			m[r.object] = map[uint32]bool{}
 		}
@@ -202,6 +280,8 @@ func covered() map[uint32]map[uint32]bool {
 			m[r.object][tm.counter] = true
 		}
 	}
-	m[objProcess][cIDProcess] = true
+	if m[objProcess] != nil {
+		m[objProcess][cIDProcess] = true
+	}
 	return m
 }
