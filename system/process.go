@@ -299,7 +299,7 @@ func (p *ProcessObjects) collectProcess(c *Collector, col Collection, w Writer, 
 // missing for every process (the kernel lacks it), a read error or a
 // malformed file, naming the first process it happened to.
 type failCount struct {
-	n, quiet int              // processes whose file failed; of those, denied or gone
+	n, quiet int               // processes whose file failed; of those, denied or gone
 	first    procscan.ReadFail // the first cause worth a word
 	pid      int32             // and its process
 	name     string
