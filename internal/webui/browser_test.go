@@ -150,9 +150,29 @@ func evalJS[T any](p page, expr string) T {
 	return v
 }
 
+// click clicks the element sel selects once it is visible, waiting 20 s
+// at most.
 func (p page) click(sel string) {
 	p.t.Helper()
-	p.do("click "+sel, chromedp.Click(chromedp.CSS(sel)))
+	ctx, cancel := context.WithTimeout(p.ctx, 20*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(sel))); err != nil {
+		p.t.Fatalf("click %s: %v", sel, err)
+	}
+}
+
+// defaultPath is the counter the page opens with, as perfmon does.
+const defaultPath = `\Processor(_Total)\% Processor Time`
+
+// openWithoutDefault opens the live page at url and takes off the
+// counter it opens with (defaultPath) with its legend's remove button, as
+// a user would, for tests of other counters.
+func (p page) openWithoutDefault(url string) {
+	p.t.Helper()
+	p.do("open the page", chromedp.Navigate(url))
+	p.wait("the page ready with its default counter", `perfmon.ready() && perfmon.requests().join() === `+js(defaultPath))
+	p.click(`button[aria-label=` + js("Remove "+defaultPath) + `]`)
+	p.wait("no counters", `perfmon.requests().length === 0 && perfmon.series().length === 0`)
 }
 
 // choose selects the options of a list box whose values are given and
@@ -261,7 +281,7 @@ func TestPageInBrowser(t *testing.T) {
 		t.Fatalf("explain text of Available Bytes: %q", help)
 	}
 
-	p.do("open the page", chromedp.Navigate(srv.URL))
+	p.openWithoutDefault(srv.URL)
 	p.wait("the host's name", `document.getElementById('host').textContent === '\\\\FIXTURE'`)
 	evalJS[bool](p, `window.violations = []; document.addEventListener('securitypolicyviolation', e => violations.push(e.violatedDirective + ' ' + e.blockedURI)); true`)
 	defer func() {
