@@ -354,7 +354,7 @@ func TestLogViewsInBrowser(t *testing.T) {
 	// The legend of 60 counters scrolls in its pane; the page stays
 	// within the window.
 	var layout struct {
-		PageHeight, WindowHeight, PaneScroll, PaneClient float64
+		PageHeight, WindowHeight, PaneScroll, PaneClient   float64
 		PageWidth, WindowWidth, ReportScroll, ReportClient float64
 	}
 	measure := func() {
