@@ -248,6 +248,7 @@ func TestLogInBrowser(t *testing.T) {
 	if got := evalJS[int](p, `perfmon.log().data[0].length`); got != 4 {
 		t.Errorf("the line view of samples 5..8 draws %d points, want 4", got)
 	}
+	p.screenshot("log")
 
 	// Zoom out, in, and back to the whole log.
 	// Samples 5..8 span 3 intervals: out to 6 about the middle (4..10),

@@ -6,7 +6,7 @@ import {
   formatValue, formatDuration, clampInt, settingsOf, parseSettings, encodeLink, decodeLink, exportText,
   yTicks, tickLabel, localOffset,
 } from './model.js';
-import { timeAxis, valueAxis } from './axes.js';
+import { timeAxis, valueAxis, valueAxisWidth } from './axes.js';
 import { initLogs } from './logs.js';
 import { captureSession, sessionHeaders } from './session.js';
 
@@ -454,6 +454,7 @@ function renderHistogram() {
   const axis = document.createElement('div');
   axis.className = 'axis';
   axis.setAttribute('aria-hidden', 'true');
+  axis.style.width = valueAxisWidth(ticks.map(tickLabel)) + 'px';
   const plot = document.createElement('div');
   plot.className = 'plot';
   for (const v of ticks) {

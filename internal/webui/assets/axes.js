@@ -5,6 +5,13 @@
 
 import { timeLabel, yTicks, tickLabel } from './model.js';
 
+// valueAxisWidth is the width (CSS pixels) of a vertical scale whose
+// labels are labels: uPlot's default 50, wider for long labels (7 px a
+// character of its 12 px font). The histogram's scale is as wide.
+export function valueAxisWidth(labels) {
+  return Math.max(50, 14 + 7 * Math.max(0, ...(labels || []).map((l) => l.length)));
+}
+
 // TIME_SPACE is the least room (CSS pixels) between two time labels: a
 // label is at most HH:MM:SS.fff wide.
 const TIME_SPACE = 90;
@@ -44,6 +51,7 @@ export function valueAxis(colors, { min, max, drawn }) {
   return {
     ...style(colors),
     splits: () => yTicks(min, max),
+    size: (u, values) => valueAxisWidth(values),
     values: (u, splits) => {
       const labels = splits.map(tickLabel);
       if (drawn) drawn.y = labels.slice();
