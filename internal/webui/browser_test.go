@@ -150,9 +150,29 @@ func evalJS[T any](p page, expr string) T {
 	return v
 }
 
+// click clicks the element sel selects once it is visible, waiting 20 s
+// at most.
 func (p page) click(sel string) {
 	p.t.Helper()
-	p.do("click "+sel, chromedp.Click(chromedp.CSS(sel)))
+	ctx, cancel := context.WithTimeout(p.ctx, 20*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(sel))); err != nil {
+		p.t.Fatalf("click %s: %v", sel, err)
+	}
+}
+
+// defaultPath is the counter the page opens with, as perfmon does.
+const defaultPath = `\Processor(_Total)\% Processor Time`
+
+// openWithoutDefault opens the live page at url and takes off the
+// counter it opens with (defaultPath) with its legend's remove button, as
+// a user would, for tests of other counters.
+func (p page) openWithoutDefault(url string) {
+	p.t.Helper()
+	p.do("open the page", chromedp.Navigate(url))
+	p.wait("the page ready with its default counter", `perfmon.ready() && perfmon.requests().join() === `+js(defaultPath))
+	p.click(`button[aria-label=` + js("Remove "+defaultPath) + `]`)
+	p.wait("no counters", `perfmon.requests().length === 0 && perfmon.series().length === 0`)
 }
 
 // choose selects the options of a list box whose values are given and
@@ -261,7 +281,7 @@ func TestPageInBrowser(t *testing.T) {
 		t.Fatalf("explain text of Available Bytes: %q", help)
 	}
 
-	p.do("open the page", chromedp.Navigate(srv.URL))
+	p.openWithoutDefault(srv.URL)
 	p.wait("the host's name", `document.getElementById('host').textContent === '\\\\FIXTURE'`)
 	evalJS[bool](p, `window.violations = []; document.addEventListener('securitypolicyviolation', e => violations.push(e.violatedDirective + ' ' + e.blockedURI)); true`)
 	defer func() {
@@ -418,7 +438,7 @@ func TestPageInBrowser(t *testing.T) {
 
 // TestScreenshots writes docs/screenshots/*.png (go test
 // ./internal/webui -run Screenshots -update-screenshots): each view over
-// the live machine, after 15 samples, in the light theme and the line
+// the live machine, after 30 samples, in the light theme and the line
 // graph in the dark one as well.
 func TestScreenshots(t *testing.T) {
 	if !*updateScreenshots {
@@ -433,9 +453,10 @@ func TestScreenshots(t *testing.T) {
 	srv, _ := serve(t, h, "")
 	p := page{t, ctx}
 	p.do("open the page", chromedp.Navigate(srv.URL))
-	p.wait("the host's name", `document.getElementById('host').textContent !== ''`)
+	p.wait("the default counter", `perfmon.ready() && perfmon.requests().length === 1`)
 	evalJS[int](p, `perfmon.addPaths(['\\Processor(*)\\% Processor Time', '\\Memory\\Available Bytes', '\\Memory\\% Committed Bytes In Use'])`)
 	p.wait("15 samples", `perfmon.samples() >= 15`)
+	p.wait("30 samples", `perfmon.samples() >= 30`)
 	p.click(`button[aria-label="Select \\Memory\\Available Bytes"]`)
 	p.click("#fit")
 	p.click(`button[aria-label="Select \\Processor(_Total)\\% Processor Time"]`)
@@ -515,6 +536,24 @@ func TestModel(t *testing.T) {
 		{`m.clampInt('2.6', 1, 86400, 1)`, `3`},
 		{`m.COLORS.length`, `16`},
 		{`m.SCALES.join()`, `"-9,-8,-7,-6,-5,-4,-3,-2,-1,0,1,2,3,4,5,6,7,8"`},
+		// Axes: the time labels' forms by step and span (1772361738.5 is
+		// 2026-03-01 10:42:18.5 UTC), the vertical scale's ten steps.
+		{`m.timeLabel(1772361738.5, 0.5, 7)`, `"10:42:18.5"`},
+		{`m.timeLabel(1772361738.5, 0.05, 1)`, `"10:42:18.50"`},
+		{`m.timeLabel(1772361738.5, 0.002, 0.1)`, `"10:42:18.500"`},
+		{`m.timeLabel(1772361738.5, 1, 7)`, `"10:42:18"`},
+		{`m.timeLabel(1772361738.5, 30, 600)`, `"10:42:18"`},
+		{`m.timeLabel(1772361738.5, 300, 3600)`, `"10:42"`},
+		{`m.timeLabel(1772361738.5, 3600, 172800)`, `"2026-03-01\n10:42"`},
+		{`m.timeLabel(1772361738.5, 86400, 864000)`, `"2026-03-01"`},
+		{`m.yTicks(0, 100)`, `[0,10,20,30,40,50,60,70,80,90,100]`},
+		{`m.yTicks(0, 1)`, `[0,0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1]`},
+		{`m.yTicks(-1, 1)`, `[-1,-0.8,-0.6,-0.4,-0.2,0,0.2,0.4,0.6,0.8,1]`},
+		{`m.yTicks(0, 250000)`, `[0,25000,50000,75000,100000,125000,150000,175000,200000,225000,250000]`},
+		{`m.tickLabel(25000)`, `"25,000"`},
+		{`m.tickLabel(0.3)`, `"0.3"`},
+		{`m.tickLabel(-0.8)`, `"-0.8"`},
+		{`m.tickLabel(999999999)`, `"999,999,999"`},
 		{`m.pdhTime(1479908790.874)`, `"11/23/2016 13:46:30.874"`},
 		{`m.pdhTime(0)`, `"01/01/1970 00:00:00.000"`},
 		{`m.exportText(',', [0, 1.5], ['\\\\h\\A\\b', '\\\\h\\C("q")\\d'], [[1, null], [2.5, 3]])`,
@@ -531,6 +570,9 @@ func TestModel(t *testing.T) {
 		{`m.parseSettings('{"DisplayType":4}').view`, `"area"`},
 		{`m.parseSettings('{"DisplayType":5}').view`, `"stacked"`},
 		{`m.settingsOf({view: 'stacked', counters: []}).DisplayType`, `5`},
+		// A counter at its default scale (null) has no ScaleFactor.
+		{`m.settingsOf({view: 'line', counters: [{path: '\\A\\b', color: null, scale: null, show: true}, {path: '\\A\\c', color: null, scale: -2, show: true}]}).Counters`,
+			`[{"Path":"\\A\\b","Visible":true},{"Path":"\\A\\c","ScaleFactor":-2,"Visible":true}]`},
 	}
 	refused := []struct{ text, field string }{
 		{`not json`, "settings"},

@@ -213,9 +213,10 @@ func TestLogInBrowser(t *testing.T) {
 	p.wait("the whole log", `perfmon.log().from === 0 && perfmon.log().to === 10`)
 
 	// Select samples 5..8 by dragging over the overview from halfway
-	// between samples 4 and 5 to halfway between 8 and 9.
-	p.click(`button[aria-label="Select \\Processor(_Total)\\% Processor Time"]`)
+	// between samples 4 and 5 to halfway between 8 and 9. (The report
+	// hides the legend: the line view first.)
 	p.click("#view-line")
+	p.click(`button[aria-label="Select \\Processor(_Total)\\% Processor Time"]`)
 	p.wait("the overview drawn", `document.querySelector('#overview .u-over') !== null`)
 	box := evalJS[[]float64](p, `(() => { const r = document.querySelector('#overview .u-over').getBoundingClientRect(); return [r.left, r.top, r.width, r.height] })()`)
 	times := evalJS[[]float64](p, `perfmon.log().times`)
@@ -247,6 +248,7 @@ func TestLogInBrowser(t *testing.T) {
 	if got := evalJS[int](p, `perfmon.log().data[0].length`); got != 4 {
 		t.Errorf("the line view of samples 5..8 draws %d points, want 4", got)
 	}
+	p.screenshot("log")
 
 	// Zoom out, in, and back to the whole log.
 	// Samples 5..8 span 3 intervals: out to 6 about the middle (4..10),

@@ -56,7 +56,7 @@ func TestAddCountersRemote(t *testing.T) {
 
 	p := page{t, ctx}
 	wantMem := grouped(fixtureMemAvailable(t))
-	p.do("open the page", chromedp.Navigate(srv.URL))
+	p.openWithoutDefault(srv.URL)
 	p.wait("the host's name", `document.getElementById('host').textContent === '\\\\NEAR'`)
 	p.click("#add")
 	p.wait("the dialog's objects", `document.querySelectorAll('#ac-objects option').length > 3`)

@@ -22,8 +22,20 @@
 // Duration, the report and histogram the value at the range's end
 // (ReportValueType Current, as perfmon's report of a log) or the range's
 // average, minimum or maximum, and the line, area and stacked area views
-// (DisplayType 4 and 5, for logs only) every sample of the range. Times
-// are shown in UTC.
+// (DisplayType 4 and 5, for logs only) every sample of the range. A
+// log's times are shown in its own wall clock (the zone it was recorded
+// in), live ones in the browser's local time; the title names the
+// computer whose counters are shown (the log's in log mode).
+//
+// As Windows' Performance Monitor, the page opens live with
+// \Processor(_Total)\% Processor Time plotted, unless a #settings= link
+// (or a log the server was given) chose what it shows, or the user
+// removed that counter earlier in the tab's session (sessionStorage).
+// The graphs' axes are drawn by one code path (assets/axes.js): time
+// labels whose form follows the span and the ticks' step (HH:MM:SS.f to
+// dates, model.js timeLabel), and a vertical scale of ten equal steps
+// that the histogram shares. The page fills the window: the legend, or
+// the report in its view, scrolls within what the graph leaves.
 //
 // A server mounts it beside the API, both behind its authentication:
 //

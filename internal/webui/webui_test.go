@@ -38,6 +38,7 @@ func TestServe(t *testing.T) {
 		{"GET", "/index.html", 200, "text/html; charset=utf-8", index},
 		{"GET", "/app.js", 200, "text/javascript; charset=utf-8", app},
 		{"GET", "/model.js", 200, "text/javascript; charset=utf-8", nil},
+		{"GET", "/axes.js", 200, "text/javascript; charset=utf-8", nil},
 		{"GET", "/style.css", 200, "text/css; charset=utf-8", nil},
 		{"GET", "/vendor/uPlot.iife.min.js", 200, "text/javascript; charset=utf-8", nil},
 		{"GET", "/vendor/uPlot.min.css", 200, "text/css; charset=utf-8", nil},
@@ -81,7 +82,7 @@ func TestServe(t *testing.T) {
 // works on a machine without internet (the CSP would block one anyway).
 func TestOffline(t *testing.T) {
 	ext := regexp.MustCompile(`(?i)(src|href)\s*=\s*["'](https?:)?//|@import|url\(\s*["']?https?:|fetch\(\s*["']https?:`)
-	for _, name := range []string{"index.html", "app.js", "model.js", "style.css"} {
+	for _, name := range []string{"index.html", "app.js", "model.js", "axes.js", "logs.js", "session.js", "style.css"} {
 		b, err := os.ReadFile(filepath.Join("assets", name))
 		if err != nil {
 			t.Fatal(err)

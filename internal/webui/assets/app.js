@@ -4,7 +4,9 @@
 import {
   COLORS, SCALES, MAX_PATHS, parsePath, makePath, stats, scaleToFit, scaleLabel,
   formatValue, formatDuration, clampInt, settingsOf, parseSettings, encodeLink, decodeLink, exportText,
+  yTicks, tickLabel, localOffset,
 } from './model.js';
+import { timeAxis, valueAxis, valueAxisWidth } from './axes.js';
 import { initLogs } from './logs.js';
 import { captureSession, sessionHeaders } from './session.js';
 
@@ -30,7 +32,7 @@ const state = {
   legend: true,          // ShowLegend
   valueBar: true,        // ShowValueBar
   highlight: false,      // Highlight: the selected counter stands out (Ctrl+H)
-  requests: [],          // {path, excluded: Set, defaultScales: Map counter->exponent}
+  requests: [],          // {path, excluded: Set, defaultScales: Map lower-case counter->exponent}
   series: [],            // {key, request, color, scale (null: default), show, values, parts}
   times: [],             // sample times, seconds since the epoch
   selected: null,        // key of the selected series
@@ -54,6 +56,8 @@ const liveSource = {
 state.source = liveSource;
 
 let timer = 0;
+// ready: start() is done (for tests: what the page opened with is set).
+let ready = false;
 let polling = false;
 let chart = null;
 let chartKey = '';
@@ -75,10 +79,17 @@ async function api(path, init) {
   return r.json();
 }
 
-function setStatus(text, error) {
+// statusKept: the status line holds the error of something the user did
+// (a refused upload, settings file or link): a sample's plain line does
+// not replace it, only a sample's problems or the next message do.
+let statusKept = false;
+
+// setStatus writes the status line; fromSample says the polling wrote it.
+function setStatus(text, error, fromSample) {
   const s = $('status');
   s.textContent = text;
   s.classList.toggle('error', !!error);
+  statusKept = !!error && !fromSample;
 }
 
 // poll asks for every path of the page in one request and appends one
@@ -96,7 +107,7 @@ async function poll() {
     const ans = await src.formatted(state.requests.map((q) => q.path));
     if (state.source === src) addSample(ans);
   } catch (e) {
-    if (state.source === src) setStatus(String(e.message || e), true);
+    if (state.source === src) setStatus(String(e.message || e), true, true);
   } finally {
     polling = false;
   }
@@ -122,12 +133,22 @@ function addSample(ans) {
   // NaN above: "no data", never a number). A live series holds numbers
   // only, NaN for no value: an array of doubles, 8 bytes a value and no
   // object a sample, where null among numbers would box every number.
-  for (const pr of ans.problems || []) problems.push(`${pr.objectName || 'host'}: ${pr.reason}`);
+  // Only problems of the objects the page shows (or of the host as a
+  // whole): the server's sample may hold objects others asked for.
+  const shown = new Set(state.requests.map((q) => {
+    const p = parsePath(q.path);
+    return (p.machine ? `\\\\${p.machine}\\${p.object}` : p.object).toLowerCase();
+  }));
+  for (const pr of ans.problems || []) {
+    if (pr.object && pr.objectName && !shown.has(pr.objectName.toLowerCase())) continue;
+    problems.push(`${pr.objectName || 'host'}: ${pr.reason}`);
+  }
   state.times.push(t);
   state.total++;
   for (const s of state.series) s.values.push(now.has(s) ? now.get(s) : NaN);
   trim();
-  setStatus(problems.length ? problems.join('; ') : `${ans.host}: ${state.series.length} counters, sample of ${new Date(t * 1000).toLocaleTimeString()}`, problems.length > 0);
+  if (problems.length) setStatus(problems.join('; '), true, true);
+  else if (!statusKept) setStatus(`${ans.host}: ${state.series.length} counters, sample of ${new Date(t * 1000).toLocaleTimeString()}`, false, true);
   render();
 }
 
@@ -180,8 +201,38 @@ function newSeries(key, request) {
 }
 
 function scaleOf(s) {
-  if (s.scale != null) return s.scale;
-  return s.request.defaultScales.get(s.parts.counter) ?? 0;
+  return s.scale ?? defaultScaleOf(s);
+}
+
+// defaultScaleOf is a counter's default scale (its definition's
+// DefaultScale), 0 while the page does not know it.
+function defaultScaleOf(s) {
+  return s.request.defaultScales.get(s.parts.counter.toLowerCase()) ?? 0;
+}
+
+// scaleLists caches what the page learnt of objects' counters' default
+// scales: objects URL (with computer) -> promise of a Map lower-case
+// counter name -> exponent (empty when the object could not be read).
+const scaleLists = new Map();
+
+// lookupScales learns the default scales of a request's counters when
+// they came without (a link, a settings file, the page's default
+// counter, the console): GET of its object, of the computer the path
+// names or of the log, as Add Counters would list it.
+async function lookupScales(q) {
+  const parts = parsePath(q.path);
+  if (!parts.object) return;
+  const comp = parts.machine && !inLog() ? '&computer=' + encodeURIComponent(parts.machine) : '';
+  const url = `${objectsBase()}/${encodeURIComponent(parts.object)}?detail=wizard${comp}`;
+  if (!scaleLists.has(url)) {
+    scaleLists.set(url, api(url).then(
+      (o) => new Map((o.counters || []).map((c) => [c.name.toLowerCase(), c.defaultScale ?? 0])),
+      () => { scaleLists.delete(url); return new Map(); }));
+  }
+  const scales = await scaleLists.get(url);
+  if (!state.requests.includes(q) || scales.size === 0) return;
+  q.defaultScales = scales;
+  render();
 }
 
 function schedule() {
@@ -223,9 +274,10 @@ async function pollAlerts() {
 function bareCounterPath(p) { return p.replace(/^\\\\[^\\]+/, ''); }
 
 // addPaths adds counter paths to the page (a path already there is left
-// alone) and fetches at once; defaultScales maps counter names to their
-// default scale exponents.
-export function addPaths(paths, defaultScales = new Map()) {
+// alone) and fetches at once; defaultScales maps lower-case counter
+// names to their default scale exponents (without it, the page asks the
+// server for them).
+export function addPaths(paths, defaultScales = null) {
   let added = 0;
   for (const path of paths) {
     if (state.requests.some((q) => q.path.toLowerCase() === path.toLowerCase())) continue;
@@ -233,7 +285,9 @@ export function addPaths(paths, defaultScales = new Map()) {
       setStatus(`${path}: not added, the page has ${MAX_PATHS} counter paths, the most one request may ask for`, true);
       break;
     }
-    state.requests.push({ path, excluded: new Set(), defaultScales });
+    const q = { path, excluded: new Set(), defaultScales: defaultScales ?? new Map() };
+    state.requests.push(q);
+    if (!defaultScales) lookupScales(q);
     added++;
   }
   if (added && inLog()) logs.fetch();
@@ -262,13 +316,27 @@ function render() {
   $('remove').disabled = !sel;
   $('fit').disabled = !sel;
   $('step').disabled = !state.frozen;
+  // The report shows neither the value bar nor the legend, as perfmon's.
   $('legend').hidden = !state.legend;
-  $('valuebar').hidden = !state.valueBar;
+  $('legend-pane').hidden = !state.legend || state.view === 'report';
+  $('valuebar').hidden = !state.valueBar || state.view === 'report';
+  renderTitle();
   $('show-legend').checked = state.legend;
   $('show-valuebar').checked = state.valueBar;
   $('highlight').checked = state.highlight;
   document.body.classList.toggle('highlight', state.highlight);
+  document.body.dataset.view = state.view;
   $('freeze').setAttribute('aria-pressed', String(state.frozen));
+}
+
+// renderTitle names the computer whose counters the page shows: the
+// host's live, the log's computers in log mode.
+function renderTitle() {
+  const names = inLog() ? logs.computers() : (state.host ? [state.host.name] : []);
+  const text = names.map((n) => '\\\\' + n).join(', ');
+  if ($('host').textContent !== text) $('host').textContent = text;
+  const title = `Performance Monitor ${text}${text ? ' ' : ''}- perfc`;
+  if (document.title !== title) document.title = title;
 }
 
 function cssVar(name) { return getComputedStyle(document.documentElement).getPropertyValue(name).trim(); }
@@ -295,16 +363,37 @@ function lineData() {
   return [Array.from({ length: n }, (_, i) => i), ...state.series.map((s) => place(scaled(s)))];
 }
 
+// lineAxes are the labels the line graph's axes drew last (x, y).
+const lineAxes = { x: [], xAt: [], step: 0, y: [] };
+
+// slotTime is the local wall-clock time of the sample a wrapping graph
+// shows at slot (seconds, the browser's offset from UTC added): the
+// labels of its x axis; null for a slot without a sample, and for the
+// gap before the oldest.
+function slotTime(slot) {
+  const n = state.points, len = state.times.length, first = state.total - len;
+  if (!Number.isInteger(slot) || slot < 0 || slot >= n || len === 0) return null;
+  const i = (((slot - first) % n) + n) % n;
+  if (i >= len || (len === n && i === 0)) return null;
+  const t = state.times[i];
+  return t + localOffset(t);
+}
+
 function renderLine() {
   const el = $('line');
   const width = Math.max(300, el.clientWidth - 8);
   const key = JSON.stringify([width, state.ymin, state.ymax, state.selected, state.highlight, state.scroll, state.points,
     state.series.map((s) => [s.key, s.color, s.show])]);
   const data = lineData();
-  if (chart && key === chartKey) { chart.setData(data); return; }
+  if (chart && key === chartKey) {
+    chart.setData(data);
+    // Wrapping, the x scale stays 0..points-1: its time labels follow
+    // the samples only when the axes are computed again.
+    if (!state.scroll) chart.redraw(false, true);
+    return;
+  }
   if (chart) chart.destroy();
-  const fg = cssVar('--fg'), grid = cssVar('--grid');
-  const axis = { stroke: fg, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid, width: 1 } };
+  const fg = cssVar('--fg'), colors = { fg, grid: cssVar('--grid') };
   const x = state.scroll
     // The time axis spans the graph's duration (points x interval),
     // ending at the latest sample.
@@ -328,7 +417,12 @@ function renderLine() {
     legend: { show: false },
     cursor: { drag: { x: false, y: false } },
     scales: { x, y: { auto: false, range: [state.ymin, state.ymax] } },
-    axes: [state.scroll ? { ...axis } : { ...axis, values: (u, splits) => splits.map(() => '') }, { ...axis }],
+    axes: [
+      timeAxis(colors, state.scroll
+        ? { wallOf: (t) => t + localOffset(t), span: () => (state.points - 1) * state.interval, drawn: lineAxes }
+        : { wallOf: slotTime, unit: state.interval, span: () => state.points * state.interval, drawn: lineAxes }),
+      valueAxis(colors, { min: state.ymin, max: state.ymax, drawn: lineAxes }),
+    ],
     // No point markers: perfmon draws none, and uPlot's default draws a
     // circle at every sample once samples are twice a marker's size
     // apart (11 px for these lines: the default 100 points on a window
@@ -344,22 +438,42 @@ function renderLine() {
   chartKey = key;
 }
 
+// histogramGap is the gap in CSS pixels between the histogram's bars,
+// which share the plot's whole width equally, as perfmon draws them: it
+// narrows as the counters grow many (none past 200).
+function histogramGap(n) { return n > 200 ? 0 : n > 50 ? 1 : 4; }
+
+// renderHistogram draws a bar for each shown counter, its height the
+// counter's report value on the vertical scale, with the line graph's
+// ticks (yTicks, tickLabel) and gridlines beside them.
 function renderHistogram() {
   const el = $('histogram');
   el.replaceChildren();
+  const ticks = yTicks(state.ymin, state.ymax);
+  const pos = (v) => ((v - state.ymin) / (state.ymax - state.ymin || 1)) * 100;
   const axis = document.createElement('div');
   axis.className = 'axis';
   axis.setAttribute('aria-hidden', 'true');
-  for (let i = 0; i <= 4; i++) {
+  axis.style.width = valueAxisWidth(ticks.map(tickLabel)) + 'px';
+  const plot = document.createElement('div');
+  plot.className = 'plot';
+  for (const v of ticks) {
     const d = document.createElement('span');
-    d.textContent = formatValue(state.ymax - (state.ymax - state.ymin) * i / 4);
+    d.textContent = tickLabel(v);
+    d.style.bottom = pos(v).toFixed(3) + '%';
     axis.append(d);
+    const g = document.createElement('div');
+    g.className = 'grid';
+    g.style.bottom = pos(v).toFixed(3) + '%';
+    plot.append(g);
   }
   const bars = document.createElement('div');
   bars.className = 'bars';
   bars.setAttribute('role', 'list');
-  for (const s of state.series) {
-    if (!s.show) continue;
+  const shown = state.series.filter((s) => s.show);
+  const gap = histogramGap(shown.length);
+  bars.style.gap = bars.style.paddingLeft = bars.style.paddingRight = gap + 'px';
+  for (const s of shown) {
     const v = reportValue(s);
     const sv = v == null ? null : v * 10 ** scaleOf(s);
     const frac = sv == null ? 0 : Math.min(1, Math.max(0, (sv - state.ymin) / (state.ymax - state.ymin || 1)));
@@ -372,7 +486,8 @@ function renderHistogram() {
     b.setAttribute('aria-label', b.title);
     bars.append(b);
   }
-  el.append(axis, bars);
+  plot.append(bars);
+  el.append(axis, plot);
 }
 
 function reportValue(s) {
@@ -463,7 +578,7 @@ function renderValueBar() {
 // renderLegend rebuilds the legend when what it shows changed, never for
 // a new sample alone: an open list or colour picker in it stays open.
 function renderLegend() {
-  const key = JSON.stringify([state.selected, sourceComputer(), state.series.map((s) => [s.key, s.color, s.scale, s.show]), [...alerts.keys()]]);
+  const key = JSON.stringify([state.selected, sourceComputer(), state.series.map((s) => [s.key, s.color, s.scale, defaultScaleOf(s), s.show]), [...alerts.keys()]]);
   if (key === legendKey) return;
   legendKey = key;
   const body = $('legend-rows');
@@ -495,7 +610,7 @@ function renderLegend() {
     scale.dataset.focusKey = 'scale' + s.key;
     const def = document.createElement('option');
     def.value = '';
-    def.textContent = `Default (${scaleLabel(s.request.defaultScales.get(s.parts.counter) ?? 0)})`;
+    def.textContent = `Default (${scaleLabel(defaultScaleOf(s))})`;
     scale.append(def);
     for (const e of SCALES) {
       const o = document.createElement('option');
@@ -537,6 +652,12 @@ function renderLegend() {
   if (focused) body.querySelector(`[data-focus-key="${CSS.escape(focused)}"]`)?.focus();
 }
 
+// DEFAULT_PATH is the counter the page opens with, as perfmon does.
+const DEFAULT_PATH = '\\Processor(_Total)\\% Processor Time';
+// DECLINED_KEY, set in sessionStorage, records that the user removed the
+// default counter: the page does not bring it back in this tab's session.
+const DECLINED_KEY = 'perfc-default-removed';
+
 // removeSeries takes a counter off the page. One that came from a
 // wildcard path stays excluded from it; a path left with no counter is
 // no longer asked for.
@@ -545,10 +666,13 @@ function removeSeries(s) {
   state.series = state.series.filter((x) => x !== s);
   if (q.path.toLowerCase() === s.key.toLowerCase() || !q.path.includes('*')) {
     state.requests = state.requests.filter((x) => x !== q);
+    if (q.path === DEFAULT_PATH && !inLog()) sessionStorage.setItem(DECLINED_KEY, '1');
   } else {
     q.excluded.add(s.key);
   }
   if (state.selected === s.key) state.selected = state.series[0]?.key ?? null;
+  // A page emptied of counters starts the colours' cycle again.
+  if (state.series.length === 0) state.nextColor = 0;
   render();
   $('remove').disabled || $('remove').focus();
 }
@@ -644,7 +768,9 @@ function wireToolbar() {
 
 // currentSettings are the page's settings under perfmon's names: one
 // counter for each path asked for, with the colour, scale and visibility
-// of its (first) counter; a wildcard's colour is left to the cycle.
+// of its (first) counter; a wildcard's colour is left to the cycle, and
+// a counter at its default scale has no ScaleFactor (it comes back as
+// "Default (…)", following the counter's own default).
 function currentSettings() {
   return settingsOf({
     ...state,
@@ -653,7 +779,7 @@ function currentSettings() {
       return {
         path: q.path,
         color: s && !q.path.includes('*') ? s.color : null,
-        scale: s ? scaleOf(s) : null,
+        scale: s ? s.scale : null,
         show: s ? s.show : true,
       };
     }),
@@ -883,7 +1009,7 @@ function addFromDialog() {
   // A remote computer's counters carry its name: \\host\Object(inst)\Counter.
   const machine = dialog.computer ? '\\\\' + dialog.computer : '';
   for (const i of instances) for (const c of counters) paths.push(machine + makePath(o.name, i, c));
-  const scales = new Map(o.counters.map((c) => [c.name, c.defaultScale ?? 0]));
+  const scales = new Map(o.counters.map((c) => [c.name.toLowerCase(), c.defaultScale ?? 0]));
   const n = addPaths(paths, scales);
   $('ac-status').textContent = n ? `Added ${n} of ${paths.length}: ${paths.slice(0, 3).join(', ')}${paths.length > 3 ? ', …' : ''}` : 'Already on the page.';
 }
@@ -924,7 +1050,6 @@ async function start() {
   wireKeep();
   try {
     state.host = await api('/v1/host');
-    $('host').textContent = '\\\\' + state.host.name;
     fillComputers(state.host);
     setStatus('Add counters to begin (Add counters…).');
   } catch (e) {
@@ -933,14 +1058,23 @@ async function start() {
   render();
   schedule();
   await logs.start();
+  let linked = false;
   if (location.hash) {
     try {
       const v = decodeLink(location.hash);
-      if (v) { applySettings(v); setStatus(`Settings of the link: ${v.counters.length} counters.`); }
+      if (v) { applySettings(v); setStatus(`Settings of the link: ${v.counters.length} counters.`); linked = true; }
     } catch (e) {
       setStatus(`The link's settings are not applied: ${e.message}`, true);
+      linked = true; // the reason stays on the status line
     }
   }
+  // perfmon opens with % Processor Time of _Total plotted: so does the
+  // page, live, when no link (or log) chose what it shows and the user
+  // has not removed it in this tab's session.
+  if (!linked && !inLog() && state.host && state.requests.length === 0 && sessionStorage.getItem(DECLINED_KEY) === null) {
+    addPaths([DEFAULT_PATH]);
+  }
+  ready = true;
 }
 
 // window.perfmon is for tests and the console: a read-only look at the
@@ -948,10 +1082,15 @@ async function start() {
 window.perfmon = {
   series: () => state.series.map((s) => ({ path: s.key, values: s.values.map((v) => (noValue(v) ? null : v)), show: s.show })),
   samples: () => state.times.length,
+  total: () => state.total,
   requests: () => state.requests.map((q) => q.path),
   busy: () => polling,
+  ready: () => ready,
   frozen: () => state.frozen,
   line: () => lineData(),
+  // axes: the labels the line graph's x and y axes drew last, the x
+  // axis' ticks (slots wrapping, times scrolling) and their step (s).
+  axes: () => ({ ...lineAxes, x: lineAxes.x.slice(), xAt: lineAxes.xAt.slice(), y: lineAxes.y.slice() }),
   addPaths,
   settings: () => currentSettings(),
   loadSettings: (text) => loadSettingsText(text, 'settings'),

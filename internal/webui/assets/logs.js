@@ -28,6 +28,7 @@
 const $ = (id) => document.getElementById(id);
 
 import { sessionHeaders } from './session.js';
+import { timeAxis, valueAxis } from './axes.js';
 
 // AREA_ALPHA is the opacity of an area's fill (hex, appended to #rrggbb).
 const AREA_ALPHA = '55';
@@ -51,6 +52,8 @@ export function initLogs(app) {
   };
   let chart = null, chartKey = '';
   let overview = null, overviewKey = '';
+  // The labels the graph's and the overview's axes drew last.
+  const chartAxes = { x: [], xAt: [], step: 0, y: [] }, overviewAxes = { x: [], xAt: [], step: 0 };
 
   const source = {
     name: 'log',
@@ -314,11 +317,19 @@ export function initLogs(app) {
     return values.map((v) => (v == null ? null : v * f));
   }
 
-  function axes() {
-    const fg = app.cssVar('--fg'), grid = app.cssVar('--grid');
-    const axis = { stroke: fg, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid, width: 1 } };
-    return [{ ...axis }, { ...axis }];
+  // axes are a graph's: times in the log's wall clock (the labels' form
+  // by the span shown, axes.js), the vertical scale's values.
+  function axes(drawn, span) {
+    const colors = { fg: app.cssVar('--fg'), grid: app.cssVar('--grid') };
+    return [
+      timeAxis(colors, { wallOf: (t) => t + offsetAt(t), span, drawn }),
+      valueAxis(colors, { min: state.ymin, max: state.ymax, drawn }),
+    ];
   }
+
+  // rangeSpan is the seconds the range shows; logSpan the whole log's.
+  const rangeSpan = () => (state.times.length ? state.times[state.times.length - 1] - state.times[0] : 0);
+  const logSpan = () => (log.times.length ? log.times[log.times.length - 1] - log.times[0] : 0);
 
   // renderChart draws the line, area or stacked area view of the range.
   // Stacked: each shown counter is drawn as the sum of itself and the
@@ -360,7 +371,7 @@ export function initLogs(app) {
       cursor: { drag: { x: false, y: false } },
       tzDate: (ts) => uPlot.tzDate(new Date((ts + offsetAt(ts)) * 1e3), 'Etc/UTC'),
       scales: { x: { time: true }, y: { auto: false, range: [state.ymin, state.ymax] } },
-      axes: axes(),
+      axes: axes(chartAxes, rangeSpan),
       series,
       bands,
     }, data, el);
@@ -382,7 +393,7 @@ export function initLogs(app) {
     const data = [log.times.slice(), ...shown.map((s) => scaled(s, log.times.map((_, k) => at(s, k))))];
     if (!overview || key !== overviewKey) {
       if (overview) overview.destroy();
-      const ax = axes();
+      const ax = axes(overviewAxes, logSpan);
       overview = new uPlot({
         width, height: 90,
         legend: { show: false },
@@ -473,11 +484,16 @@ export function initLogs(app) {
     id: log.info?.id ?? null, computer: log.info?.computers[0] ?? '', samples: log.times.length, from: log.from, to: log.to,
     win: log.win.slice(), cut: log.cut,
     loading: log.loading, times: log.times.slice(), view: chart?.root.dataset.view ?? null,
+    computers: log.info?.computers.slice() ?? [],
+    axes: { ...chartAxes, x: chartAxes.x.slice(), xAt: chartAxes.xAt.slice(), y: chartAxes.y.slice(), overview: overviewAxes.x.slice() },
     data: chart ? chart.data.map((d) => Array.from(d)) : null,
   });
   window.perfmon.setRange = setRange;
 
-  return { active, open, close, fetch, render, start, chart: () => chart };
+  // computers are the computers the open log names.
+  function computers() { return log.info ? log.info.computers.slice() : []; }
+
+  return { active, open, close, fetch, render, start, computers, chart: () => chart };
 }
 
 

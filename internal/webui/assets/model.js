@@ -103,6 +103,63 @@ export function formatDuration(s) {
   return h > 0 ? `${h}:${p(m)}:${p(sec)}` : `${m}:${p(sec)}`;
 }
 
+// ---- axes -----------------------------------------------------------------
+
+// Y_DIVISIONS is how many equal parts the vertical scale's gridlines
+// divide it into, in the line graph and the histogram alike: ten, as
+// perfmon's graphs do (0, 10, ... 100 for the default scale).
+export const Y_DIVISIONS = 10;
+
+// yTicks are the vertical scale's tick values from min to max, ascending:
+// Y_DIVISIONS equal steps, each rounded to 12 significant digits so that
+// 0.1 * 3 reads 0.3.
+export function yTicks(min, max) {
+  return Array.from({ length: Y_DIVISIONS + 1 }, (_, i) => Number((min + (max - min) * i / Y_DIVISIONS).toPrecision(12)));
+}
+
+const TICK_FORMAT = new Intl.NumberFormat('en-US', { maximumFractionDigits: 9 });
+
+// tickLabel writes a tick value of the vertical scale: grouped
+// thousands, no trailing zeros (0, 12.5, 25,000).
+export function tickLabel(v) {
+  return TICK_FORMAT.format(v);
+}
+
+// timeLabel writes a tick of a time axis. t is the wall-clock time in
+// seconds (the UTC fields of t are the clock's reading: callers add
+// the zone's offset), step the seconds between ticks and span the
+// seconds the axis shows. The form is chosen by those, as perfmon
+// writes times on its graphs:
+//   - ticks under a second apart: HH:MM:SS.f (or .ff, .fff, as the step
+//     needs), 10:42:18.5;
+//   - under a minute: HH:MM:SS;
+//   - under a day: HH:MM;
+//   - an axis of a day or more: the date above the time,
+//     2007-08-14 / 15:40 (the date alone when the ticks are days apart).
+export function timeLabel(t, step, span) {
+  const d = new Date(Math.round(t * 1000));
+  const p = (x, n = 2) => String(x).padStart(n, '0');
+  const date = `${d.getUTCFullYear()}-${p(d.getUTCMonth() + 1)}-${p(d.getUTCDate())}`;
+  const hm = `${p(d.getUTCHours())}:${p(d.getUTCMinutes())}`;
+  if (step >= 86400) return date;
+  let time;
+  if (step < 1) {
+    const digits = step >= 0.1 - 1e-9 ? 1 : step >= 0.01 - 1e-9 ? 2 : 3;
+    time = `${hm}:${p(d.getUTCSeconds())}.${p(d.getUTCMilliseconds(), 3).slice(0, digits)}`;
+  } else if (step < 60) {
+    time = `${hm}:${p(d.getUTCSeconds())}`;
+  } else {
+    time = hm;
+  }
+  return span >= 86400 ? `${date}\n${time}` : time;
+}
+
+// localOffset is the browser's offset from UTC at time t (seconds since
+// the epoch), in seconds east: what live graphs add to show local time.
+export function localOffset(t) {
+  return -new Date(t * 1000).getTimezoneOffset() * 60;
+}
+
 // clampInt reads a number input: an integer clamped to lo..hi, def when
 // it is not a number.
 export function clampInt(s, lo, hi, def) {
@@ -133,7 +190,8 @@ export const SCALE_LIMIT = 999999999;
 // settingsOf writes the page's settings under perfmon's property names:
 // view (line, histogram, report, area, stacked), interval, points, ymin, ymax,
 // reportValue, scroll, frozen, legend, valueBar, highlight and counters [{path, color (null: of the
-// cycle), scale (exponent), show}].
+// cycle), scale (exponent; null: the counter's default, written as no
+// ScaleFactor), show}].
 export function settingsOf(v) {
   return {
     DisplayType: VIEWS[v.view] ?? 1,
@@ -150,7 +208,7 @@ export function settingsOf(v) {
     Counters: v.counters.map((c) => {
       const o = { Path: c.path };
       if (c.color != null) o.Color = c.color;
-      o.ScaleFactor = c.scale;
+      if (c.scale != null) o.ScaleFactor = c.scale;
       o.Visible = c.show;
       return o;
     }),
