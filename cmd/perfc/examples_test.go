@@ -21,6 +21,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -126,7 +127,33 @@ type sandbox struct {
 	t       *testing.T
 	dir     string
 	env     []string
-	servers []*exec.Cmd // still running: perfc serve, perfmon
+	servers []running // still running: perfc serve, perfmon, jobs started with &
+}
+
+// running is a command of an example that is still running.
+type running struct {
+	cmd  *exec.Cmd
+	done chan error
+	out  *syncBuffer
+	ex   example
+}
+
+// syncBuffer is a command's output, read while the command writes it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }
 
 func newSandbox(t *testing.T, bin string) *sandbox {
@@ -341,13 +368,30 @@ func (s *sandbox) run(e example) {
 	cmd.Dir = s.dir
 	cmd.Env = s.env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
+	out := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		s.t.Fatal(err)
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
+	r := running{cmd: cmd, done: done, out: out, ex: e}
+	if strings.HasSuffix(strings.TrimSpace(e.text), "&") {
+		// A job started with & is used by the next commands once it is
+		// up, which a person sees by its first line ("listening on ..."):
+		// go run may first compile it.
+		deadline := time.Now().Add(2 * time.Minute)
+		for out.String() == "" && time.Now().Before(deadline) && len(done) == 0 {
+			time.Sleep(20 * time.Millisecond) // polling for its first line
+		}
+		select {
+		case err := <-done:
+			s.t.Errorf("%s: %s: ended at once: %v\n%s", e.where, e.text, err, out.String())
+		default:
+			s.servers = append(s.servers, r)
+		}
+		return
+	}
 	select {
 	case err := <-done:
 		if err != nil {
@@ -357,48 +401,36 @@ func (s *sandbox) run(e example) {
 	case <-time.After(settle):
 	}
 	if keepsRunning(e.text) {
-		s.servers = append(s.servers, cmd)
-		serverDone[cmd] = serverState{done: done, out: &out, ex: e}
+		s.servers = append(s.servers, r)
 		return
 	}
-	s.interrupt(cmd, done, &out, e)
+	s.interrupt(r)
 }
-
-// serverState is a running server's end and output.
-type serverState struct {
-	done chan error
-	out  *bytes.Buffer
-	ex   example
-}
-
-// serverDone is per test run; the examples test is not parallel.
-var serverDone = map[*exec.Cmd]serverState{}
 
 // interrupt stops a command with SIGINT (CTRL+C) and checks that it ends
 // successfully within a bound.
-func (s *sandbox) interrupt(cmd *exec.Cmd, done chan error, out *bytes.Buffer, e example) {
+func (s *sandbox) interrupt(r running) {
 	s.t.Helper()
-	syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
+	e := r.ex
+	syscall.Kill(-r.cmd.Process.Pid, syscall.SIGINT)
 	select {
-	case err := <-done:
+	case err := <-r.done:
 		// A job started with & is not stopped by CTRL+C in a shell (the
 		// person kills it): its end is not the example's.
 		if err != nil && !strings.HasSuffix(strings.TrimSpace(e.text), "&") {
-			s.t.Errorf("%s: %s: stopped with CTRL+C: %v\n%s", e.where, e.text, err, out.String())
+			s.t.Errorf("%s: %s: stopped with CTRL+C: %v\n%s", e.where, e.text, err, r.out.String())
 		}
 	case <-time.After(30 * time.Second):
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-done
-		s.t.Errorf("%s: %s: still running 30 s after CTRL+C\n%s", e.where, e.text, out.String())
+		syscall.Kill(-r.cmd.Process.Pid, syscall.SIGKILL)
+		<-r.done
+		s.t.Errorf("%s: %s: still running 30 s after CTRL+C\n%s", e.where, e.text, r.out.String())
 	}
 }
 
 // stopServers stops the servers still running (before e, or at the end).
 func (s *sandbox) stopServers(example) {
-	for _, c := range s.servers {
-		st := serverDone[c]
-		s.interrupt(c, st.done, st.out, st.ex)
-		delete(serverDone, c)
+	for _, r := range s.servers {
+		s.interrupt(r)
 	}
 	s.servers = nil
 }
