@@ -201,7 +201,6 @@ func (h *Handler) formattedValues(ctx context.Context, req remote.FormattedReque
 	if prev != nil {
 		ans.Interval = cur.Sample.Time.Sub(prev.Sample.Time).Seconds()
 	}
-	ans.Problems = wireProblems(cur.Sample.Problems)
 
 	src := newPairSource(db, prev, cur)
 	q := pdh.OpenQuery(src)
@@ -244,6 +243,9 @@ func (h *Handler) formattedValues(ctx context.Context, req remote.FormattedReque
 			return nil, err
 		}
 	}
+	// The problems of what the answer holds: a shared collection may
+	// cover objects (and report problems of values) nobody asked for here.
+	ans.Problems = wireProblems(q.ProblemsShown())
 	opts := calc.FmtDouble
 	if req.NoCap100 {
 		opts |= calc.FmtNoCap100
