@@ -83,7 +83,7 @@ func docBlocks(t *testing.T, path string) [][]example {
 	return blocks
 }
 
-var commandStart = regexp.MustCompile(`^(\./)?(perfc|go|curl|for|export|source|jq) `)
+var commandStart = regexp.MustCompile(`^((\./)?(perfc|go|curl|for|export|source|jq|cd|mkdir|cp) |[A-Za-z_][A-Za-z0-9_]*=)`)
 
 func looksLikeCommand(s string) bool { return commandStart.MatchString(s) }
 
@@ -319,6 +319,38 @@ func (s *sandbox) serveFor(e example) {
 	}
 	s.run(example{where: e.where + " (the server it names)", text: "perfc serve -listen 127.0.0.1:" + m[1]})
 	waitFor(s.t, "the token file of perfc serve at "+m[1], 30*time.Second, func() bool { _, err := os.Stat(tok); return err == nil })
+}
+
+// isScript reports whether a block keeps shell state from one line to the
+// next (cd, a variable): a person pastes it into one shell, and so it runs
+// as one bash script that stops at the first failing command.
+func isScript(b []example) bool {
+	for _, e := range b {
+		if strings.HasPrefix(e.text, "cd ") || shellAssign.MatchString(e.text) {
+			return true
+		}
+	}
+	return false
+}
+
+var shellAssign = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+
+// runScript runs a block as one bash script (set -e).
+func (s *sandbox) runScript(b []example) {
+	s.t.Helper()
+	var script strings.Builder
+	script.WriteString("set -e\n")
+	for _, e := range b {
+		if hb := historyBang(e.text); hb != "" {
+			s.t.Errorf("%s: %s: an interactive bash expands %q as history (quote it with single quotes)", e.where, e.text, hb)
+		}
+		script.WriteString(e.text + "\n")
+	}
+	cmd := exec.Command("bash", "--norc", "-c", script.String())
+	cmd.Dir, cmd.Env = s.dir, s.env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		s.t.Errorf("%s: the block from here, as one script: %v\n%s\n%s", b[0].where, err, script.String(), out)
+	}
 }
 
 // historyBang returns the part of a command that an interactive bash
@@ -557,6 +589,10 @@ func TestDocExamples(t *testing.T) {
 				s.postgres(t)
 			}
 			for _, block := range blocks {
+				if isScript(block) {
+					s.runScript(block)
+					continue
+				}
 				for _, e := range block {
 					s.run(e)
 				}
