@@ -442,7 +442,6 @@ func (c *Collector) collectCgroups(col Collection, w Writer) error {
 	for _, b := range [...]int{cgProcessorTimeBase, cgUserTimeBase, cgKernelTimeBase, cgQuotaTimeBase, cgThrottledPeriodsBase} {
 		want[b] = want[b] || want[b-1]
 	}
-	lacking := 0
 	for _, g := range s.order {
 		c.cgroupValues(g, ts, ncpu, &want)
 		uid := int32(-1)
@@ -459,12 +458,12 @@ func (c *Collector) collectCgroups(col Collection, w Writer) error {
 			}
 		}
 		if len(s.missing) > 0 {
+			// A value a group does not have (no CPU quota or memory
+			// limit set, a controller not enabled or not mounted for it,
+			// no pressure files in v1) is no data, with nothing to say:
+			// it is the group's configuration, not a failure.
 			col.Unavailable(s.missing...)
-			lacking++
 		}
-	}
-	if lacking > 0 {
-		col.Partial("control groups: values a group does not have (no CPU quota or memory limit set, a controller not enabled or not mounted for it, no pressure files in v1) are marked as no data")
 	}
 	if !s.incomplete {
 		s.kept.sweep("", round)
