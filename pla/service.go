@@ -86,6 +86,10 @@ type Service struct {
 	// computers are the other computers running sets record, by folded
 	// name (foldComputer), each shared by the sets that name it.
 	computers map[string]*computer
+	// sampleAge is the sampler's MaxAge (the const sampleAge; a benchmark
+	// that ticks back to back makes it tiny, so that no tick waits for
+	// the next slot).
+	sampleAge time.Duration
 }
 
 // sampleAge is how old a collection of the service's sampler may be and
@@ -215,7 +219,8 @@ func NewService(ctx context.Context, opts Options) *Service {
 	if opts.MB <= 0 {
 		opts.MB = 1 << 20
 	}
-	return &Service{opts: opts, ctx: ctx, groups: map[time.Duration]*group{}, runs: map[string]*run{}, computers: map[string]*computer{}}
+	return &Service{opts: opts, ctx: ctx, groups: map[time.Duration]*group{}, runs: map[string]*run{}, computers: map[string]*computer{},
+		sampleAge: sampleAge}
 }
 
 func (s *Service) warn(msg string) {
@@ -348,7 +353,7 @@ func (s *Service) open(ctx context.Context, r *run, crashed bool, old *Record) e
 			if err != nil {
 				return err
 			}
-			s.sampler, s.closer = pdh.NewSampler(src, pdh.SamplerOptions{MaxAge: sampleAge}), closer
+			s.sampler, s.closer = pdh.NewSampler(src, pdh.SamplerOptions{MaxAge: s.sampleAge}), closer
 		}
 		g = &group{interval: iv, shared: s.sampler, src: s.sampler.View(), quit: make(chan struct{}), zshare: binlog.NewShared()}
 	}
