@@ -191,28 +191,18 @@ func (c *Collector) collectSensors(col Collection, w Writer, kind sensorKind) er
 	}
 	for _, s := range list {
 		v := w.Instance(s.name, 0, 0, -1)
-		b, err := c.readSys(s.file)
-		if err != nil {
-			partialf(col, "%v", err)
-			col.Unavailable()
+		if kind == sensorTemp {
+			if k, t, ok := c.readKelvin(col, s.file); ok {
+				v.Set(0, k)
+				v.Set(1, t)
+			}
 			continue
 		}
-		x, err := parseSensorValue(b)
-		if err != nil {
-			partialf(col, "/sys/%s: %v", s.file, err)
-			col.Unavailable()
+		x, ok := c.readSensor(col, s.file)
+		if !ok {
 			continue
 		}
 		switch kind {
-		case sensorTemp:
-			k, t, ok := kelvin(x)
-			if !ok {
-				partialf(col, "/sys/%s: %d millidegrees is below absolute zero", s.file, x)
-				col.Unavailable()
-				continue
-			}
-			v.Set(0, k)
-			v.Set(1, t)
 		case sensorFan:
 			v.Set(0, uint64(max(x, 0)))
 		case sensorPower:
@@ -269,28 +259,45 @@ func (c *Collector) collectThermalZones(col Collection, w Writer) error {
 	}
 	for _, z := range zones {
 		v := w.Instance(z.name, 0, 0, -1)
-		b, err := c.readSys(z.file)
-		if err != nil {
-			partialf(col, "%v", err)
-			col.Unavailable()
-			continue
+		if k, t, ok := c.readKelvin(col, z.file); ok {
+			v.Set(0, k)
+			v.Set(1, t)
 		}
-		x, err := parseSensorValue(b)
-		if err != nil {
-			partialf(col, "/sys/%s: %v", z.file, err)
-			col.Unavailable()
-			continue
-		}
-		k, t, ok := kelvin(x)
-		if !ok {
-			partialf(col, "/sys/%s: %d millidegrees is below absolute zero", z.file, x)
-			col.Unavailable()
-			continue
-		}
-		v.Set(0, k)
-		v.Set(1, t)
 	}
 	return nil
+}
+
+// readSensor reads one sensor file of /sys (an integer); a file that
+// cannot be read or parsed is reported through col, and the instance
+// last started marked unavailable.
+func (c *Collector) readSensor(col Collection, file string) (int64, bool) {
+	b, err := c.readSys(file)
+	if err != nil {
+		partialf(col, "%v", err)
+		col.Unavailable()
+		return 0, false
+	}
+	x, err := parseSensorValue(b)
+	if err != nil {
+		partialf(col, "/sys/%s: %v", file, err)
+		col.Unavailable()
+		return 0, false
+	}
+	return x, true
+}
+
+// readKelvin reads a temperature file (millidegrees Celsius) as kelvin
+// and tenths of kelvin (kelvin), as readSensor does.
+func (c *Collector) readKelvin(col Collection, file string) (k, tenths uint64, ok bool) {
+	x, ok := c.readSensor(col, file)
+	if !ok {
+		return 0, 0, false
+	}
+	if k, tenths, ok = kelvin(x); !ok {
+		partialf(col, "/sys/%s: %d millidegrees is below absolute zero", file, x)
+		col.Unavailable()
+	}
+	return k, tenths, ok
 }
 
 // parseCPUInfoMHz reads the "processor" and "cpu MHz" lines of
