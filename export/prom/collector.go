@@ -399,7 +399,7 @@ func (col *Collector) writeValue(w []byte, fam *family, r *row, clk *calc.Clocks
 		if had {
 			pp = &prev
 		}
-		fv := calc.Format(fam.def.Type, fam.def.DefaultScale, &cur, pp, calc.FmtDouble)
+		fv := calc.Format(fam.def.Type, fam.def.DefaultScale, &cur, pp, formattedOptions)
 		if !fv.HasValue() || math.IsNaN(fv.Double) || math.IsInf(fv.Double, 0) {
 			return w, false
 		}
@@ -474,6 +474,13 @@ func (col *Collector) writeValue(w []byte, fam *family, r *row, clk *calc.Clocks
 	w = append(w, '\n')
 	return w, true
 }
+
+// formattedOptions are how the formatted gauges are computed: as
+// typeperf prints values (perflog/pdhcsv.ValueOptions), without the
+// display scale (10^DefaultScale is perfmon's graph scale, not a unit:
+// Avg. Disk sec/Write is in seconds, Disk Write Bytes/sec in bytes per
+// second) and without the cap at 100 %.
+const formattedOptions = calc.FmtDouble | calc.FmtNoScale | calc.FmtNoCap100
 
 // timeFreq is the frequency of counter type t's time base, in ticks per
 // second: the block's PerfFreq, 10^7 for 100 ns timers, the object's

@@ -17,8 +17,8 @@
 //   - fractions and averages export their two parts (numerator and base,
 //     counters where both accumulate, gauges for RAW_FRACTION) so that
 //     PromQL computes rates and ratios, and, with Options.Formatted, the
-//     value as perfmon shows it, computed by package calc between the last
-//     two collections;
+//     value as typeperf prints it (no display scale, no cap at 100 %),
+//     computed by package calc between the last two collections;
 //   - ELAPSED_TIME becomes a start-time gauge in seconds since the epoch.
 //
 // Every scrape collects the chosen objects once (concurrent scrapes share

@@ -199,7 +199,7 @@ func formattedNote(t ct.Type) string {
 	case ct.PERF_DISPLAY_SECONDS:
 		s += ", in seconds"
 	}
-	return s + ", computed between the last two scrapes (default scale, percentages capped at 100)"
+	return s + ", computed between the last two scrapes as typeperf prints it (no display scale, percentages not capped)"
 }
 
 // headers writes the TYPE and HELP lines of a family in both formats.

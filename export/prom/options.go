@@ -21,6 +21,13 @@ const DefaultPrefix = "perfc_"
 // with an instance filter, to export them.
 func DefaultExclude() []string { return []string{"Process", "Process V2", "Thread"} }
 
+// The profiles of Options.Profile.
+const (
+	ProfileDefault         = "perfc"
+	ProfileClassic         = "classic"
+	ProfileWindowsExporter = "windows_exporter"
+)
+
 // DefaultRediscover is how often an export of every object asks the
 // source for all its objects (Global) to find new ones.
 const DefaultRediscover = time.Minute
@@ -29,6 +36,12 @@ const DefaultRediscover = time.Minute
 // exports every object but DefaultExclude's, without _Total instances and
 // without formatted gauges.
 type Options struct {
+	// Profile chooses the shape of the export: ProfileDefault ("" or
+	// "perfc"), ProfileClassic ("classic", the names and the one
+	// perf_instance label of perfc before issue 32) or
+	// ProfileWindowsExporter ("windows_exporter": windows_exporter's
+	// metric names and labels). MAPPING.md describes each.
+	Profile string `json:"profile,omitempty"`
 	// Prefix starts every metric name; "" is DefaultPrefix. It must be a
 	// valid metric name start: letters, digits, '_' (not a digit first).
 	Prefix string `json:"prefix,omitempty"`
@@ -45,9 +58,9 @@ type Options struct {
 	// with sum() and which are left out by default.
 	Total bool `json:"total,omitempty"`
 	// Formatted adds to every counter whose displayed value is computed
-	// (rates, fractions, averages, timers) a gauge with the value perfmon
-	// shows, computed between the last two collections (scale and 100 %
-	// cap applied as PDH does); the first scrape has none.
+	// (rates, fractions, averages, timers) a gauge with the value
+	// typeperf prints, computed between the last two collections (without
+	// the display scale and the cap at 100 %); the first scrape has none.
 	Formatted bool `json:"formatted,omitempty"`
 	// DetailLevel leaves out counters of a higher detail level (100
 	// novice, 200 advanced, 300 expert, 400 wizard); 0 exports all.
@@ -116,6 +129,7 @@ func ParseOptions(b []byte) (Options, error) {
 
 // compiled are the options checked and prepared.
 type compiled struct {
+	profile   string
 	prefix    string
 	objects   []string                   // folded names, in the order given
 	exclude   map[string]bool            // folded names
@@ -128,6 +142,14 @@ func fold(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
 // the expressions compile, no object is named twice in one list.
 func (o *Options) compile() (*compiled, error) {
 	c := &compiled{prefix: o.Prefix, exclude: map[string]bool{}, instances: map[string]*compiledFilter{}}
+	switch o.Profile {
+	case "", ProfileDefault:
+		c.profile = ProfileDefault
+	case ProfileClassic, ProfileWindowsExporter:
+		c.profile = o.Profile
+	default:
+		return nil, fmt.Errorf("metrics export options: profile %q: not %q, %q or %q", o.Profile, ProfileDefault, ProfileClassic, ProfileWindowsExporter)
+	}
 	if c.prefix == "" {
 		c.prefix = DefaultPrefix
 	}
