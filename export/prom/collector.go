@@ -333,7 +333,7 @@ func (col *Collector) writeObject(w []byte, f Format, db *titles.DB, h *perfdata
 	if len(lay.families) == 0 {
 		return w
 	}
-	col.rowsOf(db, smp, o)
+	col.rowsOf(db, smp, o, lay)
 	if len(st.rows) == 0 {
 		return w
 	}
@@ -343,14 +343,16 @@ func (col *Collector) writeObject(w []byte, f Format, db *titles.DB, h *perfdata
 	if h.PerfTime100nSec == 0 {
 		wallSec = float64(h.SystemTime.Time().UnixNano()) / 1e9
 	}
+	mark, n := 0, 0
 	for fi := range lay.families {
 		fam := &lay.families[fi]
 		if fam.formatted && !col.opts.Formatted {
 			continue
 		}
-		mark := len(w)
-		w = append(w, fam.header[f]...)
-		n := 0
+		if !fam.cont {
+			mark, n = len(w), 0
+			w = append(w, fam.header[f]...)
+		}
 		for ri := range st.rows {
 			r := &st.rows[ri]
 			if st.missing != nil && col.isMissing(r.pos, fam.def.NameIndex) {
@@ -362,7 +364,8 @@ func (col *Collector) writeObject(w []byte, f Format, db *titles.DB, h *perfdata
 				n++
 			}
 		}
-		if n == 0 {
+		last := fi+1 == len(lay.families) || !lay.families[fi+1].cont
+		if last && n == 0 {
 			w = w[:mark] // no samples: no family
 		}
 	}
@@ -407,7 +410,9 @@ func (col *Collector) writeValue(w []byte, fam *family, r *row, clk *calc.Clocks
 	} else {
 		switch fam.part.src {
 		case srcValue:
-			if fam.part.unit == unitNone {
+			if fam.factor != 0 {
+				num = float64(int64(v)) * fam.factor
+			} else if fam.part.unit == unitNone {
 				if fam.part.kind == kindGauge {
 					// a raw count is a signed number, as PDH shows it
 					if int64(v) < 0 {
@@ -457,9 +462,13 @@ func (col *Collector) writeValue(w []byte, fam *family, r *row, clk *calc.Clocks
 		}
 	}
 	w = append(w, fam.sample...)
-	if r.end > r.start {
+	if r.end > r.start || len(fam.extra) > 0 {
 		w = append(w, '{')
 		w = append(w, st.labels[r.start:r.end]...)
+		if r.end > r.start && len(fam.extra) > 0 {
+			w = append(w, ',')
+		}
+		w = append(w, fam.extra...)
 		w = append(w, '}')
 	}
 	w = append(w, ' ')
@@ -500,7 +509,7 @@ const maxNames = 1 << 16
 
 // rowsOf fills st.rows with the instances of o that are exported, and
 // their label text.
-func (col *Collector) rowsOf(db *titles.DB, smp *pdh.Sample, o perfdata.Object) {
+func (col *Collector) rowsOf(db *titles.DB, smp *pdh.Sample, o perfdata.Object, lay *layout) {
 	st := &col.st
 	st.rows = st.rows[:0]
 	st.labels = st.labels[:0]
@@ -509,6 +518,15 @@ func (col *Collector) rowsOf(db *titles.DB, smp *pdh.Sample, o perfdata.Object) 
 		return
 	}
 	filter := col.c.instances[fold(db.Name(o.NameIndex()))]
+	var scheme labelScheme
+	hasScheme := false
+	if col.c.profile == ProfileDefault {
+		scheme, hasScheme = schemes[fold(db.Name(o.NameIndex()))]
+	}
+	pidDef, hasPid := perfdata.CounterDef{}, false
+	if scheme.pid {
+		pidDef, hasPid = lay.pidDef(db)
+	}
 	clear(st.dups)
 	var parentObj uint32
 	st.parents = st.parents[:0]
@@ -554,20 +572,68 @@ func (col *Collector) rowsOf(db *titles.DB, smp *pdh.Sample, o perfdata.Object) 
 			}
 		}
 		start := len(st.labels)
-		st.labels = append(st.labels, `perf_instance="`...)
-		st.labels = appendLabelValue(st.labels, name)
-		if dup > 0 {
-			st.labels = append(st.labels, '#')
-			st.labels = strconv.AppendInt(st.labels, int64(dup), 10)
-		}
-		st.labels = append(st.labels, '"')
-		if parent != "" {
-			st.labels = append(st.labels, `,perf_parent="`...)
-			st.labels = appendLabelValue(st.labels, parent)
+		blk := in.Block()
+		if hasScheme {
+			st.labels = appendSchemeLabels(st.labels, &scheme, name, parent, dup, blk, pidDef, hasPid)
+		} else {
+			st.labels = append(st.labels, `perf_instance="`...)
+			st.labels = appendLabelValue(st.labels, name)
+			if dup > 0 {
+				st.labels = append(st.labels, '#')
+				st.labels = strconv.AppendInt(st.labels, int64(dup), 10)
+			}
 			st.labels = append(st.labels, '"')
+			if parent != "" {
+				st.labels = append(st.labels, `,perf_parent="`...)
+				st.labels = appendLabelValue(st.labels, parent)
+				st.labels = append(st.labels, '"')
+			}
 		}
-		st.rows = append(st.rows, row{start: start, end: len(st.labels), blk: in.Block(), pos: pos, display: display})
+		st.rows = append(st.rows, row{start: start, end: len(st.labels), blk: blk, pos: pos, display: display})
 	}
+}
+
+// appendSchemeLabels appends the default profile's labels of an
+// instance (see schemes): the parent as process= (Thread) or
+// perf_parent=, the name split or under the scheme's label, and pid=
+// from ID Process where the scheme has it, the #n of a duplicate name
+// kept only where no pid tells the instances apart.
+func appendSchemeLabels(w []byte, sc *labelScheme, name, parent string, dup int32, blk perfdata.CounterBlock, pidDef perfdata.CounterDef, hasPid bool) []byte {
+	first := true
+	pair := func(w []byte, k, v string, index int32) []byte {
+		if !first {
+			w = append(w, ',')
+		}
+		first = false
+		w = append(w, k...)
+		w = append(w, `="`...)
+		w = appendLabelValue(w, v)
+		if index > 0 {
+			w = append(w, '#')
+			w = strconv.AppendInt(w, int64(index), 10)
+		}
+		return append(w, '"')
+	}
+	if parent != "" {
+		if sc.label == "thread" {
+			w = pair(w, "process", parent, 0)
+		} else {
+			w = pair(w, "perf_parent", parent, 0)
+		}
+	}
+	if sc.split != nil {
+		if pairs, ok := sc.split(name); ok && dup == 0 {
+			for _, p := range pairs {
+				w = pair(w, p[0], p[1], 0)
+			}
+			return w
+		}
+	}
+	if hasPid {
+		w = pair(w, sc.label, name, 0)
+		return pair(w, "pid", strconv.FormatUint(blk.Value(pidDef), 10), 0)
+	}
+	return pair(w, sc.label, name, dup)
 }
 
 // parentNames returns the instance names of object pti in the sample

@@ -70,6 +70,11 @@ type Options struct {
 	// Rediscover is how often an export of every object asks for the
 	// source's Global collection again; 0 is DefaultRediscover.
 	Rediscover time.Duration `json:"-"`
+	// Cumulative, when set, says which raw counts (PERF_COUNTER_RAWCOUNT,
+	// _LARGE_RAWCOUNT) only grow, by object and counter name: the default
+	// profile exports them as counters (_total) instead of gauges. The
+	// local host's objects declare theirs (host.Cumulative).
+	Cumulative func(object, counter string) bool `json:"-"`
 	// Alerts, when set, returns the state of the host's alert sets at
 	// each scrape, exported as PREFIX_alert_firing and
 	// PREFIX_alert_fired_total (MAPPING.md).

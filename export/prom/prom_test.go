@@ -14,6 +14,7 @@ import (
 	"testing"
 	"testing/synctest"
 
+	"github.com/perfcounters/perfcounters/host"
 	"github.com/perfcounters/perfcounters/internal/golden"
 	"github.com/perfcounters/perfcounters/pdh"
 )
@@ -51,8 +52,12 @@ func TestGolden(t *testing.T) {
 	}{
 		{"windows.om", windowsSource, Options{Objects: windowsObjects, Formatted: true, Total: true}, OpenMetrics},
 		{"windows.txt", windowsSource, Options{Objects: windowsObjects}, Text},
-		{"linux.om", linuxSource, Options{Formatted: true}, OpenMetrics},
-		{"linux.txt", linuxSource, Options{}, Text},
+		{"linux.om", linuxSource, Options{Formatted: true, Cumulative: host.Cumulative()}, OpenMetrics},
+		{"linux.txt", linuxSource, Options{Cumulative: host.Cumulative()}, Text},
+		// The classic profile is perfc's export before issue 32: these
+		// equal the goldens of that time but for the _formatted values.
+		{"classic-windows.om", windowsSource, Options{Objects: windowsObjects, Formatted: true, Total: true, Profile: ProfileClassic}, OpenMetrics},
+		{"classic-linux.txt", linuxSource, Options{Profile: ProfileClassic}, Text},
 		{"linux-filtered.om", linuxSource, Options{Objects: []string{"Processor", "PhysicalDisk"}, Total: true, Prefix: "lx_",
 			Instances: []InstanceFilter{{Object: "processor", Exclude: "1"}}}, OpenMetrics},
 	}
