@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/klauspost/compress/zstd"
 	"github.com/perfcounters/perfcounters/calc"
 	ct "github.com/perfcounters/perfcounters/countertype"
 	"github.com/perfcounters/perfcounters/pdh"
@@ -47,6 +48,18 @@ type Collector struct {
 	c          *compiled
 	timeout    time.Duration
 	rediscover time.Duration
+
+	self        bool   // write the self-metrics
+	buildLabels string // their build_info labels
+
+	// compression of answers (handler.go): buffers and gzip writers
+	// reused across scrapes, one zstd encoder (safe for concurrent
+	// EncodeAll) made at the first zstd scrape
+	encoded  sync.Pool
+	gzips    sync.Pool
+	zstdOnce sync.Once
+	zstdEnc  *zstd.Encoder
+	zstdErr  error
 
 	mu      sync.Mutex
 	flights [2]*flight // the collection in progress per format
@@ -85,6 +98,9 @@ type state struct {
 	seen    []uint32
 	missing map[int][]uint32
 	size    int // size of the last answer, a hint for the next
+
+	wrote   map[uint32]time.Duration // conversion time per object (self-metrics)
+	timings []objectTiming
 }
 
 type dupKey struct{ parent, name string }
@@ -123,6 +139,12 @@ func NewCollector(src pdh.Source, opts Options) (*Collector, error) {
 	}
 	if col.rediscover <= 0 {
 		col.rediscover = DefaultRediscover
+	}
+	col.encoded.New = func() any { return new([]byte) }
+	col.self = c.profile != ProfileClassic && !opts.NoSelfMetrics
+	if col.self {
+		col.buildLabels = buildInfo()
+		col.st.wrote = map[uint32]time.Duration{}
 	}
 	col.st.layouts = map[uint32]*layout{}
 	col.st.used = map[string]uint32{}
@@ -241,7 +263,9 @@ func (col *Collector) collect(ctx context.Context, f Format, buf []byte) ([]byte
 	} else {
 		want = st.discovered
 	}
+	began := time.Now()
 	smp, err := col.src.Sample(ctx, want)
+	sampled := time.Since(began)
 	if err != nil {
 		return nil, fmt.Errorf("metrics export: collecting: %w", err)
 	}
@@ -280,8 +304,17 @@ func (col *Collector) collect(ctx context.Context, f Format, buf []byte) ([]byte
 				continue
 			}
 			st.seen = append(st.seen, idx)
+			t0 := time.Now()
 			w = col.writeObject(w, f, db, &h, smp, o)
+			if col.self {
+				st.wrote[idx] += time.Since(t0)
+			}
 		}
+	}
+	if col.self {
+		st.timings = timings(st.timings, db, smp, want, st.seen, sampled, st.wrote)
+		clear(st.wrote)
+		w = col.writeSelf(w, f, st.timings)
 	}
 	if col.opts.Alerts != nil {
 		w = col.writeAlerts(w, f, col.opts.Alerts(ctx))

@@ -70,6 +70,11 @@ type Options struct {
 	// Rediscover is how often an export of every object asks for the
 	// source's Global collection again; 0 is DefaultRediscover.
 	Rediscover time.Duration `json:"-"`
+	// NoSelfMetrics leaves out the exporter's own metrics
+	// (PREFIX_exporter_build_info, PREFIX_scrape_collector_success and
+	// PREFIX_scrape_collector_duration_seconds per object), which the
+	// default and windows_exporter profiles write (classic never does).
+	NoSelfMetrics bool `json:"no_self_metrics,omitempty"`
 	// Cumulative, when set, says which raw counts (PERF_COUNTER_RAWCOUNT,
 	// _LARGE_RAWCOUNT) only grow, by object and counter name: the default
 	// profile exports them as counters (_total) instead of gauges. The
