@@ -25,7 +25,7 @@ func DefaultExclude() []string { return []string{"Process", "Process V2", "Threa
 const (
 	ProfileDefault         = "perfc"
 	ProfileClassic         = "classic"
-	ProfileWindowsExporter = "windows_exporter"
+	ProfileWindowsExporter = "windows_exporter" // reserved: refused until written
 )
 
 // DefaultRediscover is how often an export of every object asks the
@@ -38,9 +38,10 @@ const DefaultRediscover = time.Minute
 type Options struct {
 	// Profile chooses the shape of the export: ProfileDefault ("" or
 	// "perfc"), ProfileClassic ("classic", the names and the one
-	// perf_instance label of perfc before issue 32) or
+	// perf_instance label of perfc before issue 32). The name
 	// ProfileWindowsExporter ("windows_exporter": windows_exporter's
-	// metric names and labels). MAPPING.md describes each.
+	// metric names and labels) is reserved and refused until it is
+	// written. MAPPING.md describes each.
 	Profile string `json:"profile,omitempty"`
 	// Prefix starts every metric name; "" is DefaultPrefix. It must be a
 	// valid metric name start: letters, digits, '_' (not a digit first).
@@ -155,8 +156,10 @@ func (o *Options) compile() (*compiled, error) {
 	switch o.Profile {
 	case "", ProfileDefault:
 		c.profile = ProfileDefault
-	case ProfileClassic, ProfileWindowsExporter:
+	case ProfileClassic:
 		c.profile = o.Profile
+	case ProfileWindowsExporter:
+		return nil, fmt.Errorf("metrics export options: profile %q is not implemented yet; use %q or %q", o.Profile, ProfileDefault, ProfileClassic)
 	default:
 		return nil, fmt.Errorf("metrics export options: profile %q: not %q, %q or %q", o.Profile, ProfileDefault, ProfileClassic, ProfileWindowsExporter)
 	}
