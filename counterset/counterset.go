@@ -117,6 +117,11 @@ type Counter struct {
 	PerfTimeID   uint32           // V2: id of the counter holding the object time, or NoID
 	PerfFreqID   uint32           // V2: id of the counter holding the object frequency, or NoID
 	NameIndex    uint32           // title index of the name; 0 = to be assigned by the title database
+	// Cumulative marks a raw count (PERF_COUNTER_RAWCOUNT,
+	// PERF_COUNTER_LARGE_RAWCOUNT) that only grows, such as an error
+	// count since boot: Windows' type says "show the value", an exporter
+	// presents it as a counter (export/prom). It travels in no block.
+	Cumulative bool
 }
 
 // Base returns the id of the counter's base counter, for a type that takes

@@ -6,6 +6,7 @@ package host
 
 import (
 	"os"
+	"strings"
 
 	"github.com/perfcounters/perfcounters/counterset"
 	"github.com/perfcounters/perfcounters/engine"
@@ -38,6 +39,24 @@ func BuiltinTitles(db *titles.DB) error {
 		}
 	}
 	return nil
+}
+
+// Cumulative reports whether counter of the built-in object named
+// object (English names, compared case-insensitively) is a raw count that
+// only grows (counterset.Counter.Cumulative): export/prom's
+// Options.Cumulative.
+func Cumulative() func(object, counter string) bool {
+	set := map[[2]string]bool{}
+	for _, o := range builtinObjects() {
+		for _, c := range o.Counters {
+			if c.Cumulative {
+				set[[2]string{strings.ToLower(o.Name), strings.ToLower(c.Name)}] = true
+			}
+		}
+	}
+	return func(object, counter string) bool {
+		return set[[2]string{strings.ToLower(object), strings.ToLower(counter)}]
+	}
 }
 
 // BuiltinObjects are the names of the host's built-in objects, which no

@@ -922,6 +922,40 @@ func (c *Counter) Raw() []RawItem {
 	return out
 }
 
+// IdentityRaw returns the raw values of the counters that identify the
+// instances Raw returns between samples, where their object has such
+// counters (see the package doc): "ID Process" (Thread: "ID Thread") and
+// "Elapsed Time", the start, for each instance in Raw's order; nil for an
+// object whose instances are identified by name. A log that keeps only
+// some counters keeps these too, so that a reader pairs instances across
+// samples as this query paired them (perflog/sqllog).
+func (c *Counter) IdentityRaw() []RawItem {
+	s := c.obj
+	if s == nil || c.status() != calc.ValidData || c.q.namesOnly || s.idPos < 0 {
+		return nil
+	}
+	pos := []int{s.idPos}
+	if s.stPos >= 0 {
+		pos = append(pos, s.stPos)
+	}
+	out := make([]RawItem, 0, len(c.rowPos)*len(pos))
+	for _, p := range c.rowPos {
+		in := &s.cur[p]
+		for _, at := range pos {
+			def := s.defs[at]
+			t, f := calc.TimeBase(def.Type, s.clocks)
+			raw := calc.Raw{FirstValue: in.blk.Value(def), Time: t, Freq: f}
+			if s.missing != nil && s.isMissing(int(p), def.NameIndex) {
+				raw.Status = calc.NoData
+			}
+			path := c.rowPath(in)
+			path.Counter = s.names[at]
+			out = append(out, RawItem{Instance: in.display, Path: path, Raw: raw, Type: def.Type, Scale: def.DefaultScale})
+		}
+	}
+	return out
+}
+
 // Statistics summarises the raw samples collected since the counter was
 // added (PdhComputeCounterStatistics, see calc.Statistics): at most the
 // query's history length (DefaultHistory unless SetHistory), the oldest

@@ -250,6 +250,10 @@ func (c *Collector) protocolObjects() []Object {
 				scale = -1
 			}
 			cs[i] = ctr(pcn.name, pcn.typ, scale, detAdvanced, pcn.help)
+			// Every raw count of the tables is a count since boot of
+			// /proc/net/snmp, netstat or snmp6, which only grows, but
+			// Connections Established (CurrEstab, the connections open now).
+			cs[i].Cumulative = pcn.typ == tRaw && pcn.name != "Connections Established"
 		}
 		set := newSet(o.name, o.index, counterset.Single, detAdvanced, 0, o.help, cs)
 		p := newProtoCollector(o)

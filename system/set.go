@@ -36,6 +36,12 @@ func ctr(name string, t countertype.Type, scale int32, detail uint32, help strin
 	}
 }
 
+// grows marks a raw count that only grows (counterset.Counter.Cumulative).
+func grows(c counterset.Counter) counterset.Counter {
+	c.Cumulative = true
+	return c
+}
+
 // newSet finishes a declaration: IDs are definition positions and each
 // counter that needs a base names the counter after it.
 func newSet(name string, index uint32, inst counterset.Instancing, detail uint32, def int, help string, cs []counterset.Counter) *counterset.Set {

@@ -128,6 +128,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 			}
 		}
 		sets := logman.RemoteSets{Options: lo}
+		mo.Cumulative = host.Cumulative()
 		mo.Alerts = func(ctx context.Context) []prom.Alert { return alertSeries(ctx, sets) }
 		m, err := prom.NewCollector(sampler.View(), mo)
 		if err != nil {

@@ -8,6 +8,9 @@ import (
 	"log/slog"
 	"net"
 	"net/url"
+	"os"
+	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,6 +24,7 @@ import (
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/resource"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"google.golang.org/grpc/credentials"
 
 	"github.com/perfcounters/perfcounters/pdh"
@@ -133,7 +137,11 @@ func New(ctx context.Context, src pdh.Source, opts Options) (*Exporter, error) {
 	}
 	e.exp = &loggedExporter{Exporter: exp, log: e.log}
 	e.reader = sdkmetric.NewPeriodicReader(e.exp, sdkmetric.WithInterval(opts.Interval), sdkmetric.WithTimeout(opts.Timeout))
-	e.provider = sdkmetric.NewMeterProvider(sdkmetric.WithReader(e.reader), sdkmetric.WithResource(e.resource(first)),
+	res, err := e.resource(first)
+	if err != nil {
+		return nil, err
+	}
+	e.provider = sdkmetric.NewMeterProvider(sdkmetric.WithReader(e.reader), sdkmetric.WithResource(res),
 		sdkmetric.WithCardinalityLimit(max(opts.CardinalityLimit, 0)))
 	e.meter = e.provider.Meter(scope)
 
@@ -282,20 +290,91 @@ func peek(ctx context.Context, src pdh.Source, objects []uint32) (*pdh.Sample, e
 	return s, err
 }
 
-// resource describes the exporting host.
-func (e *Exporter) resource(first *pdh.Sample) *resource.Resource {
+// resource describes the exporting host, under the schema URL of the
+// semantic conventions the metrics follow (1.43): service.name,
+// service.version (the module's version as the Go toolchain stamped it,
+// unless Options.ServiceVersion), host.name, os.type and host.arch (of
+// this program's host), then OTEL_RESOURCE_ATTRIBUTES and
+// OTEL_SERVICE_NAME (Options.Getenv), then Options.Resource: a later
+// source overrides an earlier one's attribute.
+func (e *Exporter) resource(first *pdh.Sample) (*resource.Resource, error) {
 	host := e.opts.HostName
 	if host == "" && first != nil && len(first.Blocks) > 0 {
 		host = first.Blocks[0].Header().SystemName
 	}
-	attrs := []attribute.KeyValue{attribute.String("service.name", e.opts.ServiceName)}
+	version := e.opts.ServiceVersion
+	if version == "" {
+		version = "(devel)"
+		if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+			version = bi.Main.Version
+		}
+	}
+	attrs := []attribute.KeyValue{attribute.String("service.name", e.opts.ServiceName),
+		attribute.String("service.version", version),
+		attribute.String("os.type", osType(runtime.GOOS)),
+		attribute.String("host.arch", hostArch(runtime.GOARCH))}
 	if host != "" {
 		attrs = append(attrs, attribute.String("host.name", host))
 	}
-	for k, v := range e.opts.Resource {
-		attrs = append(attrs, attribute.String(k, v))
+	res := resource.NewWithAttributes(semconv.SchemaURL, attrs...)
+	getenv := e.opts.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
 	}
-	return resource.NewSchemaless(attrs...)
+	env, err := parseResourceAttributes(getenv("OTEL_RESOURCE_ATTRIBUTES"))
+	if err != nil {
+		return nil, fmt.Errorf("OTLP export: OTEL_RESOURCE_ATTRIBUTES: %w", err)
+	}
+	if n := strings.TrimSpace(getenv("OTEL_SERVICE_NAME")); n != "" {
+		env = append(env, attribute.String("service.name", n))
+	}
+	for k, v := range e.opts.Resource {
+		env = append(env, attribute.String(k, v))
+	}
+	return resource.Merge(res, resource.NewWithAttributes(semconv.SchemaURL, env...))
+}
+
+// parseResourceAttributes reads OTEL_RESOURCE_ATTRIBUTES: key=value pairs
+// separated by commas, values percent-encoded (the OpenTelemetry
+// specification's format, as the SDK reads it).
+func parseResourceAttributes(s string) ([]attribute.KeyValue, error) {
+	var out []attribute.KeyValue
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	for i, pair := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(pair, "=")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" {
+			return nil, fmt.Errorf("item %d (%q): not key=value", i+1, pair)
+		}
+		val, err := url.PathUnescape(strings.TrimSpace(v))
+		if err != nil {
+			return nil, fmt.Errorf("item %d (key %q): %v", i+1, k, err)
+		}
+		out = append(out, attribute.String(k, val))
+	}
+	return out, nil
+}
+
+// osType is os.type's value for a GOOS (the semantic conventions' list
+// spells these as Go does, but for z/OS).
+func osType(goos string) string {
+	if goos == "zos" {
+		return "z_os"
+	}
+	return goos
+}
+
+// hostArch is host.arch's value for a GOARCH.
+func hostArch(goarch string) string {
+	switch goarch {
+	case "386":
+		return "x86"
+	case "arm":
+		return "arm32"
+	}
+	return goarch
 }
 
 // newOTLPExporter builds the OTLP exporter of the protocol asked for, with

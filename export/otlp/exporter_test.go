@@ -11,6 +11,7 @@ import (
 	"math"
 	"net"
 	"net/http/httptest"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -224,7 +225,7 @@ func TestGRPCFixture(t *testing.T) {
 			t.Errorf("export %d: header x-tenant = %q", k+1, hdr["x-tenant"])
 		}
 		res, got := flatten(t, req)
-		if res != "host.name=TESTBOX,service.name=perfc" {
+		if res != "host.arch="+runtime.GOARCH+",host.name=TESTBOX,os.type="+runtime.GOOS+",service.name=perfc,service.version=(devel)" {
 			t.Errorf("resource %s", res)
 		}
 		t.Run(fmt.Sprintf("sample%d", k), func(t *testing.T) { compare(t, got, expectFixture(float64(k))) })

@@ -102,6 +102,13 @@ type Options struct {
 	ServiceName string
 	HostName    string
 	Resource    map[string]string
+	// ServiceVersion is the resource's service.version; empty is the
+	// module version the Go toolchain stamped ("(devel)" without one).
+	ServiceVersion string
+	// Getenv reads OTEL_RESOURCE_ATTRIBUTES and OTEL_SERVICE_NAME, which
+	// add to and override the resource's attributes (Options.Resource
+	// overrides them in turn); nil is os.Getenv.
+	Getenv func(string) string
 
 	// Logger receives failed exports and samples; nil discards them.
 	Logger *slog.Logger

@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/klauspost/compress/zstd"
 	"github.com/perfcounters/perfcounters/calc"
 	ct "github.com/perfcounters/perfcounters/countertype"
 	"github.com/perfcounters/perfcounters/pdh"
@@ -47,6 +48,18 @@ type Collector struct {
 	c          *compiled
 	timeout    time.Duration
 	rediscover time.Duration
+
+	self        bool   // write the self-metrics
+	buildLabels string // their build_info labels
+
+	// compression of answers (handler.go): buffers and gzip writers
+	// reused across scrapes, one zstd encoder (safe for concurrent
+	// EncodeAll) made at the first zstd scrape
+	encoded  sync.Pool
+	gzips    sync.Pool
+	zstdOnce sync.Once
+	zstdEnc  *zstd.Encoder
+	zstdErr  error
 
 	mu      sync.Mutex
 	flights [2]*flight // the collection in progress per format
@@ -85,6 +98,9 @@ type state struct {
 	seen    []uint32
 	missing map[int][]uint32
 	size    int // size of the last answer, a hint for the next
+
+	wrote   map[uint32]time.Duration // conversion time per object (self-metrics)
+	timings []objectTiming
 }
 
 type dupKey struct{ parent, name string }
@@ -123,6 +139,12 @@ func NewCollector(src pdh.Source, opts Options) (*Collector, error) {
 	}
 	if col.rediscover <= 0 {
 		col.rediscover = DefaultRediscover
+	}
+	col.encoded.New = func() any { return new([]byte) }
+	col.self = c.profile != ProfileClassic && !opts.NoSelfMetrics
+	if col.self {
+		col.buildLabels = buildInfo()
+		col.st.wrote = map[uint32]time.Duration{}
 	}
 	col.st.layouts = map[uint32]*layout{}
 	col.st.used = map[string]uint32{}
@@ -241,7 +263,9 @@ func (col *Collector) collect(ctx context.Context, f Format, buf []byte) ([]byte
 	} else {
 		want = st.discovered
 	}
+	began := time.Now()
 	smp, err := col.src.Sample(ctx, want)
+	sampled := time.Since(began)
 	if err != nil {
 		return nil, fmt.Errorf("metrics export: collecting: %w", err)
 	}
@@ -280,8 +304,17 @@ func (col *Collector) collect(ctx context.Context, f Format, buf []byte) ([]byte
 				continue
 			}
 			st.seen = append(st.seen, idx)
+			t0 := time.Now()
 			w = col.writeObject(w, f, db, &h, smp, o)
+			if col.self {
+				st.wrote[idx] += time.Since(t0)
+			}
 		}
+	}
+	if col.self {
+		st.timings = timings(st.timings, db, smp, want, st.seen, sampled, st.wrote)
+		clear(st.wrote)
+		w = col.writeSelf(w, f, st.timings)
 	}
 	if col.opts.Alerts != nil {
 		w = col.writeAlerts(w, f, col.opts.Alerts(ctx))
@@ -333,7 +366,7 @@ func (col *Collector) writeObject(w []byte, f Format, db *titles.DB, h *perfdata
 	if len(lay.families) == 0 {
 		return w
 	}
-	col.rowsOf(db, smp, o)
+	col.rowsOf(db, smp, o, lay)
 	if len(st.rows) == 0 {
 		return w
 	}
@@ -343,14 +376,16 @@ func (col *Collector) writeObject(w []byte, f Format, db *titles.DB, h *perfdata
 	if h.PerfTime100nSec == 0 {
 		wallSec = float64(h.SystemTime.Time().UnixNano()) / 1e9
 	}
+	mark, n := 0, 0
 	for fi := range lay.families {
 		fam := &lay.families[fi]
 		if fam.formatted && !col.opts.Formatted {
 			continue
 		}
-		mark := len(w)
-		w = append(w, fam.header[f]...)
-		n := 0
+		if !fam.cont {
+			mark, n = len(w), 0
+			w = append(w, fam.header[f]...)
+		}
 		for ri := range st.rows {
 			r := &st.rows[ri]
 			if st.missing != nil && col.isMissing(r.pos, fam.def.NameIndex) {
@@ -362,7 +397,8 @@ func (col *Collector) writeObject(w []byte, f Format, db *titles.DB, h *perfdata
 				n++
 			}
 		}
-		if n == 0 {
+		last := fi+1 == len(lay.families) || !lay.families[fi+1].cont
+		if last && n == 0 {
 			w = w[:mark] // no samples: no family
 		}
 	}
@@ -399,7 +435,7 @@ func (col *Collector) writeValue(w []byte, fam *family, r *row, clk *calc.Clocks
 		if had {
 			pp = &prev
 		}
-		fv := calc.Format(fam.def.Type, fam.def.DefaultScale, &cur, pp, calc.FmtDouble)
+		fv := calc.Format(fam.def.Type, fam.def.DefaultScale, &cur, pp, formattedOptions)
 		if !fv.HasValue() || math.IsNaN(fv.Double) || math.IsInf(fv.Double, 0) {
 			return w, false
 		}
@@ -407,7 +443,9 @@ func (col *Collector) writeValue(w []byte, fam *family, r *row, clk *calc.Clocks
 	} else {
 		switch fam.part.src {
 		case srcValue:
-			if fam.part.unit == unitNone {
+			if fam.factor != 0 {
+				num = float64(int64(v)) * fam.factor
+			} else if fam.part.unit == unitNone {
 				if fam.part.kind == kindGauge {
 					// a raw count is a signed number, as PDH shows it
 					if int64(v) < 0 {
@@ -457,9 +495,13 @@ func (col *Collector) writeValue(w []byte, fam *family, r *row, clk *calc.Clocks
 		}
 	}
 	w = append(w, fam.sample...)
-	if r.end > r.start {
+	if r.end > r.start || len(fam.extra) > 0 {
 		w = append(w, '{')
 		w = append(w, st.labels[r.start:r.end]...)
+		if r.end > r.start && len(fam.extra) > 0 {
+			w = append(w, ',')
+		}
+		w = append(w, fam.extra...)
 		w = append(w, '}')
 	}
 	w = append(w, ' ')
@@ -474,6 +516,13 @@ func (col *Collector) writeValue(w []byte, fam *family, r *row, clk *calc.Clocks
 	w = append(w, '\n')
 	return w, true
 }
+
+// formattedOptions are how the formatted gauges are computed: as
+// typeperf prints values (perflog/pdhcsv.ValueOptions), without the
+// display scale (10^DefaultScale is perfmon's graph scale, not a unit:
+// Avg. Disk sec/Write is in seconds, Disk Write Bytes/sec in bytes per
+// second) and without the cap at 100 %.
+const formattedOptions = calc.FmtDouble | calc.FmtNoScale | calc.FmtNoCap100
 
 // timeFreq is the frequency of counter type t's time base, in ticks per
 // second: the block's PerfFreq, 10^7 for 100 ns timers, the object's
@@ -493,7 +542,7 @@ const maxNames = 1 << 16
 
 // rowsOf fills st.rows with the instances of o that are exported, and
 // their label text.
-func (col *Collector) rowsOf(db *titles.DB, smp *pdh.Sample, o perfdata.Object) {
+func (col *Collector) rowsOf(db *titles.DB, smp *pdh.Sample, o perfdata.Object, lay *layout) {
 	st := &col.st
 	st.rows = st.rows[:0]
 	st.labels = st.labels[:0]
@@ -502,6 +551,15 @@ func (col *Collector) rowsOf(db *titles.DB, smp *pdh.Sample, o perfdata.Object) 
 		return
 	}
 	filter := col.c.instances[fold(db.Name(o.NameIndex()))]
+	var scheme labelScheme
+	hasScheme := false
+	if col.c.profile == ProfileDefault {
+		scheme, hasScheme = schemes[fold(db.Name(o.NameIndex()))]
+	}
+	pidDef, hasPid := perfdata.CounterDef{}, false
+	if scheme.pid {
+		pidDef, hasPid = lay.pidDef(db)
+	}
 	clear(st.dups)
 	var parentObj uint32
 	st.parents = st.parents[:0]
@@ -547,20 +605,68 @@ func (col *Collector) rowsOf(db *titles.DB, smp *pdh.Sample, o perfdata.Object) 
 			}
 		}
 		start := len(st.labels)
-		st.labels = append(st.labels, `perf_instance="`...)
-		st.labels = appendLabelValue(st.labels, name)
-		if dup > 0 {
-			st.labels = append(st.labels, '#')
-			st.labels = strconv.AppendInt(st.labels, int64(dup), 10)
-		}
-		st.labels = append(st.labels, '"')
-		if parent != "" {
-			st.labels = append(st.labels, `,perf_parent="`...)
-			st.labels = appendLabelValue(st.labels, parent)
+		blk := in.Block()
+		if hasScheme {
+			st.labels = appendSchemeLabels(st.labels, &scheme, name, parent, dup, blk, pidDef, hasPid)
+		} else {
+			st.labels = append(st.labels, `perf_instance="`...)
+			st.labels = appendLabelValue(st.labels, name)
+			if dup > 0 {
+				st.labels = append(st.labels, '#')
+				st.labels = strconv.AppendInt(st.labels, int64(dup), 10)
+			}
 			st.labels = append(st.labels, '"')
+			if parent != "" {
+				st.labels = append(st.labels, `,perf_parent="`...)
+				st.labels = appendLabelValue(st.labels, parent)
+				st.labels = append(st.labels, '"')
+			}
 		}
-		st.rows = append(st.rows, row{start: start, end: len(st.labels), blk: in.Block(), pos: pos, display: display})
+		st.rows = append(st.rows, row{start: start, end: len(st.labels), blk: blk, pos: pos, display: display})
 	}
+}
+
+// appendSchemeLabels appends the default profile's labels of an
+// instance (see schemes): the parent as process= (Thread) or
+// perf_parent=, the name split or under the scheme's label, and pid=
+// from ID Process where the scheme has it, the #n of a duplicate name
+// kept only where no pid tells the instances apart.
+func appendSchemeLabels(w []byte, sc *labelScheme, name, parent string, dup int32, blk perfdata.CounterBlock, pidDef perfdata.CounterDef, hasPid bool) []byte {
+	first := true
+	pair := func(w []byte, k, v string, index int32) []byte {
+		if !first {
+			w = append(w, ',')
+		}
+		first = false
+		w = append(w, k...)
+		w = append(w, `="`...)
+		w = appendLabelValue(w, v)
+		if index > 0 {
+			w = append(w, '#')
+			w = strconv.AppendInt(w, int64(index), 10)
+		}
+		return append(w, '"')
+	}
+	if parent != "" {
+		if sc.label == "thread" {
+			w = pair(w, "process", parent, 0)
+		} else {
+			w = pair(w, "perf_parent", parent, 0)
+		}
+	}
+	if sc.split != nil {
+		if pairs, ok := sc.split(name); ok && dup == 0 {
+			for _, p := range pairs {
+				w = pair(w, p[0], p[1], 0)
+			}
+			return w
+		}
+	}
+	if hasPid {
+		w = pair(w, sc.label, name, 0)
+		return pair(w, "pid", strconv.FormatUint(blk.Value(pidDef), 10), 0)
+	}
+	return pair(w, sc.label, name, dup)
 }
 
 // parentNames returns the instance names of object pti in the sample

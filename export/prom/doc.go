@@ -17,9 +17,27 @@
 //   - fractions and averages export their two parts (numerator and base,
 //     counters where both accumulate, gauges for RAW_FRACTION) so that
 //     PromQL computes rates and ratios, and, with Options.Formatted, the
-//     value as perfmon shows it, computed by package calc between the last
-//     two collections;
+//     value as typeperf prints it (no display scale, no cap at 100 %),
+//     computed by package calc between the last two collections;
 //   - ELAPSED_TIME becomes a start-time gauge in seconds since the epoch.
+//
+// Options.Profile chooses the shape: the default ("perfc") gives
+// dimensions their own labels (mode for CPU time, cpu, core, disk and
+// device, volume, interface, process and pid), base units with no
+// duplicated scales, counters for raw counts that only grow
+// (Options.Cumulative) and the exporter's self-metrics; "classic" is
+// the shape before issue 32 (one perf_instance label).
+//
+// The text is written by this package's own writer, not by
+// prometheus/common's expfmt: expfmt would bring prometheus/common and
+// client_model into the module and build a MetricFamily value per
+// family on every scrape, where this writer appends each sample's bytes
+// to one reused buffer from names and label text prepared once per
+// object layout (bench_test.go measures it; it was not measured against
+// expfmt, which is not in the module). Format negotiation (Negotiate) and compression
+// (NegotiateEncoding: gzip from the standard library, zstd from
+// klauspost/compress) follow Prometheus' Accept and Accept-Encoding as
+// expfmt and client_golang's promhttp do.
 //
 // Every scrape collects the chosen objects once (concurrent scrapes share
 // that collection); nothing is cached between scrapes except the names

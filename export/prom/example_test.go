@@ -45,13 +45,17 @@ func ExampleNewHandler() {
 	resp.Body.Close()
 	fmt.Println(resp.Header.Get("Content-Type"))
 	for _, l := range strings.Split(string(body), "\n") {
-		if strings.HasPrefix(l, "# TYPE perfc_processor_user") || strings.HasPrefix(l, "perfc_processor_user") || l == "# EOF" {
+		if strings.HasPrefix(l, "# TYPE perfc_processor_time_seconds") || strings.HasPrefix(l, `perfc_processor_time_seconds_total{cpu="0"`) || l == "# EOF" {
 			fmt.Println(l)
 		}
 	}
 	// Output:
 	// application/openmetrics-text; version=1.0.0; charset=utf-8
-	// # TYPE perfc_processor_user_time_seconds counter
-	// perfc_processor_user_time_seconds_total{perf_instance="0"} 204.1875
+	// # TYPE perfc_processor_time_seconds counter
+	// perfc_processor_time_seconds_total{cpu="0",mode="user"} 204.1875
+	// perfc_processor_time_seconds_total{cpu="0",mode="privileged"} 542.890625
+	// perfc_processor_time_seconds_total{cpu="0",mode="dpc"} 8.265625
+	// perfc_processor_time_seconds_total{cpu="0",mode="interrupt"} 4.953125
+	// perfc_processor_time_seconds_total{cpu="0",mode="idle"} 1255.875
 	// # EOF
 }

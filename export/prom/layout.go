@@ -3,6 +3,7 @@ package prom
 import (
 	"slices"
 	"strconv"
+	"strings"
 
 	ct "github.com/perfcounters/perfcounters/countertype"
 	"github.com/perfcounters/perfcounters/perfdata"
@@ -28,6 +29,9 @@ type family struct {
 	multiFromBase bool // MULTI_TIMER_INV: the item count is the base
 	part          part
 	formatted     bool      // the formatted gauge (Options.Formatted)
+	extra         []byte    // constant labels of its series (mode="user"), default profile
+	factor        float64   // raw gauges: multiplied into base units (0: none)
+	cont          bool      // a member of the family before it: no TYPE and HELP lines
 	sample        []byte    // the metric name of its samples
 	header        [2][]byte // TYPE and HELP lines, by Format
 }
@@ -51,6 +55,17 @@ func (col *Collector) layoutOf(db *titles.DB, o perfdata.Object) *layout {
 	st.layouts[idx] = lay
 	col.build(db, idx, lay)
 	return lay
+}
+
+// pidDef is the definition of the object's "ID Process" counter, if
+// it has one.
+func (lay *layout) pidDef(db *titles.DB) (perfdata.CounterDef, bool) {
+	for _, d := range lay.defs {
+		if !d.Type.IsBase() && fold(db.Name(d.NameIndex)) == "id process" {
+			return d, true
+		}
+	}
+	return perfdata.CounterDef{}, false
 }
 
 // reserve takes names for object idx if none is in use; it reports
@@ -98,6 +113,17 @@ func (col *Collector) build(db *titles.DB, idx uint32, lay *layout) {
 	}
 
 	var names []string
+	objName := db.Name(idx)
+	profile := col.c.profile == ProfileDefault
+	var all []string
+	if profile {
+		for _, d := range lay.defs {
+			if !d.Type.IsBase() {
+				all = append(all, db.Name(d.NameIndex))
+			}
+		}
+	}
+	groups := map[string]bool{} // the mode families' names, taken once for all their members
 	for i, d := range lay.defs {
 		if d.Type.IsBase() {
 			continue
@@ -126,6 +152,25 @@ func (col *Collector) build(db *titles.DB, idx uint32, lay *layout) {
 		if cname == "" {
 			stem = "counter_" + strconv.FormatUint(uint64(d.NameIndex), 10)
 		}
+		var sh shape
+		if profile {
+			grows := col.opts.Cumulative != nil && col.opts.Cumulative(objName, cname)
+			sh = shapeOf(objName, cname, d.Type, all, grows)
+			if sh.skip {
+				continue
+			}
+			if sh.stem != "" {
+				stem = sh.stem
+			}
+			if sh.counter {
+				m.parts = []part{{kind: kindCounter, src: srcValue, note: "a raw count that only grows; rate() gives the per-second value"}}
+			}
+			if m.parts[0].kind == kindCounter && m.parts[0].suffix == "" {
+				// "Bytes Total/sec" is bytes_total, not bytes_total_total
+				stem = strings.TrimSuffix(stem, "_total")
+			}
+			f.extra, f.factor = []byte(sh.extra), sh.factor
+		}
 		base := prefix + obj + "_" + stem
 		for n := 2; ; n++ {
 			names = names[:0]
@@ -143,7 +188,7 @@ func (col *Collector) build(db *titles.DB, idx uint32, lay *layout) {
 				}
 				names = append(names, fname, sample)
 				g.sample = []byte(sample)
-				g.header = headers(fname, sample, p.kind, helpText(db, d, cname, p.note))
+				g.header = headers(fname, sample, p.kind, familyHelp(db, d, cname, p.note, f.extra))
 				fams = append(fams, g)
 			}
 			if m.formatted {
@@ -153,17 +198,45 @@ func (col *Collector) build(db *titles.DB, idx uint32, lay *layout) {
 				fname := base + "_formatted"
 				names = append(names, fname)
 				g.sample = []byte(fname)
-				g.header = headers(fname, fname, kindGauge, helpText(db, d, cname, formattedNote(d.Type)))
+				g.header = headers(fname, fname, kindGauge, familyHelp(db, d, cname, formattedNote(d.Type), f.extra))
 				fams = append(fams, g)
 			}
-			// A counter and its sample names: "x" and "x_total" are both
-			// taken by counter x, so that no gauge can be named x_total.
-			if col.reserve(idx, lay, uniq(names)) {
+			if len(f.extra) > 0 {
+				// A mode family: its first member takes the names, the
+				// others join it.
+				if groups[base] || col.reserve(idx, lay, uniq(names)) {
+					groups[base] = true
+					lay.families = append(lay.families, fams...)
+					break
+				}
+			} else if col.reserve(idx, lay, uniq(names)) {
+				// A counter and its sample names: "x" and "x_total" are both
+				// taken by counter x, so that no gauge can be named x_total.
 				lay.families = append(lay.families, fams...)
 				break
 			}
 			base = prefix + obj + "_" + stem + "_" + strconv.Itoa(n)
 		}
+	}
+	gather(lay.families)
+}
+
+// gather puts the members of each family that several counters share
+// (the modes) together, in the order of their first member, and marks
+// the members after the first: they write no TYPE and HELP lines.
+func gather(fams []family) {
+	first := map[string]int{}
+	for i := range fams {
+		n := string(fams[i].sample)
+		if _, ok := first[n]; !ok {
+			first[n] = i
+		}
+	}
+	slices.SortStableFunc(fams, func(a, b family) int {
+		return first[string(a.sample)] - first[string(b.sample)]
+	})
+	for i := range fams {
+		fams[i].cont = i > 0 && string(fams[i].sample) == string(fams[i-1].sample)
 	}
 }
 
@@ -188,6 +261,16 @@ func helpText(db *titles.DB, d perfdata.CounterDef, name, note string) string {
 	return h + " [" + d.Type.String() + ": " + note + "]"
 }
 
+// familyHelp is helpText, or for a mode family (extra labels) what the
+// family holds, since its members are several counters.
+func familyHelp(db *titles.DB, d perfdata.CounterDef, name, note string, extra []byte) string {
+	if len(extra) == 0 {
+		return helpText(db, d, name, note)
+	}
+	return "Processor time by mode (mode: user = % User Time, privileged = % Privileged Time, interrupt = % Interrupt Time, dpc = % DPC Time, idle = % Idle Time, as the object has them) [" +
+		d.Type.String() + ": " + note + "]"
+}
+
 // formattedNote says what the formatted gauge of type t is.
 func formattedNote(t ct.Type) string {
 	s := "the value as perfmon shows it"
@@ -199,7 +282,7 @@ func formattedNote(t ct.Type) string {
 	case ct.PERF_DISPLAY_SECONDS:
 		s += ", in seconds"
 	}
-	return s + ", computed between the last two scrapes (default scale, percentages capped at 100)"
+	return s + ", computed between the last two scrapes as typeperf prints it (no display scale, percentages not capped)"
 }
 
 // headers writes the TYPE and HELP lines of a family in both formats.

@@ -21,6 +21,13 @@ const DefaultPrefix = "perfc_"
 // with an instance filter, to export them.
 func DefaultExclude() []string { return []string{"Process", "Process V2", "Thread"} }
 
+// The profiles of Options.Profile.
+const (
+	ProfileDefault         = "perfc"
+	ProfileClassic         = "classic"
+	ProfileWindowsExporter = "windows_exporter" // reserved: refused until written
+)
+
 // DefaultRediscover is how often an export of every object asks the
 // source for all its objects (Global) to find new ones.
 const DefaultRediscover = time.Minute
@@ -29,6 +36,13 @@ const DefaultRediscover = time.Minute
 // exports every object but DefaultExclude's, without _Total instances and
 // without formatted gauges.
 type Options struct {
+	// Profile chooses the shape of the export: ProfileDefault ("" or
+	// "perfc"), ProfileClassic ("classic", the names and the one
+	// perf_instance label of perfc before issue 32). The name
+	// ProfileWindowsExporter ("windows_exporter": windows_exporter's
+	// metric names and labels) is reserved and refused until it is
+	// written. MAPPING.md describes each.
+	Profile string `json:"profile,omitempty"`
 	// Prefix starts every metric name; "" is DefaultPrefix. It must be a
 	// valid metric name start: letters, digits, '_' (not a digit first).
 	Prefix string `json:"prefix,omitempty"`
@@ -45,9 +59,9 @@ type Options struct {
 	// with sum() and which are left out by default.
 	Total bool `json:"total,omitempty"`
 	// Formatted adds to every counter whose displayed value is computed
-	// (rates, fractions, averages, timers) a gauge with the value perfmon
-	// shows, computed between the last two collections (scale and 100 %
-	// cap applied as PDH does); the first scrape has none.
+	// (rates, fractions, averages, timers) a gauge with the value
+	// typeperf prints, computed between the last two collections (without
+	// the display scale and the cap at 100 %); the first scrape has none.
 	Formatted bool `json:"formatted,omitempty"`
 	// DetailLevel leaves out counters of a higher detail level (100
 	// novice, 200 advanced, 300 expert, 400 wizard); 0 exports all.
@@ -57,6 +71,16 @@ type Options struct {
 	// Rediscover is how often an export of every object asks for the
 	// source's Global collection again; 0 is DefaultRediscover.
 	Rediscover time.Duration `json:"-"`
+	// NoSelfMetrics leaves out the exporter's own metrics
+	// (PREFIX_exporter_build_info, PREFIX_scrape_collector_success and
+	// PREFIX_scrape_collector_duration_seconds per object), which the
+	// default and windows_exporter profiles write (classic never does).
+	NoSelfMetrics bool `json:"no_self_metrics,omitempty"`
+	// Cumulative, when set, says which raw counts (PERF_COUNTER_RAWCOUNT,
+	// _LARGE_RAWCOUNT) only grow, by object and counter name: the default
+	// profile exports them as counters (_total) instead of gauges. The
+	// local host's objects declare theirs (host.Cumulative).
+	Cumulative func(object, counter string) bool `json:"-"`
 	// Alerts, when set, returns the state of the host's alert sets at
 	// each scrape, exported as PREFIX_alert_firing and
 	// PREFIX_alert_fired_total (MAPPING.md).
@@ -116,6 +140,7 @@ func ParseOptions(b []byte) (Options, error) {
 
 // compiled are the options checked and prepared.
 type compiled struct {
+	profile   string
 	prefix    string
 	objects   []string                   // folded names, in the order given
 	exclude   map[string]bool            // folded names
@@ -128,6 +153,16 @@ func fold(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
 // the expressions compile, no object is named twice in one list.
 func (o *Options) compile() (*compiled, error) {
 	c := &compiled{prefix: o.Prefix, exclude: map[string]bool{}, instances: map[string]*compiledFilter{}}
+	switch o.Profile {
+	case "", ProfileDefault:
+		c.profile = ProfileDefault
+	case ProfileClassic:
+		c.profile = o.Profile
+	case ProfileWindowsExporter:
+		return nil, fmt.Errorf("metrics export options: profile %q is not implemented yet; use %q or %q", o.Profile, ProfileDefault, ProfileClassic)
+	default:
+		return nil, fmt.Errorf("metrics export options: profile %q: not %q, %q or %q", o.Profile, ProfileDefault, ProfileClassic, ProfileWindowsExporter)
+	}
 	if c.prefix == "" {
 		c.prefix = DefaultPrefix
 	}

@@ -161,7 +161,7 @@ func TestPrometheusScrapes(t *testing.T) {
 	// Poll the API, within the deadline of ctx, until the window of the
 	// rate is covered by scrapes (five at 1 s in 5 s): before that
 	// Prometheus extrapolates from a partly covered window.
-	const series = `perfc_processor_user_time_seconds_total{perf_instance="0"}`
+	const series = `perfc_processor_time_seconds_total{cpu="0",mode="user"}`
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
 	var vs [][2]any

@@ -131,6 +131,7 @@ var testUp = map[string][]struct{ pkg, why string }{
 	"host":           {{"internal/tool/typeperf", "typeperf over the assembled host is the end-to-end check of V1 and V2 providers"}},
 	"perflog/blg":    {{"internal/tool/relog", "Windows' BLGs relogged end to end equal the CSV Windows' relog wrote"}},
 	"perflog/sqllog": {{"internal/tool/relog", "relog into SQL and back is the round trip the format promises"}},
+	"export/prom":    {{"internal/tool/typeperf", "the formatted gauges equal what typeperf prints over the same samples"}},
 }
 
 // never are the architecture's "never" rules (ARCHITECTURE.md), as data:

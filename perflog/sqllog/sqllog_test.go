@@ -513,3 +513,56 @@ UNION SELECT lower(name), 'PK' FROM pragma_table_info(?) WHERE pk > 0`, table, t
 	}
 	return out
 }
+
+// TestProcessIdentity logs one counter of Process, whose instances the
+// query pairs by process id and start time, not by name#n: a process
+// that exits and another that takes its name#n (rundll32#1 in sample 7 of
+// the Windows samples) must not pair when read back either. The log keeps
+// the identifying counters (ID Process, Elapsed Time) beside the one
+// asked for; every value read back, first and second sample of each
+// process included, is what the original blocks give.
+func TestProcessIdentity(t *testing.T) {
+	ctx := context.Background()
+	paths := []string{`\Process(*)\% Processor Time`}
+	for _, be := range backends(t) {
+		t.Run(be.name, func(t *testing.T) {
+			opts := be.opts(t)
+			w, err := Create(ctx, "SQL:perf!procs", opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			exp := observe(t, ctx, openWindows(t), paths, w, 0, 11)
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			// The samples hold the case this is about: a value that is
+			// new data (a new process) under a name#n seen before.
+			renamed := 0
+			for i := 1; i < len(exp); i++ {
+				for p, e := range exp[i] {
+					if _, before := exp[i-1][p]; before && e.status == calc.NewData {
+						renamed++
+					}
+				}
+			}
+			if renamed == 0 {
+				t.Fatal("no process takes another's name#n in the samples: the test checks nothing")
+			}
+			l, err := OpenWith(ctx, "SQL:perf!procs", opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			compare(t, observe(t, ctx, l, paths, nil, 0, 11), exp)
+			ids := 0
+			for _, p := range l.Paths() {
+				if strings.HasSuffix(p, `\ID Process`) {
+					ids++
+				}
+			}
+			if ids == 0 {
+				t.Error("the log keeps no ID Process")
+			}
+		})
+	}
+}

@@ -200,19 +200,17 @@ func (w *Writer) WriteQuery(ctx context.Context, q *pdh.Query) error {
 			if !r.Raw.Status.OK() {
 				continue // CounterData has no status: only values are stored
 			}
-			p := r.Path
-			m := p.Machine
-			if m == "" {
-				m = q.Machine()
+			w.rows = append(w.rows, w.row(q, r, calc.Value{Status: w.items[i].Status, Double: w.items[i].Computed}))
+		}
+		// The counters that identify a process or thread between samples
+		// (ID Process / ID Thread and Elapsed Time) go with the logged
+		// ones, so that the reader pairs instances by identity as the
+		// query did, not by name#n (SQL.md, "Instances").
+		for _, r := range c.IdentityRaw() {
+			if !r.Raw.Status.OK() {
+				continue
 			}
-			k := detailKey{machine: `\\` + strings.TrimPrefix(m, `\\`), object: p.Object, counter: p.Counter,
-				instance: p.Instance, hasInstance: p.Instance != "", index: p.Index, parent: p.Parent,
-				typ: r.Type, scale: r.Scale, timeBase: int64(r.Raw.Freq)}
-			v := 0.0
-			if it := w.items[i]; it.Status == calc.ValidData && !math.IsNaN(it.Computed) && !math.IsInf(it.Computed, 0) {
-				v = it.Computed
-			}
-			w.rows = append(w.rows, dataRow{key: k, value: v, first: r.Raw.FirstValue, second: secondOf(r.Type, r.Raw), multi: r.Raw.MultiCount})
+			w.rows = append(w.rows, w.row(q, r, calc.Format(r.Type, r.Scale, &r.Raw, nil, fmtOpts)))
 		}
 	}
 	if len(w.rows) == 0 {
@@ -223,6 +221,24 @@ func (w *Writer) WriteQuery(ctx context.Context, q *pdh.Query) error {
 		return fmt.Errorf("%s: sample of %s: %w", w.where, stamp, scrub(err, w.src))
 	}
 	return nil
+}
+
+// row is the CounterData row of raw item r of q's sample, with v its
+// formatted value (stored as 0 when it is not valid data).
+func (w *Writer) row(q *pdh.Query, r pdh.RawItem, v calc.Value) dataRow {
+	p := r.Path
+	m := p.Machine
+	if m == "" {
+		m = q.Machine()
+	}
+	k := detailKey{machine: `\\` + strings.TrimPrefix(m, `\\`), object: p.Object, counter: p.Counter,
+		instance: p.Instance, hasInstance: p.Instance != "", index: p.Index, parent: p.Parent,
+		typ: r.Type, scale: r.Scale, timeBase: int64(r.Raw.Freq)}
+	val := 0.0
+	if v.Status == calc.ValidData && !math.IsNaN(v.Double) && !math.IsInf(v.Double, 0) {
+		val = v.Double
+	}
+	return dataRow{key: k, value: val, first: r.Raw.FirstValue, second: secondOf(r.Type, r.Raw), multi: r.Raw.MultiCount}
 }
 
 // secondOf is the PDH_RAW_COUNTER SecondValue of a raw value: the base
