@@ -194,7 +194,10 @@ func (h *Handler) formattedValues(ctx context.Context, req remote.FormattedReque
 	if err != nil {
 		return nil, err
 	}
-	if len(cur.Sample.Blocks) > 0 {
+	// The host's name as /v1/host says it; the blocks' system name when
+	// the handler was given none.
+	ans.Host = h.opts.ComputerName
+	if ans.Host == "" && len(cur.Sample.Blocks) > 0 {
 		ans.Host = cur.Sample.Blocks[0].Header().SystemName
 	}
 	ans.Time = cur.Sample.Time.UTC()

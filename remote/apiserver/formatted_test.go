@@ -516,3 +516,16 @@ func TestFormattedTooLarge(t *testing.T) {
 		}
 	})
 }
+
+// TestFormattedHostName: the answer names the host as /v1/host does (the
+// handler's ComputerName), not as the blocks' header happens to (perfmon's
+// status line and title showed two names).
+func TestFormattedHostName(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newSynthetic(t)
+		h := NewHandler(s.Source(), Options{Registry: s, ComputerName: "FIXTURE"})
+		if got := getFormatted(t, h, `\Widget(*)\Widget Level`).Host; got != "FIXTURE" {
+			t.Errorf("host %q, want FIXTURE", got)
+		}
+	})
+}
