@@ -81,7 +81,7 @@ func exitCode(err error) int {
 		errors.Is(err, state.ErrCollectorSetRunning), errors.Is(err, pla.ErrFileExists):
 		return exitExists
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, state.ErrCollectorSetNotFound),
-		errors.Is(err, remote.ErrNoSet), errors.Is(err, remote.ErrUnknownHost),
+		errors.Is(err, state.ErrProviderNotFound), errors.Is(err, remote.ErrNoSet), errors.Is(err, remote.ErrUnknownHost),
 		errors.Is(err, pla.ErrNotRunning), errors.Is(err, typeperf.ErrNoValidCounters),
 		errors.Is(err, calc.NoMachine), errors.Is(err, calc.NoObject),
 		errors.Is(err, calc.NoCounter), errors.Is(err, calc.NoInstance):

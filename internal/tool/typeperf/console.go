@@ -148,7 +148,7 @@ func (j *jsonWriter) WriteRow(t time.Time, values []pdhcsv.Value) error {
 func appendJSON(b *bytes.Buffer, s string) {
 	enc := json.NewEncoder(b)
 	enc.SetEscapeHTML(false)
-	enc.Encode(s) // a string always encodes
+	enc.Encode(s)           // a string always encodes
 	b.Truncate(b.Len() - 1) // Encode's newline
 }
 
