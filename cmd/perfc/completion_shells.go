@@ -42,18 +42,22 @@ _perfc() {
 		local o; local -a all
 		for o in $opts; do all+=($o /${o#-}); done
 		compadd -- $all
-		[[ $cur == /* ]] && _files
-		return
+		if [[ $cur == /* ]]; then
+			_files
+		fi
+		return 0
 		;;
 	\\*|\"\\*)
 		local -a found
 		found=("${(@f)$("$self" __complete path "$cur" 2>/dev/null)}")
 		found=(${found:#})
 		# Inside the quote zsh keeps the quote itself: offer the rest.
-		[[ -n ${compstate[quote]} ]] && found=("${(@)found#\"}")
-		[[ -n ${compstate[quote]} ]] && found=("${(@)found%\"}")
+		if [[ -n ${compstate[quote]} ]]; then
+			found=("${(@)found#\"}")
+			found=("${(@)found%\"}")
+		fi
 		compadd -U -Q -S '' -- $found
-		return
+		return 0
 		;;
 	esac
 	if [[ $prev == [-/]q || $prev == [-/]qx || $cmd == explain ]]; then
