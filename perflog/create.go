@@ -112,7 +112,7 @@ func createBinary(name string, opts CreateOptions) (Recorder, error) {
 	case opts.Append:
 		bo.Mode = binlog.Linear
 	case exists && !opts.Overwrite && bo.Mode != binlog.Append:
-		return nil, fmt.Errorf("%s exists: use -y to overwrite it, or -a to append to it", name)
+		return nil, fmt.Errorf("%s exists: use -y to overwrite it, or -a to append to it (%w)", name, fs.ErrExist)
 	}
 	w, err := binlog.Create(name, bo)
 	if err != nil {

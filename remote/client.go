@@ -363,13 +363,13 @@ func (c *Client) getOnce(ctx context.Context, value, want string, buf []byte) ([
 	resp, err := c.hc.Do(req)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
-			return nil, nil, fmt.Errorf("%s: %s: no answer within %v", c.name, u, c.timeout)
+			return nil, nil, &unavailableError{fmt.Errorf("%s: %s: no answer within %v", c.name, u, c.timeout)}
 		}
 		var ue *url.Error
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		return nil, nil, fmt.Errorf("%s: %s: %w", c.name, u, err)
+		return nil, nil, &unavailableError{fmt.Errorf("%s: %s: %w", c.name, u, err)}
 	}
 	defer resp.Body.Close()
 	return c.readAnswer(resp, u, want, buf)
@@ -466,3 +466,17 @@ type StatusError struct {
 }
 
 func (e *StatusError) Error() string { return e.Msg }
+
+// ErrUnavailable is what the errors of a host that could not be reached
+// wrap: no connection (refused, unreachable, name not resolved), a failed
+// TLS handshake, or no answer within the host's timeout.
+var ErrUnavailable = errors.New("host unavailable")
+
+// unavailableError is a request that reached no answer; it is
+// ErrUnavailable and also the transport's error.
+type unavailableError struct{ err error }
+
+func (e *unavailableError) Error() string { return e.err.Error() }
+func (e *unavailableError) Unwrap() []error {
+	return []error{ErrUnavailable, e.err}
+}

@@ -98,13 +98,13 @@ func (c *Client) doJSONOnce(ctx context.Context, method, pathQuery string, body 
 	resp, err := c.hc.Do(req)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
-			return fmt.Errorf("%s: %s: no answer within %v", c.name, u, c.timeout)
+			return &unavailableError{fmt.Errorf("%s: %s: no answer within %v", c.name, u, c.timeout)}
 		}
 		var ue *url.Error
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		return fmt.Errorf("%s: %s: %w", c.name, u, err)
+		return &unavailableError{fmt.Errorf("%s: %s: %w", c.name, u, err)}
 	}
 	defer resp.Body.Close()
 	b, _, err := c.readAnswer(resp, u, MediaJSON, nil)

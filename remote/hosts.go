@@ -345,6 +345,16 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
+// ErrUnknownHost is what Lookup's error wraps for a computer that is not
+// in the hosts file.
+var ErrUnknownHost = errors.New("computer not in the hosts file")
+
+// unknownHostError says how to add the computer; it is ErrUnknownHost.
+type unknownHostError struct{ msg string }
+
+func (e *unknownHostError) Error() string { return e.msg }
+func (e *unknownHostError) Unwrap() error { return ErrUnknownHost }
+
 // Lookup returns the entry of host name (compared without case), or an
 // error saying how to add it.
 func (h *Hosts) Lookup(name string) (*HostConfig, error) {
@@ -359,8 +369,8 @@ func (h *Hosts) Lookup(name string) (*HostConfig, error) {
 	if h != nil && h.Path != "" {
 		where = "the hosts file " + h.Path
 	}
-	return nil, fmt.Errorf("computer %s: not in %s: add it (hosts: {%s: {url: https://%s:%d}}, see %s or remote/HOSTS.md)",
-		name, where, name, name, DefaultPort, EnvHosts)
+	return nil, &unknownHostError{fmt.Sprintf("computer %s: not in %s: add it (hosts: {%s: {url: https://%s:%d}}, see %s or remote/HOSTS.md)",
+		name, where, name, name, DefaultPort, EnvHosts)}
 }
 
 // file resolves a file name of the entry against the hosts file's

@@ -29,6 +29,19 @@ var ErrCollectorSetNotFound = errors.New("no data collector set of that name")
 // the name of one that exists (names are compared without regard to case).
 var ErrCollectorSetExists = errors.New("a data collector set of that name exists")
 
+// ErrProviderNotFound is what the error of a provider name, GUID or
+// driver name that no registration has wraps (lodctr's and unlodctr's).
+var ErrProviderNotFound = errors.New("no provider of that name is registered")
+
+// ProviderNotFoundError says which provider is not registered where; it
+// is ErrProviderNotFound.
+type ProviderNotFoundError struct{ Msg string }
+
+func (e *ProviderNotFoundError) Error() string { return e.Msg }
+
+// Unwrap returns ErrProviderNotFound.
+func (e *ProviderNotFoundError) Unwrap() error { return ErrProviderNotFound }
+
 // CollectorSets is what ReadCollectorSets found in a state directory.
 type CollectorSets struct {
 	Path string              // the state directory

@@ -491,7 +491,7 @@ func UnregisterV1(path, name string) error {
 		}
 		switch len(match) {
 		case 0:
-			return fmt.Errorf("no V1 provider %q is registered in %s", name, path)
+			return &ProviderNotFoundError{fmt.Sprintf("no V1 provider %q is registered in %s", name, path)}
 		case 1:
 			k = match[0]
 		default:

@@ -472,7 +472,7 @@ func Unregister(path, key string) (*Registration, error) {
 	}
 	switch {
 	case len(match) == 0:
-		return nil, fmt.Errorf("no provider %q is registered in %s", key, path)
+		return nil, &ProviderNotFoundError{fmt.Sprintf("no provider %q is registered in %s", key, path)}
 	case len(match) > 1:
 		var b strings.Builder
 		for _, i := range match {

@@ -14,8 +14,8 @@ import (
 func completionCommand() command {
 	return command{
 		name:  "completion",
-		usage: "bash",
-		short: "print a shell script completing perfc's commands, options and counter names",
+		usage: "bash|zsh|fish",
+		short: "print a shell script (bash, zsh or fish) completing perfc's commands, options and counter names",
 		run:   runCompletion,
 	}
 }
@@ -40,10 +40,21 @@ func runCompletion(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 || pos[0] != "bash" {
-		return usagef("only bash completion is built: perfc completion bash")
+	if len(pos) != 1 {
+		return usagef("name one shell: perfc completion bash|zsh|fish")
 	}
-	_, err = io.WriteString(e.stdout, bashScript(ctx, e))
+	var script string
+	switch strings.ToLower(pos[0]) {
+	case "bash":
+		script = bashScript(ctx, e)
+	case "zsh":
+		script = zshScript(ctx, e)
+	case "fish":
+		script = fishScript(ctx, e)
+	default:
+		return usagef("no completion for shell %q: perfc completion bash|zsh|fish", pos[0])
+	}
+	_, err = io.WriteString(e.stdout, script)
 	return err
 }
 
@@ -64,7 +75,6 @@ func commandOptions(ctx context.Context, e *env) map[string][]string {
 			continue
 		}
 		var buf bytes.Buffer
-		// Help goes to stdout (dump's to stderr): read both.
 		c.run(ctx, &env{stdout: &buf, stderr: &buf, stdin: strings.NewReader(""), getenv: e.getenv}, []string{"/?"})
 		var opts []string
 		for _, l := range strings.Split(buf.String(), "\n") {
@@ -288,11 +298,13 @@ func hasPrefixFold(s, prefix string) bool {
 // completionHelp is completion's /? screen, beside its flags.
 func completionHelp() helpScreen {
 	return helpScreen{
-		about: "Completion prints a shell script that completes perfc's commands,\noptions, and object and counter names from this computer.",
-		usage: []string{"perfc completion bash"},
+		about: "Completion prints a shell script that completes perfc's commands,\noptions, and object, counter and instance names from this computer, for\nbash, zsh or fish. It completes ./perfc (or any path to perfc) as well as\na perfc on PATH, asking that perfc for the names.",
+		usage: []string{"perfc completion bash|zsh|fish"},
 		examples: [][2]string{
 			{"For this shell:", "source <(perfc completion bash)"},
-			{"For every new shell:", "mkdir -p ~/.local/share/bash-completion/completions\n    perfc completion bash > ~/.local/share/bash-completion/completions/perfc"},
+			{"For every new bash:", "mkdir -p ~/.local/share/bash-completion/completions\n    perfc completion bash > ~/.local/share/bash-completion/completions/perfc"},
+			{"For every new zsh (a directory of $fpath, before compinit runs):", "mkdir -p ~/.zfunc\n    perfc completion zsh > ~/.zfunc/_perfc"},
+			{"For every new fish:", "mkdir -p ~/.config/fish/completions\n    perfc completion fish > ~/.config/fish/completions/perfc.fish"},
 		},
 	}
 }

@@ -20,7 +20,7 @@ func dumpCommand() command {
 }
 
 func runDump(ctx context.Context, e *env, args []string) error {
-	fs := newFlags("dump", e.stderr)
+	fs := newFlags("dump", e.stdout)
 	asJSON := fs.Bool("json", false, "write JSON instead of text")
 	titlesFile := fs.String("titles", "", "title database for names: a perfc query Counter output or an index<TAB>name list (default: the local database)")
 	files, err := parseFlags(fs, args)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/perfcounters/perfcounters/calc"
+
 	"github.com/perfcounters/perfcounters/counterpath"
 	"github.com/perfcounters/perfcounters/pdh"
 )
@@ -89,7 +91,7 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 			wrapText(&b, c.Help)
 		}
 		if !found && counter != "*" {
-			return fmt.Errorf("%s: object %s has no counter %q", arg, name, counter)
+			return fmt.Errorf("%s: object %s has no counter %q (%w)", arg, name, counter, calc.NoCounter)
 		}
 	}
 	_, err = fmt.Fprint(e.stdout, b.String())

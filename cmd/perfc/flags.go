@@ -148,6 +148,10 @@ func (helpShown) Error() string { return "help shown" }
 // to the flag set's output.
 func printHelp(fs *flag.FlagSet) {
 	name := strings.TrimPrefix(fs.Name(), "perfc ")
+	if c, ok := fs.Output().(*helpCapture); ok { // the man page generator asks for the flag set
+		c.fs = fs
+		return
+	}
 	writeHelp(fs.Output(), name, fs)
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"io"
 	"strings"
 )
@@ -10,9 +11,12 @@ import (
 // help screens: what it does, usage forms, parameters, then (generated
 // from the flag set) every option, then notes and examples.
 type helpScreen struct {
-	about    string
-	usage    []string
-	params   [][2]string // name, meaning
+	about  string
+	usage  []string
+	params [][2]string // name, meaning
+	// opts are the options of a command without a flag set (lodctr's
+	// Windows /x:VALUE words); the others' come from their flag sets.
+	opts     [][2]string // option, meaning
 	notes    string
 	examples [][2]string // what, command
 }
@@ -33,17 +37,20 @@ const counterPathNote = "Counter is the full name of a performance counter in\n"
 // is in its own file, beside its flags.
 func helpScreens() map[string]helpScreen {
 	return map[string]helpScreen{
-		"logman":     logmanHelp(),
-		"serve":      serveHelp(),
-		"typeperf":   typeperfHelp(),
-		"relog":      relogHelp(),
-		"query":      queryHelp(),
-		"dump":       dumpHelp(),
-		"ctrpp":      ctrppHelp(),
-		"explain":    explainHelp(),
-		"perfmon":    perfmonHelp(),
-		"version":    versionHelp(),
-		"completion": completionHelp(),
+		"logman":         logmanHelp(),
+		"serve":          serveHelp(),
+		"typeperf":       typeperfHelp(),
+		"relog":          relogHelp(),
+		"query":          queryHelp(),
+		"dump":           dumpHelp(),
+		"ctrpp":          ctrppHelp(),
+		"explain":        explainHelp(),
+		"perfmon":        perfmonHelp(),
+		"version":        versionHelp(),
+		"completion":     completionHelp(),
+		"lodctr":         lodctrHelp(),
+		"unlodctr":       unlodctrHelp(),
+		"logman service": logmanServiceHelp(),
 	}
 }
 
@@ -70,15 +77,8 @@ func writeHelp(w io.Writer, name string, fs *flag.FlagSet) {
 		}
 	}
 	b.WriteString("\nOptions:\n")
-	writeItem(&b, "-?", "Displays context sensitive help.")
-	if fs != nil {
-		fs.VisitAll(func(f *flag.Flag) {
-			_, usage := flag.UnquoteUsage(f)
-			if !isBool(f) && f.DefValue != "" && f.DefValue != "0" && !strings.Contains(usage, "Default") {
-				usage += " Default is " + f.DefValue + "."
-			}
-			writeItem(&b, fmtOption(f), usage)
-		})
+	for _, o := range helpOptions(h, fs) {
+		writeItem(&b, o[0], o[1])
 	}
 	if ok && h.notes != "" {
 		b.WriteString("\nNote:\n")
@@ -86,7 +86,9 @@ func writeHelp(w io.Writer, name string, fs *flag.FlagSet) {
 			b.WriteString("  " + l + "\n")
 		}
 	}
-	b.WriteString("\n  Options are written with - or / and in any case: -sc 5, /sc 5, -SC 5.\n")
+	if !ok || len(h.opts) == 0 {
+		b.WriteString("\n  " + optionsNote + "\n")
+	}
 	if ok && len(h.examples) > 0 {
 		b.WriteString("\nExamples:\n")
 		for _, ex := range h.examples {
@@ -94,7 +96,38 @@ func writeHelp(w io.Writer, name string, fs *flag.FlagSet) {
 		}
 	}
 	b.WriteString("\n")
+	writeExitCodes(&b)
+	b.WriteString("\n")
 	io.WriteString(w, b.String())
+}
+
+// helpOptions lists a command's options as its help screen and man page
+// show them: -? first, then the screen's own (commands without a flag
+// set), then the flag set's, each with its meaning and default.
+func helpOptions(h helpScreen, fs *flag.FlagSet) [][2]string {
+	out := [][2]string{{"-?", "Displays context sensitive help."}}
+	out = append(out, h.opts...)
+	if fs != nil {
+		fs.VisitAll(func(f *flag.Flag) {
+			_, usage := flag.UnquoteUsage(f)
+			if !isBool(f) && f.DefValue != "" && f.DefValue != "0" && !strings.Contains(usage, "Default") {
+				usage += " Default is " + f.DefValue + "."
+			}
+			out = append(out, [2]string{fmtOption(f), usage})
+		})
+	}
+	return out
+}
+
+// optionsNote is the note on option syntax of the commands with flag sets.
+const optionsNote = "Options are written with - or / and in any case: -sc 5, /sc 5, -SC 5."
+
+// writeExitCodes writes the exit statuses every command shares.
+func writeExitCodes(b *strings.Builder) {
+	b.WriteString("Exit status:\n")
+	for _, c := range exitClasses() {
+		fmt.Fprintf(b, "  %d  %s\n", c.code, c.what)
+	}
 }
 
 // writeItem writes one "  name    meaning" entry, the meaning wrapped at

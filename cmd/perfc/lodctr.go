@@ -130,7 +130,7 @@ func parseWinArgs(args []string, lodctrArgs bool) (winArgs, error) {
 func runLodctr(ctx context.Context, e *env, args []string) error {
 	a, err := parseWinArgs(args, true)
 	if err == errHelp {
-		printLodctrHelp(e)
+		printLodctrHelp(e, "lodctr")
 		return nil
 	}
 	if err != nil {
@@ -186,7 +186,7 @@ func runLodctr(ctx context.Context, e *env, args []string) error {
 func runUnlodctr(ctx context.Context, e *env, args []string) error {
 	a, err := parseWinArgs(args, false)
 	if err == errHelp {
-		printLodctrHelp(e)
+		printLodctrHelp(e, "unlodctr")
 		return nil
 	}
 	if err != nil {
@@ -231,44 +231,15 @@ func fileExt(s string) string {
 	return s[i:]
 }
 
-func printLodctrHelp(e *env) {
-	e.stderr.Write([]byte(`usage:
-  perfc lodctr [/m:]MANIFEST [path] [/u:USER[,USER...]] [-v]
-                                           register a V2 provider's counters manifest
-  perfc lodctr FILE.ini [/exec:PATH [/arg:ARG]...] [-v]
-                                           register a V1 provider's counter names
-                                           from its .ini and symbol (.h) files
-  perfc lodctr /q                          list the registered providers
-  perfc unlodctr /m:MANIFEST [-v]          remove the providers a manifest declares
-  perfc unlodctr GUID | PROVIDER-NAME      remove one registered provider
-  perfc unlodctr DRIVERNAME | FILE.ini     remove a V1 provider registered from an .ini
-  perfc lodctr /v1:FILE                    register a V1 (out-of-process collect) provider
-  perfc unlodctr /v1:NAME                  remove it
+// printLodctrHelp prints the help screen of lodctr or unlodctr (name)
+// on standard output. Their options are Windows' /x:VALUE words, which
+// parseWinArgs reads, so the screen lists them from the helpScreen.
+func printLodctrHelp(e *env, name string) {
+	writeHelp(e.stdout, name, nil)
+}
 
-Options:
-  /m:MANIFEST   the counters manifest (a plain argument works too)
-  /u:USERS      the users (names or uids, separated by commas) whose
-                processes may publish the provider's counter sets, e.g. the
-                service user: /u:www-data,1001. Default: you. Data published
-                by anyone else is ignored and reported.
-  /exec:PATH    (with FILE.ini) the V1 provider's executable, which speaks
-                collect/PROTOCOL.md; relative to the working directory.
-                Without it, the executable of the V1 provider already
-                registered under the .ini's drivername is kept.
-  /arg:ARG      (with /exec:) one argument of the executable; repeat it
-  /q            list the registrations (and any damaged ones)
-  -v            list the title index of every set and counter
-  /v1:FILE      (lodctr) a V1 provider's JSON registration file
-  /v1:NAME      (unlodctr) the V1 provider to remove
-
-Examples:
-  perfc lodctr /m:httpserver.man /u:www-data
-  perfc unlodctr PerfcExampleHTTPServer
-  perfc lodctr transfer.ini /exec:/usr/lib/transfer/perfprovider /arg:--quiet
-  perfc unlodctr PerfcTransfer
-  perfc lodctr /v1:widgets.json
-
-A counter set whose GUID or name another provider registered is refused
+// lodctrNotes are the notes lodctr's and unlodctr's screens share.
+const lodctrNotes = `A counter set whose GUID or name another provider registered is refused
 (registering the same provider GUID again replaces it), and so are names
 with control characters; unlodctr with a name several providers share
 lists them: name one by its GUID.
@@ -296,6 +267,60 @@ nobody else, or it is not run.
 Registrations live in the state directory: $PERFC_STATE_DIR, else
 /var/lib/perfc for root and $XDG_STATE_HOME/perfc (~/.local/state/perfc)
 for other users. It must be owned by you or root and writable by nobody
-else (see state/README.md).
-`))
+else (see state/README.md).`
+
+// lodctrHelp is lodctr's /? screen.
+func lodctrHelp() helpScreen {
+	return helpScreen{
+		about: "Lodctr registers a provider's counters in the state directory: a V2\nprovider's counters manifest, a V1 provider's .ini and symbol files, or a\nV1 (out-of-process collect) provider's JSON registration.",
+		usage: []string{
+			"perfc lodctr [/m:]MANIFEST [path] [/u:USER[,USER...]] [-v]",
+			"perfc lodctr FILE.ini [/exec:PATH [/arg:ARG]...] [-v]",
+			"perfc lodctr /v1:FILE",
+			"perfc lodctr /q",
+		},
+		opts: [][2]string{
+			{"/m:MANIFEST", "The counters manifest to register (a plain argument works too)."},
+			{"/u:USERS", "The users (names or uids, separated by commas) whose processes may publish the provider's counter sets, e.g. the service user: /u:www-data,1001. Default: you. Data published by anyone else is ignored and reported."},
+			{"/exec:PATH", "(With FILE.ini) the V1 provider's executable, which speaks collect/PROTOCOL.md; relative to the working directory. Without it, the executable of the V1 provider already registered under the .ini's drivername is kept."},
+			{"/arg:ARG", "(With /exec:) one argument of the executable; repeat it."},
+			{"/v1:FILE", "A V1 provider's JSON registration file."},
+			{"/q", "List the registrations (and any damaged ones)."},
+			{"-v", "List the title index of every set and counter."},
+		},
+		notes: lodctrNotes,
+		examples: [][2]string{
+			{"Register a manifest whose sets www-data publishes:", "perfc lodctr /m:httpserver.man /u:www-data"},
+			{"Register a V1 provider's .ini file and its executable:", "perfc lodctr transfer.ini /exec:/usr/lib/transfer/perfprovider /arg:--quiet"},
+			{"Register a V1 provider from its JSON file:", "perfc lodctr /v1:widgets.json"},
+			{"List the registrations:", "perfc lodctr /q"},
+		},
+	}
+}
+
+// unlodctrHelp is unlodctr's /? screen.
+func unlodctrHelp() helpScreen {
+	return helpScreen{
+		about: "Unlodctr removes a provider registered with lodctr.",
+		usage: []string{
+			"perfc unlodctr /m:MANIFEST [-v]",
+			"perfc unlodctr GUID | PROVIDER-NAME",
+			"perfc unlodctr DRIVERNAME | FILE.ini",
+			"perfc unlodctr /v1:NAME",
+		},
+		opts: [][2]string{
+			{"/m:MANIFEST", "Remove the providers the manifest declares."},
+			{"/v1:NAME", "Remove the V1 provider registered as NAME."},
+			{"-v", "List the title index of every set and counter removed."},
+		},
+		params: [][2]string{
+			{"GUID | PROVIDER-NAME", "One registered V2 provider."},
+			{"DRIVERNAME | FILE.ini", "A V1 provider registered from an .ini file."},
+		},
+		notes: lodctrNotes,
+		examples: [][2]string{
+			{"Remove a V2 provider by its name:", "perfc unlodctr PerfcExampleHTTPServer"},
+			{"Remove a V1 provider registered from an .ini file:", "perfc unlodctr PerfcTransfer"},
+		},
+	}
 }

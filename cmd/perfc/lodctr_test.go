@@ -42,14 +42,14 @@ func TestLodctrCommand(t *testing.T) {
 		{"dash spelling, separate value, verbose", []string{"lodctr", "-m", exampleManifest, "-v"}, 0, "HTTP Server", "", 1},
 		{"query", []string{"lodctr", "/q"}, 0, "PerfcExampleHTTPServer", "", 1},
 		{"no manifest", []string{"lodctr"}, 2, "", "no manifest given", 1},
-		{"missing ini file", []string{"lodctr", "counters.ini", "/exec:/bin/sh"}, 1, "", "unable to install performance counters for counters.ini", 1},
+		{"missing ini file", []string{"lodctr", "counters.ini", "/exec:/bin/sh"}, 3, "", "unable to install performance counters for counters.ini", 1},
 		{"exec without an ini file", []string{"lodctr", exampleManifest, "/exec:/bin/sh"}, 2, "", "go with a V1 .ini file", 1},
 		{"arg without exec", []string{"lodctr", "counters.ini", "/arg:x"}, 2, "", "/arg: without /exec:", 1},
 		{"V1 option", []string{"lodctr", "/s:save.ini"}, 2, "", "not supported", 1},
 		{"invalid manifest", []string{"lodctr", "/m:" + bad}, 1, "", bad + ":1", 1},
-		{"missing manifest", []string{"lodctr", "/m:nothere.man"}, 1, "", "nothere.man", 1},
+		{"missing manifest", []string{"lodctr", "/m:nothere.man"}, 3, "", "nothere.man", 1},
 		{"unlodctr by GUID", []string{"unlodctr", "5b0d7c1e-8f3a-4c2b-9e61-3a7d2c9f4b10"}, 0, "Successfully uninstalled", "", 0},
-		{"unlodctr unknown", []string{"unlodctr", "PerfcExampleHTTPServer"}, 1, "", "no provider", 0},
+		{"unlodctr unknown", []string{"unlodctr", "PerfcExampleHTTPServer"}, 3, "", "no provider", 0},
 		{"register for the next case", []string{"lodctr", exampleManifest}, 0, "Successfully installed", "", 1},
 		{"unlodctr by manifest", []string{"unlodctr", "/m:" + exampleManifest}, 0, "from the counter definition XML file " + exampleManifest, "", 0},
 		{"unlodctr nothing", []string{"unlodctr"}, 2, "", "no manifest", 0},
@@ -205,7 +205,7 @@ func TestLodctrRules(t *testing.T) {
 		{"a twin of the same provider name", []string{"lodctr", twin}, 0, "Successfully installed", "", 2},
 		{"ambiguous unlodctr", []string{"unlodctr", "PerfcExampleHTTPServer"}, 1, "", "{0A1B2C3D-0000-4000-8000-000000000003}", 2},
 		{"by GUID instead", []string{"unlodctr", "{0A1B2C3D-0000-4000-8000-000000000003}"}, 0, "Successfully uninstalled", "", 1},
-		{"help", []string{"lodctr", "/?"}, 0, "", "/u:USERS", 1},
+		{"help", []string{"lodctr", "/?"}, 0, "/u:USERS", "", 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

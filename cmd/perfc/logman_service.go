@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"io"
 	"os"
 	"os/exec"
@@ -23,16 +22,19 @@ import (
 // system sets), and, with -run NAME -dir DIR, the collector process of
 // one set that `perfc logman start` starts in the background.
 func runLogmanService(ctx context.Context, e *env, args []string) error {
-	fs := flag.NewFlagSet("logman service", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	one := fs.String("run", "", "run the one Data Collector Set `name` (the collector process of logman start)")
-	sup := fs.String("supervise", "", "run the collector of the Data Collector Set `name` and start it again when it crashes")
-	dir := fs.String("dir", "", "the state `directory` holding the set of -run")
-	if err := fs.Parse(args); err != nil {
-		return usagef("%v", err)
+	fs := newFlags("logman service", e.stdout)
+	one := fs.String("run", "", "Run the one Data Collector Set `name` (the collector process of logman start).")
+	sup := fs.String("supervise", "", "Run the collector of the Data Collector Set `name` and start it again when it crashes.")
+	dir := fs.String("dir", "", "The state `directory` holding the set of -run or -supervise.")
+	pos, err := parseFlags(fs, args)
+	if err == errHelp {
+		return nil
 	}
-	if fs.NArg() > 0 {
-		return usagef("logman service: unexpected argument %q", fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("logman service: unexpected argument %q", pos[0])
 	}
 	// A file size limit (ulimit -f) must end the log cleanly with an
 	// error, not kill the collector halfway through a record; the
@@ -69,7 +71,6 @@ func runLogmanService(ctx context.Context, e *env, args []string) error {
 			return collectorRunner().Start(ctx, dir, def)
 		},
 	}
-	var err error
 	if opts.EventLog, err = syslogFrom(e.getenv("PERFC_SYSLOG")); err != nil {
 		return err
 	}
@@ -138,4 +139,18 @@ func collectorCommand(mode, name, dir string) *exec.Cmd {
 		exe = "/proc/self/exe"
 	}
 	return exec.Command(exe, "logman", "service", mode, name, "-dir", dir)
+}
+
+// logmanServiceHelp is the /? screen of logman service, the collector
+// service the systemd units run.
+func logmanServiceHelp() helpScreen {
+	return helpScreen{
+		about: "Logman service is the collector service: it runs every Data Collector Set\nof the caller's state directory that is marked to start at boot (-boot)\nor scheduled (-b, -e, -r), for root the system sets, until it is\nstopped. The systemd units perfc-logman.service run it (docs/systemd.md).\nWith -run or -supervise it is the collector process of one set, which\nlogman start starts in the background.",
+		usage: []string{
+			"perfc logman service",
+			"perfc logman service -run <name> -dir <directory>",
+			"perfc logman service -supervise <name> -dir <directory>",
+		},
+		notes: "Environment: PERFC_STATE_DIR (the state directory), PERFC_LOG_DIR\n(where logs go by default), PERFC_SYSLOG (where alert events go:\nNETWORK:ADDRESS, default the local syslog socket), PERFC_ACTION_TIMEOUT\n(the longest an alert's command or a set's -rc command may run).",
+	}
 }

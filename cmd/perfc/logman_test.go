@@ -94,14 +94,14 @@ func TestLogmanCommand(t *testing.T) {
 	if got := read("perf_log"); !reflect.DeepEqual(got, want) {
 		t.Errorf("after export, delete, import\n%+v\nwant\n%+v", got, want)
 	}
-	// Windows' messages, exit status 1.
+	// Windows' messages, exit status 3 (not found).
 	for _, args := range [][]string{{"query", "nosuch"}, {"delete", "nosuch"}, {"start", "nosuch"}} {
 		out, errs, code = logman(args...)
-		if code != 1 || out != "" || errs != "perfc logman: Data Collector Set was not found.\nThe command failed, code: 0x80300002\n" {
+		if code != 3 || out != "" || errs != "perfc logman: Data Collector Set was not found.\nThe command failed, code: 0x80300002\n" {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errs)
 		}
 	}
-	if _, errs, code = logman("create", "counter", "b"); code != 1 || !strings.Contains(errs, "Data Collector Set already exists.") {
+	if _, errs, code = logman("create", "counter", "b"); code != 5 || !strings.Contains(errs, "Data Collector Set already exists.") {
 		t.Errorf("create existing: exit %d, %q", code, errs)
 	}
 	// b has no counters: its collector reports why it cannot run.
@@ -117,7 +117,7 @@ func TestLogmanCommand(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want 2", args, code, errs)
 		}
 	}
-	if _, errs, code = logman("create", "counter", "x", "-si", "0"); code != 1 || !strings.Contains(errs, "at least 1") {
+	if _, errs, code = logman("create", "counter", "x", "-si", "0"); code != 2 || !strings.Contains(errs, "at least 1") {
 		t.Errorf("-si 0: exit %d, %q", code, errs)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "sets", "x.xml")); err == nil {
@@ -248,10 +248,10 @@ func TestLogmanRetainManualUser(t *testing.T) {
 		{[]string{"update", "counter", "r", "-m", "now"}, 2, "want start, stop"},
 		{[]string{"update", "counter", "r", "-u", me, "*"}, 2, "asks for no password"},
 		{[]string{"update", "counter", "r", "-u", me, "s3cret"}, 2, "takes a user name and no password"},
-		{[]string{"update", "counter", "r", "-u", "nosuchuser-" + me}, 1, "a set runs as the user who owns it"},
-		{[]string{"update", "counter", "r", "-f", "csv"}, 1, "binary logs only"},
-		{[]string{"update", "counter", "r", "--v", "--cnf", "-retain", "3"}, 1, "writes one log file"},
-		{[]string{"update", "counter", "r", "-m", "start", "-b", "11/23/2026 8:00:00AM"}, 1, "exclude each other"},
+		{[]string{"update", "counter", "r", "-u", "nosuchuser-" + me}, 2, "a set runs as the user who owns it"},
+		{[]string{"update", "counter", "r", "-f", "csv"}, 2, "binary logs only"},
+		{[]string{"update", "counter", "r", "--v", "--cnf", "-retain", "3"}, 2, "writes one log file"},
+		{[]string{"update", "counter", "r", "-m", "start", "-b", "11/23/2026 8:00:00AM"}, 2, "exclude each other"},
 		{[]string{"create", "trace", "t"}, 2, "perf trace, bpftrace or LTTng"},
 		{[]string{"create", "cfg", "t"}, 2, "sos report"},
 		{[]string{"update", "api", "t"}, 2, "ltrace, strace or uprobes"},

@@ -7,7 +7,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -45,7 +44,8 @@ func (e *env) warnings(off bool) *warner {
 	return e.warn
 }
 
-// usageError is a command-line mistake: exit status 2 with the usage line.
+// usageError is a command-line mistake: exit status 2 (exitUsage) with
+// the usage line.
 type usageError struct{ msg string }
 
 func (e usageError) Error() string { return e.msg }
@@ -81,7 +81,10 @@ func run(ctx context.Context, args []string, e *env) int {
 	cmds := commands()
 	if len(args) == 0 {
 		printUsage(e.stderr, cmds)
-		return 2
+		return exitUsage
+	}
+	if isVersion(args[0]) { // "perfc --version", as "perfc version"
+		args = append([]string{"version"}, args[1:]...)
 	}
 	if isHelp(args[0]) {
 		if len(args) > 1 && !isHelp(args[1]) { // "perfc help typeperf"
@@ -96,21 +99,26 @@ func run(ctx context.Context, args []string, e *env) int {
 			continue
 		}
 		err := c.run(ctx, e, args[1:])
-		var ue usageError
-		switch {
-		case err == nil:
-			return 0
-		case errors.As(err, &ue):
+		code := exitCode(err)
+		switch code {
+		case exitOK:
+		case exitUsage:
 			fmt.Fprintf(e.stderr, "perfc %s: %v\nusage: perfc %s %s\nRun 'perfc %s /?' for help.\n", c.name, userMessage(err.Error()), c.name, c.usage, c.name)
-			return 2
 		default:
 			fmt.Fprintf(e.stderr, "perfc %s: %v\n", c.name, userMessage(err.Error()))
-			return 1
 		}
+		return code
 	}
 	fmt.Fprintf(e.stderr, "perfc: unknown command %q\n", args[0])
 	printUsage(e.stderr, cmds)
-	return 2
+	return exitUsage
+}
+
+// isVersion reports whether s asks for the version as other programs
+// do: --version, -version, -v, /v (any case).
+func isVersion(s string) bool {
+	name, _, hasVal, ok := winOption(s)
+	return ok && !hasVal && (strings.EqualFold(name, "version") || strings.EqualFold(name, "v"))
 }
 
 func isHelp(s string) bool {

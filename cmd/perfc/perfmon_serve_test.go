@@ -149,7 +149,7 @@ func TestPerfmonUsesServe(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(rundir, "perfc", "serve-1.token"), []byte(strings.Repeat("ab", 32)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, errs, code := perfmon("-serve", "127.0.0.1:1"); code != 1 || !strings.Contains(errs, "no perfc serve answers") {
+	if _, errs, code := perfmon("-serve", "127.0.0.1:1"); code != 6 || !strings.Contains(errs, "no perfc serve answers") {
 		t.Errorf("perfmon -serve of a port nothing serves, with a token file: exit %d, %q; want 1", code, errs)
 	}
 	if _, errs, code := perfmon("-serve", port, "-addr", "127.0.0.1:0"); code != 2 || !strings.Contains(errs, "give one") {

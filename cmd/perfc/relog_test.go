@@ -88,7 +88,7 @@ func TestRelogCommand(t *testing.T) {
 	if lg, err := pdhcsv.Read(bytes.NewReader(data), nil); err != nil || len(lg.Rows) != 2 {
 		t.Errorf("output file: %v", err)
 	}
-	if _, errs, code = runPerfc(t, args...); code != 1 || !strings.Contains(errs, "-y") {
+	if _, errs, code = runPerfc(t, args...); code != 5 || !strings.Contains(errs, "-y") {
 		t.Errorf("overwrite without -y: exit %d, %s", code, errs)
 	}
 

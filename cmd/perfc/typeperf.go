@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 	"syscall"
@@ -203,7 +204,7 @@ func createOutput(path string, yes bool, console io.Writer) (io.Writer, func() e
 	// symbolic link.
 	f, err := os.OpenFile(path, flags|syscall.O_NOFOLLOW, 0o600)
 	if errors.Is(err, os.ErrExist) {
-		return nil, nil, fmt.Errorf("%s exists: use -y to overwrite it", path)
+		return nil, nil, fmt.Errorf("%s exists: use -y to overwrite it (%w)", path, fs.ErrExist)
 	}
 	if errors.Is(err, syscall.ELOOP) {
 		return nil, nil, fmt.Errorf("%s is a symbolic link: logs are not written through links", path)

@@ -294,10 +294,10 @@ func TestTypeperfCommand(t *testing.T) {
 		{"bin without -o", []string{"typeperf", `\Memory\Available MBytes`, "-f", "BIN"}, 2, "", "name it with -o"},
 		{"bad format", []string{"typeperf", `\Memory\Available MBytes`, "-f", "xls"}, 2, "", "unknown"},
 		{"bad interval", []string{"typeperf", `\Memory\Available MBytes`, "-si", "0"}, 2, "", "-si"},
-		{"nothing valid", []string{"typeperf", "-cf", cf, "-sc", "1"}, 1, "", "no valid counters"},
+		{"nothing valid", []string{"typeperf", "-cf", cf, "-sc", "1"}, 3, "", "no valid counters"},
 		{"config", []string{"typeperf", "-config", cfg, "-si", "1"}, 0, "\"(PDH-TSV 4.0)\"\t\"\\\\", ""},
 		{"list one object", []string{"typeperf", "-q", "Memory"}, 0, `\Memory\Available MBytes` + "\n", ""},
-		{"list unknown", []string{"typeperf", "-qx", "Nope"}, 1, "", "Nope"},
+		{"list unknown", []string{"typeperf", "-qx", "Nope"}, 3, "", "Nope"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, errs, code := runPerfc(t, tc.args...)

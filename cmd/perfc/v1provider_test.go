@@ -42,7 +42,7 @@ func TestLodctrV1(t *testing.T) {
 	if _, errs, code := runPerfcEnv(t, env, "unlodctr", "/v1:legacy"); code != 0 {
 		t.Fatalf("unlodctr /v1: exit %d: %s", code, errs)
 	}
-	if _, errs, code := runPerfcEnv(t, env, "unlodctr", "/v1:legacy"); code != 1 || !strings.Contains(errs, "no V1 provider") {
+	if _, errs, code := runPerfcEnv(t, env, "unlodctr", "/v1:legacy"); code != 3 || !strings.Contains(errs, "no V1 provider") {
 		t.Errorf("second unlodctr: exit %d: %s", code, errs)
 	}
 	bad := filepath.Join(dir, "bad.json")

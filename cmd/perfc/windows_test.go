@@ -85,8 +85,8 @@ func TestTypeperfWindowsSyntax(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{"remote -s", []string{"typeperf", `\Memory\Available MBytes`, "/s", "db7"}, 1, "computer db7: not in the hosts file"},
-		{"remote path", []string{"typeperf", `\\db7\Memory\Available MBytes`}, 1, "computer db7: not in the hosts file"},
+		{"remote -s", []string{"typeperf", `\Memory\Available MBytes`, "/s", "db7"}, 3, "computer db7: not in the hosts file"},
+		{"remote path", []string{"typeperf", `\\db7\Memory\Available MBytes`}, 3, "computer db7: not in the hosts file"},
 		{"overflowing -si", []string{"typeperf", `\Memory\Available MBytes`, "-si", "99999999:00:00"}, 2, "longer than the longest allowed"},
 		{"unknown option", []string{"typeperf", `\Memory\Available MBytes`, "-zz"}, 2, "unknown option -zz"},
 		{"unknown slash option", []string{"typeperf", `\Memory\Available MBytes`, "/ZZ"}, 2, "unknown option /ZZ"},
@@ -332,7 +332,7 @@ func TestVersionCompletionExplain(t *testing.T) {
 	if code != 0 || !strings.HasPrefix(out, `\Memory\Available MBytes`+"\n  ") {
 		t.Errorf("explain: exit %d %s\n%s", code, errs, out)
 	}
-	if _, errs, code := runPerfc(t, "explain", `\Memory\Nope`); code != 1 || !strings.Contains(errs, `no counter "Nope"`) {
+	if _, errs, code := runPerfc(t, "explain", `\Memory\Nope`); code != 3 || !strings.Contains(errs, `no counter "Nope"`) {
 		t.Errorf("explain unknown counter: exit %d %s", code, errs)
 	}
 }

@@ -203,7 +203,7 @@ func UninstallINI(opts Options, path string, out io.Writer) error {
 	case err != nil:
 		return fmt.Errorf("unable to uninstall performance counters for %s: %w", path, err)
 	case v1 == nil:
-		return fmt.Errorf("unable to uninstall performance counters for %s: no V1 provider %q (its drivername) is registered in %s", path, ini.DriverName, opts.StateDir)
+		return &state.ProviderNotFoundError{Msg: fmt.Sprintf("unable to uninstall performance counters for %s: no V1 provider %q (its drivername) is registered in %s", path, ini.DriverName, opts.StateDir)}
 	}
 	return uninstallV1(opts, v1, out)
 }
