@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -85,8 +86,9 @@ type state struct {
 	discovered   []uint32
 	discoveredAt time.Time
 
-	layouts map[uint32]*layout // by object title index
-	used    map[string]uint32  // metric names in use -> the object index owning them
+	layouts map[uint32]*layout   // by object title index
+	wx      map[uint32]*wxLayout // the windows_exporter profile's, by object title index
+	used    map[string]uint32    // metric names in use -> the object index owning them
 
 	prev, cur map[rawKey]calc.Raw
 
@@ -147,6 +149,17 @@ func NewCollector(src pdh.Source, opts Options) (*Collector, error) {
 		col.st.wrote = map[uint32]time.Duration{}
 	}
 	col.st.layouts = map[uint32]*layout{}
+	col.st.wx = map[uint32]*wxLayout{}
+	if c.profile == ProfileWindowsExporter && len(c.objects) == 0 {
+		// windows_exporter's collectors enabled by default; the cpu
+		// collector reads Processor Information where there is one
+		for _, name := range wxDefaultObjects {
+			if _, ok := db.Index(name); !ok || name == "Processor" && slices.Contains(c.objects, "processor information") {
+				continue
+			}
+			c.objects = append(c.objects, fold(name))
+		}
+	}
 	col.st.used = map[string]uint32{}
 	col.st.names = map[string]string{}
 	col.st.dups = map[dupKey]int32{}
@@ -305,7 +318,14 @@ func (col *Collector) collect(ctx context.Context, f Format, buf []byte) ([]byte
 			}
 			st.seen = append(st.seen, idx)
 			t0 := time.Now()
-			w = col.writeObject(w, f, db, &h, smp, o)
+			if col.c.profile == ProfileWindowsExporter {
+				if fold(db.Name(idx)) == "processor" && hasObject(smp, db, "Processor Information") {
+					continue // the cpu collector reads Processor Information
+				}
+				w = col.writeWinObject(w, f, db, &h, smp, o)
+			} else {
+				w = col.writeObject(w, f, db, &h, smp, o)
+			}
 			if col.self {
 				st.wrote[idx] += time.Since(t0)
 			}
@@ -328,6 +348,20 @@ func (col *Collector) collect(ctx context.Context, f Format, buf []byte) ([]byte
 	}
 	st.size = len(w)
 	return w, nil
+}
+
+// hasObject reports whether the sample holds the object named name.
+func hasObject(smp *pdh.Sample, db *titles.DB, name string) bool {
+	idx, ok := db.Index(name)
+	if !ok {
+		return false
+	}
+	for _, blk := range smp.Blocks {
+		if _, ok := blk.Object(idx); ok {
+			return true
+		}
+	}
+	return false
 }
 
 func contains(s []uint32, x uint32) bool {
@@ -567,20 +601,7 @@ func (col *Collector) rowsOf(db *titles.DB, smp *pdh.Sample, o perfdata.Object, 
 	for it := o.Instances(); it.Next(); {
 		pos++
 		in := it.Instance()
-		var name string
-		if o.CodePage() != 0 {
-			name = in.Name()
-		} else {
-			nb := in.NameBytes()
-			var ok bool
-			if name, ok = st.names[string(nb)]; !ok {
-				if len(st.names) >= maxNames {
-					clear(st.names)
-				}
-				name = utf16le.DecodeLenient(nb)
-				st.names[string(nb)] = name
-			}
-		}
+		name := col.instanceName(o, in)
 		parent := ""
 		if pti := in.ParentObjectTitleIndex(); pti != 0 {
 			if pti != parentObj {
@@ -624,6 +645,25 @@ func (col *Collector) rowsOf(db *titles.DB, smp *pdh.Sample, o perfdata.Object, 
 		}
 		st.rows = append(st.rows, row{start: start, end: len(st.labels), blk: blk, pos: pos, display: display})
 	}
+}
+
+// instanceName is the decoded name of instance in of o, from the table
+// of decoded names when it was seen before.
+func (col *Collector) instanceName(o perfdata.Object, in perfdata.Instance) string {
+	if o.CodePage() != 0 {
+		return in.Name()
+	}
+	st := &col.st
+	nb := in.NameBytes()
+	name, ok := st.names[string(nb)]
+	if !ok {
+		if len(st.names) >= maxNames {
+			clear(st.names)
+		}
+		name = utf16le.DecodeLenient(nb)
+		st.names[string(nb)] = name
+	}
+	return name
 }
 
 // appendSchemeLabels appends the default profile's labels of an

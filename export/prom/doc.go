@@ -26,7 +26,12 @@
 // device, volume, interface, process and pid), base units with no
 // duplicated scales, counters for raw counts that only grow
 // (Options.Cumulative) and the exporter's self-metrics; "classic" is
-// the shape before issue 32 (one perf_instance label).
+// the shape before issue 32 (one perf_instance label);
+// "windows_exporter" writes windows_exporter's names, labels and units
+// for its cpu, cs, os, memory, logical_disk, physical_disk, net,
+// process and system collectors, read from the same Windows counters
+// (winexp.go; WindowsExporterNames lists what it can write, MAPPING.md
+// the names and what Linux cannot fill).
 //
 // The text is written by this package's own writer, not by
 // prometheus/common's expfmt: expfmt would bring prometheus/common and

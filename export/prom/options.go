@@ -25,7 +25,7 @@ func DefaultExclude() []string { return []string{"Process", "Process V2", "Threa
 const (
 	ProfileDefault         = "perfc"
 	ProfileClassic         = "classic"
-	ProfileWindowsExporter = "windows_exporter" // reserved: refused until written
+	ProfileWindowsExporter = "windows_exporter"
 )
 
 // DefaultRediscover is how often an export of every object asks the
@@ -38,10 +38,12 @@ const DefaultRediscover = time.Minute
 type Options struct {
 	// Profile chooses the shape of the export: ProfileDefault ("" or
 	// "perfc"), ProfileClassic ("classic", the names and the one
-	// perf_instance label of perfc before issue 32). The name
+	// perf_instance label of perfc before issue 32) or
 	// ProfileWindowsExporter ("windows_exporter": windows_exporter's
-	// metric names and labels) is reserved and refused until it is
-	// written. MAPPING.md describes each.
+	// metric names, labels and units; Prefix must be "" or "windows_",
+	// Formatted is refused, Total is ignored, and no Objects means
+	// windows_exporter's default collectors' objects). MAPPING.md
+	// describes each.
 	Profile string `json:"profile,omitempty"`
 	// Prefix starts every metric name; "" is DefaultPrefix. It must be a
 	// valid metric name start: letters, digits, '_' (not a digit first).
@@ -159,7 +161,14 @@ func (o *Options) compile() (*compiled, error) {
 	case ProfileClassic:
 		c.profile = o.Profile
 	case ProfileWindowsExporter:
-		return nil, fmt.Errorf("metrics export options: profile %q is not implemented yet; use %q or %q", o.Profile, ProfileDefault, ProfileClassic)
+		c.profile = o.Profile
+		if o.Prefix != "" && o.Prefix != wxPrefix {
+			return nil, fmt.Errorf("metrics export options: prefix %q: the %s profile's names start with %q", o.Prefix, ProfileWindowsExporter, wxPrefix)
+		}
+		if o.Formatted {
+			return nil, fmt.Errorf("metrics export options: formatted: the %s profile has windows_exporter's raw series only; use profile %q for formatted gauges", ProfileWindowsExporter, ProfileDefault)
+		}
+		c.prefix = wxPrefix
 	default:
 		return nil, fmt.Errorf("metrics export options: profile %q: not %q, %q or %q", o.Profile, ProfileDefault, ProfileClassic, ProfileWindowsExporter)
 	}

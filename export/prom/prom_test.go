@@ -394,6 +394,9 @@ func TestParseOptions(t *testing.T) {
 		`{"instances":[{"object":""}]}`,
 		`{"instances":[{"object":"P"},{"object":"p"}]}`,
 		`{"unknown":1}`,
+		`{"profile":"nope"}`,
+		`{"profile":"windows_exporter","formatted":true}`,
+		`{"profile":"windows_exporter","prefix":"perfc_"}`,
 		`{} {}`,
 		`[`,
 	} {
@@ -406,6 +409,7 @@ func TestParseOptions(t *testing.T) {
 func FuzzParseOptions(f *testing.F) {
 	f.Add([]byte(`{"prefix":"win_","objects":["Processor"],"instances":[{"object":"Processor","include":"[0-9]+"}],"total":true}`))
 	f.Add([]byte(`{"exclude":[],"formatted":true,"detail_level":400}`))
+	f.Add([]byte(`{"profile":"windows_exporter","objects":["Process"],"instances":[{"object":"Process","exclude":"Idle"}]}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		o, err := ParseOptions(b)
 		if err != nil {

@@ -93,9 +93,15 @@ func (col *Collector) writeSelf(w []byte, f Format, objs []objectTiming) []byte 
 	if len(objs) == 0 {
 		return w
 	}
-	w = fam(w, p+"scrape_collector_success", "gauge", "Whether the object (collector) was collected in this scrape: 1, or 0 when it was asked for and the source left it out.")
+	success, duration := p+"scrape_collector_success", p+"scrape_collector_duration_seconds"
+	if col.c.profile == ProfileWindowsExporter {
+		// windows_exporter's names, labeled by its collectors' names
+		success, duration = p+"exporter_collector_success", p+"exporter_collector_duration_seconds"
+		objs = wxTimings(objs)
+	}
+	w = fam(w, success, "gauge", "Whether the object (collector) was collected in this scrape: 1, or 0 when it was asked for and the source left it out.")
 	for _, o := range objs {
-		w = append(w, p+`scrape_collector_success{collector="`...)
+		w = append(w, success+`{collector="`...)
 		w = appendLabelValue(w, o.name)
 		w = append(w, `"} `...)
 		if o.ok {
@@ -105,13 +111,30 @@ func (col *Collector) writeSelf(w []byte, f Format, objs []objectTiming) []byte 
 		}
 		w = append(w, '\n')
 	}
-	w = fam(w, p+"scrape_collector_duration_seconds", "gauge", "Seconds the object (collector) took in this scrape: the collection of the sample, shared by the objects collected together in it, plus the object's own conversion.")
+	w = fam(w, duration, "gauge", "Seconds the object (collector) took in this scrape: the collection of the sample, shared by the objects collected together in it, plus the object's own conversion.")
 	for _, o := range objs {
-		w = append(w, p+`scrape_collector_duration_seconds{collector="`...)
+		w = append(w, duration+`{collector="`...)
 		w = appendLabelValue(w, o.name)
 		w = append(w, `"} `...)
 		w = strconv.AppendFloat(w, o.seconds, 'g', -1, 64)
 		w = append(w, '\n')
 	}
 	return w
+}
+
+// wxTimings names the objects' timings after windows_exporter's
+// collectors (cpu, memory, ...), leaving out objects the profile does
+// not map and a second object of one collector (Processor beside
+// Processor Information). It writes into objs.
+func wxTimings(objs []objectTiming) []objectTiming {
+	out := objs[:0]
+	for _, o := range objs {
+		name, ok := wxCollectors[fold(o.name)]
+		if !ok || slices.ContainsFunc(out, func(x objectTiming) bool { return x.name == name }) {
+			continue
+		}
+		o.name = name
+		out = append(out, o)
+	}
+	return out
 }
