@@ -1,13 +1,10 @@
 package prom
 
 import (
-	"context"
 	"encoding/json"
-	"fmt"
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -78,7 +75,6 @@ func TestDashboardsPrometheus(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts Prometheus")
 	}
-	bin := needTool(t, "prometheus", "prometheus")
 	// one host per job: each collects on its own
 	h, err := host.New(host.Options{})
 	if err != nil {
@@ -103,37 +99,7 @@ func TestDashboardsPrometheus(t *testing.T) {
 		defer srv.Close()
 		targets[job] = srv.Listener.Addr().String()
 	}
-	dir := t.TempDir()
-	cfg := "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:\n"
-	for _, job := range []string{"perfc", "winexp"} {
-		cfg += fmt.Sprintf("  - job_name: %s\n    static_configs:\n      - targets: [%q]\n", job, targets[job])
-	}
-	if err := os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(cfg), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	port := freePort(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "--config.file="+filepath.Join(dir, "prometheus.yml"),
-		"--storage.tsdb.path="+filepath.Join(dir, "data"), "--web.listen-address=127.0.0.1:"+strconv.Itoa(port), "--log.level=warn")
-	logf, err := os.Create(filepath.Join(dir, "prometheus.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer logf.Close()
-	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		if t.Failed() {
-			b, _ := os.ReadFile(filepath.Join(dir, "prometheus.log"))
-			t.Logf("prometheus log:\n%s", b)
-		}
-	}()
-	base := "http://127.0.0.1:" + strconv.Itoa(port)
+	base, ctx := runPrometheus(t, targets, 120*time.Second)
 
 	// The raw series compared with typeperf, per job.
 	checks := []struct{ job, series string }{
