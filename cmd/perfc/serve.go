@@ -155,6 +155,10 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if o.otlpOn {
 		oo := o.otlp
 		oo.Logger = log
+		if oo.ProcessResources {
+			// The source is this host: process.command_line from /proc.
+			oo.CommandLine = otlp.ProcCommandLine
+		}
 		exp, err := otlp.New(ctx, sampler.View(), oo)
 		if err != nil {
 			return err

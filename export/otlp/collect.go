@@ -142,6 +142,7 @@ func (e *Exporter) walk(s *pdh.Sample, k sink) {
 	seen := map[uint32]bool{}
 	parents := parentNames{s: s}
 	next := map[string]cpuPrev{}
+	tab := &startTable{boot: bootOf(s), procs: map[string]*procInfo{}, pids: map[int64]*procInfo{}}
 	for _, blk := range s.Blocks {
 		h := blk.Header()
 		for it := blk.Objects(); it.Next(); {
@@ -158,12 +159,14 @@ func (e *Exporter) walk(s *pdh.Sample, k sink) {
 					ObjectTime: o.PerfTime(), ObjectFreq: o.PerfFreq()},
 				missing: missingOf(s.Problems, idx, h.SystemName),
 				cpuNext: next,
+				starts:  tab,
 			}
 			w.run(&parents)
 		}
 	}
 	if k.live() {
 		e.prevCPU = next
+		e.starts = tab
 	}
 }
 
@@ -188,6 +191,7 @@ type objectWalk struct {
 	clocks  calc.Clocks
 	missing []pdh.MissingValues
 	cpuNext map[string]cpuPrev
+	starts  *startTable // the processes of the sample, for start times
 
 	defs    []perfdata.CounterDef
 	byIndex map[uint32]int // title index -> position of the first non-base definition
@@ -278,6 +282,9 @@ func (w *objectWalk) isMissing(pos int, counter uint32) bool {
 // instance maps one instance: the semantic-convention rules of the
 // object, then the generic metrics.
 func (w *objectWalk) instance(cb perfdata.CounterBlock, pos int, name, display string, gattrs []attribute.KeyValue) {
+	if w.o.NameIndex() == objProcess && display != "" {
+		w.noteProcess(cb, pos, name, display)
+	}
 	if rules := w.e.rules[w.o.NameIndex()]; len(rules) > 0 {
 		if attrs, ok := w.semconvAttrs(cb, pos, name, display); ok {
 			for i := range rules {

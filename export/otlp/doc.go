@@ -17,7 +17,13 @@
 // A program wires it with New and Run (or Shutdown); Options.Flags
 // registers the -otlp-* flags that fill the Options.
 //
-// All sums are cumulative (the raw values are totals since some start);
-// the backend computes rates. Values a source marks as placeholders
+// All sums are cumulative (the raw values are totals since some start),
+// their start the process's start for a process's points and the host's
+// boot for the others, both read from the sample; the backend computes
+// rates. Options.ProcessResources gives each process a resource of its
+// own (process.pid, process.executable.name, process.command_line), as
+// the semantic conventions model processes; the resource otherwise
+// describes the host, with attributes from OTEL_RESOURCE_ATTRIBUTES and
+// Options.Resource (-otlp-resource). Values a source marks as placeholders
 // (pdh.Problem.Missing) are left out, never sent as zeros.
 package otlp

@@ -65,6 +65,7 @@ type Exporter struct {
 	reg     metric.Registration
 	regDone chan struct{} // closed when the last registration started by a collection ends
 	prevCPU map[string]cpuPrev
+	starts  *startTable // of the last collection: boot and process starts
 }
 
 // instrument is one asynchronous instrument.
@@ -135,7 +136,7 @@ func New(ctx context.Context, src pdh.Source, opts Options) (*Exporter, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.exp = &loggedExporter{Exporter: exp, log: e.log}
+	e.exp = &loggedExporter{Exporter: &shapingExporter{Exporter: exp, e: e}, log: e.log}
 	e.reader = sdkmetric.NewPeriodicReader(e.exp, sdkmetric.WithInterval(opts.Interval), sdkmetric.WithTimeout(opts.Timeout))
 	res, err := e.resource(first)
 	if err != nil {

@@ -25,6 +25,8 @@ import (
 //	-otlp-interval 60s, -otlp-timeout 30s
 //	-otlp-object 'PhysicalDisk(sd*)'  an object to export, with instance patterns; repeatable
 //	-otlp-processes, -otlp-totals, -otlp-cpu-utilization
+//	-otlp-process-resources           one resource per process (Options.ProcessResources)
+//	-otlp-resource k=v,k2=v2          resource attributes, OTEL_RESOURCE_ATTRIBUTES' format, over it; repeatable
 //	-otlp-ca FILE                     PEM certificates to trust instead of the system roots
 //	-otlp-cert FILE -otlp-key FILE    a client certificate (mTLS)
 //
@@ -68,6 +70,20 @@ func (o *Options) Flags(fs *flag.FlagSet, getenv func(string) string) (finish fu
 		return nil
 	})
 	fs.BoolVar(&o.Processes, "otlp-processes", o.Processes, "export the Process object (per-process metrics)")
+	fs.BoolVar(&o.ProcessResources, "otlp-process-resources", o.ProcessResources, "with -otlp-processes, put each process's metrics under a resource of its own (process.pid, process.executable.name, process.command_line): one more OTLP request per process and export")
+	fs.Func("otlp-resource", "OTLP resource attributes as key=value,key2=value2 (values percent-encoded, as in OTEL_RESOURCE_ATTRIBUTES, whose attributes these override); repeatable", func(s string) error {
+		kvs, err := parseResourceAttributes(s)
+		if err != nil {
+			return err
+		}
+		if o.Resource == nil {
+			o.Resource = map[string]string{}
+		}
+		for _, kv := range kvs {
+			o.Resource[string(kv.Key)] = kv.Value.AsString()
+		}
+		return nil
+	})
 	fs.BoolVar(&o.Totals, "otlp-totals", o.Totals, "export _Total instances")
 	fs.BoolVar(&o.CPUUtilization, "otlp-cpu-utilization", o.CPUUtilization, "export system.cpu.utilization")
 	fs.StringVar(&ca, "otlp-ca", "", "PEM file of the certificates to trust for the collector (default: the system roots)")

@@ -28,7 +28,8 @@ func TestFlags(t *testing.T) {
 	err := fs.Parse([]string{"-otlp-endpoint", "https://collector:4318", "-otlp-protocol", "http/protobuf",
 		"-otlp-header", "api-key=a%20b", "-otlp-header", "tenant=t1", "-otlp-interval", "15s", "-otlp-timeout", "5s",
 		"-otlp-object", "Memory", "-otlp-object", "PhysicalDisk(sd*|nvme*)", "-otlp-processes", "-otlp-totals",
-		"-otlp-cpu-utilization", "-otlp-ca", caFile})
+		"-otlp-cpu-utilization", "-otlp-ca", caFile, "-otlp-process-resources",
+		"-otlp-resource", "deployment.environment.name=prod,team=a%2Cb", "-otlp-resource", "team=ops"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,11 +38,15 @@ func TestFlags(t *testing.T) {
 		t.Fatalf("finish: %v, %v", enabled, err)
 	}
 	if o.Endpoint != "https://collector:4318" || o.Protocol != HTTPProtobuf || o.Interval != 15*time.Second || o.Timeout != 5*time.Second ||
-		!o.Processes || !o.Totals || !o.CPUUtilization || o.Insecure {
+		!o.Processes || !o.Totals || !o.CPUUtilization || o.Insecure || !o.ProcessResources {
 		t.Errorf("options %+v", o)
 	}
 	if !maps.Equal(o.Headers, map[string]string{"api-key": "a b", "tenant": "t1"}) {
 		t.Errorf("headers %v", o.Headers)
+	}
+	// A later -otlp-resource overrides an earlier one's key.
+	if !maps.Equal(o.Resource, map[string]string{"deployment.environment.name": "prod", "team": "ops"}) {
+		t.Errorf("resource %v", o.Resource)
 	}
 	if len(o.Objects) != 2 || o.Objects[1].String() != "PhysicalDisk(sd*|nvme*)" {
 		t.Errorf("objects %v", o.Objects)
@@ -68,6 +73,8 @@ func TestFlags(t *testing.T) {
 		{[]string{"-otlp-protocol", "smoke"}, `"smoke"`},
 		{[]string{"-otlp-header", "nokey"}, "key=value"},
 		{[]string{"-otlp-object", "Memory("}, "no ')'"},
+		{[]string{"-otlp-resource", "team"}, "not key=value"},
+		{[]string{"-otlp-resource", "team=%zz"}, "team"},
 		{[]string{"-otlp-endpoint", "x:1", "-otlp-cert", "c.pem"}, "go together"},
 		{[]string{"-otlp-endpoint", "x:1", "-otlp-ca", filepath.Join(t.TempDir(), "missing.pem")}, "-otlp-ca"},
 		{[]string{"-otlp-endpoint", "x:1", "-otlp-ca", os.DevNull}, "no PEM certificate"},

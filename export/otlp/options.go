@@ -110,6 +110,21 @@ type Options struct {
 	// overrides them in turn); nil is os.Getenv.
 	Getenv func(string) string
 
+	// ProcessResources puts each process's metrics under a resource of
+	// its own (the host's attributes with process.pid,
+	// process.executable.name and, where CommandLine reads it,
+	// process.command_line), as the semantic conventions model
+	// processes; by default they are points of the host's resource with
+	// process.pid and process.executable.name as attributes. Each
+	// process's resource is one more export request per interval (the
+	// SDK's OTLP exporters send one resource a request; at most 8 go at
+	// once).
+	ProcessResources bool
+	// CommandLine reads a process's command line for process.command_line
+	// (ProcCommandLine reads this host's /proc); nil, or ok false, leaves
+	// the attribute out. It is asked once per process (pid and start).
+	CommandLine func(pid int64) (cmd string, ok bool)
+
 	// Logger receives failed exports and samples; nil discards them.
 	Logger *slog.Logger
 	// Exporter, when not nil, receives the metrics instead of an OTLP
