@@ -526,6 +526,9 @@ func (e *Exporter) genericFor(object uint32, d perfdata.CounterDef) *genericMetr
 	}
 	e.owner[name] = key
 	m := &genericMetric{plan: p, value: partSpec(p.value, name, helpText(db.Help(d.HelpIndex), d.Type))}
+	if m.value.unit == "" {
+		m.value.unit = nameUnit(db.Name(d.NameIndex))
+	}
 	if p.second != partNone {
 		e.owner[name+second] = key
 		what := "the denominator of the formatted value"

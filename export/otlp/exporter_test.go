@@ -100,7 +100,7 @@ func expectFixture(k float64) map[string]want {
 		"perfc.processor.interrupts":                sum("", map[string]float64{inst("0"): 1000 + 100*k, inst("1"): 10}),
 		"perfc.memory.committed_bytes_in_use":       gauge("", map[string]float64{"": 1000}),
 		"perfc.memory.committed_bytes_in_use.base":  gauge("", map[string]float64{"": 4000}),
-		"perfc.memory.committed_bytes":              gauge("", map[string]float64{"": 123456}),
+		"perfc.memory.committed_bytes":              gauge("By", map[string]float64{"": 123456}),
 		"perfc.physical_disk.avg_disk_queue_length": sum("", map[string]float64{inst("0 sda"): 5}),
 		"perfc.network_interface.current_bandwidth": gauge("", map[string]float64{inst("eth0"): 1e9, inst("lo"): 0}),
 		"perfc.system.processes":                    gauge("", map[string]float64{"": 42}),

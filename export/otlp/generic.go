@@ -3,6 +3,7 @@ package otlp
 import (
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/perfcounters/perfcounters/countertype"
 	"github.com/perfcounters/perfcounters/export/metricname"
@@ -84,6 +85,32 @@ func planOf(t countertype.Type) (p plan, ok bool) {
 func (p part) unit() string {
 	if p == partTime || p == partStartTime {
 		return "s"
+	}
+	return ""
+}
+
+// nameUnit is the UCUM unit a counter's name gives a count whose type
+// gives none: "By" for a name with the word Bytes (Disk Read Bytes/sec,
+// Available Bytes, Bytes Total/sec), "KiBy" and "MiBy" for KBytes and
+// MBytes or Megabytes (Windows' kilo- and megabytes are 1024 and 1024²),
+// "{packet}" for Packets; "" otherwise (Packets/sec and Bytes/sec both
+// count with PERF_COUNTER_BULK_COUNT, so only the name tells), and for a
+// percentage, whose value and base are the parts of a ratio.
+func nameUnit(counter string) string {
+	if strings.HasPrefix(strings.TrimSpace(counter), "%") {
+		return "" // a percentage's parts (% Committed Bytes In Use): the fraction is the unit
+	}
+	for _, w := range strings.FieldsFunc(counter, func(r rune) bool { return !unicode.IsLetter(r) }) {
+		switch strings.ToLower(w) {
+		case "bytes":
+			return "By"
+		case "kbytes":
+			return "KiBy"
+		case "mbytes", "megabytes":
+			return "MiBy"
+		case "packets":
+			return "{packet}"
+		}
 	}
 	return ""
 }

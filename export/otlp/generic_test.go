@@ -272,3 +272,27 @@ func TestPlaceholdersLeftOut(t *testing.T) {
 		}
 	}
 }
+
+// TestNameUnit: the unit a counter's name gives a count whose type gives
+// none (UCUM, as the semantic conventions write them).
+func TestNameUnit(t *testing.T) {
+	for _, tc := range []struct{ counter, want string }{
+		{"Disk Read Bytes/sec", "By"},
+		{"Available Bytes", "By"},
+		{"Bytes Total/sec", "By"},
+		{"IO Read Bytes/sec", "By"},
+		{"Available KBytes", "KiBy"},
+		{"Available MBytes", "MiBy"},
+		{"Free Megabytes", "MiBy"},
+		{"Packets Received/sec", "{packet}"},
+		{"% Committed Bytes In Use", ""},
+		{"Disk Reads/sec", ""},
+		{"Bytesize", ""},
+		{"Thread Count", ""},
+		{"", ""},
+	} {
+		if got := nameUnit(tc.counter); got != tc.want {
+			t.Errorf("nameUnit(%q) = %q, want %q", tc.counter, got, tc.want)
+		}
+	}
+}
