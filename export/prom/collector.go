@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"math"
 	"runtime/debug"
 	"slices"
@@ -594,27 +595,8 @@ func (col *Collector) rowsOf(db *titles.DB, smp *pdh.Sample, o perfdata.Object, 
 	if scheme.pid {
 		pidDef, hasPid = lay.pidDef(db)
 	}
-	clear(st.dups)
-	var parentObj uint32
-	st.parents = st.parents[:0]
-	pos := -1
-	for it := o.Instances(); it.Next(); {
-		pos++
-		in := it.Instance()
-		name := col.instanceName(o, in)
-		parent := ""
-		if pti := in.ParentObjectTitleIndex(); pti != 0 {
-			if pti != parentObj {
-				parentObj = pti
-				st.parents = parentNames(st.parents[:0], smp, pti, col)
-			}
-			if p := in.ParentObjectInstance(); int(p) < len(st.parents) {
-				parent = st.parents[p]
-			}
-		}
-		dk := dupKey{parent, name}
-		dup := st.dups[dk]
-		st.dups[dk] = dup + 1
+	for r := range col.instances(smp, o) {
+		pos, in, name, parent, dup := r.pos, r.in, r.name, r.parent, r.dup
 		if name == "_Total" && !col.opts.Total {
 			continue
 		}
@@ -644,6 +626,49 @@ func (col *Collector) rowsOf(db *titles.DB, smp *pdh.Sample, o perfdata.Object, 
 			}
 		}
 		st.rows = append(st.rows, row{start: start, end: len(st.labels), blk: blk, pos: pos, display: display})
+	}
+}
+
+// instRow is an instance of an object as the profiles write it: its
+// position, its decoded name, its parent's name, and how many instances of
+// the same parent and name came before it (PDH's #n).
+type instRow struct {
+	pos          int
+	in           perfdata.Instance
+	name, parent string
+	dup          int32
+}
+
+// instances walks the instances of o, naming each and its parent (from
+// the parent object of smp) and counting equal names.
+func (col *Collector) instances(smp *pdh.Sample, o perfdata.Object) iter.Seq[instRow] {
+	return func(yield func(instRow) bool) {
+		st := &col.st
+		clear(st.dups)
+		var parentObj uint32
+		st.parents = st.parents[:0]
+		pos := -1
+		for it := o.Instances(); it.Next(); {
+			pos++
+			in := it.Instance()
+			name := col.instanceName(o, in)
+			parent := ""
+			if pti := in.ParentObjectTitleIndex(); pti != 0 {
+				if pti != parentObj {
+					parentObj = pti
+					st.parents = parentNames(st.parents[:0], smp, pti, col)
+				}
+				if p := in.ParentObjectInstance(); int(p) < len(st.parents) {
+					parent = st.parents[p]
+				}
+			}
+			dk := dupKey{parent, name}
+			dup := st.dups[dk]
+			st.dups[dk] = dup + 1
+			if !yield(instRow{pos: pos, in: in, name: name, parent: parent, dup: dup}) {
+				return
+			}
+		}
 	}
 }
 

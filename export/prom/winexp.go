@@ -397,28 +397,9 @@ func (col *Collector) wxRowsOf(db *titles.DB, smp *pdh.Sample, o perfdata.Object
 		return
 	}
 	filter := col.c.instances[fold(db.Name(o.NameIndex()))]
-	clear(st.dups)
 	seen := map[string]bool{}
-	var parentObj uint32
-	st.parents = st.parents[:0]
-	pos := -1
-	for it := o.Instances(); it.Next(); {
-		pos++
-		in := it.Instance()
-		name := col.instanceName(o, in)
-		parent := ""
-		if pti := in.ParentObjectTitleIndex(); pti != 0 {
-			if pti != parentObj {
-				parentObj = pti
-				st.parents = parentNames(st.parents[:0], smp, pti, col)
-			}
-			if p := in.ParentObjectInstance(); int(p) < len(st.parents) {
-				parent = st.parents[p]
-			}
-		}
-		dk := dupKey{parent, name}
-		dup := st.dups[dk]
-		st.dups[dk] = dup + 1
+	for r := range col.instances(smp, o) {
+		pos, in, name, parent, dup := r.pos, r.in, r.name, r.parent, r.dup
 		if name == "_Total" || strings.HasSuffix(name, ",_Total") {
 			continue
 		}
