@@ -137,8 +137,8 @@ type group struct {
 	// of a set (Query.Sample), by the objects its query asks for: sets
 	// reading the same objects write the same reduced sample.
 	reduced map[string]*pdh.Sample
-	// zshare lets the binary logs of the group's sets compress a record
-	// once when they write the same one.
+	// zshare lets the binary logs of the group's sets code and compress
+	// a sample once when they write the same one.
 	zshare *binlog.Shared
 }
 

@@ -475,7 +475,7 @@ func TestProblemMachines(t *testing.T) {
 // does not have is an error of that sample, not a panic.
 func TestProblemMachinesRefused(t *testing.T) {
 	s := &pdh.Sample{Problems: []pdh.Problem{{Machine: "web1", Reason: "down"}}}
-	pl, err := newEncoder().encodeSample(nil, s)
+	pl, err := newEncoder().encodeSample(nil, s, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,8 @@
 //
 // A sample's records are appended with one write, and a log's bytes depend
 // only on what was written to it: writers of the same samples may share a
-// compression cache (Shared), which never changes what they write.
+// cache (Shared) that codes and compresses a sample once for them all,
+// which never changes what they write.
 //
 // Every record is framed with its length at both ends and a CRC-32C, so
 // Open reads a log written by a process that crashed, or a file cut at any

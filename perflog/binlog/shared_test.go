@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/klauspost/compress/zstd"
 	"github.com/perfcounters/perfcounters/pdh"
 )
 
@@ -34,6 +35,30 @@ func TestSharedIndependent(t *testing.T) {
 	fork := func(a, b []*pdh.Sample, at int) []*pdh.Sample {
 		return append(slices.Clone(a[:at]), b[at:]...)
 	}
+	// varying: samples of one block, of two (this one's and other's), and
+	// of none, in turn: a sample then leaves state it did not code (a key
+	// or a block position of an earlier one), which the coding cache
+	// must not take for the state its blocks determine.
+	varying := func(a, b []*pdh.Sample) []*pdh.Sample {
+		out := make([]*pdh.Sample, len(a))
+		for i := range a {
+			switch i % 3 {
+			case 0:
+				out[i] = a[i]
+			case 1:
+				c, err := pdh.NewSample([][]byte{a[i].Blocks[0].Bytes(), b[i].Blocks[0].Bytes()})
+				if err != nil {
+					t.Fatal(err)
+				}
+				c.Time = a[i].Time
+				out[i] = c
+			case 2:
+				out[i] = &pdh.Sample{Time: a[i].Time}
+			}
+		}
+		return out
+	}
+	smallVarying := varying(small, smallOther)
 	type log struct {
 		name    string
 		from    int // the turn of its first sample
@@ -47,6 +72,7 @@ func TestSharedIndependent(t *testing.T) {
 		{"fork first", []log{{"fork", 0, fork(small, smallOther, 3)}, {"a", 0, small}, {"b", 0, small}}},
 		{"staggered", []log{{"a", 0, small}, {"other", 0, smallOther}, {"b", 2, copies(small[2:])}, {"c", 4, small[4:]}}},
 		{"staggered big", []log{{"a", 0, big}, {"b", 1, big[1:]}, {"c", 5, copies(big[5:])}}},
+		{"varying", []log{{"a", 0, smallVarying}, {"b", 0, smallVarying}, {"c", 1, smallVarying[1:]}, {"d", 2, smallVarying[2:]}, {"e", 0, small}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -98,34 +124,59 @@ func TestSharedIndependent(t *testing.T) {
 	}
 }
 
-// TestSharedCacheHits: a record that writers of the same samples write is
-// compressed once; the cache hands the others the same bytes.
+// TestSharedCacheHits: a sample that writers of the same samples write is
+// coded and compressed once; the cache hands the others the same bytes.
+// Writers started a sample apart (staggered) take the coding from their
+// second sample on and the compression from their third (the dictionary
+// of their second is their first sample, coded whole): their previous
+// samples have other sequence numbers, so the frames they take differ in
+// their dictionary id only.
 func TestSharedCacheHits(t *testing.T) {
-	samples := liveSamplesN(t, 4, 7, 2000)
-	sh := NewShared()
-	var ws []*Writer
-	for i := range 3 {
-		opts := DefaultOptions()
-		opts.Shared = sh
-		w, err := Create(filepath.Join(t.TempDir(), fmt.Sprintf("w%d.plog", i)), opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer w.Close()
-		ws = append(ws, w)
-	}
-	for i, s := range samples {
-		for k, w := range ws {
-			before := sh.misses
-			if err := w.WriteSample(s); err != nil {
-				t.Fatal(err)
+	samples := liveSamplesN(t, 6, 7, 2000)
+	for _, staggered := range []bool{false, true} {
+		t.Run(fmt.Sprint("staggered=", staggered), func(t *testing.T) {
+			sh := NewShared()
+			var ws []*Writer
+			for i := range 3 {
+				opts := DefaultOptions()
+				opts.Shared = sh
+				w, err := Create(filepath.Join(t.TempDir(), fmt.Sprintf("w%d.plog", i)), opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer w.Close()
+				ws = append(ws, w)
 			}
-			if n := sh.misses - before; k > 0 && n != 0 {
-				t.Errorf("sample %d, writer %d: %d records compressed, want 0 (the first writer's, from the cache)", i, k, n)
-			} else if k == 0 && n == 0 {
-				t.Errorf("sample %d, writer 0: nothing compressed", i)
+			for i, s := range samples {
+				for k, w := range ws {
+					first := 0 // the writer's first sample
+					if staggered {
+						first = k
+					}
+					if i < first {
+						continue
+					}
+					before, coded := sh.misses, sh.codings
+					if err := w.WriteSample(s); err != nil {
+						t.Fatal(err)
+					}
+					if k == 0 || i == first && k > 0 && staggered {
+						if sh.misses == before {
+							t.Errorf("sample %d, writer %d: nothing compressed", i, k)
+						}
+						continue
+					}
+					// A staggered writer's second sample has its own first
+					// (coded whole) as its dictionary.
+					if n := sh.misses - before; n != 0 && !(staggered && i == first+1) {
+						t.Errorf("sample %d, writer %d: %d records compressed, want 0 (the first writer's, from the cache)", i, k, n)
+					}
+					if n := sh.codings - coded; n != 0 {
+						t.Errorf("sample %d, writer %d: %d samples coded, want 0 (the first writer's, from the cache)", i, k, n)
+					}
+				}
 			}
-		}
+		})
 	}
 }
 
@@ -163,4 +214,59 @@ func copySample(t *testing.T, s *pdh.Sample) *pdh.Sample {
 		c.Problems = append(c.Problems, p)
 	}
 	return c
+}
+
+// TestWithDictID: a frame compressed with a dictionary under one id, its
+// header given another id, is the very frame the compressor makes under
+// that id, and decompresses with the dictionary under it: for ids of each
+// field size and frames of one segment (small) and with a window.
+func TestWithDictID(t *testing.T) {
+	dict := bytes.Repeat([]byte("dictionary content of a previous sample "), 300)
+	small := []byte("a small payload, compressed as a single segment: a small payload")
+	large := bytes.Repeat([]byte("a payload much like the dictionary content of a previous sample, "), 3000)
+	compress := func(id uint32, pl []byte) []byte {
+		z, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithEncoderCRC(false), zstd.WithEncoderDictRaw(id, dict))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer z.Close()
+		return z.EncodeAll(pl, nil)
+	}
+	ids := []uint32{7, 255, 256, 0x8000, 0xFFFF, 0x10000, prevDictID(1 << 40)}
+	for _, pl := range [][]byte{small, large} {
+		for _, from := range ids {
+			z := compress(from, pl)
+			for _, to := range ids {
+				got, ok := withDictID([]byte("prefix"), z, to)
+				if !ok {
+					t.Fatalf("%d bytes, id %#x to %#x: not rewritten", len(pl), from, to)
+				}
+				if want := append([]byte("prefix"), compress(to, pl)...); !bytes.Equal(got, want) {
+					t.Errorf("%d bytes, id %#x to %#x: frame differs from the one compressed under %#x", len(pl), from, to, to)
+				}
+				d, err := zstd.NewReader(nil, zstd.WithDecoderDictRaw(to, dict))
+				if err != nil {
+					t.Fatal(err)
+				}
+				out, err := d.DecodeAll(got[len("prefix"):], nil)
+				d.Close()
+				if err != nil || !bytes.Equal(out, pl) {
+					t.Errorf("%d bytes, id %#x to %#x: decodes to %d bytes, %v", len(pl), from, to, len(out), err)
+				}
+			}
+		}
+	}
+	for _, bad := range [][]byte{nil, []byte("\x28\xb5\x2f\xfd"), compress(0, small)[:3]} {
+		if _, ok := withDictID(nil, bad, 0x8000); ok {
+			t.Errorf("%x: rewritten, want not a frame with a dictionary id", bad)
+		}
+	}
+	plain, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	if _, ok := withDictID(nil, plain.EncodeAll(small, nil), 0x8000); ok {
+		t.Error("a frame without a dictionary id: rewritten")
+	}
 }

@@ -107,8 +107,8 @@ type Options struct {
 	MaxSize int64
 	// Rollover starts new files at a size or time limit (Linear only).
 	Rollover Rollover
-	// Shared, when not nil, is a compression cache shared with writers
-	// of logs of the same samples, so that a record they all write is
+	// Shared, when not nil, is a cache shared with writers of logs of
+	// the same samples, so that a sample they all write is coded and
 	// compressed once (see Shared). It never changes a log's bytes.
 	Shared *Shared
 }
@@ -168,6 +168,7 @@ type Writer struct {
 	broken    error
 	out, pl   []byte
 	zbuf      []byte
+	attached  bool // counted in opts.Shared's writers until Close
 }
 
 // Create opens a log for writing in opts.Mode (see Mode). For a rollover
@@ -194,11 +195,16 @@ func Create(path string, opts Options) (*Writer, error) {
 				w.fileNo = 1
 			}
 			if opts.Rollover.Names == DatedNames {
-				return w, nil // the first file is named after its first sample
+				// The first file is named after its first sample.
+				w.attached = true
+				opts.Shared.attach()
+				return w, nil
 			}
 			if err := w.createFile(RolloverName(path, w.fileNo, time.Time{}, NumberedNames), causeCreated); err != nil {
 				return nil, err
 			}
+			w.attached = true
+			opts.Shared.attach()
 			return w, nil
 		}
 		if err := w.createFile(path, causeCreated); err != nil {
@@ -224,6 +230,8 @@ func Create(path string, opts Options) (*Writer, error) {
 	default:
 		return nil, fmt.Errorf("%s: unknown log mode %d", path, opts.Mode)
 	}
+	w.attached = true
+	opts.Shared.attach()
 	return w, nil
 }
 
@@ -559,7 +567,7 @@ func (w *Writer) composeSample(s *pdh.Sample) ([]byte, int, error) {
 // introduces, coded by the epoch's encoder: a log's bytes depend only on
 // the samples it is given.
 func (w *Writer) encode(s *pdh.Sample) ([]byte, []newDef, error) {
-	pl, err := w.enc.encodeSample(w.pl[:0], s)
+	pl, err := w.enc.encodeSample(w.pl[:0], s, w.opts.Shared)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -735,6 +743,10 @@ func (w *Writer) closeFile() error {
 
 // Close finishes the log and closes its file.
 func (w *Writer) Close() error {
+	if w.attached {
+		w.attached = false
+		w.opts.Shared.detach()
+	}
 	if w.zenc != nil {
 		w.zenc.Close()
 	}
