@@ -29,8 +29,8 @@ import (
 // are never changed once made: sources hand one to several consumers).
 //
 // Give one to Options.Shared of each such writer; it is safe for
-// concurrent use. The coding cache is used only while two writers or more
-// are open with it: a writer alone keeps no sample for it.
+// concurrent use. It is used only while two writers or more are open
+// with it: a writer alone keeps nothing there.
 type Shared struct {
 	writers atomic.Int32 // open writers with this Shared
 
@@ -99,8 +99,8 @@ func (s *Shared) detach() {
 	}
 }
 
-// caching reports whether coded samples are worth keeping: two writers
-// or more use s.
+// caching reports whether samples coded and compressed are worth keeping:
+// two writers or more use s.
 func (s *Shared) caching() bool { return s != nil && s.writers.Load() > 1 }
 
 // sameBlocks reports whether a and b are the same blocks (the same slice:
@@ -180,9 +180,10 @@ func (s *Shared) keepCoded(c codedSample) {
 // when dictID is not 0) to dst and reports whether the dictionary was
 // used: from the cache when a recent payload compressed was the same
 // with the same dictionary, else by calling encode, whose result is
-// kept. A nil Shared always calls encode.
+// kept. A nil Shared, or one that a single writer uses, always calls
+// encode.
 func (s *Shared) compress(dst []byte, dictID uint32, dict, pl []byte, encode func(dst []byte) ([]byte, bool)) ([]byte, bool) {
-	if s == nil {
+	if !s.caching() {
 		return encode(dst)
 	}
 	s.mu.Lock()
