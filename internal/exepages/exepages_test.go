@@ -145,3 +145,27 @@ func TestRelease(t *testing.T) {
 		t.Errorf("a variable written before Release reads %q after it", written)
 	}
 }
+
+// FuzzReleasable: any smaps text is read without a panic, in time linear
+// in its length, and what it gives are whole address ranges with a
+// non-negative resident size.
+func FuzzReleasable(f *testing.F) {
+	f.Add([]byte(smapsEntry("00400000-011c7000", "r-xp", "/usr/bin/perfc", 9796, 0)+
+		smapsEntry("011c7000-02077000", "r--p", "/usr/bin/perfc", 6716, 8)), "/usr/bin/perfc")
+	f.Add([]byte(smapsEntry("00400000-00500000", "r-xp", "/tmp/my dir/perfc (deleted)", 64, 0)), "/tmp/my dir/perfc (deleted)")
+	f.Add([]byte("00400000-00500000 r-xp 00000000 fd:01 1\nRss: 4 kB\n"), "")
+	f.Fuzz(func(t *testing.T, smaps []byte, exe string) {
+		spans, resident, err := releasable(smaps, exe)
+		if err != nil {
+			return
+		}
+		if resident < 0 || (resident > 0) != (len(spans) > 0) {
+			t.Fatalf("%d spans, %d bytes resident", len(spans), resident)
+		}
+		for _, s := range spans {
+			if s.end <= s.start {
+				t.Fatalf("span %#x-%#x", s.start, s.end)
+			}
+		}
+	})
+}
