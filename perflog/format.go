@@ -22,6 +22,7 @@ package perflog
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -116,12 +117,17 @@ func (f Format) Extension() string {
 
 // OutputName is the file relog and typeperf write for -o name: name with
 // the format's extension added when it has none, as Windows' relog does
-// ("-o c -f csv" writes c.csv). SQL destinations and "-" are unchanged.
+// ("-o c -f csv" writes c.csv). SQL destinations, "-" and a name that is
+// already something other than a file or a directory (a device such as
+// /dev/null or /dev/stdout, a named pipe) are unchanged.
 func OutputName(name string, f Format) string {
 	if name == "" || name == "-" || f == SQL || IsSQL(name) {
 		return name
 	}
 	if filepath.Ext(name) != "" {
+		return name
+	}
+	if fi, err := os.Stat(name); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
 		return name
 	}
 	return name + f.Extension()

@@ -85,6 +85,8 @@ func TestOutputNameAndFormats(t *testing.T) {
 		{"csv", `c.txt`, `c.txt`},
 		{"csv", `-`, `-`},
 		{"sql", `SQL:perf!run`, `SQL:perf!run`},
+		{"csv", `/dev/null`, `/dev/null`}, // a device: written as it is
+		{"bin", `/dev/full`, `/dev/full`},
 	}
 	for _, c := range cases {
 		f, err := ParseFormat(c.flag)

@@ -199,6 +199,9 @@ func createOutput(path string, yes bool, console io.Writer) (io.Writer, func() e
 	if !yes {
 		flags |= os.O_EXCL
 	}
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&(os.ModeDevice|os.ModeNamedPipe) != 0 {
+		flags = os.O_WRONLY // a device or a pipe (/dev/null): written to, nothing to overwrite
+	}
 	// A log is private to its user (mode 0600: the counters of a
 	// machine tell others what runs on it), and never written through a
 	// symbolic link.
