@@ -199,8 +199,9 @@ func createOutput(path string, yes bool, console io.Writer) (io.Writer, func() e
 	if !yes {
 		flags |= os.O_EXCL
 	}
+	special := false
 	if fi, err := os.Lstat(path); err == nil && fi.Mode()&(os.ModeDevice|os.ModeNamedPipe) != 0 {
-		flags = os.O_WRONLY // a device or a pipe (/dev/null): written to, nothing to overwrite
+		flags, special = os.O_WRONLY, true // a device or a pipe (/dev/null): written to, nothing to overwrite
 	}
 	// A log is private to its user (mode 0600: the counters of a
 	// machine tell others what runs on it), and never written through a
@@ -214,6 +215,14 @@ func createOutput(path string, yes bool, console io.Writer) (io.Writer, func() e
 	}
 	if err != nil {
 		return nil, nil, err
+	}
+	if special {
+		// Opened without O_EXCL: a file put in the pipe's place since
+		// (another user's, in a shared folder) is not written to.
+		if fi, err := f.Stat(); err != nil || fi.Mode().IsRegular() {
+			f.Close()
+			return nil, nil, fmt.Errorf("%s exists: use -y to overwrite it (%w)", path, fs.ErrExist)
+		}
 	}
 	return f, f.Close, nil
 }
