@@ -643,11 +643,15 @@ func (c *Counter) addRow(s *objState, p int, pr int32, n int) {
 	at := len(c.curRaw)
 	c.curRaw = slices.Grow(c.curRaw, n)[:at+n]
 	raw := c.curRaw[at : at+n]
+	cols := c.cols[:len(raw)]
 	for k := range raw {
-		col := &c.cols[k]
-		raw[k] = readRaw(col, in.blk, col.time, col.freq)
-		if s.missing != nil && s.isMissing(p, col.def.NameIndex) {
-			raw[k].Status = calc.NoData // a placeholder, not a value
+		readRaw(&raw[k], &cols[k], in.blk)
+	}
+	if held, ok := s.missing[p]; ok {
+		for k := range raw {
+			if held == nil || slices.Contains(held, cols[k].def.NameIndex) {
+				raw[k].Status = calc.NoData // a placeholder, not a value
+			}
 		}
 	}
 }
@@ -670,22 +674,20 @@ func (c *Counter) stampLayout() {
 // unique within the query; 0 is before the first sample.
 func (c *Counter) Layout() uint64 { return c.layout }
 
-// readRaw reads one value with its base and item count, with the time
-// base (calc.TimeBase) of the sample given: calc.MakeRaw's value without
-// working the time base out for every instance.
-func readRaw(col *column, blk perfdata.CounterBlock, time, freq uint64) calc.Raw {
-	first := blk.Value(col.def)
-	var second, multi uint64
+// readRaw reads one value with its base and item count into r, with the
+// column's time base of the current sample (calc.TimeBase): calc.MakeRaw's
+// value without working the time base out for every instance.
+func readRaw(r *calc.Raw, col *column, blk perfdata.CounterBlock) {
+	*r = calc.Raw{FirstValue: blk.Value(col.def), Time: col.time, Freq: col.freq}
 	if col.hasBase {
-		second = blk.Value(col.base)
+		r.SecondValue = blk.Value(col.base)
 		if col.multiFromBase {
-			multi = second
+			r.MultiCount = r.SecondValue
 		}
 	}
 	if col.multi && !col.multiFromBase {
-		multi = uint64(blk.Multi(col.def))
+		r.MultiCount = uint64(blk.Multi(col.def))
 	}
-	return calc.Raw{FirstValue: first, SecondValue: second, MultiCount: multi, Time: time, Freq: freq}
 }
 
 // record appends the current value of a counter without wildcards to its

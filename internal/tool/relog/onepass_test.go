@@ -104,7 +104,8 @@ func clipEvents(seq []string) string {
 }
 
 // TestRowStore: rows kept in memory, and past the limit in a temporary
-// file, come back in order with their cell counts.
+// file, come back in order with their cell counts; the rows that fit stay
+// in memory, and only the others are written to the file.
 func TestRowStore(t *testing.T) {
 	rows := []string{"a", "", "bcd", strings.Repeat("x", 10<<10), "e", strings.Repeat("y", 5000), "f"}
 	for _, spill := range []int{0, 3, 6000, 1 << 20} {
@@ -130,6 +131,27 @@ func TestRowStore(t *testing.T) {
 			}
 			if spilled := s.f != nil; spilled != (spill < 15000) {
 				t.Errorf("in a file: %v, want %v", spilled, spill < 15000)
+			}
+			// The leading rows that fit stay in memory; only the rest
+			// goes to the file.
+			inMem, size := 0, 0
+			for _, r := range rows {
+				if size += len(r); size > spill {
+					break
+				}
+				inMem++
+			}
+			if s.inMem != inMem {
+				t.Errorf("%d rows in memory, want %d", s.inMem, inMem)
+			}
+			if s.f != nil {
+				fi, err := s.f.Stat()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := int64(len(strings.Join(rows[inMem:], ""))); fi.Size() != want {
+					t.Errorf("file holds %d bytes, want %d", fi.Size(), want)
+				}
 			}
 		})
 	}
