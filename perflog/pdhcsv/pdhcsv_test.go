@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -363,4 +364,33 @@ func firstDiff(a, b string) string {
 		}
 	}
 	return "lengths differ"
+}
+
+// TestAppendRowCells: a value that is missing, NaN or infinite is the
+// blank cell " " in both styles (PDH never writes them), and every finite
+// value is written, negative zero included.
+func TestAppendRowCells(t *testing.T) {
+	values := []Value{
+		{Number: 1.5, OK: true},
+		{Number: 7},
+		{Number: math.NaN(), OK: true},
+		{Number: math.Inf(1), OK: true},
+		{Number: math.Inf(-1), OK: true},
+		{Number: math.Copysign(0, -1), OK: true},
+		{Number: -2.5e6, OK: true},
+		{Number: 42, OK: true},
+	}
+	at := time.Date(2026, 11, 29, 13, 4, 5, 6e6, time.UTC)
+	for _, tc := range []struct {
+		style Style
+		want  string
+	}{
+		{StyleLog, `"11/29/2026 13:04:05.006","1.5"," "," "," "," ","-0","-2500000","42"`},
+		{StyleConsole, `"11/29/2026 13:04:05.006","1.500000"," "," "," "," ","-0.000000","-2500000.000000","42.000000"`},
+	} {
+		w := NewWriter(io.Discard, WriterOptions{Style: tc.style, Location: time.UTC})
+		if got := string(w.AppendRow(nil, at, values)); got != tc.want {
+			t.Errorf("style %v:\n got %s\nwant %s", tc.style, got, tc.want)
+		}
+	}
 }

@@ -125,7 +125,9 @@ func (w *Writer) eol(b []byte) []byte {
 // appendValue formats v: " " when missing (or not finite, which PDH never
 // writes), %.6f on the console, %.17g in logs.
 func (w *Writer) appendValue(b []byte, v Value) []byte {
-	if !v.OK || math.IsNaN(v.Number) || math.IsInf(v.Number, 0) {
+	// x-x is 0 for every finite x, NaN for NaN and the infinities: one
+	// test instead of two, on every value of a log.
+	if !v.OK || v.Number-v.Number != 0 {
 		return append(b, ' ')
 	}
 	if w.opts.Style == StyleConsole {
@@ -163,8 +165,12 @@ func AppendG17(b []byte, x float64) []byte {
 	// A whole number below 10^17 (most counters' values: counts, bytes)
 	// has at most 17 digits and an exponent below 17: %.17g writes its
 	// digits, which AppendInt writes faster. Negative zero is "-0".
-	if x > -1e17 && x < 1e17 && x == math.Trunc(x) && (x != 0 || !math.Signbit(x)) {
-		return strconv.AppendInt(b, int64(x), 10)
+	if x > -1e17 && x < 1e17 {
+		// In that range int64(x) is x without its fraction: x is whole
+		// when converting back gives x again.
+		if i := int64(x); float64(i) == x && (i != 0 || !math.Signbit(x)) {
+			return strconv.AppendInt(b, i, 10)
+		}
 	}
 	// strconv's 'g' with a precision keeps trailing zeros out and uses the
 	// same exponent rule and exponent spelling as C.
