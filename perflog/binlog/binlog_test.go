@@ -490,3 +490,71 @@ func TestProblemMachinesRefused(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// TestReadOnce: a log told it is read once gives the same samples as any
+// other; each stays as it was until the third sample after it is given,
+// a Seek forward leaves the samples given before it alone, and the memory
+// is recycled (the third sample after one reuses its blocks' memory).
+func TestReadOnce(t *testing.T) {
+	live := liveSamples(t, 30, 3)
+	for _, opts := range []Options{DefaultOptions(), {Location: time.UTC}} {
+		t.Run(fmt.Sprintf("compress=%v", opts.Compress), func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "x.plog")
+			writeLog(t, path, opts, live)
+			l, err := Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			l.ReadOnce()
+			type given struct {
+				i      int
+				s      *pdh.Sample
+				copied [][]byte // its blocks' bytes when given
+			}
+			var held []given
+			// In order, then forward past samples 20-21 and 24-26, then back to the
+			// start (a new decoder) and on again.
+			order := []int{}
+			for i := range 20 {
+				order = append(order, i)
+			}
+			order = append(order, 22, 23, 27, 0, 1, 2, 3)
+			recycled := false
+			for _, i := range order {
+				if i != l.Pos() {
+					if err := l.Seek(i); err != nil {
+						t.Fatal(err)
+					}
+				}
+				s, err := l.Sample(t.Context(), nil)
+				if err != nil {
+					t.Fatalf("sample %d: %v", i, err)
+				}
+				if d := sameSample(s, live[i]); d != "" {
+					t.Fatalf("sample %d: %s", i, d)
+				}
+				// The two given before it are still as they were.
+				for _, h := range held[max(len(held)-2, 0):] {
+					for b, blk := range h.s.Blocks {
+						if !bytes.Equal(blk.Bytes(), h.copied[b]) {
+							t.Fatalf("sample %d changed when sample %d was given", h.i, i)
+						}
+					}
+				}
+				if n := len(held); n >= 3 && n < 20 && len(s.Blocks) > 0 && len(held[n-3].s.Blocks) > 0 &&
+					&s.Blocks[0].Bytes()[0] == &held[n-3].s.Blocks[0].Bytes()[0] {
+					recycled = true
+				}
+				g := given{i: i, s: s}
+				for _, blk := range s.Blocks {
+					g.copied = append(g.copied, bytes.Clone(blk.Bytes()))
+				}
+				held = append(held, g)
+			}
+			if !recycled {
+				t.Error("no sample was rebuilt in the memory of the third before it")
+			}
+		})
+	}
+}
