@@ -110,16 +110,7 @@ func TestSeekAndRandomAccess(t *testing.T) {
 	}
 	defer l.Close()
 	for _, i := range []int{29, 0, 0, 17, 16, 16, 17, 3, 29, 29} { // again: given again while the decoder stands there
-		if err := l.Seek(i); err != nil {
-			t.Fatal(err)
-		}
-		s, err := l.Sample(t.Context(), nil)
-		if err != nil {
-			t.Fatalf("sample %d: %v", i, err)
-		}
-		if d := sameSample(s, live[i]); d != "" {
-			t.Errorf("sample %d after seek: %s", i, d)
-		}
+		sampleAt(t, l, i, live[i])
 		if l.Pos() != i+1 {
 			t.Errorf("Pos %d after reading sample %d", l.Pos(), i)
 		}
@@ -522,18 +513,7 @@ func TestReadOnce(t *testing.T) {
 			order = append(order, 22, 23, 27, 0, 1, 2, 3)
 			recycled := false
 			for _, i := range order {
-				if i != l.Pos() {
-					if err := l.Seek(i); err != nil {
-						t.Fatal(err)
-					}
-				}
-				s, err := l.Sample(t.Context(), nil)
-				if err != nil {
-					t.Fatalf("sample %d: %v", i, err)
-				}
-				if d := sameSample(s, live[i]); d != "" {
-					t.Fatalf("sample %d: %s", i, d)
-				}
+				s := sampleAt(t, l, i, live[i])
 				// The two given before it are still as they were.
 				for _, h := range held[max(len(held)-2, 0):] {
 					for b, blk := range h.s.Blocks {

@@ -259,3 +259,20 @@ var pkgDir = func() string {
 	}
 	return d
 }()
+
+// sampleAt seeks l to sample i, reads it and fails the test unless it is
+// want.
+func sampleAt(t testing.TB, l *Log, i int, want *pdh.Sample) *pdh.Sample {
+	t.Helper()
+	if err := l.Seek(i); err != nil {
+		t.Fatal(err)
+	}
+	s, err := l.Sample(t.Context(), nil)
+	if err != nil {
+		t.Fatalf("sample %d: %v", i, err)
+	}
+	if d := sameSample(s, want); d != "" {
+		t.Fatalf("sample %d after seek: %s", i, d)
+	}
+	return s
+}
