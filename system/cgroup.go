@@ -730,38 +730,8 @@ func (c *Collector) cgroupMemoryV2(g *cgGroup, set func(int, uint64), any func(.
 		// memory.stat is the host's.
 		g.missing |= 1<<cfMemCurrent | 1<<cfMemMax | 1<<cfMemSwap | 1<<cfMemEvents
 	}
-	var current, inactive uint64
-	var haveCur, haveInactive bool
-	if any(cgMemory, cgWorkingSet) {
-		if b, ok := c.cgRead(g, hierV2, cfMemCurrent); ok {
-			if x, err := parseSingle(b); err == nil {
-				current, haveCur = x, true
-				set(cgMemory, x)
-			} else {
-				c.cgBad(cfMemCurrent, g, err)
-			}
-		}
-	}
-	if any(cgWorkingSet, cgPageFaults, cgMajorFaults) {
-		if b, ok := c.cgRead(g, hierV2, cfMemStat); ok {
-			if s.kvs(b, "inactive_file", "pgfault", "pgmajfault") {
-				if s.found[0] {
-					inactive, haveInactive = s.kv[0], true
-				}
-				if s.found[1] {
-					set(cgPageFaults, s.kv[1])
-				}
-				if s.found[2] {
-					set(cgMajorFaults, s.kv[2])
-				}
-			} else {
-				c.cgBad(cfMemStat, g, errors.New("malformed value"))
-			}
-		}
-	}
-	if haveCur && haveInactive {
-		set(cgWorkingSet, current-min(inactive, current))
-	}
+	c.cgroupMemoryUse(g, hierV2, cfMemCurrent, cfMemStat, [3]string{"inactive_file", "pgfault", "pgmajfault"},
+		any(cgMemory, cgWorkingSet), set, any)
 	if any(cgMemoryLimit) {
 		if b, ok := c.cgRead(g, hierV2, cfMemMax); ok {
 			if x, limited, err := parseLimit(b); err != nil {
@@ -789,21 +759,29 @@ func (c *Collector) cgroupMemoryV2(g *cgGroup, set func(int, uint64), any func(.
 	}
 }
 
-func (c *Collector) cgroupMemoryV1(g *cgGroup, set func(int, uint64), any func(...int) bool) {
+// cgroupMemoryUse reads what v1 and v2 both say of a group's memory: its
+// use (file use, read when readUse is set) and its stat file, whose keys
+// are the inactive file pages, the page faults and the major page faults.
+// It sets Memory, Working Set (use less inactive file pages) and the
+// fault counts, and returns the use.
+func (c *Collector) cgroupMemoryUse(g *cgGroup, hier, use, stat int, keys [3]string, readUse bool,
+	set func(int, uint64), any func(...int) bool) (uint64, bool) {
 	s := &c.cg
 	var usage, inactive uint64
 	var haveUsage, haveInactive bool
-	if b, ok := c.cgRead(g, hierMemory, cfV1MemUsage); ok {
-		if x, err := parseSingle(b); err == nil {
-			usage, haveUsage = x, true
-			set(cgMemory, x)
-		} else {
-			c.cgBad(cfV1MemUsage, g, err)
+	if readUse {
+		if b, ok := c.cgRead(g, hier, use); ok {
+			if x, err := parseSingle(b); err == nil {
+				usage, haveUsage = x, true
+				set(cgMemory, x)
+			} else {
+				c.cgBad(use, g, err)
+			}
 		}
 	}
 	if any(cgWorkingSet, cgPageFaults, cgMajorFaults) {
-		if b, ok := c.cgRead(g, hierMemory, cfV1MemStat); ok {
-			if s.kvs(b, "total_inactive_file", "total_pgfault", "total_pgmajfault") {
+		if b, ok := c.cgRead(g, hier, stat); ok {
+			if s.kvs(b, keys[0], keys[1], keys[2]) {
 				if s.found[0] {
 					inactive, haveInactive = s.kv[0], true
 				}
@@ -814,13 +792,22 @@ func (c *Collector) cgroupMemoryV1(g *cgGroup, set func(int, uint64), any func(.
 					set(cgMajorFaults, s.kv[2])
 				}
 			} else {
-				c.cgBad(cfV1MemStat, g, errors.New("malformed value"))
+				c.cgBad(stat, g, errors.New("malformed value"))
 			}
 		}
 	}
 	if haveUsage && haveInactive {
 		set(cgWorkingSet, usage-min(inactive, usage))
 	}
+	return usage, haveUsage
+}
+
+func (c *Collector) cgroupMemoryV1(g *cgGroup, set func(int, uint64), any func(...int) bool) {
+	s := &c.cg
+	// memory.memsw.usage_in_bytes counts memory and swap: swap is the
+	// difference, so the usage is read for Swap too.
+	usage, haveUsage := c.cgroupMemoryUse(g, hierMemory, cfV1MemUsage, cfV1MemStat,
+		[3]string{"total_inactive_file", "total_pgfault", "total_pgmajfault"}, any(cgMemory, cgWorkingSet, cgSwap), set, any)
 	if any(cgMemoryLimit) {
 		if b, ok := c.cgRead(g, hierMemory, cfV1MemLimit); ok {
 			if x, err := parseSingle(b); err != nil {
