@@ -46,10 +46,6 @@ type outputConfig struct {
 	// Query.Sample.
 	reduce func(q *pdh.Query) (*pdh.Sample, error)
 	sql    sqllog.Options
-	// shared is the binary logs' compression cache of the sets of one
-	// sample interval: sets writing the same samples compress each
-	// record once (nil: none).
-	shared *binlog.Shared
 	// retain applies the set's data manager to its log files before the
 	// log is opened and at each new file (nil: none; retention.go).
 	retain *retention
@@ -133,7 +129,6 @@ func openBinary(s *collectorset.Set, src pdh.Source, cfg outputConfig) (*binOutp
 	opts.Titles = src.Titles()
 	opts.Counters = append([]string(nil), c.Counters...)
 	opts.Location = time.Local
-	opts.Shared = cfg.shared
 	base := filepath.Join(s.RootPath, logName(s)+c.LogFileFormat.Extension())
 	path := s.OutputLocation(cfg.now)
 	rolling := s.Segment && (s.SegmentMaxDuration > 0 || s.SegmentMaxSize > 0)

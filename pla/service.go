@@ -14,7 +14,6 @@ import (
 	"github.com/perfcounters/perfcounters/collectorset"
 	"github.com/perfcounters/perfcounters/counterpath"
 	"github.com/perfcounters/perfcounters/pdh"
-	"github.com/perfcounters/perfcounters/perflog/binlog"
 	"github.com/perfcounters/perfcounters/perflog/sqllog"
 	"github.com/perfcounters/perfcounters/state"
 	"github.com/perfcounters/perfcounters/titles"
@@ -137,9 +136,6 @@ type group struct {
 	// of a set (Query.Sample), by the objects its query asks for: sets
 	// reading the same objects write the same reduced sample.
 	reduced map[string]*pdh.Sample
-	// zshare lets the binary logs of the group's sets code and compress
-	// a sample once when they write the same one.
-	zshare *binlog.Shared
 }
 
 // reduce is Query.Sample for the set of view v, shared within a tick by
@@ -355,7 +351,7 @@ func (s *Service) open(ctx context.Context, r *run, crashed bool, old *Record) e
 			}
 			s.sampler, s.closer = pdh.NewSampler(src, pdh.SamplerOptions{MaxAge: s.sampleAge}), closer
 		}
-		g = &group{interval: iv, shared: s.sampler, src: s.sampler.View(), quit: make(chan struct{}), zshare: binlog.NewShared()}
+		g = &group{interval: iv, shared: s.sampler, src: s.sampler.View(), quit: make(chan struct{})}
 	}
 	fail := func(err error) error {
 		s.release(r)
@@ -469,7 +465,7 @@ func (s *Service) open(ctx context.Context, r *run, crashed bool, old *Record) e
 		}
 		out, err = newAlertOutput(r.set, r.act, r.acts, s.opts.EventLog, start, r.wl.Warn, raw, routed)
 	} else {
-		out, err = openOutput(ctx, r.set, src, outputConfig{mb: s.opts.MB, now: time.Now(), crashed: crashed, sql: s.opts.SQL, shared: g.zshare,
+		out, err = openOutput(ctx, r.set, src, outputConfig{mb: s.opts.MB, now: time.Now(), crashed: crashed, sql: s.opts.SQL,
 			reduce: reduce, retain: newRetention(r.dir, r.set, s.opts.MB, r.wl.Warn)})
 		if err == nil && r.set.Task != "" {
 			out = &closeCommand{output: out, set: r.set, run: r.acts, last: out.location()}

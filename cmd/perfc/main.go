@@ -15,7 +15,6 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/perfcounters/perfcounters/internal/exepages"
 )
 
 // command is one subcommand.
@@ -73,11 +72,6 @@ func commands() []command {
 }
 
 func main() {
-	// Start-up (every linked package's initialisation) mapped pages of
-	// the binary that the command will not use: unmap them, so that the
-	// resident set is what the command uses. Failing changes nothing
-	// but the resident set.
-	_, _ = exepages.Release()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], &env{stdout: os.Stdout, stderr: os.Stderr, stdin: os.Stdin, getenv: os.Getenv})
 	stop()

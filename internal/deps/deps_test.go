@@ -47,7 +47,6 @@ var table = map[string]rule{
 	"filecap":           {0, nil},
 	"proctext":          {0, nil}, // the line and field toolkit of the /proc and /sys parsers
 	"internal/manpage":  {0, nil}, // roff manual pages, and Markdown converted to them
-	"internal/exepages": {0, nil}, // releases the executable's pages that start-up mapped
 	// L1: core codecs and calculations.
 	"calc":        {1, []string{"countertype"}},
 	"counterpath": {1, []string{"utf16le"}}, // paths, and the counter list files of -cf
@@ -104,7 +103,7 @@ var table = map[string]rule{
 	"internal/logview": {4, []string{"calc", "counterpath", "pdh", "perfdata", "perflog", "remote", "titles", "utf16le", "wintz"}},
 	// L5: the binary.
 	"cmd/perfc": {5, []string{"host", "internal/tool/ctrpp", "internal/tool/dump", "internal/tool/lodctr", "internal/tool/logman", "internal/tool/query", "utf16le",
-		"internal/tool/relog", "internal/tool/typeperf", "internal/server", "internal/webui", "internal/logview", "remote", "remote/apiserver", "export/otlp", "export/prom", "calc", "collectorset", "counterpath", "engine", "manifest", "pdh", "perfdata", "perflog", "pla", "shm", "state", "titles", "internal/manpage", "internal/exepages"}},
+		"internal/tool/relog", "internal/tool/typeperf", "internal/server", "internal/webui", "internal/logview", "remote", "remote/apiserver", "export/otlp", "export/prom", "calc", "collectorset", "counterpath", "engine", "manifest", "pdh", "perfdata", "perflog", "pla", "shm", "state", "titles", "internal/manpage"}},
 }
 
 // testSupport lists the packages that exist for tests, with exactly the

@@ -114,8 +114,8 @@ func BenchmarkReadSample(b *testing.B) {
 // the collector service's sets over the same objects write it: "same"
 // gives every log the same sample (sets started together), "staggered"
 // gives each log another sample of the workload (sets started at other
-// times: their records differ), each with a Shared compression cache
-// ("shared") or without ("alone"). What a log costs beyond the first is
+// times: their records differ). Each log is coded and compressed by its
+// own writer. What a log costs beyond the first is
 // (time at n=10 - time at n=1) / 9.
 func BenchmarkWriters(b *testing.B) {
 	for _, wl := range []string{"windows", "procs500"} {
@@ -125,19 +125,12 @@ func BenchmarkWriters(b *testing.B) {
 				if n == 1 && feed == "staggered" {
 					continue
 				}
-				for _, shared := range []bool{true, false} {
-					name := fmt.Sprintf("%s/logs=%d/%s/alone", wl, n, feed)
-					if shared {
-						name = fmt.Sprintf("%s/logs=%d/%s/shared", wl, n, feed)
-					}
+				{
+					name := fmt.Sprintf("%s/logs=%d/%s", wl, n, feed)
 					b.Run(name, func(b *testing.B) {
-						var sh *Shared
-						if shared {
-							sh = NewShared()
-						}
 						ws := make([]*Writer, n)
 						for k := range ws {
-							w, err := Create(filepath.Join(b.TempDir(), fmt.Sprintf("x%d.plog", k)), Options{Compress: true, Location: time.UTC, Shared: sh})
+							w, err := Create(filepath.Join(b.TempDir(), fmt.Sprintf("x%d.plog", k)), Options{Compress: true, Location: time.UTC})
 							if err != nil {
 								b.Fatal(err)
 							}

@@ -466,7 +466,7 @@ func TestProblemMachines(t *testing.T) {
 // does not have is an error of that sample, not a panic.
 func TestProblemMachinesRefused(t *testing.T) {
 	s := &pdh.Sample{Problems: []pdh.Problem{{Machine: "web1", Reason: "down"}}}
-	pl, err := newEncoder().encodeSample(nil, s, nil)
+	pl, err := newEncoder().encodeSample(nil, s)
 	if err != nil {
 		t.Fatal(err)
 	}

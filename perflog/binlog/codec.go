@@ -3,7 +3,6 @@ package binlog
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"hash/maphash"
 	"slices"
@@ -170,21 +169,10 @@ type encoder struct {
 	bases   []int
 	last    int // bytes of the previous sample's blocks (sampleBudget)
 
-	// What the coding state is a function of, for Shared's encoding
-	// cache. known: the state is determined by the definitions and the
-	// blocks of prev (prev coded every key and block position the state
-	// holds; a new epoch's empty state is known with prev nil). stale:
-	// the payload of prev was taken from the cache, so the keys still
-	// hold an older sample and are rebuilt from prev before the encoder
-	// codes a sample itself.
-	prev    []perfdata.Block
-	known   bool
-	stale   bool
-	scratch []byte
 }
 
 func newEncoder() *encoder {
-	return &encoder{st: newState(), defs: make(map[string]uint64), seed: maphash.MakeSeed(), known: true}
+	return &encoder{st: newState(), defs: make(map[string]uint64), seed: maphash.MakeSeed()}
 }
 
 // newDef is a definition the sample just coded introduced.
@@ -225,70 +213,14 @@ func (e *encoder) addDef(d []byte) uint64 {
 }
 
 // encodeSample appends the SAMPLE payload of s to dst. New definitions
-// are listed in e.newDefs (reset first). With a Shared that other
-// writers use, the payload is taken from its encoding cache when a writer
-// whose coding state was the same coded the same sample lately (the
-// bytes are what this encoder would make), and what this encoder codes
-// is kept there.
-func (e *encoder) encodeSample(dst []byte, s *pdh.Sample, sh *Shared) ([]byte, error) {
+// are listed in e.newDefs (reset first).
+func (e *encoder) encodeSample(dst []byte, s *pdh.Sample) ([]byte, error) {
 	e.newDefs = e.newDefs[:0]
-	caching := sh.caching()
-	if caching && e.known {
-		if out, ok := sh.takeCoded(dst, e, s); ok {
-			return out, nil
-		}
-	}
-	if e.stale {
-		if err := e.rebuild(); err != nil {
-			return nil, err
-		}
-	}
-	prev, known, ndefs, start := e.prev, e.known, len(e.defList), len(dst)
-	dst, determined, err := e.code(dst, s)
-	if err != nil {
-		e.prev, e.known = nil, false
-		return nil, err
-	}
-	if !caching {
-		// Nothing to share: hold no sample.
-		e.prev, e.known = nil, false
-		return dst, nil
-	}
-	e.prev, e.known = s.Blocks, determined
-	if known && determined {
-		sh.keepCoded(codedSample{prev: prev, defs: slices.Clip(e.defList[:ndefs]), blocks: s.Blocks, gap: s.Gap,
-			problems: s.Problems, payload: dst[start:], newDefs: e.defList[ndefs:], last: e.last})
-	}
-	return dst, nil
+	return e.code(dst, s)
 }
 
-// rebuild makes the keys of a stale encoder those of its prev sample: it
-// codes prev again over an empty state with the same definitions, which
-// is the state the writer that coded it had (prev determined it).
-// Definitions it would add (none: the cache gave this encoder those of
-// prev) stay in e.newDefs, for the next sample's DEFS record.
-// It cannot fail (prev was coded without an error before, and it
-// determined the state then); if it did, the error says so and the writer
-// starts a new epoch.
-func (e *encoder) rebuild() error {
-	e.stale = false
-	e.st, e.last = newState(), 0
-	out, determined, err := e.code(e.scratch[:0], &pdh.Sample{Blocks: e.prev})
-	if err == nil && !determined {
-		err = errors.New("the previous sample does not determine the coding state")
-	}
-	if err != nil {
-		e.prev, e.known = nil, false
-		return fmt.Errorf("rebuilding the coding state from the previous sample: %w", err)
-	}
-	e.scratch = out[:0]
-	return nil
-}
-
-// code appends the SAMPLE payload of s to dst, and reports whether the
-// coding state it leaves is determined by the definitions and s's blocks
-// alone (s coded every key and block position the state holds).
-func (e *encoder) code(dst []byte, s *pdh.Sample) ([]byte, bool, error) {
+// code appends the SAMPLE payload of s to dst.
+func (e *encoder) code(dst []byte, s *pdh.Sample) ([]byte, error) {
 	var flags uint64
 	if s.Gap {
 		flags |= 1
@@ -298,15 +230,12 @@ func (e *encoder) code(dst []byte, s *pdh.Sample) ([]byte, bool, error) {
 	dst = binary.AppendUvarint(dst, uint64(len(s.Blocks)))
 	start := len(dst)
 	size := 0
-	objects := 0
 	for bi, blk := range s.Blocks {
 		var err error
-		var n int
-		if dst, n, err = e.encodeBlock(dst, bi, blk.Bytes()); err != nil {
-			return nil, false, fmt.Errorf("block %d: %w", bi, err)
+		if dst, err = e.encodeBlock(dst, bi, blk.Bytes()); err != nil {
+			return nil, fmt.Errorf("block %d: %w", bi, err)
 		}
 		size += len(blk.Bytes())
-		objects += n
 	}
 	dst = appendProblemMachines(dst, s.Problems)
 	// Pad the payload (readers ignore bytes after its fields) when the
@@ -316,7 +245,7 @@ func (e *encoder) code(dst []byte, s *pdh.Sample) ([]byte, bool, error) {
 		dst = append(dst, make([]byte, max(need-(len(dst)-start), 1))...)
 	}
 	e.last = size
-	return dst, objects == len(e.st.keys) && len(e.st.headers) == len(s.Blocks), nil
+	return dst, nil
 }
 
 // appendProblemMachines appends the machines of the problems that name
@@ -367,16 +296,15 @@ func appendProblems(dst []byte, ps []pdh.Problem) []byte {
 	return dst
 }
 
-// encodeBlock appends the coded block b at position bi of its sample, and
-// says how many objects it coded.
-func (e *encoder) encodeBlock(dst []byte, bi int, b []byte) ([]byte, int, error) {
+// encodeBlock appends the coded block b at position bi of its sample.
+func (e *encoder) encodeBlock(dst []byte, bi int, b []byte) ([]byte, error) {
 	if len(b) < blockHdr {
-		return nil, 0, fmt.Errorf("%d bytes: shorter than a PERF_DATA_BLOCK header", len(b))
+		return nil, fmt.Errorf("%d bytes: shorter than a PERF_DATA_BLOCK header", len(b))
 	}
 	hl := uint64(le.Uint32(b[hHeaderLength:]))
 	nobj := int(le.Uint32(b[hNumObjectTypes:]))
 	if hl < blockHdr || hl > uint64(len(b)) {
-		return nil, 0, fmt.Errorf("HeaderLength %d outside the block's %d bytes", hl, len(b))
+		return nil, fmt.Errorf("HeaderLength %d outside the block's %d bytes", hl, len(b))
 	}
 	st := e.st
 	for len(st.headers) <= bi {
@@ -411,10 +339,10 @@ func (e *encoder) encodeBlock(dst []byte, bi int, b []byte) ([]byte, int, error)
 	for _, sp := range spans {
 		var err error
 		if dst, err = e.encodeObject(dst, bi, b[sp.lo:sp.hi]); err != nil {
-			return nil, 0, fmt.Errorf("object at offset %d: %w", sp.lo, err)
+			return nil, fmt.Errorf("object at offset %d: %w", sp.lo, err)
 		}
 	}
-	return appendBytes(dst, b[pos:]), len(spans), nil
+	return appendBytes(dst, b[pos:]), nil
 }
 
 func (e *encoder) encodeObject(dst []byte, bi int, obj []byte) ([]byte, error) {

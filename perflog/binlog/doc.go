@@ -12,9 +12,8 @@
 // are compressed with zstd (Options.Compress, on in DefaultOptions).
 //
 // A sample's records are appended with one write, and a log's bytes depend
-// only on what was written to it: writers of the same samples may share a
-// cache (Shared) that codes and compresses a sample once for them all,
-// which never changes what they write.
+// only on what was written to it: each writer codes and compresses its own
+// samples, so logs are independent by construction.
 //
 // Every record is framed with its length at both ends and a CRC-32C, so
 // Open reads a log written by a process that crashed, or a file cut at any

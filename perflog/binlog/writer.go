@@ -107,10 +107,6 @@ type Options struct {
 	MaxSize int64
 	// Rollover starts new files at a size or time limit (Linear only).
 	Rollover Rollover
-	// Shared, when not nil, is a cache shared with writers of logs of
-	// the same samples, so that a sample they all write is coded and
-	// compressed once (see Shared). It never changes a log's bytes.
-	Shared *Shared
 }
 
 // DefaultOptions are the options a tool starts from: compression on, a
@@ -168,7 +164,6 @@ type Writer struct {
 	broken    error
 	out, pl   []byte
 	zbuf      []byte
-	attached  bool // counted in opts.Shared's writers until Close
 }
 
 // Create opens a log for writing in opts.Mode (see Mode). For a rollover
@@ -196,15 +191,11 @@ func Create(path string, opts Options) (*Writer, error) {
 			}
 			if opts.Rollover.Names == DatedNames {
 				// The first file is named after its first sample.
-				w.attached = true
-				opts.Shared.attach()
 				return w, nil
 			}
 			if err := w.createFile(RolloverName(path, w.fileNo, time.Time{}, NumberedNames), causeCreated); err != nil {
 				return nil, err
 			}
-			w.attached = true
-			opts.Shared.attach()
 			return w, nil
 		}
 		if err := w.createFile(path, causeCreated); err != nil {
@@ -230,8 +221,6 @@ func Create(path string, opts Options) (*Writer, error) {
 	default:
 		return nil, fmt.Errorf("%s: unknown log mode %d", path, opts.Mode)
 	}
-	w.attached = true
-	opts.Shared.attach()
 	return w, nil
 }
 
@@ -567,7 +556,7 @@ func (w *Writer) composeSample(s *pdh.Sample) ([]byte, int, error) {
 // introduces, coded by the epoch's encoder: a log's bytes depend only on
 // the samples it is given.
 func (w *Writer) encode(s *pdh.Sample) ([]byte, []newDef, error) {
-	pl, err := w.enc.encodeSample(w.pl[:0], s, w.opts.Shared)
+	pl, err := w.enc.encodeSample(w.pl[:0], s)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -684,25 +673,22 @@ func (w *Writer) frameRecord(out []byte, kind Kind, seq uint64, t int64, pl []by
 		dict, dictID = w.prev, prevDictID(w.prevSeq)
 	}
 	z := binary.AppendUvarint(w.zbuf[:0], uint64(len(pl)))
-	z, used := w.opts.Shared.compress(z, dictID, dict, pl, func(dst []byte) ([]byte, bool) {
-		enc, used := w.zenc, false
-		if dictID != 0 {
-			// A second encoder that always holds a dictionary: one
-			// encoder switching between dictionary and none is
-			// rebuilt each time.
-			opt := zstd.WithEncoderDictRaw(dictID, dict)
-			var err error
-			if w.zdict == nil {
-				w.zdict, err = zstd.NewWriter(nil, append(zstdOptions(), opt)...)
-			} else {
-				err = w.zdict.ResetWithOptions(nil, opt)
-			}
-			if err == nil {
-				enc, used = w.zdict, true
-			}
+	enc, used := w.zenc, false
+	if dictID != 0 {
+		// A second encoder that always holds a dictionary: one encoder
+		// switching between dictionary and none is rebuilt each time.
+		opt := zstd.WithEncoderDictRaw(dictID, dict)
+		var err error
+		if w.zdict == nil {
+			w.zdict, err = zstd.NewWriter(nil, append(zstdOptions(), opt)...)
+		} else {
+			err = w.zdict.ResetWithOptions(nil, opt)
 		}
-		return enc.EncodeAll(pl, dst), used
-	})
+		if err == nil {
+			enc, used = w.zdict, true
+		}
+	}
+	z = enc.EncodeAll(pl, z)
 	if used {
 		flags |= flagPrevDict
 	}
@@ -765,10 +751,6 @@ func (w *Writer) closeFile() error {
 
 // Close finishes the log and closes its file.
 func (w *Writer) Close() error {
-	if w.attached {
-		w.attached = false
-		w.opts.Shared.detach()
-	}
 	if w.zenc != nil {
 		w.zenc.Close()
 	}
