@@ -27,9 +27,9 @@ type instKey struct {
 // instInfo is one instance of the current sample of an object.
 type instInfo struct {
 	name, parent string
-	raw          string // the name's UTF-16 bytes as a string ("" for 8-bit names)
-	index        int32  // #index among equal (parent, name)
-	display      string // PDH array name: "parent/name#n"
+	interned     *internedName // the name's entry in the query's name table; nil for 8-bit names
+	index        int32         // #index among equal (parent, name)
+	display      string        // PDH array name: "parent/name#n"
 	key          instKey
 	prev         int32 // position in the previous sample, -1 new
 	blk          perfdata.CounterBlock
@@ -323,10 +323,15 @@ func (s *objState) update(q *Query, o perfdata.Object, clocks calc.Clocks, syste
 	s.clocks = clocks
 	s.system = system
 	changed := s.definitions(o, q.db)
+	// Past its length a list holds zero values (dropTail), so that the
+	// names and sample bytes of instances gone are not kept.
+	reuse := s.prev
 	s.prev, s.cur = s.cur, s.prev[:0]
+	defer func() { dropTail(s.cur, len(reuse)) }()
 	s.prevMapOK = false
 	s.byNameOK = false
 	if changed {
+		clear(s.prev)
 		s.prev = s.prev[:0] // other definitions: nothing to pair with
 	}
 	if o.NumInstances() == perfdata.NoInstances {
@@ -352,12 +357,14 @@ func (s *objState) update(q *Query, o perfdata.Object, clocks calc.Clocks, syste
 		if pti := in.ParentObjectTitleIndex(); pti != 0 {
 			parent = q.parentName(s.machine, pti, in.ParentObjectInstance())
 		}
-		var name, raw string
+		var name string
+		var nm *internedName
 		var idx int32
-		if b := in.NameBytes(); same && pos < len(s.prev) && s.prev[pos].raw != "" &&
-			s.prev[pos].raw == string(b) && s.prev[pos].parent == parent {
+		if b := in.NameBytes(); same && pos < len(s.prev) && s.prev[pos].interned.inTable() &&
+			s.prev[pos].interned.raw == string(b) && s.prev[pos].parent == parent {
 			pi := &s.prev[pos]
-			name, raw, idx = pi.name, pi.raw, pi.index
+			name, nm, idx = pi.name, pi.interned, pi.index
+			q.touch(nm)
 		} else {
 			if !counted {
 				clear(s.dups)
@@ -369,7 +376,8 @@ func (s *objState) update(q *Query, o perfdata.Object, clocks calc.Clocks, syste
 			if o.CodePage() != 0 {
 				name = in.Name()
 			} else {
-				name, raw = q.intern(b)
+				nm = q.intern(b)
+				name = nm.name
 			}
 			dk := dupKey{parent, name}
 			idx = s.dups[dk]
@@ -418,7 +426,7 @@ func (s *objState) update(q *Query, o perfdata.Object, clocks calc.Clocks, syste
 			pi := &s.prev[pos]
 			same = pi.name == name && pi.parent == parent && pi.index == idx
 		}
-		s.cur = append(s.cur, instInfo{name: name, raw: raw, parent: parent, index: idx, display: display, key: key, prev: prev, blk: blk})
+		s.cur = append(s.cur, instInfo{name: name, interned: nm, parent: parent, index: idx, display: display, key: key, prev: prev, blk: blk})
 	}
 	if !same || len(s.cur) != len(s.prev) {
 		s.nameGen++
@@ -443,26 +451,70 @@ func arrayName(parent, name string, index int32) string {
 	return b.String()
 }
 
-// maxInterned bounds the name table; past it the table starts afresh so
-// that process churn cannot grow it without end.
-const maxInterned = 1 << 16
-
-// intern returns the decoded UTF-16LE name b, reusing the string of an
-// earlier sample (the map lookup with string(b) does not allocate).
-func (q *Query) intern(b []byte) (name, raw string) {
-	if e, ok := q.names[string(b)]; ok {
-		return e.name, e.raw
+// dropTail zeroes list[len(list):n], the entries of a longer list whose
+// storage list reuses.
+func dropTail[E any](list []E, n int) {
+	if n > len(list) {
+		clear(list[len(list):n])
 	}
-	if len(q.names) >= maxInterned {
-		clear(q.names)
-	}
-	e := internedName{name: utf16le.DecodeLenient(b), raw: string(b)}
-	q.names[e.raw] = e
-	return e.name, e.raw
 }
 
-// internedName is an instance name and its UTF-16 bytes, as a string.
-type internedName struct{ name, raw string }
+// The name table (Query.names) holds the instance names of the latest
+// sample: the names each sample uses are marked with its stamp (touch),
+// and at its end the names it did not use go (sweepNames). A process
+// that exits takes its name with it, however many distinct names come
+// and go; the table is never larger than the names of the latest sample
+// and the one before.
+
+// intern returns the entry of the UTF-16LE name b, decoded once for all
+// the samples that use it (the map lookup with string(b) does not
+// allocate).
+func (q *Query) intern(b []byte) *internedName {
+	if e, ok := q.names[string(b)]; ok {
+		q.touch(e)
+		return e
+	}
+	e := &internedName{name: utf16le.DecodeLenient(b), raw: string(b), stamp: q.stamp}
+	q.names[e.raw] = e
+	q.used++
+	return e
+}
+
+// touch marks e, an entry of the table, as used by the current sample.
+func (q *Query) touch(e *internedName) {
+	if e.stamp != q.stamp {
+		e.stamp = q.stamp
+		q.used++
+	}
+}
+
+// sweepNames drops the names the current sample did not use.
+func (q *Query) sweepNames() {
+	if len(q.names) > q.used {
+		for k, e := range q.names {
+			if e.stamp != q.stamp {
+				e.stamp = swept
+				delete(q.names, k)
+			}
+		}
+	}
+	q.used = 0
+}
+
+// swept is the stamp of an entry no longer in the name table: an
+// instance of an object absent from the latest samples may still hold it,
+// and interns its name again when the object returns.
+const swept = -1
+
+// internedName is an instance name, its UTF-16 bytes as a string, and the
+// last sample (Query.stamp) that used it.
+type internedName struct {
+	name, raw string
+	stamp     int
+}
+
+// inTable reports whether e is an entry of the name table.
+func (e *internedName) inTable() bool { return e != nil && e.stamp != swept }
 
 // parentName returns the name of instance pos of object pti of machine
 // in the current sample ("" when that object is not in it).
@@ -475,6 +527,7 @@ func (q *Query) parentName(machine string, pti, pos uint32) string {
 	}
 	if pn.stamp != q.stamp {
 		pn.stamp = q.stamp
+		n := len(pn.names)
 		pn.names = pn.names[:0]
 		if f, ok := q.found[key]; ok {
 			for it := f.obj.Instances(); it.Next(); {
@@ -482,13 +535,13 @@ func (q *Query) parentName(machine string, pti, pos uint32) string {
 				if f.obj.CodePage() != 0 {
 					pn.names = append(pn.names, in.Name())
 				} else {
-					n, _ := q.intern(in.NameBytes())
-					pn.names = append(pn.names, n)
+					pn.names = append(pn.names, q.intern(in.NameBytes()).name)
 				}
 			}
 		} else if !q.wants(pti) {
 			q.want = append(q.want, pti) // fetch the parent from the next sample on
 		}
+		dropTail(pn.names, n)
 	}
 	if int(pos) < len(pn.names) {
 		return pn.names[pos]

@@ -37,8 +37,9 @@ type Query struct {
 	found    map[objKey]foundObj
 	time     time.Time
 	system   string
-	names    map[string]internedName // interned instance names by their UTF-16 bytes
-	systems  map[string]system       // blocks' system names by their UTF-16 bytes
+	names    map[string]*internedName // the latest sample's instance names by their UTF-16 bytes (intern)
+	used     int                      // the entries of names the current sample used
+	systems  map[string]system        // blocks' system names by their UTF-16 bytes
 	parents  map[objKey]*parentNames
 	problems []Problem // the current sample's
 	gap      bool      // the current sample follows a gap
@@ -107,7 +108,7 @@ func OpenQuery(src Source) *Query {
 		db:      src.Titles(),
 		history: DefaultHistory,
 		found:   make(map[objKey]foundObj),
-		names:   make(map[string]internedName),
+		names:   make(map[string]*internedName),
 		systems: make(map[string]system),
 		parents: make(map[objKey]*parentNames),
 	}
@@ -281,7 +282,11 @@ func (q *Query) Collect(ctx context.Context) error {
 	q.problems = smp.Problems
 	q.gap = smp.Gap
 	q.catalog = nil
-	q.ctrs.st = nil
+	// The caches of the paths' checks go with the sample they were
+	// checked against (resolve.go): a query collecting for days does not
+	// keep the instances of its first sample.
+	q.ctrs.st, q.ctrs.smp = nil, nil
+	q.inst.st, q.inst.smp = nil, nil
 	q.stamp++
 	clear(q.found)
 	q.time = smp.Time
@@ -319,6 +324,7 @@ func (q *Query) Collect(ctx context.Context) error {
 		s.update(q, f.obj, f.clocks, f.system)
 		s.setMissing(q.problems, f.system)
 	}
+	q.sweepNames()
 	q.items, q.overflow = 0, false
 	for _, c := range q.counters {
 		c.collect()
@@ -328,6 +334,11 @@ func (q *Query) Collect(ctx context.Context) error {
 	}
 	return nil
 }
+
+// maxSystems bounds the table of system names; past it the table starts
+// afresh, so that blocks naming ever new machines cannot grow it without
+// end.
+const maxSystems = 1 << 16
 
 // system is a block's system name and its key (foldMachine).
 type system struct{ name, fold string }
@@ -339,7 +350,7 @@ func (q *Query) systemOf(blk perfdata.Block) system {
 	if s, ok := q.systems[string(b)]; ok {
 		return s
 	}
-	if len(q.systems) >= maxInterned {
+	if len(q.systems) >= maxSystems {
 		clear(q.systems)
 	}
 	name := utf16le.DecodeLenient(b)
