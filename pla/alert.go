@@ -26,6 +26,17 @@ type EventLogger func(set string, e AlertEvent) error
 // alertOutput judges an alert set's thresholds at each sample: the
 // output of a set whose collector is an alert collector. It writes no
 // log; its state and events go to the set's activity.
+//
+// Its state table (state) holds one entry for each threshold and
+// instance of the latest sample: an instance gone (a process ended)
+// takes its entry with it before a new instance takes a place. The
+// table holds at most MaxAlertStates entries. Past it, a new instance
+// takes the place of an entry with nothing to remember (not firing, not
+// past its threshold: judging it afresh gives the same), whose counts
+// and times go; when every entry has something to remember, the new
+// instance is judged without its history (as at its first sample, so
+// a Hold of more than one sample never fires it) and the set's warning
+// log says so. No instance is left unjudged.
 type alertOutput struct {
 	set   *collectorset.Set
 	th    []collectorset.Threshold
@@ -38,6 +49,21 @@ type alertOutput struct {
 	// start starts the triggered set (-rdcs) of the alert's owner.
 	start func(name string) error
 	items []pdh.Item
+	// judged are the current sample's values, in order, each with its
+	// entry (nil: a new instance); idle the keys of entries that may
+	// give their place (room), found once a sample when the table is
+	// full.
+	judged  []judgedValue
+	idle    []string
+	idleSet bool
+}
+
+// judgedValue is one threshold's value of one instance in a sample.
+type judgedValue struct {
+	key, counter string
+	th           int
+	value        float64
+	e            *alertEntry
 }
 
 // alertEntry is the judging state of one threshold for one instance.
@@ -53,6 +79,11 @@ type alertEntry struct {
 	lastC   time.Time
 	seen    bool // in the current sample
 }
+
+// msgAlertTableFull is the warning of an alert set whose state table is
+// full of instances past their thresholds or firing: the new ones are
+// judged without their history.
+var msgAlertTableFull = fmt.Sprintf("the alert judges more than %d threshold and instance pairs past their thresholds or firing: the newest are judged without their history (hold, firing state)", MaxAlertStates)
 
 // newAlertOutput judges the thresholds of s. raw are the distinct paths
 // of its thresholds (alertPaths) and routed the same paths as the set's
@@ -102,10 +133,11 @@ func (o *alertOutput) write(_ context.Context, q *pdh.Query) error {
 	}
 	a := o.set.Alert
 	hold := max(a.Hold, 1)
-	var fired, cleared []*alertEntry
+	var fired, cleared, gone []*alertEntry
 	for _, e := range o.state {
 		e.seen = false
 	}
+	o.judged = o.judged[:0]
 	for _, c := range q.Counters() {
 		idx := o.paths[c.Path().String()]
 		if len(idx) == 0 {
@@ -116,46 +148,63 @@ func (o *alertOutput) write(_ context.Context, q *pdh.Query) error {
 			if !it.Value.HasValue() {
 				continue
 			}
-			v := it.Value.Double
 			counter := it.Path.String()
 			for _, i := range idx {
 				key := strconv.Itoa(i) + "\x00" + counter
 				e := o.state[key]
-				if e == nil {
-					if len(o.state) >= MaxAlertStates {
-						continue
-					}
-					e = &alertEntry{th: i, counter: counter}
-					o.state[key] = e
+				if e != nil {
+					e.seen = true
 				}
-				e.seen, e.value, e.sampled = true, v, now
-				t := o.th[i]
-				switch {
-				case e.firing && t.Back(v, a.Hysteresis):
-					e.firing, e.past, e.lastC = false, 0, now
-					cleared = append(cleared, e)
-				case t.Past(v):
-					e.past++
-					if e.past >= hold && (!e.firing || !a.OnChange) {
-						e.firing, e.lastF = true, now
-						e.fired++
-						fired = append(fired, e)
-					}
-				case !e.firing:
-					e.past = 0
-				}
+				o.judged = append(o.judged, judgedValue{key: key, counter: counter, th: i, value: it.Value.Double, e: e})
 			}
 		}
 	}
-	// An instance gone (a process ended) takes its state with it.
+	// An instance gone (a process ended) takes its state with it, before
+	// the new instances take their places.
 	for k, e := range o.state {
 		if !e.seen {
 			if e.firing {
 				e.firing, e.lastC = false, now
-				cleared = append(cleared, e)
+				gone = append(gone, e)
 			}
 			delete(o.state, k)
 		}
+	}
+	o.idle, o.idleSet = o.idle[:0], false
+	full := false
+	for _, j := range o.judged {
+		e := j.e
+		if e == nil {
+			if e = o.state[j.key]; e == nil { // not added by a value before
+				e = &alertEntry{th: j.th, counter: j.counter}
+				if o.room() {
+					o.state[j.key] = e
+				} else {
+					full = true // judged without its history
+				}
+			}
+		}
+		e.seen, e.value, e.sampled = true, j.value, now
+		t := o.th[j.th]
+		v := j.value
+		switch {
+		case e.firing && t.Back(v, a.Hysteresis):
+			e.firing, e.past, e.lastC = false, 0, now
+			cleared = append(cleared, e)
+		case t.Past(v):
+			e.past++
+			if e.past >= hold && (!e.firing || !a.OnChange) {
+				e.firing, e.lastF = true, now
+				e.fired++
+				fired = append(fired, e)
+			}
+		case !e.firing:
+			e.past = 0
+		}
+	}
+	cleared = append(cleared, gone...)
+	if full && o.warn != nil {
+		o.warn(msgAlertTableFull)
 	}
 	o.act.update(func(x *Activity) {
 		x.Alerts = x.Alerts[:0]
@@ -180,6 +229,32 @@ func (o *alertOutput) write(_ context.Context, q *pdh.Query) error {
 		}
 	}
 	return nil
+}
+
+// room reports whether the state table has a place for one more entry,
+// making one when it is full by dropping an entry with nothing to
+// remember (see alertOutput).
+func (o *alertOutput) room() bool {
+	if len(o.state) < MaxAlertStates {
+		return true
+	}
+	if !o.idleSet {
+		o.idleSet = true
+		for k, e := range o.state {
+			if !e.firing && e.past == 0 {
+				o.idle = append(o.idle, k)
+			}
+		}
+	}
+	for len(o.idle) > 0 {
+		k := o.idle[len(o.idle)-1]
+		o.idle = o.idle[:len(o.idle)-1]
+		if e := o.state[k]; e != nil && !e.firing && e.past == 0 {
+			delete(o.state, k)
+			return true
+		}
+	}
+	return false
 }
 
 // pathText is a path as a threshold names it: without the computer
