@@ -68,13 +68,17 @@ type Writer struct {
 	logset string
 	guid   string
 	where  string
-	ids    map[detailKey]int64
-	items  []pdh.Item
-	rows   []dataRow
-	seen   map[int64]bool
-	insert string // the INSERT of a full batch
-	max    int64  // Options.MaxRecords
-	closed bool
+	// ids are the CounterDetails rows of the latest sample's items, and
+	// next those of the sample being written: an item absent from a
+	// sample (its process gone) leaves the cache, and is looked up in
+	// the database again should it return.
+	ids, next map[detailKey]int64
+	items     []pdh.Item
+	rows      []dataRow
+	seen      map[int64]bool
+	insert    string // the INSERT of a full batch
+	max       int64  // Options.MaxRecords
+	closed    bool
 }
 
 // detailKey is one CounterDetails row.
@@ -119,7 +123,7 @@ func Create(ctx context.Context, dest string, opts Options) (*Writer, error) {
 		db.Close()
 		return nil, fmt.Errorf("SQL log %s!%s: a maximum of %d records", dsn, logset, opts.MaxRecords)
 	}
-	w := &Writer{db: db, d: d, src: src, logset: logset, ids: map[detailKey]int64{}, seen: map[int64]bool{},
+	w := &Writer{db: db, d: d, src: src, logset: logset, ids: map[detailKey]int64{}, next: map[detailKey]int64{}, seen: map[int64]bool{},
 		where: fmt.Sprintf("SQL log %s!%s", dsn, logset), max: opts.MaxRecords}
 	if err := w.open(ctx, opts); err != nil {
 		db.Close()
@@ -263,7 +267,7 @@ func (w *Writer) write(ctx context.Context, stamp string) error {
 		return err
 	}
 	defer tx.Rollback()
-	added := map[detailKey]int64{}
+	clear(w.next)
 	locked := false
 	var st stmts
 	defer st.close()
@@ -272,7 +276,7 @@ func (w *Writer) write(ctx context.Context, stamp string) error {
 	for _, r := range w.rows {
 		id, ok := w.ids[r.key]
 		if !ok {
-			id, ok = added[r.key]
+			id, ok = w.next[r.key] // added by this sample
 		}
 		if !ok {
 			if w.d.pg && !locked {
@@ -284,8 +288,8 @@ func (w *Writer) write(ctx context.Context, stamp string) error {
 			if id, err = w.detail(ctx, tx, &st, r.key); err != nil {
 				return err
 			}
-			added[r.key] = id
 		}
+		w.next[r.key] = id
 		if w.seen[id] {
 			continue
 		}
@@ -329,9 +333,7 @@ LogStartTime = COALESCE(LogStartTime, ?), LogStopTime = ? WHERE GUID = ?`), stam
 	if err := tx.Commit(); err != nil {
 		return err
 	}
-	for k, id := range added {
-		w.ids[k] = id
-	}
+	w.ids, w.next = w.next, w.ids
 	return nil
 }
 
