@@ -89,7 +89,6 @@ type Fleet struct {
 	db      *titles.DB
 	notes   []string
 	now     func() time.Time
-	nb      *perfdata.Builder
 }
 
 type fleetMember struct {
@@ -101,7 +100,6 @@ type fleetMember struct {
 	retryAt time.Time
 	backoff time.Duration
 	lastErr string
-	builder *perfdata.Builder // for renamed blocks
 }
 
 // NewFleet opens a fleet of live members (a recorded one is an error, as
@@ -113,7 +111,7 @@ func NewFleet(ctx context.Context, members ...Member) (*Fleet, error) {
 	if len(members) == 0 {
 		return nil, errors.New("fleet: no member")
 	}
-	f := &Fleet{now: time.Now, nb: perfdata.NewBuilder(nil)}
+	f := &Fleet{now: time.Now}
 	seen := map[string]bool{}
 	for _, m := range members {
 		if m.Source == nil {
@@ -130,7 +128,7 @@ func NewFleet(ctx context.Context, members ...Member) (*Fleet, error) {
 		if m.Timeout <= 0 {
 			m.Timeout = DefaultMemberTimeout
 		}
-		f.members = append(f.members, &fleetMember{Member: m, key: k, builder: perfdata.NewBuilder(nil)})
+		f.members = append(f.members, &fleetMember{Member: m, key: k})
 	}
 	var wg sync.WaitGroup
 	errs := make([]error, len(f.members))
@@ -354,11 +352,7 @@ func (f *Fleet) take(m *fleetMember, s *Sample, out *Sample) error {
 	for _, b := range s.Blocks {
 		var err error
 		if m.Machine != "" {
-			nb := m.builder
-			if len(s.Blocks) > 1 {
-				nb = nil // each renamed block needs bytes of its own
-			}
-			if b, err = WithSystemName(b, m.Machine, nb); err != nil {
+			if b, err = WithSystemName(b, m.Machine); err != nil {
 				return err
 			}
 		}
@@ -409,10 +403,10 @@ func appendNew(dst, add []uint32) []uint32 {
 
 // WithSystemName returns blk with its header's system name set to name:
 // blk itself when it already carries name (compared without case), else
-// a copy built with b (valid until b's next Reset; a new builder when b
-// is nil). A remote host's
-// blocks carry the name the user gave the host, which paths match.
-func WithSystemName(blk perfdata.Block, name string, b *perfdata.Builder) (perfdata.Block, error) {
+// a new copy (a block handed out in a sample is never rebuilt in place).
+// A remote host's blocks carry the name the user gave the host, which
+// paths match.
+func WithSystemName(blk perfdata.Block, name string) (perfdata.Block, error) {
 	h := blk.Header()
 	if foldMachine(h.SystemName) == foldMachine(name) {
 		return blk, nil
@@ -422,9 +416,7 @@ func WithSystemName(blk perfdata.Block, name string, b *perfdata.Builder) (perfd
 		return blk, fmt.Errorf("block header: HeaderLength %d, TotalByteLength %d of %d bytes", h.HeaderLength, h.TotalByteLength, len(raw))
 	}
 	h.SystemName = name
-	if b == nil {
-		b = perfdata.NewBuilder(nil)
-	}
+	b := perfdata.NewBuilder(make([]byte, 0, len(raw)+len(name)*2+8))
 	b.Reset(h)
 	if err := b.AppendObjects(raw[h.HeaderLength:h.TotalByteLength], h.NumObjectTypes); err != nil {
 		return blk, fmt.Errorf("block renamed to %s: %w", name, err)

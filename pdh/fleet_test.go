@@ -343,7 +343,7 @@ func TestWithSystemName(t *testing.T) {
 		name string
 		same bool
 	}{{"DB7-PROD.EXAMPLE", true}, {"db7", false}, {"a-much-longer-name-than-the-original-one", false}} {
-		got, err := WithSystemName(s.Blocks[0], tc.name, nil)
+		got, err := WithSystemName(s.Blocks[0], tc.name)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -24,6 +24,19 @@ type CounterSampler interface {
 	SampleCounters(ctx context.Context, objects []uint32, counters map[uint32][]uint32) (*Sample, error)
 }
 
+// ObjectLister is a live source that can name the objects it has without
+// collecting them (the local host: its registered objects), so that a
+// consumer that exports "every object" discovers them from the list and
+// then asks for those it wants, instead of collecting everything (every
+// process and thread) to learn their names. Objects returns the title
+// indexes a Global query (costly false) or a Costly query (true) would
+// collect; complete is false when only a collection can tell (a V1
+// provider that declares no object list, or a source that cannot list),
+// and the consumer then collects.
+type ObjectLister interface {
+	Objects(costly bool) (indexes []uint32, complete bool)
+}
+
 // Source is the one seam for data sources: the live local engine (adapter
 // in package host), raw block files (BlockFiles), and later remote hosts
 // and logs. A source hands over whole samples: the blocks, parsed and
@@ -31,9 +44,16 @@ type CounterSampler interface {
 // source could not deliver, with reasons.
 type Source interface {
 	// Sample returns the next sample, holding (at least) the objects
-	// asked for (title indexes; nil = everything the source has). The
-	// sample and its blocks are the caller's until the next call. A
+	// asked for (title indexes; nil = everything the source has). A
 	// recorded source returns io.EOF after its last sample.
+	//
+	// A sample is a value: once returned it is immutable and never
+	// reused. The source never writes its blocks, problems or time
+	// again (it builds or reads the next sample in memory of its own),
+	// and the caller and everyone it hands the sample to only read it,
+	// so any reader may keep it for as long as it likes: a Sampler keeps
+	// two and hands them to several consumers, a writer may keep the
+	// previous one.
 	Sample(ctx context.Context, objects []uint32) (*Sample, error)
 	// Titles is the title database that names the indexes in the blocks.
 	Titles() *titles.DB

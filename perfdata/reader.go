@@ -267,6 +267,17 @@ type Block struct{ b []byte }
 // Bytes returns the block's bytes (TotalByteLength of them).
 func (b Block) Bytes() []byte { return b.b }
 
+// Clone returns the block in memory of its own: a reader that builds or
+// reads blocks in memory it writes again (a builder, a file window) hands
+// out clones, so that a block once handed out never changes. The copy of
+// a validated block is valid; it is not parsed again.
+func (b Block) Clone() Block {
+	if b.b == nil {
+		return Block{}
+	}
+	return Block{b: append(make([]byte, 0, len(b.b)), b.b...)}
+}
+
 // Header decodes the PERF_DATA_BLOCK header.
 func (b Block) Header() Header {
 	if len(b.b) < DataBlockSize {

@@ -1,7 +1,6 @@
 package pla
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -129,7 +128,7 @@ func (s *Service) acquire(name string) (*computer, error) {
 	c := &computer{name: name, src: oc.Source, timeout: timeout, close: oc.Close, refs: 1,
 		// A collection of the computer is shared within a tick as this
 		// computer's are (sampleAge), and ends within its timeout.
-		sampler: pdh.NewSampler(copied{oc.Source}, pdh.SamplerOptions{MaxAge: sampleAge, Timeout: timeout})}
+		sampler: pdh.NewSampler(oc.Source, pdh.SamplerOptions{MaxAge: sampleAge, Timeout: timeout})}
 	s.computers[k] = c
 	return c, nil
 }
@@ -153,28 +152,6 @@ func (s *Service) release(r *run) {
 		}
 	}
 	r.fleet.members = nil
-}
-
-// copied is a source whose samples are copies of its source's: a remote
-// client reuses its buffer for the next sample, and a sampler keeps its
-// collections and hands them to several sets.
-type copied struct{ pdh.Source }
-
-func (c copied) Sample(ctx context.Context, objects []uint32) (*pdh.Sample, error) {
-	smp, err := c.Source.Sample(ctx, objects)
-	if err != nil || smp == nil {
-		return smp, err
-	}
-	raw := make([][]byte, len(smp.Blocks))
-	for i, b := range smp.Blocks {
-		raw[i] = bytes.Clone(b.Bytes())
-	}
-	out, err := pdh.NewSample(raw)
-	if err != nil {
-		return nil, err
-	}
-	out.Time, out.Gap, out.Problems = smp.Time, smp.Gap, slices.Clone(smp.Problems)
-	return out, nil
 }
 
 // fleetRun is how a set that records other computers reads them: a

@@ -46,8 +46,6 @@ type Client struct {
 	db        *titles.DB
 	connected bool
 	tried     map[uint32]bool // unknown object indexes a refresh did not name
-	buf       []byte
-	nb        *perfdata.Builder
 
 	plain *plainConn // the client's own connection to an http:// host; nil for https
 }
@@ -84,7 +82,6 @@ func Open(cfg *HostConfig) (*Client, error) {
 		timeout: time.Duration(cfg.Timeout),
 		limit:   int64(cfg.BodySizeLimit),
 		db:      titles.New(),
-		nb:      perfdata.NewBuilder(nil),
 		plain:   newPlainConn(cfg.URL, cred),
 	}
 	if c.timeout <= 0 {
@@ -161,7 +158,7 @@ func (c *Client) connectLocked(ctx context.Context) error {
 // fetchTitles reads Counter and Help and adds them to the client's
 // database (in place: a query holding it sees the new names).
 func (c *Client) fetchTitles(ctx context.Context) error {
-	names, _, err := c.get(ctx, "Counter", MediaMultiSZ, nil)
+	names, _, err := c.get(ctx, "Counter", MediaMultiSZ)
 	if err != nil {
 		return err
 	}
@@ -169,7 +166,7 @@ func (c *Client) fetchTitles(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("%s: its Counter titles: %w", c.name, err)
 	}
-	help, _, err := c.get(ctx, "Help", MediaMultiSZ, nil)
+	help, _, err := c.get(ctx, "Help", MediaMultiSZ)
 	if err != nil {
 		return err
 	}
@@ -212,11 +209,12 @@ func (c *Client) Sample(ctx context.Context, objects []uint32) (*pdh.Sample, err
 		}
 		value = sb.String()
 	}
-	body, probs, err := c.get(ctx, value, MediaBlock, c.buf[:0])
+	// Each answer is read into memory of its own: the sample is a value
+	// the caller may keep (a pdh.Sampler pairs it with the next one).
+	body, probs, err := c.get(ctx, value, MediaBlock)
 	if err != nil {
 		return nil, err
 	}
-	c.buf = body
 	smp, err := c.sampleOf(body, probs)
 	if err != nil {
 		return nil, err
@@ -231,7 +229,7 @@ func (c *Client) sampleOf(body []byte, probs []Problem) (*pdh.Sample, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: its answer is not a valid block: %w", c.name, err)
 	}
-	if blk, err = pdh.WithSystemName(blk, c.name, c.nb); err != nil {
+	if blk, err = pdh.WithSystemName(blk, c.name); err != nil {
 		return nil, fmt.Errorf("%s: %w", c.name, err)
 	}
 	h := blk.Header()
@@ -264,7 +262,6 @@ func (c *Client) learnTitles(ctx context.Context, blk perfdata.Block) {
 	if len(unknown) == 0 {
 		return
 	}
-	// The block is in c.buf, which the title answers must not reuse.
 	if err := c.fetchTitles(ctx); err != nil {
 		return // the names stay unknown this time; the next sample retries
 	}
@@ -288,16 +285,16 @@ func (c *Client) QueryValue(ctx context.Context, value string) ([]byte, []Proble
 	if f := strings.Fields(value); len(f) > 0 && (strings.EqualFold(f[0], "Counter") || strings.EqualFold(f[0], "Help")) {
 		want = MediaMultiSZ
 	}
-	return c.get(ctx, value, want, nil)
+	return c.get(ctx, value, want)
 }
 
-// get sends GET /v1/query?value=... and reads the answer into buf: the
-// body (of media type want, at most the client's limit) and the problems
+// get sends GET /v1/query?value=... and reads the answer into memory of
+// its own: the body (of media type want, at most the client's limit) and the problems
 // header. Errors name the host, the URL and what went wrong.
-func (c *Client) get(ctx context.Context, value, want string, buf []byte) ([]byte, []Problem, error) {
-	body, probs, err := c.getOnce(ctx, value, want, buf)
+func (c *Client) get(ctx context.Context, value, want string) ([]byte, []Problem, error) {
+	body, probs, err := c.getOnce(ctx, value, want)
 	if refused(err) && c.reloadCredentials() {
-		return c.getOnce(ctx, value, want, buf)
+		return c.getOnce(ctx, value, want)
 	}
 	return body, probs, err
 }
@@ -342,9 +339,9 @@ func (c *Client) reloadCredentials() bool {
 }
 
 // getOnce is one GET of get.
-func (c *Client) getOnce(ctx context.Context, value, want string, buf []byte) ([]byte, []Problem, error) {
+func (c *Client) getOnce(ctx context.Context, value, want string) ([]byte, []Problem, error) {
 	if p := c.plain; p != nil && p.mu.TryLock() {
-		body, probs, err := c.getPlain(ctx, p, value, want, buf)
+		body, probs, err := c.getPlain(ctx, p, value, want)
 		p.mu.Unlock()
 		if err != errUseTransport {
 			return body, probs, err
@@ -372,13 +369,13 @@ func (c *Client) getOnce(ctx context.Context, value, want string, buf []byte) ([
 		return nil, nil, &unavailableError{fmt.Errorf("%s: %s: %w", c.name, u, err)}
 	}
 	defer resp.Body.Close()
-	return c.readAnswer(resp, u, want, buf)
+	return c.readAnswer(resp, u, want)
 }
 
 // readAnswer checks an answer and reads its body: the status (an error
 // answer's JSON reason), the media type, the size and the problems
 // header.
-func (c *Client) readAnswer(resp *http.Response, u, want string, buf []byte) ([]byte, []Problem, error) {
+func (c *Client) readAnswer(resp *http.Response, u, want string) ([]byte, []Problem, error) {
 	if resp.StatusCode != http.StatusOK {
 		return nil, nil, c.statusError(resp, u)
 	}
@@ -393,7 +390,8 @@ func (c *Client) readAnswer(resp *http.Response, u, want string, buf []byte) ([]
 	if resp.ContentLength > c.limit {
 		return nil, nil, fmt.Errorf("%s: %s: answer of %d bytes, more than the limit of %d (body_size_limit)", c.name, u, resp.ContentLength, c.limit)
 	}
-	if resp.ContentLength > 0 && int64(cap(buf)) <= resp.ContentLength {
+	var buf []byte
+	if resp.ContentLength > 0 {
 		buf = make([]byte, 0, resp.ContentLength+1) // one read to the end
 	}
 	body, err := readLimited(resp.Body, buf, c.limit)

@@ -88,14 +88,14 @@ func FuzzClientAnswer(f *testing.F) {
 	f.Add(200, MediaBlock+"; charset=x", "", block[:100])
 	f.Add(500, "text/plain", "", []byte("boom\x00"))
 	f.Fuzz(func(t *testing.T, status int, media, problems string, body []byte) {
-		c := &Client{name: "db7", limit: 1 << 20, nb: perfdata.NewBuilder(nil)}
+		c := &Client{name: "db7", limit: 1 << 20}
 		resp := &http.Response{StatusCode: status, Status: strconv.Itoa(status), Header: http.Header{},
 			Body: io.NopCloser(bytes.NewReader(body)), ContentLength: -1}
 		resp.Header.Set("Content-Type", media)
 		if problems != "" {
 			resp.Header.Set(HeaderProblems, problems)
 		}
-		raw, probs, err := c.readAnswer(resp, "https://db7:9641/v1/query?value=238", MediaBlock, nil)
+		raw, probs, err := c.readAnswer(resp, "https://db7:9641/v1/query?value=238", MediaBlock)
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "db7: ") {
 				t.Fatalf("error %q does not start with the host", err)
@@ -127,7 +127,7 @@ func FuzzPlainAnswer(f *testing.F) {
 	f.Add([]byte("HTTP/1.1 302 Found\r\nLocation: http://elsewhere/\r\nContent-Length: 0\r\n\r\n"))
 	f.Add([]byte("HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"))
 	f.Fuzz(func(t *testing.T, answer []byte) {
-		c := &Client{name: "db7", base: "http://127.0.0.1:1", limit: 1 << 16, timeout: 5 * time.Second, nb: perfdata.NewBuilder(nil)}
+		c := &Client{name: "db7", base: "http://127.0.0.1:1", limit: 1 << 16, timeout: 5 * time.Second}
 		p := newPlainConn(c.base, credentials{bearer: "t"})
 		client, server := net.Pipe()
 		defer server.Close()
@@ -144,7 +144,7 @@ func FuzzPlainAnswer(f *testing.F) {
 			server.Close()
 		}()
 		p.conn, p.br = client, bufio.NewReader(client)
-		_, _, answered, err := c.roundTrip(context.Background(), p, "238", MediaBlock, c.base+PathQuery+"?value=238", nil)
+		_, _, answered, err := c.roundTrip(context.Background(), p, "238", MediaBlock, c.base+PathQuery+"?value=238")
 		if err != nil && err != errUseTransport && answered && !strings.HasPrefix(err.Error(), "db7: ") {
 			t.Fatalf("error %q of an answer does not start with the host", err)
 		}

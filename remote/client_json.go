@@ -107,7 +107,7 @@ func (c *Client) doJSONOnce(ctx context.Context, method, pathQuery string, body 
 		return &unavailableError{fmt.Errorf("%s: %s: %w", c.name, u, err)}
 	}
 	defer resp.Body.Close()
-	b, _, err := c.readAnswer(resp, u, MediaJSON, nil)
+	b, _, err := c.readAnswer(resp, u, MediaJSON)
 	if err != nil {
 		return err
 	}

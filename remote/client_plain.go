@@ -83,13 +83,13 @@ var errUseTransport = errors.New("use the transport")
 
 // getPlain is Client.get over the plain connection. It returns
 // errUseTransport when the Transport must answer instead.
-func (c *Client) getPlain(ctx context.Context, p *plainConn, value, want string, buf []byte) ([]byte, []Problem, error) {
+func (c *Client) getPlain(ctx context.Context, p *plainConn, value, want string) ([]byte, []Problem, error) {
 	u := c.base + PathQuery + "?value=" + url.QueryEscape(value)
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	for attempt := 0; ; attempt++ {
 		reused := p.conn != nil
-		body, probs, answered, err := c.roundTrip(ctx, p, value, want, u, buf)
+		body, probs, answered, err := c.roundTrip(ctx, p, value, want, u)
 		if err == nil || err == errUseTransport || answered {
 			return body, probs, err // an answer's error names the host already
 		}
@@ -115,7 +115,7 @@ func (c *Client) getPlain(ctx context.Context, p *plainConn, value, want string,
 // errors are the answer's, not the connection's). The connection is kept
 // only after an answer read to its end that the server did not mark to
 // close.
-func (c *Client) roundTrip(ctx context.Context, p *plainConn, value, want, u string, buf []byte) (body []byte, probs []Problem, answered bool, err error) {
+func (c *Client) roundTrip(ctx context.Context, p *plainConn, value, want, u string) (body []byte, probs []Problem, answered bool, err error) {
 	if p.conn == nil {
 		var d net.Dialer
 		conn, err := d.DialContext(ctx, "tcp", p.host)
@@ -168,7 +168,7 @@ func (c *Client) roundTrip(ctx context.Context, p *plainConn, value, want, u str
 	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
 		return nil, nil, true, errUseTransport
 	}
-	body, probs, err = c.readAnswer(resp, u, want, buf)
+	body, probs, err = c.readAnswer(resp, u, want)
 	keep = err == nil && !resp.Close
 	return body, probs, true, err
 }

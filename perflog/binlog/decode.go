@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/perfcounters/perfcounters/pdh"
 	"github.com/perfcounters/perfcounters/perfdata"
@@ -28,16 +27,6 @@ type decoder struct {
 	prev    []byte
 	prevSeq uint64
 	hasPrev bool
-	// recycle (Log.ReadOnce) rebuilds each sample's blocks in the memory
-	// of the sample given three before it (ring[turn%3]; the reader
-	// advances turn when it gives a sample, so that the samples a Seek
-	// passes over reuse the next one's memory): a reader that keeps no
-	// sample but the two before lets the decoder stop allocating a new
-	// block every sample (a 600-sample process log allocated 135 MB of
-	// them).
-	recycle bool
-	ring    [3][][]byte
-	turn    int
 }
 
 func newDecoder() *decoder { return &decoder{st: newState(), allow: math.MaxInt64} }
@@ -204,7 +193,7 @@ func (d *decoder) block(p *payload, bi int) []byte {
 	if bi < len(d.sizes) {
 		hint = d.sizes[bi]
 	}
-	out := d.blockBuffer(bi, max(uint64(hint), hl))[:hl]
+	out := make([]byte, hl, max(uint64(hint), hl))
 	base := st.headers[bi]
 	if uint64(len(base)) != hl {
 		base = nil
@@ -227,23 +216,7 @@ func (d *decoder) block(p *payload, bi int) []byte {
 	if d.spend(p, "block tail", uint64(len(tail))) {
 		out = append(out, tail...)
 	}
-	if d.recycle {
-		d.ring[d.turn%3][bi] = out
-	}
 	return out
-}
-
-// blockBuffer is the memory block bi of the sample is rebuilt in, with
-// room for size bytes: new, or the ring's when the decoder recycles.
-func (d *decoder) blockBuffer(bi int, size uint64) []byte {
-	if !d.recycle {
-		return make([]byte, 0, size)
-	}
-	r := &d.ring[d.turn%3]
-	for len(*r) <= bi {
-		*r = append(*r, nil)
-	}
-	return slices.Grow((*r)[bi][:0], int(size))
 }
 
 // object appends the rebuilt object to out.

@@ -289,9 +289,6 @@ type Log struct {
 	// costs nothing more.
 	allowance, spent int64
 	counted          []uint64 // bit off/8: the record at byte off is in spent
-	// once (ReadOnce): the reader keeps no sample but the one before, so
-	// the decoder rebuilds samples in recycled memory.
-	once bool
 }
 
 // Decoding allowance: what a file of n bytes may make a reader produce,
@@ -756,22 +753,6 @@ func (l *Log) Sample(ctx context.Context, objects []uint32) (*pdh.Sample, error)
 	return s, nil
 }
 
-// ReadOnce tells the log that its reader is done with a sample's blocks
-// once it has been given the two samples after it (pdh.Query keeps the
-// raw values it needs, not the samples; relog to a text log reads this
-// way). From then on the log rebuilds a sample's blocks in the memory of
-// the sample it gave three before, instead of in new memory: a sample
-// stays as it was until the third sample after it is given, and changes
-// then. On a 600-sample process log this saves the 135 MB of blocks the
-// conversion allocated and about a tenth of its time. It lasts until the
-// log is closed, seeks included.
-func (l *Log) ReadOnce() {
-	l.once = true
-	if l.dec != nil {
-		l.dec.recycle = true
-	}
-}
-
 // decodeAt decodes the sample at ref, following its epoch from the INFO
 // record (or from where the decoder stands in it).
 func (l *Log) decodeAt(ref sampleRef) (*pdh.Sample, error) {
@@ -797,7 +778,6 @@ func (l *Log) follow(ref sampleRef) (*pdh.Sample, error) {
 	l.last = nil // the decoder moves on: its last sample's blocks go
 	if l.dec == nil || l.decEpoch != ref.epoch || l.decNext > ref.rec {
 		l.dec, l.decEpoch, l.decNext = newDecoder(), ref.epoch, ref.epoch+1
-		l.dec.recycle = l.once
 	}
 	recs := l.sc.records
 	for l.decNext <= ref.rec {
@@ -828,7 +808,6 @@ func (l *Log) follow(ref sampleRef) (*pdh.Sample, error) {
 			}
 			l.done(f)
 			if i == ref.rec {
-				l.dec.turn++ // the next sample given is rebuilt elsewhere
 				return s, nil
 			}
 		}

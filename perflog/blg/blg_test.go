@@ -515,3 +515,44 @@ func TestReadOnce(t *testing.T) {
 		l.Close()
 	}
 }
+
+// TestSamplesAreValues: a sample the log gave stays as it was while the
+// log reads on (its blocks are its own, not the reader's buffers), read
+// once or kept for a second reading, in logs of whole blocks and of
+// listed counters.
+func TestSamplesAreValues(t *testing.T) {
+	for _, name := range []string{"SampleLog.blg", "CounterSamples.blg", "BadCounterSamples.blg"} {
+		for _, once := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/once=%v", name, once), func(t *testing.T) {
+				l, err := Open(filepath.Join("testdata", name))
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer l.Close()
+				if once {
+					l.ReadOnce()
+				}
+				var given []perfdata.Block
+				var copies [][]byte
+				for range l.Len() {
+					s, err := l.Sample(t.Context(), nil)
+					if err != nil {
+						continue // a damaged sample: the test is of the others
+					}
+					for _, b := range s.Blocks {
+						given = append(given, b)
+						copies = append(copies, bytes.Clone(b.Bytes()))
+					}
+				}
+				if len(given) == 0 {
+					t.Fatal("no block read")
+				}
+				for k, b := range given {
+					if !bytes.Equal(b.Bytes(), copies[k]) {
+						t.Fatalf("block %d of %d changed after it was given", k, len(given))
+					}
+				}
+			})
+		}
+	}
+}

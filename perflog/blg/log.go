@@ -12,7 +12,6 @@ import (
 	"github.com/perfcounters/perfcounters/counterpath"
 	"github.com/perfcounters/perfcounters/countertype"
 	"github.com/perfcounters/perfcounters/pdh"
-	"github.com/perfcounters/perfcounters/perfdata"
 	"github.com/perfcounters/perfcounters/perflog/rawlog"
 	"github.com/perfcounters/perfcounters/titles"
 	"github.com/perfcounters/perfcounters/utf16le"
@@ -452,15 +451,13 @@ func (l *Log) Sample(ctx context.Context, objects []uint32) (*pdh.Sample, error)
 }
 
 // ReadOnce tells the log that its reader goes through the samples once,
-// in order (relog to a text log does): it then keeps no decoded copies
-// for a second reading, which costs a copy of every block — a quarter of
-// relog's time on a log of listed counters. A later second reading works
-// as before, decoding again. Samples already kept stay kept.
+// in order (relog to a text log does): it then keeps no decoded samples
+// for a second reading. A later second reading works as before, decoding
+// again. Samples already kept stay kept.
 func (l *Log) ReadOnce() { l.once = true }
 
-// keep keeps a copy of sample i (whose blocks share buffers that the next
-// sample reuses) while the kept blocks stay within maxDecoded bytes, unless
-// ReadOnce was called.
+// keep keeps sample i (a value: its blocks are its own) while the kept
+// blocks stay within maxDecoded bytes, unless ReadOnce was called.
 func (l *Log) keep(i int, s *pdh.Sample) {
 	if l.once {
 		return
@@ -472,21 +469,10 @@ func (l *Log) keep(i int, s *pdh.Sample) {
 	if l.decodedSize+size > maxDecoded {
 		return
 	}
-	c := ownCopy(s)
-	all := make([]byte, 0, size) // one copy of every block
-	for k, blk := range c.Blocks {
-		at := len(all)
-		all = append(all, blk.Bytes()...)
-		b, err := perfdata.Parse(all[at:len(all):len(all)])
-		if err != nil {
-			return // it parsed before: not kept, decoded again next time
-		}
-		c.Blocks[k] = b
-	}
 	if l.decoded == nil {
 		l.decoded = make([]*pdh.Sample, len(l.samples))
 	}
-	l.decoded[i] = c
+	l.decoded[i] = ownCopy(s)
 	l.decodedSize += size
 }
 

@@ -1,6 +1,7 @@
 package blg
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/perfcounters/perfcounters/pdh"
@@ -73,7 +74,9 @@ func (l *Log) decodeRows(b []byte, rows *rawlog.Rows) ([][]byte, error) {
 		sub := b[off : off+n]
 		switch kind {
 		case subBlock:
-			raw = append(raw, sub[subHeader:])
+			// b is the reader's buffer, read over for the next record:
+			// the sample's block gets memory of its own.
+			raw = append(raw, bytes.Clone(sub[subHeader:]))
 		case subRaw, subRawList:
 			if k >= len(l.list) || l.slots[k] < 0 {
 				return nil, fmt.Errorf("sub-record %d at byte %d: raw counter values, but the counter list has no listed counter %d", k, off, k)

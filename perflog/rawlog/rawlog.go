@@ -372,7 +372,7 @@ func (r *Rows) AppendTo(s *pdh.Sample, perfFreq int64) error {
 
 // build makes the group's PERF_DATA_BLOCK for one sample (none when no
 // value is valid). h holds the sample's times; the group adds its object
-// and machine. The block is valid until the group's next build.
+// and machine. The block is the caller's, never changed by a later build.
 func (g *group) build(gs *grows, h perfdata.Header) (perfdata.Block, []pdh.Problem, error) {
 	h.DefaultObject = int32(g.objIndex)
 	h.SystemName = strings.TrimPrefix(g.machine, `\\`)
@@ -528,7 +528,7 @@ func (g *group) build(gs *grows, h perfdata.Header) (perfdata.Block, []pdh.Probl
 		}
 	}
 	if reuse {
-		return g.blk, g.problems(missing, reasons), nil
+		return g.blk.Clone(), g.problems(missing, reasons), nil
 	}
 	if err := b.EndObject(); err != nil {
 		return perfdata.Block{}, nil, err
@@ -553,7 +553,9 @@ func (g *group) build(gs *grows, h perfdata.Header) (perfdata.Block, []pdh.Probl
 		g.lastNames = append(g.lastNames[:0], gs.instances...)
 		g.vals = b.AppendValues(g.vals[:0])
 	}
-	return blk, g.problems(missing, reasons), nil
+	// The builder writes these bytes again for the next sample: the
+	// sample gets a copy of its own.
+	return blk.Clone(), g.problems(missing, reasons), nil
 }
 
 // problems are the Problems of a block with values missing.

@@ -228,10 +228,10 @@ func (r *rowMaker) values(q *pdh.Query, cols *columns, add bool) []pdhcsv.Value 
 	return r.vals
 }
 
-// readOncer is a source that can be told it is read once, in order, by a
-// reader that keeps no sample (pdh.Query keeps raw values): perflog/blg's
-// Log then keeps no decoded samples for a second pass, perflog/binlog's
-// rebuilds each sample in the memory of the third before it.
+// readOncer is a source that can be told it is read once, in order:
+// perflog/blg's Log then keeps no decoded samples for a second pass (up
+// to 64 MiB it would hold for nothing). The samples themselves are values
+// either way.
 type readOncer interface{ ReadOnce() }
 
 // runOnce is Run in one pass (no sink). The input's problems are told
