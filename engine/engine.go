@@ -382,6 +382,34 @@ func (e *Engine) Query(ctx context.Context, q Query) (*Result, error) {
 	return e.collect(ctx, q, pick), nil
 }
 
+// Objects names, without collecting anything, the objects a Global
+// query (costly false) or a Costly query (true) collects: the title
+// indexes of the registered objects and of the objects the V1 procedures
+// declare (their Object List), in registration order. complete is false
+// when a procedure declares no object list: what it delivers is known
+// only by calling it, so a consumer that must know every object collects.
+func (e *Engine) Objects(costly bool) (indexes []uint32, complete bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, r := range e.objs {
+		if r.obj.Set.Costly == costly {
+			indexes = append(indexes, r.nameIndex)
+		}
+	}
+	complete = true
+	for _, pr := range e.procs {
+		if len(pr.opts.Objects) == 0 {
+			complete = false
+		}
+		for _, x := range pr.opts.Objects {
+			if !slices.Contains(indexes, x) {
+				indexes = append(indexes, x)
+			}
+		}
+	}
+	return indexes, complete
+}
+
 // titleList answers "Counter [lang]" and "Help [lang]": English for no
 // language or 009, else the names registered in the language, with a note
 // of how many English names it lacks (Windows' tools then show those in

@@ -53,6 +53,17 @@ func (s *LiveSource) SampleCounters(ctx context.Context, objects []uint32, count
 	return s.query(ctx, engine.Query{Kind: engine.QueryIndexes, Indexes: objects, Counters: counters})
 }
 
+// Objects names the objects a Global (costly false) or Costly query
+// collects without collecting them (pdh.ObjectLister), when the engine
+// can (*engine.Engine and *Host can); complete is false otherwise.
+func (s *LiveSource) Objects(costly bool) ([]uint32, bool) {
+	l, ok := s.e.(interface{ Objects(bool) ([]uint32, bool) })
+	if !ok {
+		return nil, false
+	}
+	return l.Objects(costly)
+}
+
 // Costly collects the Costly objects, which Global leaves out.
 func (s *LiveSource) Costly(ctx context.Context) (*pdh.Sample, error) {
 	return s.query(ctx, engine.Query{Kind: engine.QueryCostly})

@@ -275,6 +275,15 @@ func (s *Sampler) Sample(ctx context.Context, objects []uint32) (*Sample, error)
 	return cur.Sample, nil
 }
 
+// Objects names the objects of the sampler's source without collecting
+// them, when the source can (ObjectLister); complete is false otherwise.
+func (s *Sampler) Objects(costly bool) ([]uint32, bool) {
+	if l, ok := s.src.(ObjectLister); ok {
+		return l.Objects(costly)
+	}
+	return nil, false
+}
+
 // Titles is the source's title database.
 func (s *Sampler) Titles() *titles.DB { return s.src.Titles() }
 
@@ -303,4 +312,7 @@ func (v *view) Sample(ctx context.Context, objects []uint32) (*Sample, error) {
 }
 
 func (v *view) Titles() *titles.DB { return v.s.Titles() }
-func (v *view) Recorded() Recorded { return nil }
+
+// Objects is the sampler's (ObjectLister).
+func (v *view) Objects(costly bool) ([]uint32, bool) { return v.s.Objects(costly) }
+func (v *view) Recorded() Recorded                   { return nil }

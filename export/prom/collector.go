@@ -273,7 +273,26 @@ func (col *Collector) collect(ctx context.Context, f Format, buf []byte) ([]byte
 			return nil, errors.New("metrics export: none of the objects to export is in the title database any more")
 		}
 	} else if st.discovered == nil || time.Since(st.discoveredAt) >= col.rediscover {
-		discover = true // want nil: the source's Global collection
+		if l, ok := col.src.(pdh.ObjectLister); ok {
+			// The source names its objects without collecting them:
+			// collect only those exported (no process or thread walk
+			// for a profile that exports neither).
+			if objs, complete := l.Objects(false); complete {
+				st.discovered = st.discovered[:0]
+				for _, idx := range objs {
+					if col.exported(db, idx) {
+						st.discovered = append(st.discovered, idx)
+					}
+				}
+				if st.discovered == nil {
+					st.discovered = []uint32{}
+				}
+				st.discoveredAt = time.Now()
+				want = st.discovered
+			}
+		}
+		// Otherwise want nil: the source's Global collection tells.
+		discover = want == nil
 	} else {
 		want = st.discovered
 	}
