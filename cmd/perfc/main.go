@@ -14,7 +14,6 @@ import (
 	"sort"
 	"strings"
 	"syscall"
-
 )
 
 // command is one subcommand.
