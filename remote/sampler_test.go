@@ -64,6 +64,21 @@ func newStepHost(t *testing.T) *stepHost {
 	return h
 }
 
+// dialStepHost serves a new stepHost (the API over TLS, as perfc serve
+// answers) and returns a client of it named "served", closed when the
+// test ends.
+func dialStepHost(t *testing.T) *remote.Client {
+	t.Helper()
+	h := newStepHost(t)
+	s := remotetest.Serve(t, remotetest.Authenticated(apiserver.NewHandler(host.EngineSource(h), apiserver.Options{Registry: h})), "")
+	c, err := remote.Dial(context.Background(), s.Config("served"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
 // ServeQuery answers /v1/query from the engine.
 func (h *stepHost) ServeQuery(ctx context.Context, value string) ([]byte, bool, []pdh.Problem, error) {
 	q, err := host.ParseQueryValue(value)
@@ -94,13 +109,7 @@ func TestSamplerOverClient(t *testing.T) {
 		t.Fatalf("typeperf of the host does not print 1000/s:\n%s", want)
 	}
 
-	served := newStepHost(t)
-	s := remotetest.Serve(t, remotetest.Authenticated(apiserver.NewHandler(host.EngineSource(served), apiserver.Options{Registry: served})), "")
-	c, err := remote.Dial(context.Background(), s.Config("served"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dialStepHost(t)
 	// The relay: the API over the client, its sampler in front of it.
 	relay := remotetest.Serve(t, remotetest.Authenticated(apiserver.NewHandler(c, apiserver.Options{MinInterval: time.Nanosecond})), "")
 	var got *float64
@@ -135,13 +144,7 @@ func TestSamplerOverClient(t *testing.T) {
 // TestClientSamplesAreValues: a sample the client gave stays as it was
 // while the client takes more (its block is in memory of its own).
 func TestClientSamplesAreValues(t *testing.T) {
-	h := newStepHost(t)
-	s := remotetest.Serve(t, remotetest.Authenticated(apiserver.NewHandler(host.EngineSource(h), apiserver.Options{Registry: h})), "")
-	c, err := remote.Dial(context.Background(), s.Config("served"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dialStepHost(t)
 	var kept []*pdh.Sample
 	var copies []string
 	for range 5 {

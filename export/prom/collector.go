@@ -278,16 +278,7 @@ func (col *Collector) collect(ctx context.Context, f Format, buf []byte) ([]byte
 			// collect only those exported (no process or thread walk
 			// for a profile that exports neither).
 			if objs, complete := l.Objects(false); complete {
-				st.discovered = st.discovered[:0]
-				for _, idx := range objs {
-					if col.exported(db, idx) {
-						st.discovered = append(st.discovered, idx)
-					}
-				}
-				if st.discovered == nil {
-					st.discovered = []uint32{}
-				}
-				st.discoveredAt = time.Now()
+				col.setDiscovered(db, slices.Values(objs))
 				want = st.discovered
 			}
 		}
@@ -308,19 +299,15 @@ func (col *Collector) collect(ctx context.Context, f Format, buf []byte) ([]byte
 		clear(st.prev)
 	}
 	if discover {
-		st.discovered = st.discovered[:0]
-		for _, blk := range smp.Blocks {
-			for it := blk.Objects(); it.Next(); {
-				idx := it.Object().NameIndex()
-				if col.exported(db, idx) {
-					st.discovered = append(st.discovered, idx)
+		col.setDiscovered(db, func(yield func(uint32) bool) {
+			for _, blk := range smp.Blocks {
+				for it := blk.Objects(); it.Next(); {
+					if !yield(it.Object().NameIndex()) {
+						return
+					}
 				}
 			}
-		}
-		if st.discovered == nil {
-			st.discovered = []uint32{}
-		}
-		st.discoveredAt = time.Now()
+		})
 	}
 
 	w := buf[:0]
@@ -391,6 +378,22 @@ func contains(s []uint32, x uint32) bool {
 		}
 	}
 	return false
+}
+
+// setDiscovered makes the exported ones of objs the objects of every
+// collection until the next discovery.
+func (col *Collector) setDiscovered(db *titles.DB, objs iter.Seq[uint32]) {
+	st := &col.st
+	st.discovered = st.discovered[:0]
+	for idx := range objs {
+		if col.exported(db, idx) {
+			st.discovered = append(st.discovered, idx)
+		}
+	}
+	if st.discovered == nil {
+		st.discovered = []uint32{}
+	}
+	st.discoveredAt = time.Now()
 }
 
 // exported reports whether discovery keeps object idx.
