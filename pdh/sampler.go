@@ -110,19 +110,35 @@ func NewSampler(src Source, opts SamplerOptions) *Sampler {
 // lacks objects, waiting first for MaxAge to pass since the latest;
 // waits end with ctx.
 func (s *Sampler) Pair(ctx context.Context, objects []uint32) (prev, cur *Shot, err error) {
-	return s.get(ctx, objects, nil)
+	return s.get(ctx, objects, nil, false)
+}
+
+// Once answers, as Sample does, a collection holding objects (nil:
+// everything), without keeping them in the collections after it: for a
+// request that reads objects once (an enumeration of the host's objects,
+// one object's instances) rather than every interval, so that it does
+// not make every consumer's collections read them for Keep.
+func (s *Sampler) Once(ctx context.Context, objects []uint32) (*Sample, error) {
+	_, cur, err := s.get(ctx, objects, nil, true)
+	if err != nil {
+		return nil, err
+	}
+	return cur.Sample, nil
 }
 
 // get is Pair, with a collection other than not (the one a view handed
-// out last) as the latest.
-func (s *Sampler) get(ctx context.Context, objects []uint32, not *Shot) (prev, cur *Shot, err error) {
+// out last) as the latest; once asks for objects without adding them to
+// what later collections ask for.
+func (s *Sampler) get(ctx context.Context, objects []uint32, not *Shot, once bool) (prev, cur *Shot, err error) {
 	s.mu.Lock()
 	now := time.Now()
-	if objects == nil {
-		s.wantAll = now
-	}
-	for _, o := range objects {
-		s.want[o] = now
+	if !once {
+		if objects == nil {
+			s.wantAll = now
+		}
+		for _, o := range objects {
+			s.want[o] = now
+		}
 	}
 	for {
 		if c := s.cur; c != nil && c != not && c.covers(objects) && time.Since(c.At) < s.opts.MaxAge {
@@ -167,6 +183,9 @@ func (s *Sampler) get(ctx context.Context, objects []uint32, not *Shot) (prev, c
 	done := make(chan struct{})
 	s.busy = done
 	ask, all := s.union(time.Now())
+	if once {
+		ask, all = s.with(ask, all, objects)
+	}
 	s.collections++
 	s.mu.Unlock()
 
@@ -239,6 +258,54 @@ func (s *Sampler) union(now time.Time) (objects []uint32, all bool) {
 	return slices.Sorted(maps.Keys(set)), true
 }
 
+// with adds a once request's objects (nil: everything) to what union
+// asks for. When one of them is everything and the other names objects,
+// the collection names every object of the source's everything (the
+// latest collection of everything, else the source's list) and those;
+// when neither is known, it asks for everything, and a named object that
+// it lacks is collected again when its consumer next asks.
+func (s *Sampler) with(ask []uint32, all bool, objects []uint32) ([]uint32, bool) {
+	if objects == nil && all {
+		return ask, true
+	}
+	set := map[uint32]bool{}
+	for _, o := range ask {
+		set[o] = true
+	}
+	for _, o := range objects {
+		set[o] = true
+	}
+	if objects != nil && !all {
+		return slices.Sorted(maps.Keys(set)), false
+	}
+	var every map[uint32]bool
+	if s.lastAll != nil {
+		every = s.lastAll.objects
+	} else if list, ok := s.Objects(false); ok {
+		every = map[uint32]bool{}
+		for _, o := range list {
+			every[o] = true
+		}
+	} else {
+		return nil, true
+	}
+	extra := false
+	for o := range set {
+		if !every[o] {
+			extra = true
+			every = maps.Clone(every)
+			break
+		}
+	}
+	if !extra {
+		return nil, true
+	}
+	for o := range set {
+		every[o] = true
+	}
+	return slices.Sorted(maps.Keys(every)), true
+}
+
 // collect takes one sample of the source. The collection is shared: a
 // consumer that goes away does not cancel it for the others, and a panic
 // in it is an error, never a wedge.
@@ -303,7 +370,7 @@ type view struct {
 }
 
 func (v *view) Sample(ctx context.Context, objects []uint32) (*Sample, error) {
-	_, cur, err := v.s.get(ctx, objects, v.last)
+	_, cur, err := v.s.get(ctx, objects, v.last, false)
 	if err != nil {
 		return nil, err
 	}

@@ -73,19 +73,28 @@ func TestSamplerSharesCollections(t *testing.T) {
 		name  string
 		asks  []ask
 		calls [][]uint32 // what the source is asked, in turn
+		once  int        // the ask (from 1) made with Once, not Sample
 	}{
 		{"same objects in one second", []ask{{0, []uint32{idxProcess}}, {100 * time.Millisecond, []uint32{idxProcess}}, {900 * time.Millisecond, []uint32{idxProcess}}},
-			[][]uint32{{idxProcess}}},
+			[][]uint32{{idxProcess}}, 0},
 		{"a second later: collects again", []ask{{0, []uint32{idxProcess}}, {time.Second, []uint32{idxProcess}}},
-			[][]uint32{{idxProcess}, {idxProcess}}},
+			[][]uint32{{idxProcess}, {idxProcess}}, 0},
 		{"new objects wait for the next slot and get the union", []ask{{0, []uint32{idxProcess}}, {100 * time.Millisecond, []uint32{idxThread}}, {1200 * time.Millisecond, []uint32{idxProcess}}},
-			[][]uint32{{idxProcess}, {idxProcess, idxThread}}},
+			[][]uint32{{idxProcess}, {idxProcess, idxThread}}, 0},
 		{"objects not asked within Keep are dropped", []ask{{0, []uint32{idxThread}}, {2 * time.Second, []uint32{idxProcess}}, {70 * time.Second, []uint32{idxProcess}}},
-			[][]uint32{{idxThread}, {idxProcess, idxThread}, {idxProcess}}},
+			[][]uint32{{idxThread}, {idxProcess, idxThread}, {idxProcess}}, 0},
 		{"everything answers a named object it holds", []ask{{0, nil}, {10 * time.Millisecond, []uint32{idxProcess}}},
-			[][]uint32{nil}},
+			[][]uint32{nil}, 0},
 		{"everything and an object it lacks: every object named", []ask{{0, nil}, {10 * time.Millisecond, []uint32{idxThread}}},
-			[][]uint32{nil, {idxProcess, idxThread}}},
+			[][]uint32{nil, {idxProcess, idxThread}}, 0},
+		{"once: everything for one collection only", []ask{{0, []uint32{idxProcess}}, {time.Second, nil}, {2 * time.Second, []uint32{idxProcess}}},
+			[][]uint32{{idxProcess}, nil, {idxProcess}}, 2},
+		{"once: an object joins one collection only", []ask{{0, []uint32{idxProcess}}, {time.Second, []uint32{idxThread}}, {2 * time.Second, []uint32{idxProcess}}},
+			[][]uint32{{idxProcess}, {idxProcess, idxThread}, {idxProcess}}, 2},
+		{"once: answered by the latest when it holds the object", []ask{{0, []uint32{idxProcess, idxThread}}, {10 * time.Millisecond, []uint32{idxThread}}},
+			[][]uint32{{idxProcess, idxThread}}, 2},
+		{"once: a named object with everything wanted", []ask{{0, nil}, {time.Second, []uint32{idxThread}}, {2 * time.Second, nil}},
+			[][]uint32{nil, {idxProcess, idxThread}, nil}, 2},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -93,9 +102,13 @@ func TestSamplerSharesCollections(t *testing.T) {
 				src := &liveFake{t: t}
 				s := NewSampler(src, SamplerOptions{})
 				start := time.Now()
-				for _, a := range tc.asks {
+				for k, a := range tc.asks {
 					time.Sleep(time.Until(start.Add(a.at)))
-					smp, err := s.Sample(t.Context(), a.objects)
+					ask := s.Sample
+					if k+1 == tc.once {
+						ask = s.Once
+					}
+					smp, err := ask(t.Context(), a.objects)
 					if err != nil {
 						t.Fatal(err)
 					}

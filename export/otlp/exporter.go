@@ -211,25 +211,41 @@ func (e *Exporter) selectObjects(ctx context.Context) (*pdh.Sample, error) {
 			}
 		}
 	}
-	first, err := peek(ctx, e.src, e.objects)
-	if err != nil && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("OTLP export: first sample: %w", err)
-	}
+	// Per-process and per-thread objects are exported only as Process,
+	// and only when asked for (Options.Processes).
 	perProcess := map[uint32]bool{objProcess: true, objThread: true}
 	if i, ok := db.Index("Process V2"); ok {
 		perProcess[i] = true
+	}
+	exportGlobal := func(idx uint32) {
+		if _, ok := e.export[idx]; !ok && !perProcess[idx] {
+			e.export[idx] = &Selection{Object: db.Name(idx)}
+		}
+	}
+	if l, ok := e.src.(pdh.ObjectLister); ok && global && e.src.Recorded() == nil {
+		// A live source that names its objects: the first sample reads
+		// only those exported, never every process and thread.
+		if list, complete := l.Objects(false); complete {
+			for _, idx := range list {
+				exportGlobal(idx)
+			}
+			global = false
+			e.objects = e.objects[:0]
+			for idx := range e.export {
+				e.objects = append(e.objects, idx)
+			}
+			slices.Sort(e.objects)
+		}
+	}
+	first, err := peek(ctx, e.src, e.objects)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("OTLP export: first sample: %w", err)
 	}
 	if global && first != nil {
 		// The Global objects of the first sample are the ones exported.
 		for _, blk := range first.Blocks {
 			for it := blk.Objects(); it.Next(); {
-				idx := it.Object().NameIndex()
-				if perProcess[idx] && !e.opts.Processes {
-					continue // per-process series only when asked for
-				}
-				if _, ok := e.export[idx]; !ok {
-					e.export[idx] = &Selection{Object: db.Name(idx)}
-				}
+				exportGlobal(it.Object().NameIndex())
 			}
 		}
 	}

@@ -454,7 +454,7 @@ func (h *Handler) serveHost(w http.ResponseWriter, r *http.Request, role remote.
 		Computers: h.opts.Computers.Names(),
 	}
 	if info.Name == "" {
-		if cur, err := h.sampler.Sample(r.Context(), nil); err == nil && len(cur.Blocks) > 0 {
+		if cur, err := h.sampler.Once(r.Context(), nil); err == nil && len(cur.Blocks) > 0 {
 			info.Name = cur.Blocks[0].Header().SystemName
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -141,15 +142,16 @@ func (h *Handler) serveObjects(w http.ResponseWriter, r *http.Request, fromPath 
 }
 
 // catalogs are the shared samples the enumeration reads: Global, and
-// Costly when asked.
+// Costly when asked. An enumeration reads every object once: it does not
+// make the collections after it (of the other consumers) read them all.
 func (h *Handler) catalogs(ctx context.Context, costly bool) ([]*pdh.Sample, error) {
-	g, err := h.sampler.Sample(ctx, nil)
+	g, err := h.sampler.Once(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
 	out := []*pdh.Sample{g}
 	if costly && h.costly != nil {
-		c, err := h.costly.Sample(ctx, nil)
+		c, err := h.costly.Once(ctx, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -196,12 +198,20 @@ func (h *Handler) objectList(ctx context.Context, p objectsParams) (*remote.Obje
 func (h *Handler) objectDetail(ctx context.Context, p objectsParams) (*remote.ObjectEntry, int, error) {
 	db := h.db
 	have := 0
-	// Global first; the Costly collection only for an object Global lacks.
+	// The object alone when the source names its objects and it is one
+	// of Global's; else Global, then the Costly collection for an object
+	// Global lacks.
+	var only []uint32
+	if idx, ok := objectIndex(db, p.object); ok {
+		if list, complete := h.sampler.Objects(false); complete && slices.Contains(list, idx) {
+			only = []uint32{idx}
+		}
+	}
 	for k, smp := range []*pdh.Sampler{h.sampler, h.costly} {
-		if smp == nil {
+		if smp == nil || (only != nil && k == 1) {
 			continue
 		}
-		sh, err := smp.Sample(ctx, nil)
+		sh, err := smp.Once(ctx, only)
 		if err != nil {
 			return nil, http.StatusServiceUnavailable, fmt.Errorf("the host's objects could not be collected: %v", err)
 		}
