@@ -237,7 +237,9 @@ func (s *server) get() ([]byte, error) {
 // the collectors' own, less node_scrape_*).
 func startServer(b *testing.B, cmd *exec.Cmd, url string) *server {
 	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	if cmd.Stderr == nil {
+		cmd.Stderr = &stderr
+	}
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}

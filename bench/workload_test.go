@@ -22,7 +22,10 @@ import (
 //
 // PERFC_BENCH_SLEEPERS and PERFC_BENCH_THREAD_CHILDREN change the first
 // two numbers, for the larger host of bench/RESULTS.md (760 and 66: about
-// 880 processes and 17,000 thread files in all).
+// 880 processes and 17,000 thread files in all); PERFC_BENCH_THREADS_PER_CHILD
+// the third, for issue 41's host of 500 extra processes of 4 threads
+// (0 sleepers, 500 children of 4: each child has the Go runtime's few
+// threads besides).
 const (
 	sleepers        = 460
 	threadChildren  = 40
@@ -98,7 +101,7 @@ func startWorkload() (*workload, error) {
 	}
 	for i := 0; i < envInt("PERFC_BENCH_THREAD_CHILDREN", threadChildren); i++ {
 		cmd := exec.Command(self, "-test.run=^$")
-		cmd.Env = append(os.Environ(), childEnv+"="+strconv.Itoa(threadsPerChild))
+		cmd.Env = append(os.Environ(), childEnv+"="+strconv.Itoa(max(envInt("PERFC_BENCH_THREADS_PER_CHILD", threadsPerChild), 1)))
 		if err := launch(cmd, true); err != nil {
 			w.stop()
 			return nil, err

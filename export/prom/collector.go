@@ -93,7 +93,13 @@ type state struct {
 
 	prev, cur map[rawKey]calc.Raw
 
-	names   map[string]string // decoded instance names by their UTF-16 bytes
+	// Decoded instance names by their UTF-16 bytes: names holds those of
+	// this scrape, oldNames the previous scrape's, from which a name
+	// still present is taken over; at the end of a scrape the previous
+	// ones go, so that the table holds the names of the live instances,
+	// not of every process that ever ran.
+	names, oldNames map[string]string
+
 	rows    []row
 	labels  []byte
 	parents []string
@@ -162,7 +168,7 @@ func NewCollector(src pdh.Source, opts Options) (*Collector, error) {
 		}
 	}
 	col.st.used = map[string]uint32{}
-	col.st.names = map[string]string{}
+	col.st.names, col.st.oldNames = map[string]string{}, map[string]string{}
 	col.st.dups = map[dupKey]int32{}
 	if opts.Formatted {
 		col.st.prev = map[rawKey]calc.Raw{}
@@ -353,6 +359,8 @@ func (col *Collector) collect(ctx context.Context, f Format, buf []byte) ([]byte
 		st.prev, st.cur = st.cur, st.prev
 		clear(st.cur)
 	}
+	st.names, st.oldNames = st.oldNames, st.names
+	clear(st.names)
 	st.size = len(w)
 	return w, nil
 }
@@ -594,9 +602,6 @@ func timeFreq(t ct.Type, clk *calc.Clocks) int64 {
 	return clk.PerfFreq
 }
 
-// maxNames bounds the decoded-name table; past it the table starts afresh.
-const maxNames = 1 << 16
-
 // rowsOf fills st.rows with the instances of o that are exported, and
 // their label text.
 func (col *Collector) rowsOf(db *titles.DB, smp *pdh.Sample, o perfdata.Object, lay *layout) {
@@ -704,10 +709,9 @@ func (col *Collector) instanceName(o perfdata.Object, in perfdata.Instance) stri
 	nb := in.NameBytes()
 	name, ok := st.names[string(nb)]
 	if !ok {
-		if len(st.names) >= maxNames {
-			clear(st.names)
+		if name, ok = st.oldNames[string(nb)]; !ok {
+			name = utf16le.DecodeLenient(nb)
 		}
-		name = utf16le.DecodeLenient(nb)
 		st.names[string(nb)] = name
 	}
 	return name
@@ -773,7 +777,9 @@ func parentNames(dst []string, smp *pdh.Sample, pti uint32, col *Collector) []st
 			nb := in.NameBytes()
 			name, ok := col.st.names[string(nb)]
 			if !ok {
-				name = utf16le.DecodeLenient(nb)
+				if name, ok = col.st.oldNames[string(nb)]; !ok {
+					name = utf16le.DecodeLenient(nb)
+				}
 			}
 			dst = append(dst, name)
 		}
