@@ -19,27 +19,33 @@ import (
 	"github.com/perfcounters/perfcounters/state"
 )
 
-// TestMain lets the test binary be perfc's collector process: tests that
-// run perfc in this process (runPerfcEnv) start sets with logman start,
-// whose Runner executes this binary as `logman service -run NAME`.
+// TestMain lets the test binary be perfc: run through a link named perfc
+// (buildPerfc), or as perfc's collector process (`logman service ...`,
+// which logman start runs as this executable), it is perfc's main, so
+// that no test builds and links the binary again.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 2 && os.Args[1] == "logman" && os.Args[2] == "service" {
+	if filepath.Base(os.Args[0]) == "perfc" || (len(os.Args) > 2 && os.Args[1] == "logman" && os.Args[2] == "service") {
 		main()
 		return
 	}
 	os.Exit(m.Run())
 }
 
-// buildPerfc builds the perfc binary for tests that run it as real
-// processes.
+// buildPerfc returns a perfc for tests that run it as real processes:
+// a link named perfc, in a directory of the test's own, to this test
+// binary, which TestMain makes perfc's main.
 func buildPerfc(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("builds and runs the binary")
+		t.Skip("runs the binary")
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
 	}
 	bin := filepath.Join(t.TempDir(), "perfc")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	if err := os.Symlink(self, bin); err != nil {
+		t.Fatal(err)
 	}
 	return bin
 }

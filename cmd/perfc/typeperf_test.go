@@ -86,17 +86,10 @@ func readProcStat() (procStat, error) {
 // margin of the sample time.
 func TestTypeperfEndToEnd(t *testing.T) {
 	const margin = 40 * time.Millisecond
-	if testing.Short() {
-		t.Skip("builds and runs the binary")
-	}
 	if _, err := readProcStat(); err != nil {
 		t.Skipf("no /proc: %v", err)
 	}
-	bin := filepath.Join(t.TempDir(), "perfc")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildPerfc(t)
 
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
