@@ -17,32 +17,68 @@ func NewHandler(src pdh.Source, opts Options) (http.Handler, error) {
 	return NewCollector(src, opts)
 }
 
-// Negotiate picks the format a scraper's Accept header asks for:
-// OpenMetrics when it names application/openmetrics-text (with version
-// 1.0.0, or none) at a quality above 0, else Prometheus' text format.
+// Negotiate picks the format a scraper's Accept header ranks highest
+// among those this package writes, by the header's quality values (RFC
+// 9110 §12.5.1): OpenMetrics 1.0.0 (application/openmetrics-text, with
+// version 1.0.0 or none) or Prometheus' text format 0.0.4 (text/plain,
+// with version 0.0.4 or none; text/* and */* stand for it). At equal
+// quality the more specific range wins, and between the two formats
+// OpenMetrics. An empty header, or one that accepts neither (only the
+// protobuf format, or a quality of 0), gets the text format, as
+// Prometheus' client libraries answer.
 func Negotiate(accept string) Format {
+	best, bestQ := Text, 0.0
 	for item := range strings.SplitSeq(accept, ",") {
 		params := strings.Split(item, ";")
-		if !strings.EqualFold(strings.TrimSpace(params[0]), "application/openmetrics-text") {
+		mt := strings.ToLower(strings.TrimSpace(params[0]))
+		q, version, ok := mediaParams(params[1:])
+		if !ok || q <= 0 {
 			continue
 		}
-		ok := true
-		for _, p := range params[1:] {
-			k, v, _ := strings.Cut(strings.TrimSpace(p), "=")
-			switch strings.ToLower(strings.TrimSpace(k)) {
-			case "version":
-				ok = ok && strings.TrimSpace(v) == "1.0.0"
-			case "q":
-				if q, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err != nil || q <= 0 {
-					ok = false
-				}
+		var f Format
+		switch mt {
+		case "application/openmetrics-text":
+			if version != "" && version != "1.0.0" {
+				continue
 			}
+			f = OpenMetrics
+		case "text/plain":
+			if version != "" && version != "0.0.4" {
+				continue
+			}
+			f = Text
+		case "text/*", "*/*":
+			f = Text
+		default:
+			continue
 		}
-		if ok {
-			return OpenMetrics
+		if q > bestQ || (q == bestQ && f == OpenMetrics) {
+			best, bestQ = f, q
 		}
 	}
-	return Text
+	return best
+}
+
+// mediaParams reads the parameters of one Accept or Accept-Encoding
+// range: its quality (1 when absent) and version; ok is false for a
+// quality that is not a number from 0 to 1.
+func mediaParams(params []string) (q float64, version string, ok bool) {
+	q = 1
+	for _, p := range params {
+		k, v, _ := strings.Cut(strings.TrimSpace(p), "=")
+		v = strings.Trim(strings.TrimSpace(v), `"`)
+		switch strings.ToLower(strings.TrimSpace(k)) {
+		case "q":
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil || f < 0 || f > 1 {
+				return 0, "", false
+			}
+			q = f
+		case "version":
+			version = v
+		}
+	}
+	return q, version, true
 }
 
 // ServeHTTP answers GET and HEAD with one scrape in the format the
@@ -85,44 +121,52 @@ func (col *Collector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Write(body)
 }
 
-// NegotiateEncoding picks the compression an Accept-Encoding header asks
-// for: "zstd" or "gzip", whichever has the higher quality (gzip when
-// equal: it is what Prometheus asks for), or "" (identity) when the
-// header names neither at a quality above 0. "*" stands for both.
+// NegotiateEncoding picks the compression an Accept-Encoding header
+// ranks highest by its quality values (RFC 9110 §12.5.3): "zstd",
+// "gzip" or "" (identity). A coding the header does not name takes the
+// quality of "*", if any; identity is acceptable unless the header
+// gives it (or "*", without naming it) a quality of 0. At equal quality
+// gzip goes before zstd (gzip is what Prometheus asks for) and both
+// before identity, as the client asked for compression.
 func NegotiateEncoding(accept string) string {
 	q := map[string]float64{}
+	star, hasStar := 0.0, false
 	for item := range strings.SplitSeq(accept, ",") {
 		params := strings.Split(item, ";")
 		name := strings.ToLower(strings.TrimSpace(params[0]))
-		v := 1.0
-		for _, p := range params[1:] {
-			k, val, _ := strings.Cut(strings.TrimSpace(p), "=")
-			if strings.EqualFold(strings.TrimSpace(k), "q") {
-				f, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
-				if err != nil || f < 0 || f > 1 {
-					f = 0
-				}
-				v = f
-			}
+		v, _, ok := mediaParams(params[1:])
+		if !ok || name == "" {
+			continue
 		}
 		switch name {
-		case "gzip", "x-gzip":
-			q["gzip"] = v
-		case "zstd":
-			q["zstd"] = v
+		case "x-gzip":
+			name = "gzip"
 		case "*":
-			for _, n := range []string{"gzip", "zstd"} {
-				if _, ok := q[n]; !ok {
-					q[n] = v
-				}
-			}
+			star, hasStar = v, true
+			continue
 		}
+		q[name] = v
+	}
+	quality := func(n string) float64 {
+		if v, ok := q[n]; ok {
+			return v
+		}
+		if hasStar {
+			return star
+		}
+		if n == "identity" {
+			return 1.0 / 1024 // acceptable, ranked below any coding asked for
+		}
+		return 0
 	}
 	best, bq := "", 0.0
-	for _, n := range []string{"gzip", "zstd"} {
-		if q[n] > bq {
-			best, bq = n, q[n]
+	for _, n := range []string{"gzip", "zstd", "identity"} {
+		if v := quality(n); v > bq {
+			best, bq = n, v
 		}
+	}
+	if best == "identity" {
+		best = ""
 	}
 	return best
 }

@@ -207,6 +207,19 @@ func TestNegotiate(t *testing.T) {
 		{"application/openmetrics-text; version=0.0.1", Text},
 		{"application/openmetrics-text;q=0", Text},
 		{"*/*", Text},
+		// The client's ranking decides (issue 42: OpenMetrics was
+		// picked whenever it was acceptable at all).
+		{"text/plain;version=0.0.4;q=1,application/openmetrics-text;version=1.0.0;q=0.5", Text},
+		{"application/openmetrics-text;version=1.0.0;q=0.5,text/plain;version=0.0.4", Text},
+		{"text/plain;version=0.0.4;q=0.3,application/openmetrics-text;version=1.0.0;q=0.9", OpenMetrics},
+		{"text/plain;q=0.5,application/openmetrics-text;q=0.5", OpenMetrics},
+		{"application/openmetrics-text;q=0.2,*/*;q=0.1", OpenMetrics},
+		{"application/openmetrics-text;q=0.1,*/*", Text},
+		// Prometheus 2's protobuf-first header: the text format.
+		{"application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited;q=0.7,text/plain;version=0.0.4;q=0.3,*/*;q=0.1", Text},
+		{"application/openmetrics-text;version=2.0.0", Text},
+		{"application/openmetrics-text;q=bad,text/plain;q=0.1", Text},
+		{`application/openmetrics-text;version="1.0.0"`, OpenMetrics},
 	}
 	for _, tc := range tests {
 		if got := Negotiate(tc.accept); got != tc.want {

@@ -84,6 +84,12 @@ func TestNegotiateEncoding(t *testing.T) {
 		{"identity", ""},
 		{"gzip;q=nonsense", ""},
 		{"GZIP ; Q=0.3", "gzip"},
+		// Identity ranked above the codings asked for wins.
+		{"identity;q=1, gzip;q=0.5", ""},
+		{"gzip;q=0.5, identity;q=0.4", "gzip"},
+		{"*;q=0, gzip;q=0.2", "gzip"},
+		{"identity;q=0, zstd;q=0.1", "zstd"},
+		{"*;q=0.5, identity;q=0.8", ""},
 	} {
 		if got := NegotiateEncoding(tc.header); got != tc.want {
 			t.Errorf("NegotiateEncoding(%q) = %q, want %q", tc.header, got, tc.want)
