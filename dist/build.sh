@@ -10,8 +10,9 @@
 #     -buildid= (nothing of the checkout but what is stamped), the date from
 #     SOURCE_DATE_EPOCH (default: the commit's time), so that two builds of
 #     one commit with one Go toolchain are the same bytes (.ci/run checks);
-#   - stamped: -X main.version, main.commit, main.date, which perfc
-#     version, perfc --version and perfc -v print.
+#   - stamped: -X internal/version's version, commit and date, which perfc
+#     version, perfc --version and perfc -v print, and perfc serve reports
+#     (/v1/host, every profile's build_info metric, OTLP service.version).
 #
 # Environment: VERSION (default: git describe of the last v* tag, without
 # the v, else 0.0.0~git<commit date>.<short commit>), COMMIT (default: git
@@ -34,7 +35,8 @@ if [ -z "${VERSION:-}" ]; then
 fi
 out=${OUT:-dist/out}
 
-ldflags="-s -w -buildid= -X main.version=$VERSION -X main.commit=$commit -X main.date=$date"
+v=github.com/perfcounters/perfcounters/internal/version
+ldflags="-s -w -buildid= -X $v.version=$VERSION -X $v.commit=$commit -X $v.date=$date"
 for arch in "${archs[@]}"; do
   mkdir -p "$out/linux-$arch"
   CGO_ENABLED=0 GOOS=linux GOARCH="$arch" GOFLAGS= \

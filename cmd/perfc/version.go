@@ -3,9 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
-	"runtime"
-	"runtime/debug"
-	"strings"
+
+	"github.com/perfcounters/perfcounters/internal/version"
 )
 
 func versionCommand() command {
@@ -16,17 +15,6 @@ func versionCommand() command {
 		run:   runVersion,
 	}
 }
-
-// The release build (dist/build.sh) stamps these at link time with
-// -ldflags "-X main.version=... -X main.commit=... -X main.date=...".
-// They are link-time constants: nothing in the program assigns them.
-// Unstamped, the version, commit and date come from the module and VCS
-// information go build records (debug.ReadBuildInfo).
-var (
-	version string // the release version, e.g. 1.4.0
-	commit  string // the commit's full hash
-	date    string // the build date (RFC 3339, from SOURCE_DATE_EPOCH: the commit's time)
-)
 
 // runVersion prints "perfc VERSION" (the stamped release version, else
 // the module version the binary was built as: a tag through go install
@@ -48,76 +36,9 @@ func runVersion(ctx context.Context, e *env, args []string) error {
 	return err
 }
 
-// versionText is this binary's version text (formatVersion of its stamp
-// and build information).
-func versionText() string {
-	bi, _ := debug.ReadBuildInfo()
-	return formatVersion(buildStamp{version, commit, date}, bi)
-}
-
-// buildStamp is what the release build stamps.
-type buildStamp struct{ version, commit, date string }
-
-// formatVersion is the version's text: the stamp where set, else the
-// build information bi (nil: none recorded).
-func formatVersion(st buildStamp, bi *debug.BuildInfo) string {
-	v, module := st.version, "github.com/perfcounters/perfcounters"
-	var rev, at string
-	modified := false
-	var goVersion, goos, goarch string
-	if bi != nil {
-		module, goVersion = bi.Main.Path, bi.GoVersion
-		if v == "" {
-			v = bi.Main.Version
-		}
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				rev = s.Value
-			case "vcs.time":
-				at = s.Value
-			case "vcs.modified":
-				modified = s.Value == "true"
-			case "GOOS":
-				goos = s.Value
-			case "GOARCH":
-				goarch = s.Value
-			}
-		}
-	}
-	if v == "" {
-		v = "(devel)"
-	}
-	if st.commit != "" {
-		rev, modified = st.commit, false
-	}
-	if st.date != "" {
-		at = st.date
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "perfc %s (module %s)\n", v, module)
-	if rev != "" {
-		fmt.Fprintf(&b, "commit %s", rev)
-		if at != "" {
-			fmt.Fprintf(&b, " (%s)", at)
-		}
-		if modified {
-			b.WriteString(" with local changes")
-		}
-		b.WriteString("\n")
-	} else {
-		b.WriteString("commit unknown\n")
-	}
-	if goVersion == "" {
-		goVersion = runtime.Version()
-	}
-	b.WriteString(goVersion)
-	if goos == "" {
-		goos, goarch = runtime.GOOS, runtime.GOARCH
-	}
-	fmt.Fprintf(&b, " %s/%s\n", goos, goarch)
-	return b.String()
-}
+// versionText is this binary's version text (internal/version: the
+// release stamp, else the build information).
+func versionText() string { return version.Current().String() }
 
 // versionHelp is version's /? screen, beside its flags.
 func versionHelp() helpScreen {

@@ -1,6 +1,7 @@
 package otlp
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -10,7 +11,6 @@ import (
 	"net/url"
 	"os"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -27,6 +27,7 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"google.golang.org/grpc/credentials"
 
+	"github.com/perfcounters/perfcounters/internal/version"
 	"github.com/perfcounters/perfcounters/pdh"
 )
 
@@ -309,7 +310,8 @@ func peek(ctx context.Context, src pdh.Source, objects []uint32) (*pdh.Sample, e
 
 // resource describes the exporting host, under the schema URL of the
 // semantic conventions the metrics follow (1.43): service.name,
-// service.version (the module's version as the Go toolchain stamped it,
+// service.version (the program's, internal/version: a release build's
+// stamp, else the module's version as the Go toolchain recorded it;
 // unless Options.ServiceVersion), host.name, os.type and host.arch (of
 // this program's host), then OTEL_RESOURCE_ATTRIBUTES and
 // OTEL_SERVICE_NAME (Options.Getenv), then Options.Resource: a later
@@ -319,15 +321,8 @@ func (e *Exporter) resource(first *pdh.Sample) (*resource.Resource, error) {
 	if host == "" && first != nil && len(first.Blocks) > 0 {
 		host = first.Blocks[0].Header().SystemName
 	}
-	version := e.opts.ServiceVersion
-	if version == "" {
-		version = "(devel)"
-		if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-			version = bi.Main.Version
-		}
-	}
 	attrs := []attribute.KeyValue{attribute.String("service.name", e.opts.ServiceName),
-		attribute.String("service.version", version),
+		attribute.String("service.version", cmp.Or(e.opts.ServiceVersion, version.Current().Version)),
 		attribute.String("os.type", osType(runtime.GOOS)),
 		attribute.String("host.arch", hostArch(runtime.GOARCH))}
 	if host != "" {

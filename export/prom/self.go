@@ -1,33 +1,25 @@
 package prom
 
 import (
+	"cmp"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"time"
 
+	"github.com/perfcounters/perfcounters/internal/version"
 	"github.com/perfcounters/perfcounters/pdh"
 	"github.com/perfcounters/perfcounters/titles"
 )
 
 // buildInfo is the label text of PREFIX_exporter_build_info: the
-// module's version and VCS revision as the Go toolchain stamped them,
+// program's version and commit (internal/version: a release build's
+// stamp, else the module and VCS information the Go toolchain recorded),
 // Go's version, the OS and architecture (node_exporter's
-// node_exporter_build_info labels, less branch and tags, which Go does
-// not stamp).
+// node_exporter_build_info labels, less branch and tags).
 func buildInfo() string {
-	version, revision := "(devel)", "unknown"
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		if bi.Main.Version != "" {
-			version = bi.Main.Version
-		}
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" {
-				revision = s.Value
-			}
-		}
-	}
+	in := version.Current()
+	version, revision := in.Version, cmp.Or(in.Commit, "unknown")
 	var w []byte
 	for i, kv := range [][2]string{{"version", version}, {"revision", revision}, {"goversion", runtime.Version()}, {"goos", runtime.GOOS}, {"goarch", runtime.GOARCH}} {
 		if i > 0 {

@@ -47,6 +47,7 @@ var table = map[string]rule{
 	"filecap":           {0, nil},
 	"proctext":          {0, nil}, // the line and field toolkit of the /proc and /sys parsers
 	"internal/manpage":  {0, nil}, // roff manual pages, and Markdown converted to them
+	"internal/version":  {0, nil}, // which perfc this is: the release stamp, else the build information
 	// L1: core codecs and calculations.
 	"calc":        {1, []string{"countertype"}},
 	"counterpath": {1, []string{"utf16le"}}, // paths, and the counter list files of -cf
@@ -80,9 +81,9 @@ var table = map[string]rule{
 	"pla": {3, []string{"calc", "collectorset", "counterpath", "pdh", "perflog/binlog", "perflog/pdhcsv", "perflog/sqllog", "state", "titles", "wintz"}},
 	// export/prom: the counters of a source as Prometheus /metrics
 	// (OpenMetrics), mapped by counter type.
-	"export/prom": {3, []string{"calc", "countertype", "export/metricname", "utf16le", "pdh", "perfdata", "titles"}},
+	"export/prom": {3, []string{"calc", "countertype", "export/metricname", "internal/version", "utf16le", "pdh", "perfdata", "titles"}},
 	// export/otlp pushes a source's counters to OpenTelemetry over OTLP.
-	"export/otlp": {3, []string{"calc", "counterpath", "countertype", "export/metricname", "pdh", "perfdata"}},
+	"export/otlp": {3, []string{"calc", "counterpath", "countertype", "export/metricname", "internal/version", "pdh", "perfdata"}},
 	// remote/apiserver serves the API over any pdh.Source, with an
 	// optional Registry for what only an engine answers.
 	"remote/apiserver": {3, []string{"calc", "counterpath", "pdh", "perfdata", "remote", "titles"}},
@@ -103,7 +104,7 @@ var table = map[string]rule{
 	"internal/logview": {4, []string{"calc", "counterpath", "pdh", "perfdata", "perflog", "remote", "titles", "utf16le", "wintz"}},
 	// L5: the binary.
 	"cmd/perfc": {5, []string{"host", "internal/tool/ctrpp", "internal/tool/dump", "internal/tool/lodctr", "internal/tool/logman", "internal/tool/query", "utf16le",
-		"internal/tool/relog", "internal/tool/typeperf", "internal/server", "internal/webui", "internal/logview", "remote", "remote/apiserver", "export/otlp", "export/prom", "calc", "collectorset", "counterpath", "engine", "manifest", "pdh", "perfdata", "perflog", "pla", "shm", "state", "titles", "internal/manpage"}},
+		"internal/tool/relog", "internal/tool/typeperf", "internal/server", "internal/webui", "internal/logview", "remote", "remote/apiserver", "export/otlp", "export/prom", "calc", "collectorset", "counterpath", "engine", "manifest", "pdh", "perfdata", "perflog", "pla", "shm", "state", "titles", "internal/manpage", "internal/version"}},
 }
 
 // testSupport lists the packages that exist for tests, with exactly the
