@@ -110,7 +110,11 @@ func helpOptions(h helpScreen, fs *flag.FlagSet) [][2]string {
 	if fs != nil {
 		fs.VisitAll(func(f *flag.Flag) {
 			_, usage := flag.UnquoteUsage(f)
-			if !isBool(f) && f.DefValue != "" && f.DefValue != "0" && !strings.Contains(usage, "Default") {
+			// A zero default says nothing, and a usage that names its
+			// default ("(default 60s)": the flag's own zero stands for it)
+			// must not be contradicted.
+			zero := f.DefValue == "" || f.DefValue == "0" || f.DefValue == "0s"
+			if !isBool(f) && !zero && !strings.Contains(strings.ToLower(usage), "default") {
 				usage += " Default is " + f.DefValue + "."
 			}
 			out = append(out, [2]string{fmtOption(f), usage})
