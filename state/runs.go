@@ -144,6 +144,12 @@ func RemoveRunFile(path, name, suffix string) error {
 	return nil
 }
 
+// RunFileSuffixes are the suffixes of the run-state files a set may have
+// besides its lock (RemoveRunLock): what deleting the set removes, so
+// that a later set of the name starts with no record, status, warnings
+// or stop request of the one before.
+var RunFileSuffixes = [...]string{RunRecordSuffix, StopRequestSuffix, WarningLogSuffix, StatusSuffix}
+
 // RunLockSuffix names the lock file of a set (run/NAME.lock): the
 // collector that runs the set holds an exclusive lock on it (flock) from
 // before it reads the set's run-state record until its log is closed, so
@@ -222,6 +228,46 @@ func (l *RunLock) Close() error {
 	l.fd = -1
 	if err != nil {
 		return &os.PathError{Op: "unlock", Path: l.path, Err: err}
+	}
+	return nil
+}
+
+// RemoveRunLock removes the lock file of the set name in the state
+// directory path, holding the lock while it unlinks it, so that it never
+// takes the file from a collector that runs the set: that one's error
+// satisfies errors.Is(err, ErrCollectorSetRunning). No lock file is no
+// error.
+func RemoveRunLock(path, name string) error {
+	if err := collectorset.CheckName(name); err != nil {
+		return err
+	}
+	d, rfd, err := openRun(path, false)
+	if err != nil {
+		return err
+	}
+	if rfd < 0 {
+		d.close()
+		return nil
+	}
+	err = unix.Faccessat(rfd, name+RunLockSuffix, unix.F_OK, unix.AT_SYMLINK_NOFOLLOW)
+	unix.Close(rfd)
+	d.close()
+	if errors.Is(err, unix.ENOENT) {
+		return nil
+	}
+	l, err := LockRun(path, name)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	d, rfd, err = openRun(path, true)
+	if err != nil {
+		return err
+	}
+	defer d.close()
+	defer unix.Close(rfd)
+	if err := unix.Unlinkat(rfd, name+RunLockSuffix, 0); err != nil && !errors.Is(err, unix.ENOENT) {
+		return &os.PathError{Op: "remove", Path: l.path, Err: err}
 	}
 	return nil
 }

@@ -287,7 +287,8 @@ func Update(o Options, spec Spec) error {
 	return err
 }
 
-// Delete deletes a set's definition. A running set is not deleted.
+// Delete deletes a set's definition and its run-state files. A running
+// set is not deleted.
 func Delete(o Options, name string) error {
 	f, err := o.find(name)
 	if err != nil {
@@ -313,8 +314,14 @@ func Delete(o Options, name string) error {
 	if _, err := state.DeleteCollectorSet(f.dir, f.set.Name); err != nil {
 		return fail(err, f.dir)
 	}
-	// Its warnings go with it: a later set of the name starts clean.
-	if err := state.RemoveRunFile(f.dir, f.set.Name, state.WarningLogSuffix); err != nil {
+	// Its run-state files go with it (record, status, warnings, stop
+	// request, lock): a later set of the name starts clean.
+	for _, suffix := range state.RunFileSuffixes {
+		if err := state.RemoveRunFile(f.dir, f.set.Name, suffix); err != nil {
+			o.warn(err.Error())
+		}
+	}
+	if err := state.RemoveRunLock(f.dir, f.set.Name); err != nil {
 		o.warn(err.Error())
 	}
 	_, err = io.WriteString(o.Stdout, completed)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,7 +15,7 @@ import (
 // TestQueryShowsWarnings: logman query NAME shows the newest lines of the
 // set's warning log (the background collector's warnings) and where the
 // whole log is; a set without warnings shows no section; delete removes
-// the log with the set.
+// the log and every other run-state file with the set.
 func TestQueryShowsWarnings(t *testing.T) {
 	base := t.TempDir()
 	dir := filepath.Join(base, "alice")
@@ -59,9 +60,30 @@ func TestQueryShowsWarnings(t *testing.T) {
 			}
 		})
 	}
+	// Every run-state file goes with the set (issue 42: the record, lock
+	// and status stayed, and a new set of the name showed the old one's
+	// status).
+	for _, suffix := range state.RunFileSuffixes {
+		if err := state.WriteRunFile(dir, "many", suffix, []byte("{}\n")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l, err := state.LockRun(dir, "many")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
 	e.out.Reset()
 	mustOK(t, Delete(e.o, "many"))
-	if _, err := state.ReadRunFile(dir, "many", state.WarningLogSuffix); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("warning log after delete: %v, want it removed", err)
+	for _, suffix := range append(state.RunFileSuffixes[:], state.RunLockSuffix) {
+		if _, err := os.Lstat(state.RunFilePath(dir, "many", suffix)); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("run file %s after delete: %v, want it removed", suffix, err)
+		}
+	}
+	mustOK(t, Create(e.o, Spec{Name: "many", Counters: []string{`\Memory\Available Bytes`}, HasCounters: true}))
+	e.out.Reset()
+	mustOK(t, QuerySet(e.o, "many"))
+	if out := e.out.String(); strings.Contains(out, "Warnings") {
+		t.Errorf("a new set of a deleted one's name shows the old one's warnings:\n%s", out)
 	}
 }
