@@ -129,13 +129,17 @@ func runTypeperf(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer h.Close()
+	opts := typeperf.Options{Counters: paths, Interval: interval, Samples: *sc, Format: tf, Log: *out != "", Form: form, Location: time.Local,
+		Warn: e.warnings(*nowarn).Warn}
 	src, closeSrc, err := fleetSource(ctx, e, h, remotes)
 	if err != nil {
+		if ctx.Err() != nil {
+			// CTRL+C while a remote computer was being reached.
+			return typeperf.Interrupted(e.stdout, opts)
+		}
 		return err
 	}
 	defer closeSrc()
-	opts := typeperf.Options{Counters: paths, Interval: interval, Samples: *sc, Format: tf, Log: *out != "", Form: form, Location: time.Local,
-		Warn: e.warnings(*nowarn).Warn}
 	opts.Titles, opts.AltTitles = langNames(e, lang, src.Titles(), h.Engine.LangTitles(lang), *langOpt != "", func(msg string) { e.warnings(*nowarn).Warn(msg, msg) })
 	if !text {
 		warnBLGName(outName, f, func(msg string) { e.warnings(*nowarn).Warn(msg, msg) })

@@ -66,6 +66,22 @@ const (
 // ErrNoValidCounters is returned when no path given matched anything.
 var ErrNoValidCounters = errors.New("no valid counters")
 
+// Interrupted ends a run stopped (CTRL+C) before its first sample as
+// typeperf does: the closing lines on the console ("Exiting, please
+// wait..." and "The command completed successfully."), none for a table
+// or JSON form; the run is no failure.
+func Interrupted(console io.Writer, opts Options) error {
+	if opts.Form != FormPDH {
+		return nil
+	}
+	eol := "\n"
+	if opts.CRLF {
+		eol = "\r\n"
+	}
+	_, err := io.WriteString(console, MsgExiting+eol+MsgCompleted+eol)
+	return err
+}
+
 // Run collects from src and writes rows to out until opts.Samples rows are
 // written, the source ends, or ctx is done; the last two end cleanly. On
 // the console, like typeperf, it collects once before the first row and
@@ -90,6 +106,11 @@ func Run(ctx context.Context, src pdh.Source, opts Options, out, console, errw i
 	// One sample for every path's object, which is also the priming
 	// sample below.
 	_, errs := q.AddCounters(ctx, opts.Counters)
+	if ctx.Err() != nil {
+		// Ctrl+C while the paths were checked (a remote computer that
+		// is slow to answer): end cleanly, as before the first sample.
+		return Interrupted(console, opts)
+	}
 	for i, err := range errs {
 		if err != nil {
 			// pdh's message names the path, what did not match and what
@@ -119,11 +140,7 @@ func Run(ctx context.Context, src pdh.Source, opts Options, out, console, errw i
 	if err := collect(); err != nil {
 		switch {
 		case ctx.Err() != nil: // Ctrl+C before the first sample: end cleanly
-			if opts.Form != FormPDH {
-				return nil
-			}
-			_, err := io.WriteString(console, MsgExiting+eol+MsgCompleted+eol)
-			return err
+			return Interrupted(console, opts)
 		case errors.Is(err, io.EOF):
 			return errors.New("the source holds no sample")
 		}

@@ -279,6 +279,51 @@ func TestCancel(t *testing.T) {
 	})
 }
 
+// waitingSource is a live source whose samples never come: each waits
+// for its context to end, as a remote computer that does not answer.
+type waitingSource struct{ asked chan struct{} }
+
+func (w waitingSource) Sample(ctx context.Context, _ []uint32) (*pdh.Sample, error) {
+	select {
+	case w.asked <- struct{}{}:
+	default:
+	}
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+func (waitingSource) Titles() *titles.DB     { return titles.English() }
+func (waitingSource) Recorded() pdh.Recorded { return nil }
+
+// TestCancelBeforeFirstSample: CTRL+C while the paths are being checked
+// against a source that does not answer ends as typeperf ends, with the
+// closing lines and no error (issue 42: "context canceled", exit 1, no
+// closing lines); a table prints nothing.
+func TestCancelBeforeFirstSample(t *testing.T) {
+	for _, tc := range []struct {
+		form Form
+		want string
+	}{
+		{FormPDH, MsgExiting + "\n" + MsgCompleted + "\n"},
+		{FormTable, ""},
+	} {
+		ctx, cancel := context.WithCancel(t.Context())
+		src := waitingSource{asked: make(chan struct{}, 1)}
+		var out, errw bytes.Buffer
+		done := make(chan error, 1)
+		go func() {
+			done <- Run(ctx, src, Options{Counters: []string{`\Memory\Available MBytes`}, Form: tc.form}, &out, &out, &errw)
+		}()
+		<-src.asked
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("form %v: %v", tc.form, err)
+		}
+		if out.String() != tc.want || errw.Len() != 0 {
+			t.Errorf("form %v: output %q, errors %q; want %q and none", tc.form, out.String(), errw.String(), tc.want)
+		}
+	}
+}
+
 func golden(t *testing.T, path, got string) { t.Helper(); goldenfile.Check(t, path, got) }
 
 func TestList(t *testing.T) {
