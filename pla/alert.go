@@ -83,7 +83,10 @@ type alertEntry struct {
 // msgAlertTableFull is the warning of an alert set whose state table is
 // full of instances past their thresholds or firing: the new ones are
 // judged without their history.
-var msgAlertTableFull = fmt.Sprintf("the alert judges more than %d threshold and instance pairs past their thresholds or firing: the newest are judged without their history (hold, firing state)", MaxAlertStates)
+const msgAlertTableFull = "the alert judges more than " + maxAlertStatesText + " threshold and instance pairs past their thresholds or firing: the newest are judged without their history (hold, firing state)"
+
+// maxAlertStatesText is MaxAlertStates in decimal (TestAlertTableFullMessage).
+const maxAlertStatesText = "2000"
 
 // newAlertOutput judges the thresholds of s. raw are the distinct paths
 // of its thresholds (alertPaths) and routed the same paths as the set's

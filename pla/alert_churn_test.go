@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/perfcounters/perfcounters/pdh"
@@ -109,5 +110,12 @@ func TestAlertChurn(t *testing.T) {
 				t.Errorf("table-full warning %v, want %v (warnings %q)", got, tc.warned, warnings)
 			}
 		})
+	}
+}
+
+// TestAlertTableFullMessage: the warning names the table's real bound.
+func TestAlertTableFullMessage(t *testing.T) {
+	if maxAlertStatesText != strconv.Itoa(MaxAlertStates) {
+		t.Errorf("maxAlertStatesText %s, MaxAlertStates %d", maxAlertStatesText, MaxAlertStates)
 	}
 }
