@@ -17,20 +17,39 @@ import (
 // objects. A value it cannot read, or a Foreign query (a server answers
 // for its own host only), is a *ValueError.
 func (h *Host) ServeQuery(ctx context.Context, value string) (data []byte, multiSZ bool, problems []pdh.Problem, err error) {
-	q, err := ParseQueryValue(value)
-	if err != nil {
-		return nil, false, nil, err
-	}
-	r, err := h.Query(ctx, q)
-	if err != nil {
-		return nil, false, nil, err
-	}
-	return r.Block, q.Kind == engine.QueryCounter || q.Kind == engine.QueryHelp, SampleProblems(r), nil
+	return EngineRegistry(h).ServeQuery(ctx, value)
 }
 
 // Costly collects the host's Costly objects, which Global leaves out.
 func (h *Host) Costly(ctx context.Context) (*pdh.Sample, error) {
-	return EngineSource(h).Costly(ctx)
+	return EngineRegistry(h).Costly(ctx)
+}
+
+// QueryRegistry answers registry value names and Costly collections
+// (remote/apiserver's Registry) from any engine: the local host's
+// answers, for an engine of tests or of a program of its own.
+type QueryRegistry struct{ e Querier }
+
+// EngineRegistry is e's QueryRegistry.
+func EngineRegistry(e Querier) QueryRegistry { return QueryRegistry{e} }
+
+// ServeQuery answers a value name as (*Host).ServeQuery does, from the
+// registry's engine.
+func (r QueryRegistry) ServeQuery(ctx context.Context, value string) (data []byte, multiSZ bool, problems []pdh.Problem, err error) {
+	q, err := ParseQueryValue(value)
+	if err != nil {
+		return nil, false, nil, err
+	}
+	res, err := r.e.Query(ctx, q)
+	if err != nil {
+		return nil, false, nil, err
+	}
+	return res.Block, q.Kind == engine.QueryCounter || q.Kind == engine.QueryHelp, SampleProblems(res), nil
+}
+
+// Costly collects the engine's Costly objects.
+func (r QueryRegistry) Costly(ctx context.Context) (*pdh.Sample, error) {
+	return EngineSource(r.e).Costly(ctx)
 }
 
 // ValueError is a value name ServeQuery cannot answer.

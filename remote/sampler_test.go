@@ -70,31 +70,13 @@ func newStepHost(t *testing.T) *stepHost {
 func dialStepHost(t *testing.T) *remote.Client {
 	t.Helper()
 	h := newStepHost(t)
-	s := remotetest.Serve(t, remotetest.Authenticated(apiserver.NewHandler(host.EngineSource(h), apiserver.Options{Registry: h})), "")
+	s := remotetest.Serve(t, remotetest.Authenticated(apiserver.NewHandler(host.EngineSource(h), apiserver.Options{Registry: host.EngineRegistry(h)})), "")
 	c, err := remote.Dial(context.Background(), s.Config("served"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
 	return c
-}
-
-// ServeQuery answers /v1/query from the engine.
-func (h *stepHost) ServeQuery(ctx context.Context, value string) ([]byte, bool, []pdh.Problem, error) {
-	q, err := host.ParseQueryValue(value)
-	if err != nil {
-		return nil, false, nil, err
-	}
-	r, err := h.Query(ctx, q)
-	if err != nil {
-		return nil, false, nil, err
-	}
-	return r.Block, q.Kind == engine.QueryCounter || q.Kind == engine.QueryHelp, host.SampleProblems(r), nil
-}
-
-// Costly collects the engine's Costly objects (none).
-func (h *stepHost) Costly(ctx context.Context) (*pdh.Sample, error) {
-	return host.EngineSource(h).Costly(ctx)
 }
 
 // TestSamplerOverClient: a pdh.Sampler in front of a remote.Client

@@ -63,28 +63,10 @@ func (s *synthetic) Query(ctx context.Context, q engine.Query) (*engine.Result, 
 // Source is the engine's samples, through the queries recorded above.
 func (s *synthetic) Source() pdh.Source { return host.EngineSource(s) }
 
-// ServeQuery answers /v1/query from the engine as the local host does.
-func (s *synthetic) ServeQuery(ctx context.Context, value string) ([]byte, bool, []pdh.Problem, error) {
-	q, err := host.ParseQueryValue(value)
-	if err != nil {
-		return nil, false, nil, err
-	}
-	r, err := s.Query(ctx, q)
-	if err != nil {
-		return nil, false, nil, err
-	}
-	return r.Block, q.Kind == engine.QueryCounter || q.Kind == engine.QueryHelp, host.SampleProblems(r), nil
-}
-
-// Costly collects the engine's Costly objects.
-func (s *synthetic) Costly(ctx context.Context) (*pdh.Sample, error) {
-	return host.EngineSource(s).Costly(ctx)
-}
-
 // newSyntheticHandler is a handler over a new synthetic engine.
 func newSyntheticHandler(t testing.TB, opts Options) *Handler {
 	s := newSynthetic(t)
-	opts.Registry = s
+	opts.Registry = host.EngineRegistry(s)
 	return NewHandler(s.Source(), opts)
 }
 
@@ -163,7 +145,7 @@ func getFormatted(t *testing.T, h http.Handler, paths ...string) remote.Formatte
 func TestFormattedValues(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := newSynthetic(t)
-		h := NewHandler(s.Source(), Options{Registry: s})
+		h := NewHandler(s.Source(), Options{Registry: host.EngineRegistry(s)})
 		paths := []string{`\Widget(*)\Widget Ops/sec`, `\Widget(a#1)\Widget Level`, `\Widget(b)\Widget % Busy`}
 
 		first := getFormatted(t, h, paths...)
@@ -215,7 +197,7 @@ func TestFormattedValues(t *testing.T) {
 func TestFormattedRaw(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := newSynthetic(t)
-		h := NewHandler(s.Source(), Options{Registry: s})
+		h := NewHandler(s.Source(), Options{Registry: host.EngineRegistry(s)})
 		v := url.Values{"path": {`\Widget(b)\Widget % Busy`}, "raw": {"1"}}
 		r := httptest.NewRequest("GET", remote.PathFormatted+"?"+v.Encode(), nil)
 		r = r.WithContext(remote.WithRole(r.Context(), remote.RoleMonitor, "t"))
@@ -238,7 +220,7 @@ func TestFormattedRaw(t *testing.T) {
 func TestFormattedPathStatus(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := newSynthetic(t)
-		h := NewHandler(s.Source(), Options{Registry: s})
+		h := NewHandler(s.Source(), Options{Registry: host.EngineRegistry(s)})
 		a := getFormatted(t, h, `\Nothing\X`, `\Widget(zz)\Widget Level`, `\Widget(*)\No Such`, `\Widget(b)\Widget Level`)
 		for i, want := range []calc.Status{calc.NoObject, calc.NoInstance, calc.NoCounter, calc.ValidData} {
 			c := a.Counters[i]
@@ -258,7 +240,7 @@ func TestFormattedPathStatus(t *testing.T) {
 func TestSharedCollection(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := newSynthetic(t)
-		h := NewHandler(s.Source(), Options{Registry: s})
+		h := NewHandler(s.Source(), Options{Registry: host.EngineRegistry(s)})
 		var wg sync.WaitGroup
 		for range 10 {
 			wg.Go(func() { getFormatted(t, h, `\Widget(*)\Widget Ops/sec`) })
@@ -303,7 +285,7 @@ func TestSamplerNewObjectWaits(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := newSynthetic(t)
 		widget, gadget := s.index(t, "Widget"), s.index(t, "Gadget")
-		h := NewHandler(s.Source(), Options{Registry: s, KeepObjects: 10 * time.Second})
+		h := NewHandler(s.Source(), Options{Registry: host.EngineRegistry(s), KeepObjects: 10 * time.Second})
 		t0 := time.Now()
 		getFormatted(t, h, `\Widget(*)\Widget Level`)
 		time.Sleep(200 * time.Millisecond)
@@ -344,7 +326,7 @@ func sortedPair(a, b uint32) []uint32 {
 func TestObjectsSynthetic(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := newSynthetic(t)
-		h := NewHandler(s.Source(), Options{Registry: s})
+		h := NewHandler(s.Source(), Options{Registry: host.EngineRegistry(s)})
 		get := func(target string, v any) {
 			t.Helper()
 			r := httptest.NewRequest("GET", target, nil)
@@ -465,7 +447,7 @@ func (f *failing) Source() pdh.Source { return host.EngineSource(f) }
 func TestCollectionFails(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := &failing{synthetic: newSynthetic(t)}
-		h := NewHandler(f.Source(), Options{Registry: f})
+		h := NewHandler(f.Source(), Options{Registry: host.EngineRegistry(f.synthetic)})
 		do := func() *httptest.ResponseRecorder {
 			r := httptest.NewRequest("GET", remote.PathFormatted+"?path="+url.QueryEscape(`\Widget(*)\*`), nil)
 			r = r.WithContext(remote.WithRole(r.Context(), remote.RoleMonitor, "t"))
@@ -523,7 +505,7 @@ func TestFormattedTooLarge(t *testing.T) {
 func TestFormattedHostName(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := newSynthetic(t)
-		h := NewHandler(s.Source(), Options{Registry: s, ComputerName: "FIXTURE"})
+		h := NewHandler(s.Source(), Options{Registry: host.EngineRegistry(s), ComputerName: "FIXTURE"})
 		if got := getFormatted(t, h, `\Widget(*)\Widget Level`).Host; got != "FIXTURE" {
 			t.Errorf("host %q, want FIXTURE", got)
 		}
