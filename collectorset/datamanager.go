@@ -59,6 +59,22 @@ func (a FolderAction) Deletes() bool {
 	return a.Actions&DeleteData != 0 && a.Actions&(CreateCab|SendCab) == 0
 }
 
+// MaxFolderActionDays is the longest folder action age perfc takes: the
+// longest -retain age (MaxAge's 32-bit seconds, about 136 years) in whole
+// days. CheckRunnable refuses a longer one.
+const MaxFolderActionDays = uint32(maxRetainAge / (24 * time.Hour))
+
+// AgeDuration is the action's Age as a duration, saturated: an age past
+// what a time.Duration holds (106,751 days) is the longest one, which no
+// file reaches, never a wrapped (negative) duration that every file does.
+func (a FolderAction) AgeDuration() time.Duration {
+	const day = 24 * time.Hour
+	if time.Duration(a.Age) > math.MaxInt64/day {
+		return math.MaxInt64
+	}
+	return time.Duration(a.Age) * day
+}
+
 // Retention is what perfc's -retain option says of a set's data manager:
 // limits on the set's log files, which go first, and whether a set that
 // cannot meet them starts. The zero Retention keeps everything.
@@ -295,7 +311,7 @@ func (m *DataManager) Retention() Retention {
 	r := Retention{Files: m.MaxFolderCount, Size: m.MaxSize, Free: m.MinFreeDisk, Policy: m.ResourcePolicy, Check: m.CheckBeforeRunning}
 	r.Age = time.Duration(m.MaxAge) * time.Second
 	for _, a := range m.FolderActions {
-		if d := time.Duration(a.Age) * 24 * time.Hour; a.Deletes() && a.Size == 0 && (r.Age == 0 || d < r.Age) {
+		if d := a.AgeDuration(); a.Deletes() && a.Size == 0 && (r.Age == 0 || d < r.Age) {
 			r.Age = d
 		}
 	}
@@ -341,6 +357,9 @@ func checkDataManager(m *DataManager) error {
 	for i, a := range m.FolderActions {
 		if a.Actions&^(CreateCab|DeleteData|SendCab|DeleteCab|DeleteReport) != 0 {
 			errs = append(errs, fmt.Errorf("folder action %d: actions 0x%x have unknown bits", i+1, uint32(a.Actions)))
+		}
+		if a.Age > MaxFolderActionDays {
+			errs = append(errs, fmt.Errorf("folder action %d: an age of %d days is more than perfc keeps a log (%d days); 0 excludes no age", i+1, a.Age, MaxFolderActionDays))
 		}
 	}
 	return errors.Join(errs...)

@@ -1,6 +1,7 @@
 package collectorset
 
 import (
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -174,6 +175,15 @@ func TestCheckRunnable(t *testing.T) {
 		}, "at most 1024"},
 		{"resource policy", func(s *Set) { s.DataManager.ResourcePolicy = 2 }, "resource policy 2"},
 		{"folder action bits", func(s *Set) { s.DataManager.FolderActions = []FolderAction{{Actions: 0x40}} }, "unknown bits"},
+		{"folder action 49710 days", func(s *Set) {
+			s.DataManager.FolderActions = []FolderAction{{Age: 49710, Actions: DeleteData}}
+		}, ""},
+		{"folder action 49711 days", func(s *Set) {
+			s.DataManager.FolderActions = []FolderAction{{Age: 49711, Actions: DeleteData}}
+		}, "49711 days is more than perfc keeps a log (49710 days)"},
+		{"folder action 4294967295 days", func(s *Set) {
+			s.DataManager.FolderActions = []FolderAction{{Age: 4294967295, Actions: DeleteData}}
+		}, "4294967295 days"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := New("s", "/var/log/perfc/s")
@@ -209,5 +219,29 @@ func TestWritesSeries(t *testing.T) {
 		if s.Rolls() != tc.rolls || s.WritesSeries() != tc.series {
 			t.Errorf("%s: Rolls %v, WritesSeries %v; want %v, %v", tc.name, s.Rolls(), s.WritesSeries(), tc.rolls, tc.series)
 		}
+	}
+}
+
+// TestFolderActionAge: an age in days becomes a duration that never wraps
+// (106,751 days is the most a time.Duration holds).
+func TestFolderActionAge(t *testing.T) {
+	const day = int64(86400e9)
+	for _, tc := range []struct {
+		days uint32
+		want time.Duration
+	}{
+		{0, 0},
+		{1, time.Duration(day)},
+		{49710, time.Duration(49710 * day)},
+		{106751, time.Duration(106751 * day)},
+		{106752, math.MaxInt64},
+		{4294967295, math.MaxInt64},
+	} {
+		if got := (FolderAction{Age: tc.days}).AgeDuration(); got != tc.want || got < 0 {
+			t.Errorf("%d days: %v, want %v", tc.days, got, tc.want)
+		}
+	}
+	if MaxFolderActionDays != 49710 {
+		t.Errorf("MaxFolderActionDays %d, want 49710 (2^32-1 seconds in whole days)", MaxFolderActionDays)
 	}
 }

@@ -225,7 +225,7 @@ func (r *retention) tooOld(f logFile, now time.Time) string {
 		return fmt.Sprintf("last written %s ago, more than %s (-retain)", age.Round(time.Second), limit)
 	}
 	for i, a := range dm.FolderActions {
-		if !a.Deletes() || age < time.Duration(a.Age)*24*time.Hour || f.size < int64(a.Size)*r.mb {
+		if !a.Deletes() || age < a.AgeDuration() || f.size < int64(a.Size)*r.mb {
 			continue
 		}
 		why := fmt.Sprintf("last written %s ago", age.Round(time.Second))

@@ -418,3 +418,30 @@ func TestStartsAsLog(t *testing.T) {
 		}
 	})
 }
+
+// TestRetentionAbsurdAge: a folder action kept for 4,294,967,295 days (a
+// stored set read without CheckRunnable) deletes nothing; its age in
+// nanoseconds once wrapped to a negative duration that every file passed.
+func TestRetentionAbsurdAge(t *testing.T) {
+	for _, days := range []uint32{106752, 1 << 31, 4294967295} {
+		root := t.TempDir()
+		for _, name := range []string{"x_000001.plog", "x_000002.plog"} {
+			if err := os.WriteFile(filepath.Join(root, name), []byte(logHead), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		before := listDir(t, root)
+		set := newSet("x", root)
+		set.Collector.FileNameFormat = collectorset.FileNameSerialNumber
+		set.DataManager = collectorset.DataManager{Enabled: true,
+			FolderActions: []collectorset.FolderAction{{Age: days, Actions: collectorset.DeleteData}}}
+		r := newRetention("", set, 1, func(string) {})
+		r.now = func() time.Time { return time.Now().Add(100 * 365 * 24 * time.Hour) }
+		if err := r.pass(false, "x_000002.plog"); err != nil {
+			t.Fatal(err)
+		}
+		if after := listDir(t, root); !slices.Equal(after, before) {
+			t.Errorf("%d days: left %v, want all of %v", days, after, before)
+		}
+	}
+}
