@@ -1,6 +1,7 @@
 package collectorset
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,9 @@ func TestRedactDSN(t *testing.T) {
 		{"host=db password = 's3 cret' dbname=perf", "host=db password=xxxxx dbname=perf"},
 		{"Driver={SQL Server};Server=db;UID=perfc;PWD=s3cret;", "Driver={SQL Server};Server=db;UID=perfc;PWD=xxxxx;"},
 		{"password=s3cret", "password=xxxxx"},
+		{"PGPASSWORD=s3cret psql -h db", "PGPASSWORD=xxxxx psql -h db"},
+		{"postgres://u:s3cret@h/%zz", "postgres://xxxxx"},
+		{"postgres://u@h/d?sslmode=disable&Password=s3cret", "postgres://u@h/d?Password=xxxxx&sslmode=disable"},
 	} {
 		got := RedactDSN(tc.in)
 		if got != tc.want {
@@ -37,5 +41,31 @@ func TestOutputLocationRedacts(t *testing.T) {
 	s.Collector.FileName = "run"
 	if got, want := s.OutputLocation(time.Time{}), "SQL:postgres://perfc@db/perf?password=xxxxx!run"; got != want {
 		t.Errorf("OutputLocation = %q, want %q", got, want)
+	}
+}
+
+// TestDSNSecrets: every secret RedactDSN hides is listed, for scrubbing a
+// driver's message that quotes it some other way.
+func TestDSNSecrets(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string
+	}{
+		{"perf.db", nil},
+		{"postgres://u:s3cret@h/d", []string{"s3cret"}},
+		{"postgres://u:p%40ss@h/d", []string{"p@ss", "p%40ss"}},
+		{"postgres://u@h/d?password=s3cret", []string{"s3cret"}},
+		{"host=db password='s3 cret'", []string{"'s3 cret'", "s3 cret"}},
+		{"postgres://u:s3cret@h/%zz", []string{"postgres://u:s3cret@h/%zz"}},
+	} {
+		got := DSNSecrets(tc.in)
+		for _, w := range tc.want {
+			if !slices.Contains(got, w) {
+				t.Errorf("DSNSecrets(%q) = %q, want it to hold %q", tc.in, got, w)
+			}
+		}
+		if len(tc.want) == 0 && len(got) != 0 {
+			t.Errorf("DSNSecrets(%q) = %q, want none", tc.in, got)
+		}
 	}
 }

@@ -70,7 +70,7 @@ var table = map[string]rule{
 	"perflog/binlog": {2, []string{"wintz", "pdh", "perfdata", "titles"}},
 	"perflog/rawlog": {2, []string{"countertype", "pdh", "perfdata", "titles"}},
 	"perflog/blg":    {2, []string{"counterpath", "countertype", "wintz", "utf16le", "pdh", "perfdata", "perflog/rawlog", "titles"}},
-	"perflog/sqllog": {2, []string{"calc", "countertype", "pdh", "perflog/rawlog", "titles", "wintz"}},
+	"perflog/sqllog": {2, []string{"calc", "collectorset", "countertype", "pdh", "perflog/rawlog", "titles", "wintz"}},
 	"remote":         {2, []string{"pdh", "perfdata", "titles"}}, // the client of perfc serve's API, its wire types and the hosts file; see remote/API.md
 	// L3: the local machine assembled.
 	"perflog": {3, []string{"pdh", "perflog/binlog", "perflog/blg", "perflog/pdhcsv", "perflog/sqllog", "titles", "utf16le", "wintz"}},

@@ -9,7 +9,10 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+
+	"github.com/perfcounters/perfcounters/collectorset"
 )
 
 // ParseDestination splits a SQL log destination, Windows' "SQL:DSN!logset"
@@ -18,21 +21,22 @@ import (
 // must be non-empty.
 func ParseDestination(s string) (dsn, logset string, err error) {
 	if len(s) < 4 || !strings.EqualFold(s[:4], "SQL:") {
-		return "", "", fmt.Errorf("SQL log %q: a SQL log is named SQL:DSN!logset", s)
+		return "", "", fmt.Errorf("SQL log %q: a SQL log is named SQL:DSN!logset", collectorset.RedactDSN(s))
 	}
 	rest := s[4:]
 	i := strings.LastIndexByte(rest, '!')
 	if i < 0 {
-		return "", "", fmt.Errorf("SQL log %q: no '!' before the log set name (SQL:DSN!logset)", s)
+		return "", "", fmt.Errorf("SQL log %q: no '!' before the log set name (SQL:DSN!logset)", s[:4]+collectorset.RedactDSN(rest))
 	}
 	dsn, logset = rest[:i], rest[i+1:]
+	shown := s[:4] + collectorset.RedactDSN(dsn) + "!" + logset
 	switch {
 	case dsn == "":
-		return "", "", fmt.Errorf("SQL log %q: empty data source name (SQL:DSN!logset)", s)
+		return "", "", fmt.Errorf("SQL log %q: empty data source name (SQL:DSN!logset)", shown)
 	case logset == "":
-		return "", "", fmt.Errorf("SQL log %q: empty log set name (SQL:DSN!logset)", s)
+		return "", "", fmt.Errorf("SQL log %q: empty log set name (SQL:DSN!logset)", shown)
 	case len(logset) > 1024:
-		return "", "", fmt.Errorf("SQL log %q: log set name of %d bytes, DisplayToID.DisplayString holds 1024", s[:40]+"...", len(logset))
+		return "", "", fmt.Errorf("SQL log %q: log set name of %d bytes, DisplayToID.DisplayString holds 1024", shown[:40]+"...", len(logset))
 	}
 	return dsn, logset, nil
 }
@@ -58,9 +62,9 @@ type Source struct {
 func (s Source) String() string {
 	t := s.Target
 	if s.Kind == KindPostgres {
-		t = redactURL(t)
+		t = collectorset.RedactDSN(t)
 	}
-	return fmt.Sprintf("%s (%s %s, from %s)", s.Name, s.Kind, t, s.From)
+	return fmt.Sprintf("%s (%s %s, from %s)", collectorset.RedactDSN(s.Name), s.Kind, t, s.From)
 }
 
 // EnvPrefix starts the environment variable that names a data source:
@@ -135,7 +139,8 @@ func (o Options) Resolve(name string) (Source, error) {
 	if cfg != "" {
 		where = cfg
 	}
-	return Source{}, fmt.Errorf("SQL data source %q not found: not a SQLite file (a path ending .db, .sqlite or .sqlite3), no %s in the environment, no %q line in %s", name, env, name+" = ...", where)
+	shown := collectorset.RedactDSN(name)
+	return Source{}, fmt.Errorf("SQL data source %q not found: not a SQLite file (a path ending .db, .sqlite or .sqlite3), no %s in the environment, no %q line in %s", shown, env, shown+" = ...", where)
 }
 
 func sourceOf(name, v, from string) (Source, error) {
@@ -225,16 +230,6 @@ func lookupConfig(path, name string) (value string, found bool, err error) {
 	return "", false, nil
 }
 
-// redactURL masks the password of a URL for a message; a URL that does not
-// parse is not shown at all.
-func redactURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil {
-		return "(a PostgreSQL URL)"
-	}
-	return u.Redacted()
-}
-
 // scrub removes a connection's secrets from an error text a driver wrote
 // (the password, and the URL whole), keeping the rest of what it says.
 func scrub(err error, src Source) error {
@@ -242,11 +237,11 @@ func scrub(err error, src Source) error {
 		return err
 	}
 	msg := err.Error()
-	clean := strings.ReplaceAll(msg, src.Target, redactURL(src.Target))
-	if u, perr := url.Parse(src.Target); perr == nil {
-		if p, ok := u.User.Password(); ok && p != "" {
-			clean = strings.ReplaceAll(clean, p, "xxxxx")
-		}
+	clean := strings.ReplaceAll(msg, src.Target, collectorset.RedactDSN(src.Target))
+	secrets := collectorset.DSNSecrets(src.Target)
+	slices.SortFunc(secrets, func(a, b string) int { return len(b) - len(a) }) // longest first
+	for _, p := range secrets {
+		clean = strings.ReplaceAll(clean, p, "xxxxx")
 	}
 	if clean == msg {
 		return err

@@ -134,8 +134,15 @@ func TestPasswordNotShown(t *testing.T) {
 		"postgres://perfc:" + secret + "@127.0.0.1:1/perfc?sslmode=disable&connect_timeout=2",
 		"postgres://perfc:" + secret + "@[::1/perfc",
 		"postgres://perfc:" + secret + "@127.0.0.1:1/perfc?sslmode=nonsense",
+		"postgres://perfc@127.0.0.1:1/perfc?sslmode=disable&connect_timeout=2&password=" + secret,
+		"postgres://perfc@127.0.0.1:1/perfc?password=" + secret + "&sslmode=nonsense",
+		"postgresql://perfc@127.0.0.1:1/perfc?PASSWORD=" + secret + "&sslmode=disable&connect_timeout=2",
+		"postgres://perfc:" + secret + "@127.0.0.1:1/%zz",
 	} {
 		o := Options{Getenv: env("PERFC_SQL_DSN_PG", u), ConfigFile: filepath.Join(t.TempDir(), "none")}
+		if src, err := o.Resolve("pg"); err == nil && strings.Contains(src.String(), secret) {
+			t.Errorf("Source.String() = %q shows the password", src.String())
+		}
 		_, err := Create(ctx, "SQL:pg!x", o)
 		if err == nil {
 			t.Errorf("%s: no error", strings.ReplaceAll(u, secret, "..."))

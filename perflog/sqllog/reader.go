@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfcounters/perfcounters/collectorset"
 	"github.com/perfcounters/perfcounters/countertype"
 	"github.com/perfcounters/perfcounters/pdh"
 	"github.com/perfcounters/perfcounters/perflog/rawlog"
@@ -75,7 +76,7 @@ func OpenWith(ctx context.Context, src string, opts Options) (*Log, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Log{db: db, d: d, src: s, logset: logset, where: fmt.Sprintf("SQL log %s!%s", dsn, logset)}
+	l := &Log{db: db, d: d, src: s, logset: logset, where: fmt.Sprintf("SQL log %s!%s", collectorset.RedactDSN(dsn), logset)}
 	if err := l.open(ctx); err != nil {
 		db.Close()
 		return nil, err
@@ -99,7 +100,7 @@ func LogsetsWith(ctx context.Context, dsn string, opts Options) ([]string, error
 		return nil, err
 	}
 	defer db.Close()
-	where := "SQL data source " + dsn
+	where := "SQL data source " + collectorset.RedactDSN(dsn)
 	if err := checkSchema(ctx, db, d, where); err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/perfcounters/perfcounters/calc"
+	"github.com/perfcounters/perfcounters/collectorset"
 	"github.com/perfcounters/perfcounters/countertype"
 	"github.com/perfcounters/perfcounters/pdh"
 	"github.com/perfcounters/perfcounters/wintz"
@@ -121,10 +122,10 @@ func Create(ctx context.Context, dest string, opts Options) (*Writer, error) {
 	}
 	if opts.MaxRecords < 0 {
 		db.Close()
-		return nil, fmt.Errorf("SQL log %s!%s: a maximum of %d records", dsn, logset, opts.MaxRecords)
+		return nil, fmt.Errorf("SQL log %s!%s: a maximum of %d records", collectorset.RedactDSN(dsn), logset, opts.MaxRecords)
 	}
 	w := &Writer{db: db, d: d, src: src, logset: logset, ids: map[detailKey]int64{}, next: map[detailKey]int64{}, seen: map[int64]bool{},
-		where: fmt.Sprintf("SQL log %s!%s", dsn, logset), max: opts.MaxRecords}
+		where: fmt.Sprintf("SQL log %s!%s", collectorset.RedactDSN(dsn), logset), max: opts.MaxRecords}
 	if err := w.open(ctx, opts); err != nil {
 		db.Close()
 		return nil, err
