@@ -3,6 +3,8 @@ package counterpath
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/perfcounters/perfcounters/internal/termtext"
 )
 
 // Each name component is escaped with its own set of syntax characters;
@@ -21,8 +23,12 @@ const hexDigits = "0123456789ABCDEF"
 
 // EscapeInstance returns name written for the instance (or parent) part of
 // a counter path: the bytes '(', ')', '/', '#', '\', '%', control characters
-// (below U+0020 and U+007F) and bytes that are not valid UTF-8 become %XX
-// (two upper-case hex digits of the byte). '*' is not escaped: in a pattern
+// (below U+0020 and U+007F), the bytes of the other characters a terminal
+// acts on rather than shows (termtext.Acts: C1 controls, separators,
+// bidirectional overrides) and bytes that are not valid UTF-8 become %XX
+// (two upper-case hex digits of the byte), so that a name another user
+// chose can neither drive a terminal nor forge a line where a path is
+// shown. '*' is not escaped: in a pattern
 // it is a wildcard, in a concrete name it is literal (see the package doc).
 func EscapeInstance(name string) string {
 	return escape(name, instanceSpecials)
@@ -73,10 +79,12 @@ func escape(s, specials string) string {
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n == 1 {
-			b.WriteByte('%')
-			b.WriteByte(hexDigits[c>>4])
-			b.WriteByte(hexDigits[c&15])
+		if r == utf8.RuneError && n == 1 || termtext.Acts(r) {
+			for _, c := range []byte(s[i : i+n]) {
+				b.WriteByte('%')
+				b.WriteByte(hexDigits[c>>4])
+				b.WriteByte(hexDigits[c&15])
+			}
 		} else {
 			b.WriteString(s[i : i+n])
 		}

@@ -170,6 +170,10 @@ func TestEscapeInstance(t *testing.T) {
 		{"%", "%25"},
 		{"*", "*"},
 		{"\x7f\x01", "%7F%01"},
+		{"c1 \u009b31m", "c1 %C2%9B31m"},
+		{"rtl \u202eexe.txt", "rtl %E2%80%AEexe.txt"},
+		{"line\u2028sep", "line%E2%80%A8sep"},
+		{"日本語 é", "日本語 é"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

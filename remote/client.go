@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/perfcounters/perfcounters/internal/termtext"
 	"github.com/perfcounters/perfcounters/pdh"
 	"github.com/perfcounters/perfcounters/perfdata"
 	"github.com/perfcounters/perfcounters/titles"
@@ -440,19 +441,20 @@ func (c *Client) statusError(resp *http.Response, u string) error {
 		reason = s
 	}
 	if reason != "" {
-		reason = ": " + reason
+		reason = ": " + termtext.Escape(reason) // the other computer's words, shown on this one's terminal
 	}
+	status := termtext.Escape(resp.Status)
 	switch resp.StatusCode {
 	case http.StatusUnauthorized:
 		return &StatusError{Host: c.name, URL: u, Status: resp.StatusCode,
 			Msg: fmt.Sprintf("%s: the server refused the credentials (%s%s) at %s: check bearer_token_file, basic_auth or tls_config of %s in the hosts file",
-				c.name, resp.Status, reason, u, c.name)}
+				c.name, status, reason, u, c.name)}
 	case http.StatusForbidden:
 		return &StatusError{Host: c.name, URL: u, Status: resp.StatusCode,
-			Msg: fmt.Sprintf("%s: the server does not allow this to your credentials (%s%s) at %s", c.name, resp.Status, reason, u)}
+			Msg: fmt.Sprintf("%s: the server does not allow this to your credentials (%s%s) at %s", c.name, status, reason, u)}
 	}
 	return &StatusError{Host: c.name, URL: u, Status: resp.StatusCode,
-		Msg: fmt.Sprintf("%s: %s: %s%s", c.name, u, resp.Status, reason)}
+		Msg: fmt.Sprintf("%s: %s: %s%s", c.name, u, status, reason)}
 }
 
 // StatusError is an error answer of a host.

@@ -23,10 +23,17 @@ func FuzzDecodeProblems(f *testing.F) {
 	f.Add(`[{"object":230,"objectName":"Process","reason":"unreadable","partial":true,"missing":[{"instance":3,"counters":[6,784]},{"instance":-1}]}]`)
 	f.Add(`[]`)
 	f.Add(`[{"object":1,"objectName":"\u00e9\ud83d\ude00","reason":"x"}]`)
+	f.Add(`[{"object":2,"objectName":"\u001b[2J","reason":"x\nperfc: fake line\u009b"}]`)
 	f.Fuzz(func(t *testing.T, v string) {
 		ps, err := DecodeProblems(v)
 		if err != nil {
 			return
+		}
+		for _, p := range ps {
+			// Another computer's texts reach a terminal escaped.
+			if strings.ContainsFunc(p.Reason+p.ObjectName, func(r rune) bool { return r < 0x20 || r >= 0x7f && r <= 0x9f }) {
+				t.Fatalf("decoded problem %q / %q holds control characters", p.ObjectName, p.Reason)
+			}
 		}
 		enc, err := EncodeProblems(ps)
 		if err != nil {

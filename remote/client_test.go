@@ -213,6 +213,11 @@ func TestClientAnswers(t *testing.T) {
 			w.WriteHeader(http.StatusServiceUnavailable)
 			w.Write([]byte(`{"error":{"status":503,"code":"busy","reason":"too many requests at once"}}`))
 		}, 0, "too many requests at once"},
+		{"server error with escapes", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", remote.MediaJSON)
+			w.WriteHeader(http.StatusServiceUnavailable)
+			w.Write([]byte(`{"error":{"status":503,"code":"busy","reason":"busy\u001b[2J\u001b]0;owned\u0007\nperfc: all counters are fine\u202e"}}`))
+		}, 0, `busy\x1b[2J\x1b]0;owned\x07\nperfc: all counters are fine\u202e`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := remotetest.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -236,6 +241,9 @@ func TestClientAnswers(t *testing.T) {
 			_, err = c.Sample(context.Background(), []uint32{238})
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "db7: ") {
 				t.Errorf("error %v, want one starting with the host and saying %q", err, tc.want)
+			}
+			if err != nil && strings.ContainsAny(err.Error(), "\x1b\x07\n\u202e") {
+				t.Errorf("error %q shows the other computer's control characters raw", err)
 			}
 		})
 	}

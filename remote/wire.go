@@ -19,6 +19,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/perfcounters/perfcounters/internal/termtext"
 )
 
 // APIVersion is the version prefix of every API path.
@@ -95,7 +97,8 @@ func EncodeProblems(ps []Problem) (string, error) {
 
 // DecodeProblems reads a Perfc-Problems header value; an empty value is
 // no problem. The value comes from the network: its size is checked
-// before it is decoded.
+// before it is decoded, and its texts are escaped for a terminal
+// (internal/termtext).
 func DecodeProblems(v string) ([]Problem, error) {
 	if v == "" {
 		return nil, nil
@@ -106,6 +109,10 @@ func DecodeProblems(v string) ([]Problem, error) {
 	var ps []Problem
 	if err := json.Unmarshal([]byte(v), &ps); err != nil {
 		return nil, fmt.Errorf("%s header: %w", HeaderProblems, err)
+	}
+	for i := range ps {
+		// The texts are another computer's, printed as warnings here.
+		ps[i].ObjectName, ps[i].Reason = termtext.Escape(ps[i].ObjectName), termtext.Escape(ps[i].Reason)
 	}
 	return ps, nil
 }

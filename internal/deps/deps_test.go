@@ -48,9 +48,10 @@ var table = map[string]rule{
 	"proctext":          {0, nil}, // the line and field toolkit of the /proc and /sys parsers
 	"internal/manpage":  {0, nil}, // roff manual pages, and Markdown converted to them
 	"internal/version":  {0, nil}, // which perfc this is: the release stamp, else the build information
+	"internal/termtext": {0, nil}, // text from outside made safe to show on a terminal
 	// L1: core codecs and calculations.
 	"calc":        {1, []string{"countertype"}},
-	"counterpath": {1, []string{"utf16le"}}, // paths, and the counter list files of -cf
+	"counterpath": {1, []string{"internal/termtext", "utf16le"}}, // paths, and the counter list files of -cf
 	"counterset":  {1, []string{"countertype"}},
 	"titles":      {1, []string{"filecap", "utf16le"}},
 	"perfdata":    {1, []string{"countertype", "filecap", "utf16le"}},
@@ -71,7 +72,7 @@ var table = map[string]rule{
 	"perflog/rawlog": {2, []string{"countertype", "pdh", "perfdata", "titles"}},
 	"perflog/blg":    {2, []string{"counterpath", "countertype", "wintz", "utf16le", "pdh", "perfdata", "perflog/rawlog", "titles"}},
 	"perflog/sqllog": {2, []string{"calc", "collectorset", "countertype", "pdh", "perflog/rawlog", "titles", "wintz"}},
-	"remote":         {2, []string{"pdh", "perfdata", "titles"}}, // the client of perfc serve's API, its wire types and the hosts file; see remote/API.md
+	"remote":         {2, []string{"internal/termtext", "pdh", "perfdata", "titles"}}, // the client of perfc serve's API, its wire types and the hosts file; see remote/API.md
 	// L3: the local machine assembled.
 	"perflog": {3, []string{"pdh", "perflog/binlog", "perflog/blg", "perflog/pdhcsv", "perflog/sqllog", "titles", "utf16le", "wintz"}},
 	"host":    {3, []string{"collect", "counterset", "engine", "shm", "pdh", "perfdata", "procscan", "state", "system", "titles"}},
@@ -91,7 +92,7 @@ var table = map[string]rule{
 	"internal/tool/dump":     {4, []string{"countertype", "perfdata", "perflog/binlog", "perflog/blg", "titles"}},
 	"internal/tool/query":    {4, []string{"engine"}},
 	"internal/tool/ctrpp":    {4, []string{"counterset", "countertype", "manifest"}},
-	"internal/tool/typeperf": {4, []string{"counterpath", "pdh", "perflog/pdhcsv", "titles", "wintz"}},
+	"internal/tool/typeperf": {4, []string{"counterpath", "internal/termtext", "pdh", "perflog/pdhcsv", "titles", "wintz"}},
 	"internal/tool/relog":    {4, []string{"calc", "counterpath", "countertype", "pdh", "perfdata", "perflog/pdhcsv", "titles", "wintz"}},
 	"internal/tool/lodctr":   {4, []string{"manifest", "perfini", "state", "titles"}},
 	"internal/tool/logman":   {4, []string{"collectorset", "pla", "remote", "state"}},

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/perfcounters/perfcounters/counterpath"
+	"github.com/perfcounters/perfcounters/internal/termtext"
 	"github.com/perfcounters/perfcounters/perflog/pdhcsv"
 )
 
@@ -178,6 +179,14 @@ type group struct {
 
 func (tw *tableWriter) WriteHeader(names []string) error {
 	cols := splitColumns(names)
+	for i := range cols {
+		// The parts are shown unescaped, for a person: what a terminal
+		// would act on in a name another user chose is escaped again.
+		c := &cols[i]
+		for _, f := range []*string{&c.computer, &c.object, &c.parent, &c.instance, &c.ctr} {
+			*f = termtext.Escape(*f)
+		}
+	}
 	computers := map[string]bool{}
 	for _, c := range cols {
 		computers[strings.ToUpper(c.computer)] = true
