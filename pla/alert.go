@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/perfcounters/perfcounters/calc"
 	"github.com/perfcounters/perfcounters/collectorset"
@@ -286,23 +287,13 @@ func (o *alertOutput) event(e *alertEntry, kind string, now time.Time) AlertEven
 // event, the task, the triggered set.
 func (o *alertOutput) act1(e *alertEntry, kind string, now time.Time) {
 	a := o.set.Alert
-	t := o.th[e.th]
 	if a.EventLog && o.log != nil {
 		if err := o.log(o.set.Name, o.event(e, kind, now)); err != nil && o.warn != nil {
 			o.warn("writing the alert's event to the system log: " + err.Error())
 		}
 	}
 	if a.Task != "" {
-		vars := map[string]string{
-			"counter":   e.counter,
-			"date":      now.Local().Format("1/2/2006 3:04:05 PM"),
-			"name":      a.Name,
-			"threshold": strconv.FormatFloat(t.Value, 'f', 6, 64),
-			"value":     strconv.FormatFloat(e.value, 'f', 6, 64),
-			"state":     kind,
-		}
-		vars["usertext"] = collectorset.Substitute(a.TaskUserTextArguments, vars)
-		argv, err := taskArgv(a.Task, a.TaskArguments, vars)
+		argv, env, err := o.taskCommand(e, kind, now)
 		if err != nil {
 			o.act.update(func(x *Activity) {
 				r := x.action("task")
@@ -310,16 +301,59 @@ func (o *alertOutput) act1(e *alertEntry, kind string, now time.Time) {
 				r.Failures++
 			})
 		} else {
-			o.run.command("task", argv, []string{
-				"PERFC_ALERT_SET=" + o.set.Name, "PERFC_ALERT_NAME=" + a.Name, "PERFC_ALERT_COUNTER=" + e.counter,
-				"PERFC_ALERT_VALUE=" + vars["value"], "PERFC_ALERT_THRESHOLD=" + o.set.Alert.Thresholds[e.th],
-				"PERFC_ALERT_DATE=" + now.UTC().Format(time.RFC3339), "PERFC_ALERT_STATE=" + kind,
-			})
+			o.run.command("task", argv, env)
 		}
 	}
 	if name := a.TriggerDataCollectorSet; name != "" && kind == "fired" && o.start != nil {
 		o.run.do("trigger", "start "+name, func() error { return o.start(name) })
 	}
+}
+
+// maxTaskCounter bounds, in bytes, the counter path a task gets ({counter}
+// in its words, $PERFC_ALERT_COUNTER): another user names the instance
+// (a process's argv[0]), and the kernel refuses a command whose one
+// argument passes 128 KiB ("argument list too long"). Names made on this
+// host are at most 1,024 bytes (proctext.MaxInstanceName), at most 3 KiB
+// escaped in a path; a computer's or a provider's may be longer, and is
+// cut on a rune boundary.
+const maxTaskCounter = 8 << 10
+
+// cutPath cuts a counter path (UTF-8: counterpath escapes every other
+// byte) to at most n bytes, on a rune boundary.
+func cutPath(p string, n int) string {
+	if len(p) <= n {
+		return p
+	}
+	for n > 0 && !utf8.RuneStart(p[n]) {
+		n--
+	}
+	return p[:n]
+}
+
+// taskCommand is the task's command line and environment for a firing
+// (or, with -onchange, a clear) of e.
+func (o *alertOutput) taskCommand(e *alertEntry, kind string, now time.Time) (argv, env []string, err error) {
+	a := o.set.Alert
+	t := o.th[e.th]
+	counter := cutPath(e.counter, maxTaskCounter)
+	vars := map[string]string{
+		"counter":   counter,
+		"date":      now.Local().Format("1/2/2006 3:04:05 PM"),
+		"name":      a.Name,
+		"threshold": strconv.FormatFloat(t.Value, 'f', 6, 64),
+		"value":     strconv.FormatFloat(e.value, 'f', 6, 64),
+		"state":     kind,
+	}
+	vars["usertext"] = collectorset.Substitute(a.TaskUserTextArguments, vars)
+	argv, err = taskArgv(a.Task, a.TaskArguments, vars)
+	if err != nil {
+		return nil, nil, err
+	}
+	return argv, []string{
+		"PERFC_ALERT_SET=" + o.set.Name, "PERFC_ALERT_NAME=" + a.Name, "PERFC_ALERT_COUNTER=" + counter,
+		"PERFC_ALERT_VALUE=" + vars["value"], "PERFC_ALERT_THRESHOLD=" + a.Thresholds[e.th],
+		"PERFC_ALERT_DATE=" + now.UTC().Format(time.RFC3339), "PERFC_ALERT_STATE=" + kind,
+	}, nil
 }
 
 // taskArgv is the command line of a task: the words of the task (-tn)

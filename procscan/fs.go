@@ -1,6 +1,7 @@
 package procscan
 
 import (
+	"io"
 	"io/fs"
 	"strconv"
 
@@ -76,6 +77,23 @@ func (s *fsSource) readFile(name string, buf *[]byte) ([]byte, error) {
 
 func (s *fsSource) read(_ *int, pid, tid int32, kind fileKind, buf *[]byte) ([]byte, error) {
 	return s.readFile(fsPath(pid, tid, kind.String()), buf)
+}
+
+func (s *fsSource) readHead(pid int32, kind fileKind, n int, buf *[]byte) ([]byte, error) {
+	name := fsPath(pid, 0, kind.String())
+	f, err := s.fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if cap(*buf) < n {
+		*buf = make([]byte, n)
+	}
+	got, err := io.ReadFull(f, (*buf)[:n])
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
+	}
+	return (*buf)[:got], nil
 }
 
 func (s *fsSource) readRoot(name string, buf *[]byte) ([]byte, error) {

@@ -395,6 +395,36 @@ func (s *osSource) read(fd *int, pid, tid int32, kind fileKind, buf *[]byte) ([]
 	return b, nil
 }
 
+// readHead reads at most n bytes from the start of a file of pid, on a
+// descriptor opened and closed for it.
+func (s *osSource) readHead(pid int32, kind fileKind, n int, buf *[]byte) ([]byte, error) {
+	fd, err := s.openat(s.relPath(pid, 0, kind.String()), syscall.O_RDONLY)
+	if err != nil {
+		return nil, err
+	}
+	defer syscall.Close(fd)
+	if cap(*buf) < n {
+		*buf = make([]byte, n)
+	}
+	b := (*buf)[:n]
+	got := 0
+	for got < n {
+		k, err := syscall.Pread(fd, b[got:], int64(got))
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			p := s.relPath(pid, 0, kind.String())
+			return nil, fmt.Errorf("read %s/%s: %w", s.root, p[:len(p)-1], err)
+		}
+		if k == 0 {
+			break
+		}
+		got += k
+	}
+	return b[:got], nil
+}
+
 // readRoot reads a host-wide file (stat, meminfo, net/dev, ...) with pread
 // on a descriptor kept for it. The names are the package's constants, a
 // handful, so the map stays small and its lookups allocate nothing.

@@ -1,12 +1,15 @@
 package procscan
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
 	"slices"
 	"strconv"
 	"syscall"
+
+	"github.com/perfcounters/perfcounters/proctext"
 )
 
 // A Scanner is shared by the Process, Process V2 and Thread objects of
@@ -68,6 +71,10 @@ type source interface {
 	// tid when tid != 0, in *buf (grown as needed). *fd is a kept descriptor
 	// or -1; the source may store a new one there.
 	read(fd *int, pid, tid int32, kind fileKind, buf *[]byte) ([]byte, error)
+	// readHead reads at most n bytes from the start of a file of process
+	// pid into *buf, opening and closing it (no descriptor is kept): what
+	// a name needs of a file another user fills (cmdline), never more.
+	readHead(pid int32, kind fileKind, n int, buf *[]byte) ([]byte, error)
 	// readRoot reads a file at the root, such as "stat" or "net/dev".
 	readRoot(name string, buf *[]byte) ([]byte, error)
 	// handles returns the number of open descriptors of process e.
@@ -395,25 +402,39 @@ func (s *Scanner) release(e *Process) {
 // (TASK_COMM_LEN 16 including the NUL).
 const commTruncated = 15
 
+// Bounds of a process's instance name taken from its command line.
+const (
+	// MaxArgv0Name bounds the name taken from argv[0]'s base name, in
+	// bytes: NAME_MAX, the longest file name, which an executable's
+	// name is. A longer base name (argv[0] is whatever the process's
+	// parent chose, up to 128 KiB) is cut to it on a rune boundary.
+	MaxArgv0Name = 255
+	// cmdlineHead is how much of /proc/PID/cmdline is read for the name:
+	// PATH_MAX, the longest path execve takes. An argv[0] that does not
+	// end within it is no path of an executable, and the process keeps
+	// comm as its name.
+	cmdlineHead = 4096
+)
+
 // nameEntry derives the instance names of e from its comm. Windows names a
 // process by its image name without ".exe"; the Linux analogue is comm
 // (what ps and top show), which the kernel truncates to 15 bytes. When comm
 // has exactly 15 bytes the basename of argv[0] is used instead if it
-// starts with comm, so long executable names are complete. Nothing is
-// stripped: Linux executables have no ".exe" to remove.
+// starts with comm, so long executable names are complete; at most
+// cmdlineHead bytes of the command line are read for it, and the name
+// taken is at most MaxArgv0Name bytes. Nothing is stripped: Linux
+// executables have no ".exe" to remove.
 func (s *Scanner) nameEntry(e *Process, src source) {
 	comm := e.comm[:e.commLen]
 	name := comm
 	e.longNamed = false
 	if len(comm) == commTruncated {
-		var fd = -1
-		if b, err := src.read(&fd, e.PID, 0, fileCmdline, &s.buf); err == nil {
-			if base := argv0Base(b); len(base) > len(comm) && string(base[:len(comm)]) == string(comm) {
-				name = base
+		if b, err := src.readHead(e.PID, fileCmdline, cmdlineHead, &s.buf); err == nil {
+			if base, ok := argv0Base(b, cmdlineHead); ok && len(base) > len(comm) && string(base[:len(comm)]) == string(comm) {
+				name = proctext.CutName(base, MaxArgv0Name)
 				e.longNamed = true
 			}
 		}
-		src.close(&fd)
 	}
 	e.Name = string(name)
 	e.NameV2 = e.Name + ":" + strconv.Itoa(int(e.PID))
@@ -421,20 +442,19 @@ func (s *Scanner) nameEntry(e *Process, src source) {
 }
 
 // argv0Base returns the last path element of the first NUL-terminated
-// string of a cmdline.
-func argv0Base(b []byte) []byte {
-	for i, c := range b {
-		if c == 0 {
-			b = b[:i]
-			break
-		}
+// string of a cmdline read up to head bytes; ok is false when the first
+// string does not end within what was read and the read filled head
+// (argv[0] is longer than head).
+func argv0Base(b []byte, head int) (base []byte, ok bool) {
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	} else if len(b) >= head {
+		return nil, false
 	}
-	for i := len(b) - 1; i >= 0; i-- {
-		if b[i] == '/' {
-			return b[i+1:]
-		}
+	if i := bytes.LastIndexByte(b, '/'); i >= 0 {
+		return b[i+1:], true
 	}
-	return b
+	return b, true
 }
 
 // ReadFail says why a per-process file was not read.

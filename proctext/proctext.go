@@ -103,3 +103,52 @@ func ReadAll(r io.Reader, b []byte, limit int) ([]byte, error) {
 		}
 	}
 }
+
+// MaxInstanceName bounds, in bytes, an instance name made from what a
+// /proc or /sys file says (a process's name, a control group's path, a
+// mount point): Windows caps an instance name at 1,024 characters, and
+// 1,024 bytes of UTF-8 are at most 1,024 UTF-16 characters. Another user
+// chooses some of these names (a process's argv[0], a delegated control
+// group, a FUSE mount point); every log, status file and alert task that
+// carries a name carries at most this much of it.
+const MaxInstanceName = 1024
+
+// CutName returns s cut to at most n bytes, on a UTF-8 rune boundary: a
+// rune that does not fit whole is left out with the rest, never split.
+// Bytes that are not UTF-8 count one each. It does not allocate.
+func CutName[S ~string | ~[]byte](s S, n int) S {
+	if len(s) <= n {
+		return s
+	}
+	n = max(n, 0)
+	// The last rune that starts before n (at most three bytes back,
+	// utf8.UTFMax-1) is left out when it ends past n.
+	for j := n - 1; j >= 0 && j >= n-3; j-- {
+		c := s[j]
+		if c&0xC0 == 0x80 {
+			continue // a continuation byte
+		}
+		size := 1
+		switch {
+		case c >= 0xF8: // no first byte of a rune: one byte
+		case c >= 0xF0:
+			size = 4
+		case c >= 0xE0:
+			size = 3
+		case c >= 0xC0:
+			size = 2
+		}
+		if j+size <= n || j+size > len(s) {
+			break // ends by n, or is no whole rune (bytes count one each)
+		}
+		whole := true
+		for k := j + 1; k < j+size; k++ {
+			whole = whole && s[k]&0xC0 == 0x80
+		}
+		if whole {
+			return s[:j]
+		}
+		break
+	}
+	return s[:n]
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/perfcounters/perfcounters/counterset"
 	"github.com/perfcounters/perfcounters/countertype"
+	"github.com/perfcounters/perfcounters/proctext"
 )
 
 // Control Group counter indexes (positions in the set).
@@ -291,7 +292,7 @@ func (c *Collector) walkCgroups(col Collection) {
 			path := "/" + rel
 			g := s.groups[path]
 			if g == nil {
-				g = &cgGroup{path: path, name: shortenContainerIDs(path)}
+				g = &cgGroup{path: path, name: proctext.CutName(shortenContainerIDs(path), proctext.MaxInstanceName)}
 				s.groups[path] = g
 			}
 			if g.seen != s.sample {

@@ -140,7 +140,7 @@ func (c *Collector) collectLogicalDisk(col Collection, w Writer) error {
 		}
 		size := mulDiv(st.Blocks, st.BlockSize, 1<<20)
 		free := mulDiv(st.BlocksAvail, st.BlockSize, 1<<20)
-		v := w.Instance(m.dir, 0, 0, -1)
+		v := w.Instance(proctext.CutName(m.dir, proctext.MaxInstanceName), 0, 0, -1)
 		v.Set(ldFreeSpace, free)
 		v.Set(ldFreeSpaceBase, size)
 		v.Set(ldFreeMegabytes, free)

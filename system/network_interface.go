@@ -141,12 +141,12 @@ func (c *Collector) collectNetworkInterface(col Collection, w Writer) error {
 	n.bad.report(col, "/proc/net/dev")
 	same := len(n.names) == len(n.devs)
 	for i := 0; same && i < len(n.devs); i++ {
-		same = string(n.devs[i].Name) == n.names[i]
+		same = string(proctext.CutName(n.devs[i].Name, proctext.MaxInstanceName)) == n.names[i]
 	}
 	if !same {
 		n.names = n.names[:0]
 		for i := range n.devs {
-			n.names = append(n.names, string(n.devs[i].Name))
+			n.names = append(n.names, string(proctext.CutName(n.devs[i].Name, proctext.MaxInstanceName)))
 		}
 	}
 	// Speeds are read after the names are taken: readFile reuses the buffer

@@ -75,9 +75,9 @@ func (c *Collector) collectPagingFile(col Collection, w Writer) error {
 			continue
 		}
 		if i < len(p.names) {
-			p.names[i] = unescapeMount(n)
+			p.names[i] = proctext.CutName(unescapeMount(n), proctext.MaxInstanceName)
 		} else {
-			p.names = append(p.names, unescapeMount(n))
+			p.names = append(p.names, proctext.CutName(unescapeMount(n), proctext.MaxInstanceName))
 		}
 	}
 	var size, used, peak uint64

@@ -310,7 +310,7 @@ func (c *Collector) readWholeDisks(col Collection, relist, resize bool) error {
 		if n < len(old) && old[n].dev == name {
 			inst = old[n].inst
 		} else {
-			inst = strconv.Itoa(n) + " " + name
+			inst = proctext.CutName(strconv.Itoa(n)+" "+name, proctext.MaxInstanceName)
 		}
 		d.disks = append(d.disks, diskName{dev: name, inst: inst})
 	}
