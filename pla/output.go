@@ -72,7 +72,7 @@ func openOutput(ctx context.Context, s *collectorset.Set, src pdh.Source, cfg ou
 	if s.RootPath == "" || !filepath.IsAbs(s.RootPath) {
 		return nil, fmt.Errorf("the log directory %q of Data Collector Set %q is not an absolute path (set it with -o)", s.RootPath, s.Name)
 	}
-	if err := os.MkdirAll(s.RootPath, 0o755); err != nil {
+	if err := state.MkdirLogDir(s.RootPath, os.Geteuid()); err != nil {
 		return nil, fmt.Errorf("the log directory of Data Collector Set %q: %w", s.Name, err)
 	}
 	if err := state.CheckLogDir(s.RootPath, os.Geteuid()); err != nil {

@@ -97,6 +97,47 @@ func TestCheckLogDirOwner(t *testing.T) {
 	}
 }
 
+// TestStartMakesNoDirectoryThroughLinks: as root, a set whose log
+// directory lies through another user's link in a sticky directory (a
+// /tmp), or below another user's directory, is refused before anything is
+// created (issue 43 item 9: logman start made the directory, as root,
+// where the link pointed, and the checks then passed it).
+func TestStartMakesNoDirectoryThroughLinks(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to give a link to another user")
+	}
+	base := t.TempDir()
+	tmp := filepath.Join(base, "tmp")
+	if err := os.Mkdir(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(tmp, os.ModeSticky|0o777); err != nil {
+		t.Fatal(err)
+	}
+	rootsOwn := filepath.Join(base, "etc")
+	if err := os.Mkdir(rootsOwn, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(tmp, "evil")
+	if err := os.Symlink(rootsOwn, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Lchown(link, 4242, 4242); err != nil {
+		t.Fatal(err)
+	}
+	set := newSet("s", filepath.Join(link, "perflogs"))
+	svc := NewService(t.Context(), testOptions(newFakeSource(2)))
+	err := svc.Start(stateDir(t), set, time.Time{})
+	svc.StopAll("test done")
+	svc.Wait()
+	if err == nil || !strings.Contains(err.Error(), "symbolic link owned by uid 4242") {
+		t.Errorf("Start: %v, want a refusal naming the link", err)
+	}
+	if _, err := os.Lstat(filepath.Join(rootsOwn, "perflogs")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("root made %s through another user's link: %v", filepath.Join(rootsOwn, "perflogs"), err)
+	}
+}
+
 // TestLogsPrivate: a set's new logs are private to its user (mode 0600):
 // the counters of a machine tell other users what runs on it.
 func TestLogsPrivate(t *testing.T) {

@@ -126,18 +126,17 @@ func open(path string, write bool) (*dir, error) {
 }
 
 // mkdirChecked creates the state directory (and missing parents) mode
-// 0755. A directory that exists is left as it is, for statDir to judge.
+// 0755, each component checked before it is used (mkdirTrusted). A
+// directory that exists is left as it is, for statDir to judge.
 func mkdirChecked(path string, euid int) error {
 	if _, err := os.Lstat(path); err == nil {
 		return nil
 	}
-	if err := checkAncestors(path, euid); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	if err := os.MkdirAll(path, 0o755); err != nil {
+	abs, err := filepath.Abs(path)
+	if err != nil {
 		return fmt.Errorf("state directory: %w", err)
 	}
-	return nil
+	return mkdirTrusted("state directory", abs, euid)
 }
 
 func (d *dir) join(name string) string { return filepath.Join(d.path, name) }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -158,4 +159,134 @@ func CheckLogDir(path string, euid int) error {
 		return err
 	}
 	return checkAncestors(path, euid)
+}
+
+// maxLinkHops bounds the symbolic links MkdirLogDir follows, as the
+// kernel's ELOOP does.
+const maxLinkHops = 40
+
+// MkdirLogDir creates the log directory path and its missing parents
+// (mode 0755) for a process of effective uid euid, checking each
+// component before it is used: it walks from / with directory
+// descriptors, follows a symbolic link only when root or euid owns it,
+// enters a directory only when root or euid owns it and other users
+// cannot write it (sticky directories such as /tmp excepted), and
+// creates a missing component with mkdirat in the directory it has just
+// checked. So a directory is never made through another user's link or
+// inside a directory another user could change; the last component must
+// pass CheckLogDir's test of the directory itself. CheckLogDir still
+// judges the path as the collector will open it.
+func MkdirLogDir(path string, euid int) error { return mkdirTrusted("log directory", path, euid) }
+
+// mkdirTrusted is MkdirLogDir for a directory of any kind (what names it
+// in messages: "log directory", "state directory").
+func mkdirTrusted(what, path string, euid int) error {
+	if !filepath.IsAbs(path) {
+		return fmt.Errorf("%s %q is not an absolute path", what, path)
+	}
+	fd, err := unix.Open("/", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return &os.PathError{Op: "open", Path: "/", Err: err}
+	}
+	defer func() { unix.Close(fd) }()
+	comps := strings.Split(strings.Trim(filepath.Clean(path), "/"), "/")
+	cur, hops := "/", 0
+	for len(comps) > 0 {
+		c := comps[0]
+		comps = comps[1:]
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			// Clean removed every ".." but those a link's target brings:
+			// go up by path from the directory reached so far.
+			cur = filepath.Dir(cur)
+			comps = append(strings.Split(strings.Trim(cur, "/"), "/"), comps...)
+			cur = "/"
+			nfd, err := unix.Open("/", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+			if err != nil {
+				return &os.PathError{Op: "open", Path: "/", Err: err}
+			}
+			unix.Close(fd)
+			fd = nfd
+			continue
+		}
+		next := filepath.Join(cur, c)
+		var st unix.Stat_t
+		err := unix.Fstatat(fd, c, &st, unix.AT_SYMLINK_NOFOLLOW)
+		if errors.Is(err, unix.ENOENT) {
+			// fd is a directory checked below: only its owner (euid or
+			// root) can have put anything in it, or, when it is sticky,
+			// nobody can take away what euid makes in it.
+			if err := unix.Mkdirat(fd, c, 0o755); err != nil && !errors.Is(err, unix.EEXIST) {
+				return &os.PathError{Op: "mkdir", Path: next, Err: err}
+			}
+			err = unix.Fstatat(fd, c, &st, unix.AT_SYMLINK_NOFOLLOW)
+		}
+		if err != nil {
+			return &os.PathError{Op: what, Path: next, Err: err}
+		}
+		if st.Mode&unix.S_IFMT == unix.S_IFLNK {
+			if !trustedOwner(st.Uid, euid) {
+				return &TrustError{What: "directory", Path: next, Reason: fmt.Sprintf("is a symbolic link owned by uid %d, not by uid %d or root, on the way to the %s %s", st.Uid, euid, what, path),
+					Fix: "choose a path that holds no other user's links"}
+			}
+			if hops++; hops > maxLinkHops {
+				return &os.PathError{Op: what, Path: path, Err: unix.ELOOP}
+			}
+			target, err := readlinkat(fd, c)
+			if err != nil {
+				return &os.PathError{Op: "readlink", Path: next, Err: err}
+			}
+			rest := strings.Split(strings.Trim(target, "/"), "/")
+			if filepath.IsAbs(target) {
+				nfd, err := unix.Open("/", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+				if err != nil {
+					return &os.PathError{Op: "open", Path: "/", Err: err}
+				}
+				unix.Close(fd)
+				fd, cur = nfd, "/"
+			}
+			comps = append(rest, comps...)
+			continue
+		}
+		nfd, err := unix.Openat(fd, c, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return &os.PathError{Op: what, Path: next, Err: err}
+		}
+		unix.Close(fd)
+		fd, cur = nfd, next
+		if err := unix.Fstat(fd, &st); err != nil {
+			return &os.PathError{Op: what, Path: cur, Err: err}
+		}
+		if len(comps) == 0 {
+			return checkStat(what, path, &st, true, euid)
+		}
+		if !trustedOwner(st.Uid, euid) {
+			return &TrustError{What: "directory", Path: cur, Reason: fmt.Sprintf("is owned by uid %d, not by uid %d or root, and holds the %s %s", st.Uid, euid, what, path),
+				Fix: "choose a path under directories owned by you or root"}
+		}
+		if st.Mode&0o022 != 0 && st.Mode&unix.S_ISVTX == 0 {
+			return &TrustError{What: "directory", Path: cur, Reason: fmt.Sprintf("is writable by other users (mode %04o) and holds the %s %s", st.Mode&0o777, what, path),
+				Fix: fmt.Sprintf("run: chmod go-w %s, or choose a path under one only you or root can write", cur)}
+		}
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return &os.PathError{Op: what, Path: path, Err: err}
+	}
+	return checkStat(what, path, &st, true, euid)
+}
+
+// readlinkat reads the target of the link name in the directory dfd.
+func readlinkat(dfd int, name string) (string, error) {
+	buf := make([]byte, unix.PathMax)
+	n, err := unix.Readlinkat(dfd, name, buf)
+	if err != nil {
+		return "", err
+	}
+	if n == len(buf) {
+		return "", unix.ENAMETOOLONG
+	}
+	return string(buf[:n]), nil
 }
