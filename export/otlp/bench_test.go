@@ -11,8 +11,8 @@ import (
 
 // BenchmarkExportHost is one collection and export of the live host's
 // core objects (Processor, Memory, PhysicalDisk, Network Interface,
-// System) to a loopback OTLP/gRPC receiver: a sample, the mapping, the
-// SDK's aggregation and the request, as every Options.Interval costs.
+// System) to a loopback OTLP/gRPC receiver: a sample, the mapping into
+// metric data and the request, as every Options.Interval costs.
 func BenchmarkExportHost(b *testing.B) {
 	if _, err := os.Stat("/proc/stat"); err != nil {
 		b.Skipf("no /proc: %v", err)
@@ -42,7 +42,7 @@ func BenchmarkExportHost(b *testing.B) {
 			}
 			defer e.Shutdown(context.Background())
 			ctx := context.Background()
-			e.ForceFlush(ctx) // instruments of the first collection registered
+			e.ForceFlush(ctx) // the first export, as every later one
 			b.ReportAllocs()
 			for b.Loop() {
 				if err := e.ForceFlush(ctx); err != nil {

@@ -1,19 +1,13 @@
 package otlp
 
 import (
-	"context"
-	"errors"
-	"fmt"
-	"io"
 	"math"
 	"math/bits"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/metric"
 
 	"github.com/perfcounters/perfcounters/calc"
 	"github.com/perfcounters/perfcounters/countertype"
@@ -24,125 +18,16 @@ import (
 // totalName is the name of the instance that aggregates the others.
 const totalName = "_Total"
 
-// sink receives the values of one walk over a sample: the collection's
-// observer, or the discovery of the instruments a sample needs.
-type sink interface {
-	int(sp spec, v int64, attrs attribute.Set)
-	float(sp spec, v float64, attrs attribute.Set)
-	live() bool // values are observed (CPU utilization state moves on)
-}
-
-// discovery notes the instruments a sample needs.
-type discovery struct{ e *Exporter }
-
-func (d discovery) int(sp spec, _ int64, _ attribute.Set)     { d.e.want(sp) }
-func (d discovery) float(sp spec, _ float64, _ attribute.Set) { d.e.want(sp) }
-func (d discovery) live() bool                                { return false }
-
-// observation hands values to the SDK's observer; a value of an
-// instrument not registered yet is left out and the instrument noted.
-type observation struct {
-	e *Exporter
-	o metric.Observer
-}
-
-func (ob observation) int(sp spec, v int64, attrs attribute.Set) {
-	in := ob.e.insts[sp.name]
-	if in == nil || !in.registered {
-		ob.e.want(sp)
-		return
-	}
-	if iob, ok := in.obs.(metric.Int64Observable); ok {
-		ob.o.ObserveInt64(iob, v, metric.WithAttributeSet(attrs))
-	}
-}
-
-func (ob observation) float(sp spec, v float64, attrs attribute.Set) {
-	in := ob.e.insts[sp.name]
-	if in == nil || !in.registered {
-		ob.e.want(sp)
-		return
-	}
-	if fo, ok := in.obs.(metric.Float64Observable); ok {
-		ob.o.ObserveFloat64(fo, v, metric.WithAttributeSet(attrs))
-	}
-}
-
-func (ob observation) live() bool { return true }
-
-// discover notes the instruments of a sample (New's first sample).
-func (e *Exporter) discover(s *pdh.Sample) {
-	e.walk(s, discovery{e})
-}
-
-// collect is the callback of registration gen: one sample of the source,
-// observed. A callback of an older registration does nothing, so a
-// collection never samples twice while a registration is replaced.
-func (e *Exporter) collect(ctx context.Context, o metric.Observer, gen int) (err error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	// A panic (of the source, or in mapping its sample) is this
-	// collection's error, which the SDK reports; the next push collects
-	// again.
-	defer func() {
-		if v := recover(); v != nil {
-			err = fmt.Errorf("OTLP export: collection panicked: %v\n%s", v, debug.Stack())
-			e.log.Warn("OTLP export: collection panicked", "panic", fmt.Sprint(v))
-		}
-	}()
-	if gen != e.gen {
-		return nil
-	}
-	s, err := e.src.Sample(ctx, e.objects)
-	if err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil // a recording that has ended: nothing new
-		}
-		e.log.Warn("OTLP export: sample failed", "err", err)
-		return fmt.Errorf("OTLP export: sample: %w", err)
-	}
-	for _, p := range s.Problems {
-		e.log.Debug("OTLP export: sample problem", "problem", p.String())
-	}
-	e.walk(s, observation{e, o})
-	if len(e.pending) > 0 && !e.busy && !e.closed {
-		// New objects or counters: their instruments are created and
-		// registered outside the collection (the SDK holds its lock),
-		// for the next one.
-		e.busy = true
-		done := make(chan struct{})
-		e.regDone = done
-		go func() {
-			defer close(done)
-			err := e.register()
-			e.mu.Lock()
-			e.busy = false
-			e.mu.Unlock()
-			if err != nil {
-				e.log.Warn("OTLP export: new metrics", "err", err)
-			}
-		}()
-	}
-	return nil
-}
-
-// waitRegister waits for a registration started by a collection.
-func (e *Exporter) waitRegister() {
-	e.mu.Lock()
-	ch := e.regDone
-	e.mu.Unlock()
-	if ch != nil {
-		<-ch
-	}
-}
-
 // walk maps every exported object of the sample (the first block holding
-// an object wins, as in pdh) into k.
-func (e *Exporter) walk(s *pdh.Sample, k sink) {
+// an object wins, as in pdh) into c. With c nil it only names the generic
+// metrics of the sample's counters.
+func (e *Exporter) walk(s *pdh.Sample, c *collection) {
 	seen := map[uint32]bool{}
 	parents := parentNames{s: s}
 	next := map[string]cpuPrev{}
-	tab := &startTable{boot: bootOf(s), procs: map[string]*procInfo{}, pids: map[int64]*procInfo{}}
+	if c != nil {
+		c.boot = bootOf(s)
+	}
 	for _, blk := range s.Blocks {
 		h := blk.Header()
 		for it := blk.Objects(); it.Next(); {
@@ -154,19 +39,17 @@ func (e *Exporter) walk(s *pdh.Sample, k sink) {
 			}
 			seen[idx] = true
 			w := objectWalk{
-				e: e, k: k, s: s, o: o, sel: sel,
+				e: e, c: c, s: s, o: o, sel: sel,
 				clocks: calc.Clocks{PerfTime: h.PerfTime, PerfFreq: h.PerfFreq, PerfTime100nSec: h.PerfTime100nSec,
 					ObjectTime: o.PerfTime(), ObjectFreq: o.PerfFreq()},
 				missing: missingOf(s.Problems, idx, h.SystemName),
 				cpuNext: next,
-				starts:  tab,
 			}
 			w.run(&parents)
 		}
 	}
-	if k.live() {
+	if c != nil {
 		e.prevCPU = next
-		e.starts = tab
 	}
 }
 
@@ -184,14 +67,14 @@ func missingOf(problems []pdh.Problem, idx uint32, system string) []pdh.MissingV
 // objectWalk maps one object of one sample.
 type objectWalk struct {
 	e       *Exporter
-	k       sink
+	c       *collection // nil: naming only
 	s       *pdh.Sample
 	o       perfdata.Object
 	sel     *Selection
 	clocks  calc.Clocks
 	missing []pdh.MissingValues
 	cpuNext map[string]cpuPrev
-	starts  *startTable // the processes of the sample, for start times
+	proc    *procInfo // the Process instance walked, nil for any other
 
 	defs    []perfdata.CounterDef
 	byIndex map[uint32]int // title index -> position of the first non-base definition
@@ -224,6 +107,9 @@ func (w *objectWalk) run(parents *parentNames) {
 		if m := w.e.genericFor(o.NameIndex(), d); m != nil {
 			w.generic = append(w.generic, genericUse{pos: i, m: m})
 		}
+	}
+	if w.c == nil {
+		return
 	}
 	if o.SingleInstance() {
 		w.instance(o.SingleBlock(), -1, "", "", nil)
@@ -282,11 +168,12 @@ func (w *objectWalk) isMissing(pos int, counter uint32) bool {
 // instance maps one instance: the semantic-convention rules of the
 // object, then the generic metrics.
 func (w *objectWalk) instance(cb perfdata.CounterBlock, pos int, name, display string, gattrs []attribute.KeyValue) {
+	w.proc = nil
 	if w.o.NameIndex() == objProcess && display != "" {
-		w.noteProcess(cb, pos, name, display)
+		w.proc = w.noteProcess(cb, pos, name)
 	}
 	if rules := w.e.rules[w.o.NameIndex()]; len(rules) > 0 {
-		if attrs, ok := w.semconvAttrs(cb, pos, name, display); ok {
+		if attrs, ok := w.semconvAttrs(name, display); ok {
 			for i := range rules {
 				w.rule(&rules[i], cb, pos, name, attrs)
 			}
@@ -301,7 +188,7 @@ func (w *objectWalk) instance(cb perfdata.CounterBlock, pos int, name, display s
 // semconvAttrs are the attributes an instance gives every metric of the
 // table; ok is false for instances the conventions leave out (_Total,
 // Process's Idle).
-func (w *objectWalk) semconvAttrs(cb perfdata.CounterBlock, pos int, name, display string) ([]attribute.KeyValue, bool) {
+func (w *objectWalk) semconvAttrs(name, display string) ([]attribute.KeyValue, bool) {
 	if name == totalName {
 		return nil, false
 	}
@@ -321,15 +208,10 @@ func (w *objectWalk) semconvAttrs(cb perfdata.CounterBlock, pos int, name, displ
 	case objNetwork:
 		return []attribute.KeyValue{attribute.String("network.interface.name", name)}, true
 	case objProcess:
-		p, ok := w.byIndex[cIDProcess]
-		if !ok || w.isMissing(pos, cIDProcess) {
-			return nil, false
+		if w.proc == nil {
+			return nil, false // Idle, or no process id
 		}
-		pid := cb.Value(w.defs[p])
-		if pid == 0 || pid > math.MaxInt32 {
-			return nil, false // Idle, or not a process id
-		}
-		return []attribute.KeyValue{attribute.Int64("process.pid", int64(pid)), attribute.String("process.executable.name", name)}, true
+		return []attribute.KeyValue{attribute.Int64("process.pid", w.proc.pid), attribute.String("process.executable.name", name)}, true
 	}
 	return nil, true
 }
@@ -396,14 +278,14 @@ func (w *objectWalk) rule(r *rule, cb perfdata.CounterBlock, pos int, name strin
 		if v > math.MaxInt64 {
 			return
 		}
-		w.k.int(r.metric, int64(v), attrs)
+		w.c.add(r.metric, attrs, int64(v), 0, w.proc)
 	case howTime:
 		d, f := calc.TimeBase(first, w.clocks)
 		if f == 0 || f > math.MaxInt64 {
 			return
 		}
 		sec := float64(v) / float64(f)
-		w.k.float(r.metric, sec, attrs)
+		w.c.add(r.metric, attrs, 0, sec, w.proc)
 		if r.metric.name == scCPUTime.name && w.e.opts.CPUUtilization {
 			w.utilization(name, r.attrs, sec, float64(d)/float64(f), iattrs)
 		}
@@ -414,22 +296,19 @@ func (w *objectWalk) rule(r *rule, cb perfdata.CounterBlock, pos int, name strin
 		if c > math.MaxInt64 || c < math.MinInt64 {
 			return
 		}
-		w.k.int(r.metric, int64(c), attrs)
+		w.c.add(r.metric, attrs, int64(c), 0, w.proc)
 	case howElapsed:
 		d, f := calc.TimeBase(first, w.clocks)
 		if f == 0 || f > math.MaxInt64 || v == 0 || v > d {
 			return
 		}
-		w.k.float(r.metric, float64(d-v)/float64(f), attrs)
+		w.c.add(r.metric, attrs, 0, float64(d-v)/float64(f), w.proc)
 	}
 }
 
-// utilization observes system.cpu.utilization for one CPU mode: the
+// utilization records system.cpu.utilization for one CPU mode: the
 // mode's seconds over the clock's seconds since the previous sample.
 func (w *objectWalk) utilization(cpu string, mode []attribute.KeyValue, sec, clock float64, iattrs []attribute.KeyValue) {
-	if !w.k.live() {
-		return
-	}
 	key := cpu
 	for _, a := range mode {
 		key += "\x00" + a.Value.String()
@@ -440,10 +319,10 @@ func (w *objectWalk) utilization(cpu string, mode []attribute.KeyValue, sec, clo
 		return
 	}
 	attrs := attribute.NewSet(append(append([]attribute.KeyValue(nil), iattrs...), mode...)...)
-	w.k.float(scCPUUtilization, (sec-prev.seconds)/(clock-prev.clock), attrs)
+	w.c.add(scCPUUtilization, attrs, 0, (sec-prev.seconds)/(clock-prev.clock), nil)
 }
 
-// genericValue observes a counter's generic metrics for an instance.
+// genericValue records a counter's generic metrics for an instance.
 func (w *objectWalk) genericValue(g genericUse, cb perfdata.CounterBlock, pos int, attrs attribute.Set) {
 	d := w.defs[g.pos]
 	if w.isMissing(pos, d.NameIndex) {
@@ -466,37 +345,37 @@ func (w *objectWalk) genericValue(g genericUse, cb perfdata.CounterBlock, pos in
 	}
 }
 
-// part observes one raw value of a counter of type typ.
+// part records one raw value of a counter of type typ.
 func (w *objectWalk) part(p part, sp spec, typ countertype.Type, raw uint64, attrs attribute.Set) {
 	switch p {
 	case partGauge:
 		// A 64-bit raw count is signed where providers give it a sign;
 		// a DWORD is zero-extended, as PDH shows it.
-		w.k.int(sp, int64(raw), attrs)
+		w.c.add(sp, attrs, int64(raw), 0, w.proc)
 	case partSum:
 		if raw > math.MaxInt64 {
 			return
 		}
-		w.k.int(sp, int64(raw), attrs)
+		w.c.add(sp, attrs, int64(raw), 0, w.proc)
 	case partFloat:
 		v := math.Float64frombits(raw)
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return
 		}
-		w.k.float(sp, v, attrs)
+		w.c.add(sp, attrs, 0, v, w.proc)
 	case partTime, partQueue:
 		_, f := calc.TimeBase(typ, w.clocks)
 		if f == 0 || f > math.MaxInt64 {
 			return
 		}
-		w.k.float(sp, float64(raw)/float64(f), attrs)
+		w.c.add(sp, attrs, 0, float64(raw)/float64(f), w.proc)
 	case partStartTime:
 		d, f := calc.TimeBase(typ, w.clocks)
 		if f == 0 || f > math.MaxInt64 || raw == 0 || raw >= d {
 			return
 		}
 		age := float64(d-raw) / float64(f)
-		w.k.float(sp, float64(w.s.Time.UnixNano())/1e9-age, attrs)
+		w.c.add(sp, attrs, 0, float64(w.s.Time.UnixNano())/1e9-age, w.proc)
 	}
 }
 
@@ -547,7 +426,7 @@ func (e *Exporter) taken(name string, key genericKey) bool {
 	return ok && k != key
 }
 
-// partSpec is the instrument of a part.
+// partSpec is the metric of a part.
 func partSpec(p part, name, desc string) spec {
 	sp := spec{name: name, unit: p.unit(), desc: desc}
 	switch p {

@@ -1,9 +1,10 @@
 // Package otlp pushes a data source's counters to an OpenTelemetry
-// collector over OTLP (gRPC or HTTP/protobuf), with the OpenTelemetry Go
-// SDK: a periodic reader collects every Options.Interval, and one
-// callback takes one sample of the source (pdh.Source: the live host, a
-// remote host, a log) for that collection and observes asynchronous
-// instruments from its raw values.
+// collector over OTLP (gRPC or HTTP/protobuf): every Options.Interval it
+// takes one sample of the source (pdh.Source: the live host, a remote
+// host, a log), builds that sample's metric data (metricdata, the
+// OpenTelemetry Go SDK's data model) from its raw values and hands it to
+// the SDK's OTLP exporter (otlpmetricgrpc, otlpmetrichttp), which sends
+// it.
 //
 // The core objects get the semantic-convention metrics
 // (system.cpu.time, system.memory.usage, system.disk.io,
@@ -21,8 +22,8 @@
 // their start the process's start for a process's points and the host's
 // boot for the others, both read from the sample; the backend computes
 // rates. Options.ProcessResources gives each process a resource of its
-// own (process.pid, process.executable.name, process.command_line), as
-// the semantic conventions model processes; the resource otherwise
+// own (process.pid, process.executable.name, process.creation.time,
+// process.command_line), as the semantic conventions model processes; the resource otherwise
 // describes the host, with attributes from OTEL_RESOURCE_ATTRIBUTES and
 // Options.Resource (-otlp-resource). Values a source marks as placeholders
 // (pdh.Problem.Missing) are left out, never sent as zeros.

@@ -20,7 +20,6 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetricgrpc"
 	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
-	"go.opentelemetry.io/otel/metric"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/resource"
@@ -35,17 +34,16 @@ import (
 const scope = "github.com/perfcounters/perfcounters/export/otlp"
 
 // Exporter pushes a source's counters to an OpenTelemetry collector over
-// OTLP: every Options.Interval the SDK's periodic reader collects, the
-// Exporter takes one sample of the source for that collection, and the
-// observations go out as one OTLP request. It is safe for concurrent use.
+// OTLP: every Options.Interval it takes one sample of the source, builds
+// the metric data of that sample and hands it to the OTLP exporter. It is
+// safe for concurrent use.
 type Exporter struct {
-	src      pdh.Source
-	opts     Options
-	log      *slog.Logger
-	provider *sdkmetric.MeterProvider
-	reader   *sdkmetric.PeriodicReader
-	meter    metric.Meter
-	exp      *loggedExporter
+	src     pdh.Source
+	opts    Options
+	log     *slog.Logger
+	exp     *loggedExporter
+	res     *resource.Resource // the host's
+	created time.Time          // the start of gauges, and of sums whose sample gives none
 
 	objects []uint32              // asked of the source in every Sample
 	export  map[uint32]*Selection // the objects exported, with their instance patterns
@@ -55,25 +53,15 @@ type Exporter struct {
 	// semantic-convention metrics of a Linux-only object (namedRules).
 	instAttr map[uint32]string
 
-	mu      sync.Mutex // guards what follows; held through a collection
-	insts   map[string]*instrument
+	stop context.CancelFunc // ends the periodic export
+	done chan struct{}      // closed when it has ended
+
+	mu      sync.Mutex // guards what follows; held through a collection and its export
+	closed  bool
 	generic map[genericKey]*genericMetric
 	owner   map[string]genericKey // generic metric names taken, by whom
-	pending []spec                // instruments seen in a sample, not yet registered
-	busy    bool                  // a registration goroutine is running
-	closed  bool
-	gen     int // the registration whose callback samples
-	reg     metric.Registration
-	regDone chan struct{} // closed when the last registration started by a collection ends
 	prevCPU map[string]cpuPrev
-	starts  *startTable // of the last collection: boot and process starts
-}
-
-// instrument is one asynchronous instrument.
-type instrument struct {
-	spec
-	obs        metric.Observable
-	registered bool // part of the current callback registration
+	cmds    map[procKey]cmdLine // command lines read, by process
 }
 
 // genericKey identifies a counter of the generic mapping.
@@ -85,7 +73,7 @@ type genericKey struct {
 // genericMetric is a counter's generic metrics: its value and its base.
 type genericMetric struct {
 	plan          plan
-	value, second spec // the instruments; second.name "" when none
+	value, second spec // the metrics; second.name "" when none
 }
 
 // cpuPrev is a CPU mode's time at the previous sample, for utilization.
@@ -119,9 +107,9 @@ func New(ctx context.Context, src pdh.Source, opts Options) (*Exporter, error) {
 		src:     src,
 		opts:    opts,
 		log:     opts.Logger,
+		created: time.Now(),
 		export:  map[uint32]*Selection{},
 		rules:   map[uint32][]rule{},
-		insts:   map[string]*instrument{},
 		generic: map[genericKey]*genericMetric{},
 		owner:   map[string]genericKey{},
 		prevCPU: map[string]cpuPrev{},
@@ -133,34 +121,42 @@ func New(ctx context.Context, src pdh.Source, opts Options) (*Exporter, error) {
 	if err != nil {
 		return nil, err
 	}
+	if e.res, err = e.resource(first); err != nil {
+		return nil, err
+	}
 	exp, err := newOTLPExporter(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
-	e.exp = &loggedExporter{Exporter: &shapingExporter{Exporter: exp, e: e}, log: e.log}
-	e.reader = sdkmetric.NewPeriodicReader(e.exp, sdkmetric.WithInterval(opts.Interval), sdkmetric.WithTimeout(opts.Timeout))
-	res, err := e.resource(first)
-	if err != nil {
-		return nil, err
-	}
-	e.provider = sdkmetric.NewMeterProvider(sdkmetric.WithReader(e.reader), sdkmetric.WithResource(res),
-		sdkmetric.WithCardinalityLimit(max(opts.CardinalityLimit, 0)))
-	e.meter = e.provider.Meter(scope)
-
-	// Instruments: the semantic-convention ones of the exported objects,
-	// and the generic ones of the counters of the first sample.
+	e.exp = &loggedExporter{Exporter: exp, log: e.log}
 	e.useRules()
-	if _, ok := e.export[objProcessor]; ok && opts.CPUUtilization {
-		e.want(scCPUUtilization)
-	}
 	if first != nil {
-		e.discover(first)
+		// The generic metrics are named in the order of the first sample.
+		e.walk(first, nil)
 	}
-	if err := e.register(); err != nil {
-		e.provider.Shutdown(context.WithoutCancel(ctx))
-		return nil, err
-	}
+	loop, stop := context.WithCancel(context.Background())
+	e.stop, e.done = stop, make(chan struct{})
+	go e.run(loop)
 	return e, nil
+}
+
+// run exports every Options.Interval until loop ends.
+func (e *Exporter) run(loop context.Context) {
+	defer close(e.done)
+	t := time.NewTicker(e.opts.Interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			e.mu.Lock()
+			if !e.closed {
+				e.collectAndExport(loop) // failures are logged
+			}
+			e.mu.Unlock()
+		case <-loop.Done():
+			return
+		}
+	}
 }
 
 // useRules takes the semantic-convention rules of the exported objects:
@@ -173,7 +169,6 @@ func (e *Exporter) useRules() {
 	for _, r := range rules {
 		if _, ok := e.export[r.object]; ok {
 			e.rules[r.object] = append(e.rules[r.object], r)
-			e.want(r.metric)
 			if r.instAttr != "" {
 				e.instAttr[r.object] = r.instAttr
 			}
@@ -251,20 +246,11 @@ func (e *Exporter) selectObjects(ctx context.Context) (*pdh.Sample, error) {
 		}
 	}
 	for idx := range e.export {
-		if !containsIndex(e.objects, idx) {
+		if !slices.Contains(e.objects, idx) {
 			e.objects = append(e.objects, idx)
 		}
 	}
 	return first, nil
-}
-
-func containsIndex(s []uint32, v uint32) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // objectIndex resolves an object's name (or decimal title index).
@@ -389,8 +375,9 @@ func hostArch(goarch string) string {
 	return goarch
 }
 
-// newOTLPExporter builds the OTLP exporter of the protocol asked for, with
-// cumulative temporality whatever the environment says.
+// newOTLPExporter builds the OTLP exporter of the protocol asked for. The
+// data handed to it is cumulative whatever the environment says; the
+// temporality selector says so too.
 func newOTLPExporter(ctx context.Context, o Options) (sdkmetric.Exporter, error) {
 	if o.Exporter != nil {
 		return o.Exporter, nil
@@ -495,106 +482,30 @@ func parseEndpoint(ep string, proto Protocol) (host, path string, insecure bool,
 	return ep, path, insecure, nil
 }
 
-// want notes an instrument needed; it is created and registered by the
-// next register.
-func (e *Exporter) want(sp spec) {
-	if _, ok := e.insts[sp.name]; ok {
-		return
-	}
-	for _, p := range e.pending {
-		if p.name == sp.name {
-			return
-		}
-	}
-	e.pending = append(e.pending, sp)
-}
-
-// register creates the pending instruments and registers one callback
-// observing all instruments, replacing the previous registration. It must
-// not run inside a collection (the SDK holds its lock there).
-func (e *Exporter) register() error {
-	e.mu.Lock()
-	pending := e.pending
-	e.pending = nil
-	e.mu.Unlock()
-	created := make([]*instrument, 0, len(pending))
-	var errs []error
-	for _, sp := range pending {
-		in, err := e.newInstrument(sp)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		created = append(created, in)
-	}
-	e.mu.Lock()
-	for _, in := range created {
-		e.insts[in.name] = in
-	}
-	all := make([]metric.Observable, 0, len(e.insts))
-	for _, in := range e.insts {
-		all = append(all, in.obs)
-	}
-	gen := e.gen + 1
-	old := e.reg
-	e.mu.Unlock()
-
-	reg, err := e.meter.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
-		return e.collect(ctx, o, gen)
-	}, all...)
-	if err != nil {
-		return errors.Join(append(errs, fmt.Errorf("OTLP export: registering the callback: %w", err))...)
-	}
-	e.mu.Lock()
-	e.gen, e.reg = gen, reg
-	for _, in := range e.insts {
-		in.registered = true
-	}
-	e.mu.Unlock()
-	if old != nil {
-		if err := old.Unregister(); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	return errors.Join(errs...)
-}
-
-// newInstrument creates an asynchronous instrument.
-func (e *Exporter) newInstrument(sp spec) (*instrument, error) {
-	u, d := metric.WithUnit(sp.unit), metric.WithDescription(sp.desc)
-	var obs metric.Observable
-	var err error
-	switch sp.kind {
-	case kindIntCounter:
-		obs, err = e.meter.Int64ObservableCounter(sp.name, u, d)
-	case kindFloatCounter:
-		obs, err = e.meter.Float64ObservableCounter(sp.name, u, d)
-	case kindIntUpDown:
-		obs, err = e.meter.Int64ObservableUpDownCounter(sp.name, u, d)
-	case kindFloatUpDown:
-		obs, err = e.meter.Float64ObservableUpDownCounter(sp.name, u, d)
-	case kindIntGauge:
-		obs, err = e.meter.Int64ObservableGauge(sp.name, u, d)
-	case kindFloatGauge:
-		obs, err = e.meter.Float64ObservableGauge(sp.name, u, d)
-	default:
-		err = fmt.Errorf("instrument kind %d", sp.kind)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("OTLP export: metric %s: %w", sp.name, err)
-	}
-	return &instrument{spec: sp, obs: obs}, nil
-}
+// errShutdown is ForceFlush's error after Shutdown.
+var errShutdown = errors.New("OTLP export: shut down")
 
 // ForceFlush collects (one sample) and exports now, waiting for the
-// collector's answer within ctx.
+// collector's answer within ctx (within Options.Timeout where ctx has no
+// deadline).
 func (e *Exporter) ForceFlush(ctx context.Context) error {
-	e.waitRegister() // instruments found by the previous collection are registered first
-	return e.provider.ForceFlush(ctx)
+	ctx, cancel := e.bounded(ctx)
+	defer cancel()
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return errShutdown
+	}
+	err := e.collectAndExport(ctx)
+	e.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	return e.exp.ForceFlush(ctx)
 }
 
-// Shutdown exports a last time and stops the export. Later calls do
-// nothing.
+// Shutdown stops the periodic export, exports a last time and shuts the
+// OTLP exporter down. Later calls do nothing.
 func (e *Exporter) Shutdown(ctx context.Context) error {
 	e.mu.Lock()
 	closed := e.closed
@@ -603,8 +514,22 @@ func (e *Exporter) Shutdown(ctx context.Context) error {
 	if closed {
 		return nil
 	}
-	e.waitRegister()
-	return e.provider.Shutdown(ctx)
+	ctx, cancel := e.bounded(ctx)
+	defer cancel()
+	e.stop()
+	<-e.done
+	e.mu.Lock()
+	err := e.collectAndExport(ctx)
+	e.mu.Unlock()
+	return cmp.Or(err, e.exp.Shutdown(ctx))
+}
+
+// bounded is ctx within Options.Timeout where it has no deadline.
+func (e *Exporter) bounded(ctx context.Context) (context.Context, context.CancelFunc) {
+	if _, ok := ctx.Deadline(); ok {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, e.opts.Timeout)
 }
 
 // ShutdownTimeout bounds Run's last export: a person who stops the program
@@ -624,8 +549,7 @@ func (e *Exporter) Run(ctx context.Context) error {
 // Objects returns the title indexes asked of the source in every sample.
 func (e *Exporter) Objects() []uint32 { return append([]uint32(nil), e.objects...) }
 
-// loggedExporter logs failed exports (the SDK would hand them to
-// OpenTelemetry's process-wide error handler only).
+// loggedExporter logs failed exports.
 type loggedExporter struct {
 	sdkmetric.Exporter
 	log *slog.Logger

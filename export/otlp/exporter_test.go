@@ -18,6 +18,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	ct "github.com/perfcounters/perfcounters/countertype"
@@ -307,9 +308,8 @@ func TestHTTPSelection(t *testing.T) {
 }
 
 // TestLateObject: an object that appears after New (a provider started
-// later) gets its instruments registered after the collection that first
-// sees it, and is exported from the next one on; each collection still
-// takes exactly one sample.
+// later) is exported once a sample holds it; each collection still takes
+// exactly one sample.
 func TestLateObject(t *testing.T) {
 	rcv, addr := startGRPC(t)
 	src, _ := fixtureOf(t, 3, 1)
@@ -331,8 +331,8 @@ func TestLateObject(t *testing.T) {
 	if m := widgets(); m != nil && len(m.points) > 0 {
 		t.Errorf("sample 0 has no Widget Factory, got %v", m.points)
 	}
-	flush(t, e) // sample 1: seen, registered for the next collection
-	flush(t, e) // sample 2: exported
+	flush(t, e) // sample 1: there
+	flush(t, e) // sample 2
 	m := widgets()
 	if m == nil || m.points["perf.instance=north,perf.parent=1"] != 102 {
 		t.Errorf("sample 2: widgets_made %v, want north/1 at 102", m)
@@ -580,4 +580,34 @@ func TestCardinality(t *testing.T) {
 			t.Errorf("limit %d: %d points, want %d", tc.limit, len(m.points), tc.want)
 		}
 	}
+}
+
+// TestPeriodic: the export runs every Options.Interval, one sample each,
+// and Shutdown stops it after a last export.
+func TestPeriodic(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src, _ := fixtureOf(t, 5, 0)
+		k := &keepExporter{}
+		e, err := New(context.Background(), src, Options{Exporter: k, Interval: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(2*time.Minute + time.Second)
+		synctest.Wait()
+		k.mu.Lock()
+		n := len(k.rms)
+		k.mu.Unlock()
+		if n != 2 || src.samplesTaken() != 3 {
+			t.Errorf("after 2 intervals: %d exports, %d samples; want 2 and 3 (New's and one per export)", n, src.samplesTaken())
+		}
+		shutdown(t, e)
+		time.Sleep(5 * time.Minute)
+		synctest.Wait()
+		k.mu.Lock()
+		n = len(k.rms)
+		k.mu.Unlock()
+		if n != 3 {
+			t.Errorf("%d exports after Shutdown and 5 more intervals, want 3 (its last one)", n)
+		}
+	})
 }

@@ -131,17 +131,26 @@ type capture struct {
 	vals  map[string]float64
 }
 
-func (c *capture) put(sp spec, v float64, attrs attribute.Set) {
-	key := sp.name
-	if attrs.Len() > 0 {
-		key += "{" + attrs.Encoded(attribute.DefaultEncoder()) + "}"
+// walkCapture walks s into a collection and captures its points.
+func walkCapture(e *Exporter, s *pdh.Sample) *capture {
+	col := newCollection(0)
+	e.walk(s, col)
+	c := &capture{kinds: map[string]instKind{}, vals: map[string]float64{}}
+	for _, m := range col.metrics {
+		for _, p := range m.points {
+			key := m.name
+			if p.attrs.Len() > 0 {
+				key += "{" + p.attrs.Encoded(attribute.DefaultEncoder()) + "}"
+			}
+			c.kinds[m.name] = m.kind
+			c.vals[key] = float64(p.i)
+			if m.kind == kindFloatCounter || m.kind == kindFloatGauge {
+				c.vals[key] = p.f
+			}
+		}
 	}
-	c.kinds[sp.name] = sp.kind
-	c.vals[key] = v
+	return c
 }
-func (c *capture) int(sp spec, v int64, attrs attribute.Set)     { c.put(sp, float64(v), attrs) }
-func (c *capture) float(sp spec, v float64, attrs attribute.Set) { c.put(sp, v, attrs) }
-func (c *capture) live() bool                                    { return true }
 
 // TestGenericValues maps one counter of each kind with distinct clocks
 // (block PerfFreq 10^6, object PerfFreq 1000) and checks every value,
@@ -200,8 +209,7 @@ func TestGenericValues(t *testing.T) {
 			}
 			e := bareExporter(&memSource{db: db}, Options{})
 			e.export[obj] = &Selection{Object: "Test Object"}
-			c := &capture{kinds: map[string]instKind{}, vals: map[string]float64{}}
-			e.walk(s, c)
+			c := walkCapture(e, s)
 			name := "perfc.test_object.test_counter"
 			switch tc.typ {
 			case ct.PERF_ELAPSED_TIME:
@@ -228,12 +236,12 @@ func TestGenericValues(t *testing.T) {
 	}
 }
 
-// bareExporter is an Exporter without the SDK, for walking samples.
+// bareExporter is an Exporter without an OTLP exporter, for walking
+// samples.
 func bareExporter(src pdh.Source, opts Options) *Exporter {
 	return &Exporter{
 		src: src, opts: opts, export: map[uint32]*Selection{}, rules: map[uint32][]rule{}, covered: covered(semconvRules),
-		insts: map[string]*instrument{}, generic: map[genericKey]*genericMetric{}, owner: map[string]genericKey{},
-		prevCPU: map[string]cpuPrev{},
+		generic: map[genericKey]*genericMetric{}, owner: map[string]genericKey{}, prevCPU: map[string]cpuPrev{},
 	}
 }
 
@@ -257,8 +265,7 @@ func TestPlaceholdersLeftOut(t *testing.T) {
 	for _, r := range semconvRules {
 		e.rules[r.object] = append(e.rules[r.object], r)
 	}
-	c := &capture{kinds: map[string]instKind{}, vals: map[string]float64{}}
-	e.walk(s, c)
+	c := walkCapture(e, s)
 	for key := range c.vals {
 		if strings.Contains(key, "free") || strings.HasPrefix(key, "perfc.memory.committed_bytes{") ||
 			key == "perfc.memory.committed_bytes" || strings.Contains(key, "=lo") {

@@ -61,8 +61,7 @@ func TestLinuxObjectRules(t *testing.T) {
 		e.export[o] = &Selection{}
 	}
 	e.useRules()
-	cap := &capture{kinds: map[string]instKind{}, vals: map[string]float64{}}
-	e.walk(s, cap)
+	cap := walkCapture(e, s)
 	const g = `perf.instance=/system.slice/docker-3f2c1b0a9e8d.scope`
 	want := map[string]float64{
 		"container.cpu.time{cpu.mode=user," + g + "}":                              6.13915, // 100 ns units / 10^7

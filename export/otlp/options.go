@@ -85,9 +85,10 @@ type Options struct {
 	// two consecutive samples (none on the first export).
 	CPUUtilization bool
 	// CardinalityLimit is the most points one metric may have in one
-	// export; beyond it the SDK folds the rest into one point with the
-	// attribute otel.metric.overflow=true. 0 means no limit (the SDK's own
-	// default of 2000 would fold the processes of a busy host): the
+	// export; beyond it the rest are folded into one point with the
+	// attribute otel.metric.overflow=true (sums added, a gauge's last
+	// value), as the OpenTelemetry SDK folds them. 0 means no limit (the
+	// SDK's default of 2000 would fold the processes of a busy host): the
 	// selection of objects and instances is what bounds the series.
 	CardinalityLimit int
 	// GenericAll also exports the generic perfc.* metric of counters that
@@ -112,7 +113,8 @@ type Options struct {
 
 	// ProcessResources puts each process's metrics under a resource of
 	// its own (the host's attributes with process.pid,
-	// process.executable.name and, where CommandLine reads it,
+	// process.executable.name, process.creation.time where the sample
+	// gives the start and, where CommandLine reads it,
 	// process.command_line), as the semantic conventions model
 	// processes; by default they are points of the host's resource with
 	// process.pid and process.executable.name as attributes. Each
@@ -129,7 +131,9 @@ type Options struct {
 	Logger *slog.Logger
 	// Exporter, when not nil, receives the metrics instead of an OTLP
 	// endpoint (Protocol, Endpoint, TLS and Headers are then unused): the
-	// OpenTelemetry SDK's stdout exporter, or a test's in-memory one.
+	// OpenTelemetry SDK's stdout exporter, or a test's in-memory one. Its
+	// Export gets one ResourceMetrics per resource and collection, never
+	// reused, and its Temporality and Aggregation are not asked.
 	Exporter sdkmetric.Exporter
 }
 

@@ -7,9 +7,11 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	metricpb "go.opentelemetry.io/proto/otlp/metrics/v1"
 
@@ -217,6 +219,19 @@ func TestProcessResources(t *testing.T) {
 					}
 				}
 			}
+			// process.creation.time is the start every cumulative point
+			// of the process has.
+			created, err := time.Parse(time.RFC3339Nano, res["process.creation.time"].GetStringValue())
+			if err != nil {
+				t.Errorf("pid %d: process.creation.time: %v", pid, err)
+			}
+			for metric, ps := range pts {
+				for _, p := range ps {
+					if st := time.Unix(0, int64(p.StartTimeUnixNano)); !st.Equal(created) {
+						t.Errorf("pid %d %s: start %v, process.creation.time %v", pid, metric, st, created)
+					}
+				}
+			}
 			if pid == childPID {
 				if got := res["process.command_line"].GetStringValue(); got != "sleep 600" {
 					t.Errorf("child's process.command_line %q, want \"sleep 600\"", got)
@@ -259,5 +274,86 @@ func TestElapsedStart(t *testing.T) {
 		if got := elapsedStart(tc.n, tc.d, tc.f, at); !got.Equal(tc.want) {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// keepExporter keeps every ResourceMetrics handed to it (the exporter
+// never reuses one).
+type keepExporter struct {
+	dumpExporter
+	mu  sync.Mutex
+	rms []*metricdata.ResourceMetrics
+}
+
+func (k *keepExporter) Export(_ context.Context, rm *metricdata.ResourceMetrics) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.rms = append(k.rms, rm)
+	return nil
+}
+
+// TestProcessCreationTime: with one resource per process, each process's
+// resource carries process.creation.time, the process's start (the
+// fixture's Elapsed Time, a FILETIME) in RFC 3339, and every cumulative
+// point of the process starts then.
+func TestProcessCreationTime(t *testing.T) {
+	src, _ := fixture(t)
+	k := &keepExporter{}
+	e, err := New(context.Background(), src, Options{Exporter: k, Interval: time.Hour, Processes: true, ProcessResources: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer shutdown(t, e)
+	flush(t, e)
+	want := map[int64]time.Time{ // the fixture's starts: t0 less 600 s and 60 s
+		100: perfdata.FileTimeToTime(t0 - 600*1e7),
+		200: perfdata.FileTimeToTime(t0 - 60*1e7),
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	seen := 0
+	for _, rm := range k.rms {
+		pid, ok := rm.Resource.Set().Value("process.pid")
+		if !ok {
+			continue
+		}
+		seen++
+		start, ok := want[pid.AsInt64()]
+		if !ok {
+			t.Errorf("resource of pid %d", pid.AsInt64())
+			continue
+		}
+		v, ok := rm.Resource.Set().Value("process.creation.time")
+		if !ok || v.AsString() != start.UTC().Format(time.RFC3339Nano) {
+			t.Errorf("pid %d: process.creation.time %q (%v), want %q", pid.AsInt64(), v.AsString(), ok, start.UTC().Format(time.RFC3339Nano))
+		}
+		sums := 0
+		for _, sm := range rm.ScopeMetrics {
+			for _, m := range sm.Metrics {
+				var starts []time.Time
+				switch d := m.Data.(type) {
+				case metricdata.Sum[int64]:
+					for _, p := range d.DataPoints {
+						starts = append(starts, p.StartTime)
+					}
+				case metricdata.Sum[float64]:
+					for _, p := range d.DataPoints {
+						starts = append(starts, p.StartTime)
+					}
+				}
+				for _, st := range starts {
+					sums++
+					if !st.Equal(start) {
+						t.Errorf("pid %d %s: start %v, want %v", pid.AsInt64(), m.Name, st, start)
+					}
+				}
+			}
+		}
+		if sums == 0 {
+			t.Errorf("pid %d: no cumulative points", pid.AsInt64())
+		}
+	}
+	if seen != len(want) {
+		t.Errorf("%d process resources, want %d", seen, len(want))
 	}
 }

@@ -19,26 +19,25 @@ const (
 	objPagingFile = 700
 )
 
-// instKind is the kind of an OpenTelemetry asynchronous instrument.
+// instKind is the kind of a metric, as the OpenTelemetry instrument that
+// would report it.
 type instKind uint8
 
 const (
-	kindIntCounter   instKind = iota // Int64ObservableCounter: monotonic cumulative sum
-	kindFloatCounter                 // Float64ObservableCounter
-	kindIntUpDown                    // Int64ObservableUpDownCounter: non-monotonic cumulative sum
-	kindIntGauge                     // Int64ObservableGauge
-	kindFloatGauge                   // Float64ObservableGauge
-	kindFloatUpDown                  // Float64ObservableUpDownCounter (unused by the table)
-	numKinds
+	kindIntCounter   instKind = iota // Int64 Counter: a monotonic cumulative sum
+	kindFloatCounter                 // Float64 Counter
+	kindIntUpDown                    // Int64 UpDownCounter: a non-monotonic cumulative sum
+	kindIntGauge                     // Int64 Gauge
+	kindFloatGauge                   // Float64 Gauge
 )
 
-// spec declares one instrument.
+// spec declares one metric.
 type spec struct {
 	name, unit, desc string
 	kind             instKind
 }
 
-// The semantic-convention instruments (semantic conventions 1.43:
+// The semantic-convention metrics (semantic conventions 1.43:
 // docs/system/system-metrics.md, process-metrics.md).
 var (
 	scCPUTime         = spec{"system.cpu.time", "s", "Seconds each logical CPU spent on each mode.", kindFloatCounter}
