@@ -18,7 +18,15 @@ import (
 // case (Windows' file names compare without case). A symbolfile with a
 // directory part is looked for by its last element, with a warning.
 func Load(path string) (*Provider, error) {
-	data, err := filecap.ReadFile(path, ".ini file", MaxFileSize)
+	return LoadWith(path, func(path, what string) ([]byte, error) { return filecap.ReadFile(path, what, MaxFileSize) })
+}
+
+// LoadWith is Load reading each file (what names it: ".ini file",
+// "symbol file") with read, which a caller that registers for every user
+// makes refuse files and links other users control (lodctr:
+// state.ReadInputFile).
+func LoadWith(path string, read func(path, what string) ([]byte, error)) (*Provider, error) {
+	data, err := read(path, ".ini file")
 	if err != nil {
 		return nil, err
 	}
@@ -30,7 +38,7 @@ func Load(path string) (*Provider, error) {
 	if err != nil {
 		return nil, err
 	}
-	sdata, err := filecap.ReadFile(sym, "symbol file", MaxFileSize)
+	sdata, err := read(sym, "symbol file")
 	if err != nil {
 		return nil, &Error{File: path, Line: ini.SymbolLine, Msg: fmt.Sprintf("symbolfile %s: %v", ini.SymbolFile, err)}
 	}

@@ -3,6 +3,7 @@ package state
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -181,14 +182,70 @@ func MkdirLogDir(path string, euid int) error { return mkdirTrusted("log directo
 // mkdirTrusted is MkdirLogDir for a directory of any kind (what names it
 // in messages: "log directory", "state directory").
 func mkdirTrusted(what, path string, euid int) error {
-	if !filepath.IsAbs(path) {
-		return fmt.Errorf("%s %q is not an absolute path", what, path)
+	fd, err := openTrusted(what, path, euid, true)
+	if err == nil {
+		unix.Close(fd)
 	}
-	fd, err := unix.Open("/", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	return err
+}
+
+// ReadInputFile reads a file a command is given to register (lodctr's
+// .ini, its symbol file, a manifest) for a process of effective uid
+// euid, at most limit bytes: it is reached from / without following a
+// symbolic link that neither root nor euid owns, and read only when it
+// is a regular file that root or euid owns and no other user can write.
+// So another user's link, or file, never makes root register (and show
+// every user, in the titles) what a file of root's, or of theirs, holds.
+func ReadInputFile(path, what string, limit int64, euid int) ([]byte, error) {
+	abs, err := filepath.Abs(path)
 	if err != nil {
-		return &os.PathError{Op: "open", Path: "/", Err: err}
+		return nil, err
 	}
-	defer func() { unix.Close(fd) }()
+	fd, err := openTrusted(what, abs, euid, false)
+	if err != nil {
+		return nil, err
+	}
+	f := os.NewFile(uintptr(fd), path)
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", what, path, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s %s is larger than %d bytes", what, path, limit)
+	}
+	return data, nil
+}
+
+// openTrusted opens path for a process of effective uid euid, checking
+// each component before it is used: it walks from / with directory
+// descriptors and follows a symbolic link only when root or euid owns it.
+// With mkdir it makes each missing directory (mode 0755) with mkdirat in
+// the directory it has just checked, enters a directory only when root or
+// euid owns it and other users cannot write it (sticky directories such as
+// /tmp excepted), and returns the last directory once it passes checkStat;
+// without, it returns the last component, opened for reading, once it is
+// a regular file that passes checkStat.
+func openTrusted(what, path string, euid int, mkdir bool) (int, error) {
+	if !filepath.IsAbs(path) {
+		return -1, fmt.Errorf("%s %q is not an absolute path", what, path)
+	}
+	openRoot := func() (int, error) {
+		fd, err := unix.Open("/", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return -1, &os.PathError{Op: "open", Path: "/", Err: err}
+		}
+		return fd, nil
+	}
+	fd, err := openRoot()
+	if err != nil {
+		return -1, err
+	}
+	defer func() {
+		if fd >= 0 {
+			unix.Close(fd)
+		}
+	}()
 	comps := strings.Split(strings.Trim(filepath.Clean(path), "/"), "/")
 	cur, hops := "/", 0
 	for len(comps) > 0 {
@@ -199,83 +256,104 @@ func mkdirTrusted(what, path string, euid int) error {
 			continue
 		case "..":
 			// Clean removed every ".." but those a link's target brings:
-			// go up by path from the directory reached so far.
-			cur = filepath.Dir(cur)
-			comps = append(strings.Split(strings.Trim(cur, "/"), "/"), comps...)
-			cur = "/"
-			nfd, err := unix.Open("/", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+			// go up by path, walking again from /.
+			comps = append(strings.Split(strings.Trim(filepath.Dir(cur), "/"), "/"), comps...)
+			nfd, err := openRoot()
 			if err != nil {
-				return &os.PathError{Op: "open", Path: "/", Err: err}
+				return -1, err
 			}
 			unix.Close(fd)
-			fd = nfd
+			fd, cur = nfd, "/"
 			continue
 		}
 		next := filepath.Join(cur, c)
 		var st unix.Stat_t
 		err := unix.Fstatat(fd, c, &st, unix.AT_SYMLINK_NOFOLLOW)
-		if errors.Is(err, unix.ENOENT) {
+		if mkdir && errors.Is(err, unix.ENOENT) {
 			// fd is a directory checked below: only its owner (euid or
 			// root) can have put anything in it, or, when it is sticky,
 			// nobody can take away what euid makes in it.
 			if err := unix.Mkdirat(fd, c, 0o755); err != nil && !errors.Is(err, unix.EEXIST) {
-				return &os.PathError{Op: "mkdir", Path: next, Err: err}
+				return -1, &os.PathError{Op: "mkdir", Path: next, Err: err}
 			}
 			err = unix.Fstatat(fd, c, &st, unix.AT_SYMLINK_NOFOLLOW)
 		}
 		if err != nil {
-			return &os.PathError{Op: what, Path: next, Err: err}
+			return -1, &os.PathError{Op: what, Path: next, Err: err}
 		}
 		if st.Mode&unix.S_IFMT == unix.S_IFLNK {
 			if !trustedOwner(st.Uid, euid) {
-				return &TrustError{What: "directory", Path: next, Reason: fmt.Sprintf("is a symbolic link owned by uid %d, not by uid %d or root, on the way to the %s %s", st.Uid, euid, what, path),
-					Fix: "choose a path that holds no other user's links"}
+				return -1, &TrustError{What: what, Path: path, Reason: fmt.Sprintf("lies through %s, a symbolic link owned by uid %d, not by uid %d or root", next, st.Uid, euid),
+					Fix: "name a path that holds no other user's links"}
 			}
 			if hops++; hops > maxLinkHops {
-				return &os.PathError{Op: what, Path: path, Err: unix.ELOOP}
+				return -1, &os.PathError{Op: what, Path: path, Err: unix.ELOOP}
 			}
 			target, err := readlinkat(fd, c)
 			if err != nil {
-				return &os.PathError{Op: "readlink", Path: next, Err: err}
+				return -1, &os.PathError{Op: "readlink", Path: next, Err: err}
 			}
-			rest := strings.Split(strings.Trim(target, "/"), "/")
 			if filepath.IsAbs(target) {
-				nfd, err := unix.Open("/", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+				nfd, err := openRoot()
 				if err != nil {
-					return &os.PathError{Op: "open", Path: "/", Err: err}
+					return -1, err
 				}
 				unix.Close(fd)
 				fd, cur = nfd, "/"
 			}
-			comps = append(rest, comps...)
+			comps = append(strings.Split(strings.Trim(target, "/"), "/"), comps...)
 			continue
 		}
-		nfd, err := unix.Openat(fd, c, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		last := len(comps) == 0
+		flags := unix.O_RDONLY | unix.O_NOFOLLOW | unix.O_CLOEXEC
+		if mkdir || !last {
+			flags |= unix.O_DIRECTORY
+		} else {
+			flags |= unix.O_NONBLOCK // a FIFO is refused below, never waited on
+		}
+		nfd, err := unix.Openat(fd, c, flags, 0)
 		if err != nil {
-			return &os.PathError{Op: what, Path: next, Err: err}
+			return -1, &os.PathError{Op: what, Path: next, Err: err}
 		}
 		unix.Close(fd)
 		fd, cur = nfd, next
 		if err := unix.Fstat(fd, &st); err != nil {
-			return &os.PathError{Op: what, Path: cur, Err: err}
+			return -1, &os.PathError{Op: what, Path: cur, Err: err}
 		}
-		if len(comps) == 0 {
-			return checkStat(what, path, &st, true, euid)
+		if last {
+			if err := checkStat(what, path, &st, mkdir, euid); err != nil {
+				return -1, err
+			}
+			if !mkdir {
+				if err := unix.SetNonblock(fd, false); err != nil {
+					return -1, err
+				}
+			}
+			fd, nfd = -1, fd
+			return nfd, nil
+		}
+		if !mkdir {
+			continue // only the file read is judged; the links on the way were
 		}
 		if !trustedOwner(st.Uid, euid) {
-			return &TrustError{What: "directory", Path: cur, Reason: fmt.Sprintf("is owned by uid %d, not by uid %d or root, and holds the %s %s", st.Uid, euid, what, path),
+			return -1, &TrustError{What: "directory", Path: cur, Reason: fmt.Sprintf("is owned by uid %d, not by uid %d or root, and holds the %s %s", st.Uid, euid, what, path),
 				Fix: "choose a path under directories owned by you or root"}
 		}
 		if st.Mode&0o022 != 0 && st.Mode&unix.S_ISVTX == 0 {
-			return &TrustError{What: "directory", Path: cur, Reason: fmt.Sprintf("is writable by other users (mode %04o) and holds the %s %s", st.Mode&0o777, what, path),
+			return -1, &TrustError{What: "directory", Path: cur, Reason: fmt.Sprintf("is writable by other users (mode %04o) and holds the %s %s", st.Mode&0o777, what, path),
 				Fix: fmt.Sprintf("run: chmod go-w %s, or choose a path under one only you or root can write", cur)}
 		}
 	}
+	// path is / itself.
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil {
-		return &os.PathError{Op: what, Path: path, Err: err}
+		return -1, &os.PathError{Op: what, Path: path, Err: err}
 	}
-	return checkStat(what, path, &st, true, euid)
+	if err := checkStat(what, path, &st, mkdir, euid); err != nil {
+		return -1, err
+	}
+	fd, nfd := -1, fd
+	return nfd, nil
 }
 
 // readlinkat reads the target of the link name in the directory dfd.

@@ -190,18 +190,44 @@ func TestINIRefused(t *testing.T) {
 		ini, h string
 		exec   V1Exec
 		want   string // with the temporary directory as DIR
+		prep   func(t *testing.T, dir string) // changes the files after they are written
+		root   bool                           // prep needs root (another user's files)
 	}{
-		{"no executable", ini("Obj"), h, V1Exec{}, "unable to install performance counters for DIR/p.ini: no executable for the V1 provider Drv: name the program"},
-		{"a symbol the header lacks", ini("Obj") + "MORE_009_NAME=m\n", h, V1Exec{Path: sh}, "DIR/p.ini:11: MORE is not defined in the symbol file DIR/s.h"},
-		{"an odd offset", ini("Obj"), "#define OBJ 0\n#define CTR 3\n", V1Exec{Path: sh}, "DIR/s.h:2: CTR = 3 is odd"},
-		{"a built-in object's name", ini("Processor"), h, V1Exec{Path: sh}, `object "Processor": "Processor" is the name of a built-in object`},
-		{"an untrusted executable", ini("Obj"), h, V1Exec{Path: "DIR/p.ini"}, "not an executable file"},
+		{"no executable", ini("Obj"), h, V1Exec{}, "unable to install performance counters for DIR/p.ini: no executable for the V1 provider Drv: name the program", nil, false},
+		{"a symbol the header lacks", ini("Obj") + "MORE_009_NAME=m\n", h, V1Exec{Path: sh}, "DIR/p.ini:11: MORE is not defined in the symbol file DIR/s.h", nil, false},
+		{"an odd offset", ini("Obj"), "#define OBJ 0\n#define CTR 3\n", V1Exec{Path: sh}, "DIR/s.h:2: CTR = 3 is odd", nil, false},
+		{"a built-in object's name", ini("Processor"), h, V1Exec{Path: sh}, `object "Processor": "Processor" is the name of a built-in object`, nil, false},
+		{"an untrusted executable", ini("Obj"), h, V1Exec{Path: "DIR/p.ini"}, "not an executable file", nil, false},
+		// Issue 43 item 10: the files are read only when no other user
+		// controls them, so that root never registers (and shows every
+		// user in the titles) what another user's link or file points at.
+		{"an .ini others may write", ini("Obj"), h, V1Exec{Path: sh}, "DIR/p.ini is writable by other users", func(t *testing.T, dir string) {
+			chmod(t, filepath.Join(dir, "p.ini"), 0o666)
+		}, false},
+		{"a symbol file others may write", ini("Obj"), h, V1Exec{Path: sh}, "DIR/s.h is writable by other users", func(t *testing.T, dir string) {
+			chmod(t, filepath.Join(dir, "s.h"), 0o646)
+		}, false},
+		{"another user's .ini", ini("Obj"), h, V1Exec{Path: sh}, "DIR/p.ini is owned by uid 4242", func(t *testing.T, dir string) {
+			chown(t, filepath.Join(dir, "p.ini"))
+		}, true},
+		{"another user's link to root's .ini", ini("Obj"), h, V1Exec{Path: sh}, "a symbolic link owned by uid 4242", func(t *testing.T, dir string) {
+			relink(t, dir, "p.ini")
+		}, true},
+		{"another user's link to root's symbol file", ini("Obj"), h, V1Exec{Path: sh}, "a symbolic link owned by uid 4242", func(t *testing.T, dir string) {
+			relink(t, dir, "s.h")
+		}, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.root && os.Geteuid() != 0 {
+				t.Skip("needs root to give a file to another user")
+			}
 			dir, state := t.TempDir(), t.TempDir()
 			os.WriteFile(filepath.Join(dir, "p.ini"), []byte(tc.ini), 0o644)
 			os.WriteFile(filepath.Join(dir, "s.h"), []byte(tc.h), 0o644)
+			if tc.prep != nil {
+				tc.prep(t, dir)
+			}
 			tc.exec.Path = strings.ReplaceAll(tc.exec.Path, "DIR", dir)
 			if tc.exec.Path != "" {
 				tc.exec.Args = []string{script}
@@ -215,6 +241,36 @@ func TestINIRefused(t *testing.T) {
 				t.Errorf("registered %+v, said %q", regs, out.String())
 			}
 		})
+	}
+}
+
+func chmod(t *testing.T, path string, mode os.FileMode) {
+	t.Helper()
+	if err := os.Chmod(path, mode); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func chown(t *testing.T, path string) {
+	t.Helper()
+	if err := os.Chown(path, 4242, 4242); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// relink moves dir/name to a directory of root's and leaves in its place
+// a link to it that uid 4242 owns.
+func relink(t *testing.T, dir, name string) {
+	t.Helper()
+	target := filepath.Join(t.TempDir(), name)
+	if err := os.Rename(filepath.Join(dir, name), target); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Lchown(filepath.Join(dir, name), 4242, 4242); err != nil {
+		t.Fatal(err)
 	}
 }
 

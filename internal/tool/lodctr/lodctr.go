@@ -52,19 +52,7 @@ type Options struct {
 const maxManifest = 64 << 20
 
 func readInput(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxManifest+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > maxManifest {
-		return nil, fmt.Errorf("%s is larger than %d bytes", path, maxManifest)
-	}
-	return data, nil
+	return state.ReadInputFile(path, "input file", maxManifest, os.Geteuid())
 }
 
 // Install registers the manifest at path, replacing an earlier
@@ -385,7 +373,9 @@ func InstallINI(opts Options, path string, ex V1Exec, out io.Writer) error {
 	if opts.StateDir == "" {
 		return fail(errors.New("no state directory"))
 	}
-	p, err := perfini.Load(path)
+	p, err := perfini.LoadWith(path, func(path, what string) ([]byte, error) {
+		return state.ReadInputFile(path, what, perfini.MaxFileSize, os.Geteuid())
+	})
 	if err != nil {
 		return fail(err)
 	}
