@@ -3,6 +3,7 @@ package procscan
 import (
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -52,7 +53,8 @@ func (f countingFile) Read(b []byte) (int, error) {
 // whatever argv[0] another user gives a process: the name taken from
 // argv[0] is at most MaxArgv0Name bytes, cut on a rune boundary; at most
 // cmdlineHead bytes of the command line are read; an argv[0] longer than
-// that (no path of an executable) leaves the name comm (issue 43 item 1).
+// that (no path of an executable) leaves the name comm; a reserved name (_Total, _Global_, Idle,
+// any case) gets "_1" (issue 43 items 1 and 3).
 func TestNameBounds(t *testing.T) {
 	const comm15 = "abcdefghijklmno"
 	long := comm15 + strings.Repeat("x", 128<<10-len(comm15)-1) // one argument at the kernel's limit
@@ -70,6 +72,14 @@ func TestNameBounds(t *testing.T) {
 		{"cut inside a rune", comm15, runes + "\x00", prefixRunes(runes, 255)},
 		{"path longer than PATH_MAX", comm15, "/" + strings.Repeat("d", 5000) + "/" + comm15 + "pq\x00", comm15},
 		{"argv0 not starting with comm", comm15, "/bin/other-name-entirely\x00", comm15},
+		{"_Total", "_Total", "_Total\x00", "_Total_1"},
+		{"_total", "_total", "", "_total_1"},
+		{"Idle", "Idle", "", "Idle_1"},
+		{"IDLE", "IDLE", "", "IDLE_1"},
+		{"_Global_", "_Global_", "", "_Global__1"},
+		{"_Total_1 is no reserved name", "_Total_1", "", "_Total_1"},
+		{"x,_Total", "x,_Total", "", "x,_Total"},
+		{"Idle2", "Idle2", "", "Idle2"},
 	}
 	dir := t.TempDir()
 	for i, tc := range cases {
@@ -131,4 +141,54 @@ func abbrev(s string) string {
 		return s
 	}
 	return s[:20] + "..." + s[len(s)-20:] + " (" + strconv.Itoa(len(s)) + " bytes)"
+}
+
+// TestReservedNameLive: a process that any user names _Total (its
+// executable's name, which the kernel makes its comm) is _Total_1 on the
+// live /proc, so \Process(_Total) stays the sum for every reader (issue
+// 43 item 3).
+func TestReservedNameLive(t *testing.T) {
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep:", err)
+	}
+	r, err := Open("/proc", Options{MaxKept: -1})
+	if err != nil {
+		t.Skip("no /proc:", err)
+	}
+	defer r.Close()
+	for _, tc := range []struct{ exe, want string }{{"_Total", "_Total_1"}, {"IDLE", "IDLE_1"}, {"_Global_", "_Global__1"}} {
+		exe := filepath.Join(t.TempDir(), tc.exe)
+		if err := os.Symlink(sleep, exe); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(exe, "60")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		pid := int32(cmd.Process.Pid)
+		// The child is ours from fork on, but takes its name at exec:
+		// scan until its comm is the executable's (no sleep between).
+		s := NewScanner(r)
+		var name string
+		for range 100000 {
+			if err := s.Scan(nil); err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range s.Processes() {
+				if p.PID == pid {
+					name = p.Name
+				}
+			}
+			if name == tc.want || Reserved(name) {
+				break
+			}
+		}
+		s.Close()
+		cmd.Process.Kill()
+		cmd.Wait()
+		if name != tc.want {
+			t.Errorf("process %s: name %q, want %q", tc.exe, name, tc.want)
+		}
+	}
 }

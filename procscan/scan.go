@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/perfcounters/perfcounters/proctext"
@@ -416,6 +417,22 @@ const (
 	cmdlineHead = 4096
 )
 
+// reservedSuffix is appended to the name of a process named as a
+// reserved instance: Windows' "#1" of the first duplicate, with the '_'
+// Windows providers write for a '#' in a name (a '#' would read as a
+// duplicate index in a counter path). The process named _Total is
+// \Process(_Total_1); \Process(_Total) is always the sum.
+const reservedSuffix = "_1"
+
+// Reserved reports whether name is an instance name Windows gives to
+// what is not a process: Idle (the processors' idle time, PID 0), _Total
+// (the sum of every instance) and _Global_ (the aggregate of a counter
+// set's instances), in any case, as counter paths name instances. No
+// process is ever given one.
+func Reserved(name string) bool {
+	return strings.EqualFold(name, "_Total") || strings.EqualFold(name, "_Global_") || strings.EqualFold(name, "Idle")
+}
+
 // nameEntry derives the instance names of e from its comm. Windows names a
 // process by its image name without ".exe"; the Linux analogue is comm
 // (what ps and top show), which the kernel truncates to 15 bytes. When comm
@@ -423,7 +440,8 @@ const (
 // starts with comm, so long executable names are complete; at most
 // cmdlineHead bytes of the command line are read for it, and the name
 // taken is at most MaxArgv0Name bytes. Nothing is stripped: Linux
-// executables have no ".exe" to remove.
+// executables have no ".exe" to remove. A process whose name is reserved
+// (Reserved) gets reservedSuffix.
 func (s *Scanner) nameEntry(e *Process, src source) {
 	comm := e.comm[:e.commLen]
 	name := comm
@@ -437,6 +455,9 @@ func (s *Scanner) nameEntry(e *Process, src source) {
 		}
 	}
 	e.Name = string(name)
+	if Reserved(e.Name) {
+		e.Name += reservedSuffix
+	}
 	e.NameV2 = e.Name + ":" + strconv.Itoa(int(e.PID))
 	e.nameFrom = e.commLen
 }

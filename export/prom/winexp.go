@@ -385,8 +385,8 @@ func appendWx(w []byte, s *wxResolved, counter bool, blk perfdata.CounterBlock, 
 // character but ASCII letters and digits made '_', as windows_exporter
 // writes it), process and process_id (process: the name without PDH's
 // #n, and ID Process). _Total instances (and Processor Information's
-// per-group "N,_Total") are never written: windows_exporter leaves them
-// out. A label value that two instances share gets PDH's #n, so that no
+// per-group "N,_Total", in that object only) are never written:
+// windows_exporter leaves them out. A label value that two instances share gets PDH's #n, so that no
 // two series are alike.
 func (col *Collector) wxRowsOf(db *titles.DB, smp *pdh.Sample, o perfdata.Object, lay *wxLayout, key string) {
 	st := &col.st
@@ -400,7 +400,10 @@ func (col *Collector) wxRowsOf(db *titles.DB, smp *pdh.Sample, o perfdata.Object
 	seen := map[string]bool{}
 	for r := range col.instances(smp, o) {
 		pos, in, name, parent, dup := r.pos, r.in, r.name, r.parent, r.dup
-		if name == "_Total" || strings.HasSuffix(name, ",_Total") {
+		// "N,_Total" is a total in Processor Information only (its
+		// groups): elsewhere the name is an instance's own, and a
+		// process's is whatever its user chose.
+		if name == "_Total" || key == wxCPU && strings.HasSuffix(name, ",_Total") {
 			continue
 		}
 		if filter != nil && !filter.keep(arrayName(parent, name, dup)) {
