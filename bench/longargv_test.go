@@ -1,0 +1,130 @@
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/perfcounters/perfcounters/host"
+	"github.com/perfcounters/perfcounters/internal/tool/typeperf"
+	"github.com/perfcounters/perfcounters/perflog/pdhcsv"
+)
+
+// BenchmarkLongArgv0Logs is issue 43's "what another local user
+// controls" for logs: PERFC_BENCH_LONGARGV_PROCS (default 140) processes
+// whose argv[0] is 128 KiB (the kernel's limit for one argument), each
+// started through a link whose name the kernel cuts to a comm of 15
+// bytes (so the collector looks at argv[0] for the name), against the
+// same number of processes whose argv[0] is the link's path. For each,
+// typeperf's engine records 4 samples of \Process(*)\* as a PDH-CSV log
+// and, from the same samples, our binary log (compressed, as
+// `perfc typeperf -f BIN` writes it). Reported: both logs' sizes and
+// their longest line (the CSV header) in each case, and long/short;
+// each ratio must stay under 2 (before issue 43 the CSV header of the
+// long case passed relog's line limit and the binary log grew about
+// 36 MB a sample). One iteration takes a few seconds: -benchtime=1x
+// (PERFC_BENCH_SLEEPERS=0 PERFC_BENCH_THREAD_CHILDREN=0 leave out the
+// shared workload, which this benchmark does not need).
+func BenchmarkLongArgv0Logs(b *testing.B) {
+	procs := envInt("PERFC_BENCH_LONGARGV_PROCS", 140)
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		b.Skip("no sleep:", err)
+	}
+	dir := b.TempDir()
+	link := filepath.Join(dir, "longargv0-procname") // comm: "longargv0-procn"
+	if err := os.Symlink(sleep, link); err != nil {
+		b.Fatal(err)
+	}
+	long := link + strings.Repeat("x", 128<<10-len(link)-1) // base name starts with comm; 128 KiB with its NUL
+	counters := []string{`\Process(*)\*`}
+	const samples = 4
+	type result struct{ csv, bin, line int64 }
+	record := func(name, argv0 string) result {
+		var cmds []*exec.Cmd
+		defer func() {
+			for _, c := range cmds {
+				c.Process.Kill()
+				c.Wait()
+			}
+		}()
+		for range procs {
+			c := &exec.Cmd{Path: link, Args: []string{argv0, "3600"}, SysProcAttr: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}}
+			if err := c.Start(); err != nil {
+				b.Fatalf("%s: starting a process: %v", name, err)
+			}
+			cmds = append(cmds, c)
+		}
+		h, err := host.New(host.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer h.Close()
+		rec := &recordingSource{Source: h.Source(), keep: true}
+		csvPath := filepath.Join(dir, name+".csv")
+		f, err := os.OpenFile(csvPath, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
+		if err != nil {
+			b.Fatal(err)
+		}
+		bw := bufio.NewWriter(f)
+		err = typeperf.Run(b.Context(), rec, typeperf.Options{Counters: counters, Interval: 250 * time.Millisecond, Samples: samples,
+			Format: pdhcsv.CSV, Log: true, Location: time.Local}, bw, io.Discard, io.Discard)
+		if err == nil {
+			err = bw.Flush()
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			b.Fatalf("%s: typeperf: %v", name, err)
+		}
+		binPath := filepath.Join(dir, name+".plog")
+		w, err := createBinlog(binPath, h.Source(), counters, true)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, s := range rec.samples {
+			if err := w.WriteSample(s); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			b.Fatal(err)
+		}
+		text, err := os.ReadFile(csvPath)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var line int64
+		for l := range bytes.SplitSeq(text, []byte("\n")) {
+			line = max(line, int64(len(l)))
+		}
+		return result{csv: fileSize(b, csvPath), bin: fileSize(b, binPath), line: line}
+	}
+	var short, lng result
+	for b.Loop() {
+		short = record("short", link)
+		lng = record("long", long)
+	}
+	b.ReportMetric(float64(short.csv), "short-csv-B")
+	b.ReportMetric(float64(lng.csv), "long-csv-B")
+	b.ReportMetric(float64(short.bin), "short-bin-B")
+	b.ReportMetric(float64(lng.bin), "long-bin-B")
+	b.ReportMetric(float64(lng.line), "long-csv-line-B")
+	csvRatio, binRatio := float64(lng.csv)/float64(short.csv), float64(lng.bin)/float64(short.bin)
+	b.ReportMetric(csvRatio, "csv-long/short")
+	b.ReportMetric(binRatio, "bin-long/short")
+	if csvRatio > 2 || binRatio > 2 {
+		b.Errorf("with %d processes of a 128 KiB argv[0] the logs are %.2fx (CSV) and %.2fx (binary) those of the same processes with a short one, more than 2x", procs, csvRatio, binRatio)
+	}
+	if lng.line > pdhcsv.MaxLine {
+		b.Errorf("the CSV's longest line is %d bytes, over relog's limit of %d", lng.line, pdhcsv.MaxLine)
+	}
+}
