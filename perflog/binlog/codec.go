@@ -147,7 +147,7 @@ func walkInstances(obj []byte, start uint64, n int, insts, data *strs) (end uint
 		}
 		cb := pos + il
 		cl := uint64(le.Uint32(obj[cb:]))
-		if cl < cblkMin || cb+cl > size {
+		if cl < cblkMin || cl > maxCounterBlock || cb+cl > size {
 			return 0, false
 		}
 		insts.add(obj[pos:cb])

@@ -18,10 +18,13 @@ type decoder struct {
 	// see sampleBudget.
 	lastSize int
 	budget   int
-	// allow is what the log's allowance still lets this sample rebuild
-	// (Log.left): the sample's budget never exceeds it.
-	allow int64
-	sizes []int // size of each block of the previous sample (a capacity hint)
+	// allow is what the record's allowance (recordAllowance) still lets
+	// this sample rebuild: the sample's budget never exceeds it (capped
+	// when it is what applies; limit is the sample's whole budget).
+	allow  int64
+	limit  int
+	capped bool
+	sizes  []int // size of each block of the previous sample (a capacity hint)
 	// prev is the epoch's last SAMPLE payload (record seq prevSeq), the
 	// dictionary of the next one when it says so (flagPrevDict).
 	prev    []byte
@@ -30,19 +33,6 @@ type decoder struct {
 }
 
 func newDecoder() *decoder { return &decoder{st: newState(), allow: math.MaxInt64} }
-
-// sampleBudget is the most bytes a sample whose payload has n bytes may
-// rebuild after a sample of last bytes in the same epoch (0 for the first):
-// last + 256 n + 64 KiB, with 1 MiB instead of 64 KiB for the first sample.
-// Hostile payloads cannot make a small file rebuild huge samples; a writer
-// pads a payload that would need more.
-func sampleBudget(last, n int) int {
-	slack := 64 << 10
-	if last == 0 {
-		slack = 1 << 20
-	}
-	return last + 256*n + slack
-}
 
 // addDefs reads a DEFS payload.
 func (d *decoder) addDefs(b []byte) error {
@@ -75,9 +65,11 @@ func (d *decoder) addDefs(b []byte) error {
 func (d *decoder) sample(b []byte) (*pdh.Sample, error) {
 	p := &payload{b: b}
 	d.budget = sampleBudget(d.lastSize, len(b))
-	if int64(d.budget) > d.allow {
+	d.capped = int64(d.budget) > d.allow
+	if d.capped {
 		d.budget = int(max(d.allow, 0))
 	}
+	d.limit = d.budget
 	s := &pdh.Sample{}
 	flags := p.uvarint("sample flags")
 	s.Gap = flags&1 != 0
@@ -170,7 +162,11 @@ func (d *decoder) spend(p *payload, field string, n uint64) bool {
 		return false
 	}
 	if n > uint64(d.budget) {
-		p.fail(field, fmt.Sprintf("%d bytes: more than the record can rebuild (%d bytes left of its limit)", n, d.budget))
+		what := "the sample's budget (its payload's length and the sample before)"
+		if d.capped {
+			what = "the record's allowance (its length) after its payload"
+		}
+		p.fail(field, fmt.Sprintf("%d bytes: more than the record can rebuild (%d bytes left of %d, %s: FORMAT.md, Limits)", n, d.budget, d.limit, what))
 		return false
 	}
 	d.budget -= int(n)
@@ -380,14 +376,14 @@ func (d *decoder) instances(p *payload, ks *keyState, ni int64, out []byte) []by
 		var l int64
 		if i == 0 {
 			u := p.uvarint("counter block length")
-			if u > 1<<31 {
-				u = 1 << 31
+			if u > maxCounterBlock {
+				u = maxCounterBlock
 			}
 			l = int64(u)
 		} else {
 			l = prevLen + p.svarint("counter block length")
 		}
-		if p.err == nil && (l < cblkMin || l > 1<<31) {
+		if p.err == nil && (l < cblkMin || l > maxCounterBlock) {
 			p.fail("counter block length", fmt.Sprintf("instance %d: %d bytes", i, l))
 		}
 		if !d.spend(p, "counter block length", uint64(l)) {

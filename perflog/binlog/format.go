@@ -19,8 +19,6 @@ const (
 	frameHdrLen  = 32 // record header
 	frameTailLen = 8  // trailing length and CRC
 	minRecord    = frameHdrLen + frameTailLen
-	maxRecord    = 256 << 20 // longest record
-	maxPayload   = 256 << 20 // longest payload, decompressed
 	noTime       = math.MinInt64
 	syncMark     = 0x4352 // "RC" little-endian
 

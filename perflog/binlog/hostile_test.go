@@ -24,10 +24,17 @@ import (
 
 // hostileSample describes one forged SAMPLE record: its object's counter
 // block is cblk bytes (a multiple of 8, at least 8), holding the value
-// k, and its payload is padded with zeros to pad bytes.
+// k, and its payload is padded with zeros to pad bytes; compressed, its
+// body is padded to body bytes with a skippable frame before the
+// Zstandard frame (as a writer pads it).
 type hostileSample struct {
-	cblk, pad int
+	cblk, pad, body int
 }
+
+// hostileBlockFixed is the length of the forged block without its counter
+// block: a sample with a counter block of cblk bytes rebuilds
+// hostileBlockFixed + cblk bytes.
+const hostileBlockFixed = 200
 
 // hostileLog forges a log of the samples; compress sets the zstd feature
 // and compresses every SAMPLE payload (one zstd frame each, no
@@ -56,6 +63,9 @@ func hostileLog(tb testing.TB, samples []hostileSample, compress bool) []byte {
 	def := defOf(blk[hl:])
 	if def == nil {
 		tb.Fatal("no definition in the template block")
+	}
+	if hl+len(def) != hostileBlockFixed {
+		tb.Fatalf("the forged block has %d bytes besides its counter block, hostileBlockFixed says %d", hl+len(def), hostileBlockFixed)
 	}
 
 	var feats uint32
@@ -118,8 +128,12 @@ func hostileLog(tb testing.TB, samples []hostileSample, compress bool) []byte {
 			continue
 		}
 		z := enc.EncodeAll(pl, binary.AppendUvarint(nil, uint64(len(pl))))
-		if uint64(len(pl)) > 64*uint64(len(z))+1<<20 {
-			tb.Fatalf("sample %d: a %d-byte payload in %d stored bytes is past what a reader takes", k, len(pl), len(z))
+		if pad := s.body - len(z); pad > 0 {
+			if pad < skipHdrLen {
+				tb.Fatalf("sample %d: a body of %d bytes cannot be padded to %d", k, len(z), s.body)
+			}
+			k := uvarintLen(uint64(len(pl)))
+			z = append(appendSkippable(append([]byte(nil), z[:k]...), pad), z[k:]...)
 		}
 		out = appendFrame(out, KindSample, flagCompressed, seq, at, z)
 	}
@@ -129,7 +143,8 @@ func hostileLog(tb testing.TB, samples []hostileSample, compress bool) []byte {
 // zstdBomb is a compressed log of n samples, each a payload of the most
 // its stored bytes may claim (64 × its compressed size + 1 MiB), zeros
 // after the sample's fields: about 120 stored bytes a MiB, which
-// decompress to about 8,700 times their size.
+// decompress to about 8,700 times their size, more than a record of that
+// length may make a reader produce (recordAllowance): each is refused.
 func zstdBomb(tb testing.TB, n int) []byte {
 	tb.Helper()
 	s := make([]hostileSample, n)
@@ -139,21 +154,19 @@ func zstdBomb(tb testing.TB, n int) []byte {
 	return hostileLog(tb, s, true)
 }
 
+// bombPad is the payload length of blockBomb's samples: their records are
+// frameLen(bombPad) bytes long.
+const bombPad = 96
+
 // blockBomb is a plain log of n samples of a few dozen bytes each, every
-// one rebuilding a block as large as the decoding allowance of the file
-// (4096 × its size + 64 MiB, shared by the n samples, 1 % kept back)
-// lets it: the most a file of that size may make a reader allocate.
+// one rebuilding a block as large as its record's allowance
+// (recordAllowance: 4096 × its length + 64 KiB): the most a file of that
+// size may make a reader produce.
 func blockBomb(tb testing.TB, n int) []byte {
 	tb.Helper()
 	s := make([]hostileSample, n)
-	size := int64(0)
-	for range 2 { // the file's size, then the blocks it allows
-		cblk := int((allowPerByte*size+allowBase)*99/100/int64(n)) &^ 7
-		cblk = max(min(cblk-512, 1<<20), 8) // the block's header and definition; the first sample's budget
-		for i := range s {
-			s[i] = hostileSample{cblk: cblk}
-		}
-		size = int64(len(hostileLog(tb, s, false)))
+	for i := range s {
+		s[i] = hostileSample{cblk: int(recordAllowance(int64(frameLen(bombPad)))) - hostileBlockFixed, pad: bombPad}
 	}
 	return hostileLog(tb, s, false)
 }
@@ -171,9 +184,9 @@ func tinySamples(tb testing.TB, n int) []byte {
 
 // readHostile opens the log at path and reads every sample, as a tool
 // that goes on past a sample it cannot decode does: the samples read,
-// those refused (with the first refusal), and the bytes decoding took of
-// the file's allowance.
-func readHostile(tb testing.TB, path string) (read, refused int, spent, allowance int64, first error) {
+// those refused (with the first refusal), and the bytes of the blocks
+// read.
+func readHostile(tb testing.TB, path string) (read, refused int, produced int64, first error) {
 	tb.Helper()
 	l, err := Open(path)
 	if err != nil {
@@ -195,50 +208,37 @@ func readHostile(tb testing.TB, path string) (read, refused int, spent, allowanc
 		if len(s.Blocks) != 1 {
 			tb.Fatalf("sample %d: %d blocks", l.Pos()-1, len(s.Blocks))
 		}
+		produced += int64(len(s.Blocks[0].Bytes()))
 		read++
 	}
-	return read, refused, l.spent, l.allowance, first
+	return read, refused, produced, first
 }
 
 // TestHostileBinlog: what the benchmarks time is what the limits say.
-// The zstd bomb decompresses up to the file's allowance and refuses the
-// rest, naming the limit; the block bomb, made to use 99 % of the
-// allowance, is read whole, and one more of its samples is refused; the
-// tiny samples are all read.
+// The zstd bomb's records each claim more than their length allows and
+// are refused, naming the limit; the block bomb, each record rebuilding
+// its whole allowance, is read whole, in bytes linear in the file's size;
+// the tiny samples are all read.
 func TestHostileBinlog(t *testing.T) {
 	t.Run("zstd", func(t *testing.T) {
 		data := zstdBomb(t, 200)
-		read, refused, spent, allow, first := readHostile(t, hostile.WriteTemp(t, "z.plog", data))
-		if read == 0 || refused == 0 || read+refused != 200 || !strings.Contains(fmt.Sprint(first), "more than a log of") {
-			t.Fatalf("%d samples read, %d refused (first: %v); want some of each, the allowance named", read, refused, first)
-		}
-		if spent > allow || spent < allow-2<<20 {
-			t.Errorf("decoding took %d bytes of an allowance of %d; want all but the last payload", spent, allow)
-		}
-		if want := allowPerByte*int64(len(data)) + allowBase; allow != want {
-			t.Errorf("allowance %d for %d bytes, want %d", allow, len(data), want)
+		read, refused, _, first := readHostile(t, hostile.WriteTemp(t, "z.plog", data))
+		if read != 0 || refused != 200 || !strings.Contains(fmt.Sprint(first), "more than a record of") {
+			t.Fatalf("%d samples read, %d refused (first: %v); want all refused, the allowance named", read, refused, first)
 		}
 	})
 	t.Run("blocks", func(t *testing.T) {
 		data := blockBomb(t, 200)
-		read, refused, spent, allow, first := readHostile(t, hostile.WriteTemp(t, "b.plog", data))
-		if read != 200 || refused != 0 || spent > allow || spent < allow*98/100 {
-			t.Fatalf("%d samples read, %d refused (%v), %d of %d bytes spent; want all read, 98 %% to 100 %% spent", read, refused, first, spent, allow)
+		read, refused, produced, first := readHostile(t, hostile.WriteTemp(t, "b.plog", data))
+		if read != 200 || refused != 0 {
+			t.Fatalf("%d samples read, %d refused (%v); want all read", read, refused, first)
 		}
-		// One sample more than the allowance covers: refused, the
-		// others read.
-		s := make([]hostileSample, 201)
-		cblk := int(allow/200) &^ 7
-		for i := range s {
-			s[i] = hostileSample{cblk: cblk}
-		}
-		read, refused, spent, allow, first = readHostile(t, hostile.WriteTemp(t, "b2.plog", hostileLog(t, s, false)))
-		if refused == 0 || spent > allow || !strings.Contains(fmt.Sprint(first), "limit") {
-			t.Fatalf("past the allowance: %d read, %d refused (%v), %d of %d bytes spent", read, refused, first, spent, allow)
+		if max := allowPerByte*int64(len(data)) + 200*allowPerRecord; produced > max || produced < max*9/10 {
+			t.Errorf("%d bytes rebuilt from %d; want at most %d, and nearly that", produced, len(data), max)
 		}
 	})
 	t.Run("tiny", func(t *testing.T) {
-		read, refused, _, _, first := readHostile(t, hostile.WriteTemp(t, "t.plog", tinySamples(t, 1000)))
+		read, refused, _, first := readHostile(t, hostile.WriteTemp(t, "t.plog", tinySamples(t, 1000)))
 		if read != 1000 || refused != 0 {
 			t.Fatalf("%d samples read, %d refused (%v); want 1000, 0", read, refused, first)
 		}
@@ -248,8 +248,8 @@ func TestHostileBinlog(t *testing.T) {
 // BenchmarkHostileBinlog: opening and reading every sample of hostile
 // binary logs that grow 1x..8x (hostile.Scales); linear cost shows as
 // flat ns/in-byte and B/in-byte. zstd: payloads that each decompress to
-// 1 MiB from about 120 bytes (decoding stops at the file's allowance);
-// blocks: samples of a few dozen bytes that rebuild the whole allowance;
+// 1 MiB from about 120 bytes (each refused by its record's allowance);
+// blocks: samples of a few dozen bytes that rebuild their whole allowance;
 // tiny: many small samples.
 func BenchmarkHostileBinlog(b *testing.B) {
 	for _, c := range []struct {

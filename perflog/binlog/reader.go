@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"slices"
 	"time"
@@ -281,69 +280,13 @@ type Log struct {
 	// sample and seeks back (pdh's path checks) reads it twice.
 	last    *pdh.Sample
 	lastRec int
-	// allowance bounds the bytes that decoding may produce from the
-	// file, over all its records (decompressed payloads and rebuilt
-	// blocks): linear in the file's size, whatever its records claim
-	// (FORMAT.md, "Limits"). spent is what the records decoded so far
-	// took, each counted once (counted), so that reading a sample again
-	// costs nothing more.
-	allowance, spent int64
-	counted          []uint64 // bit off/8: the record at byte off is in spent
-}
-
-// Decoding allowance: what a file of n bytes may make a reader produce,
-// allowPerByte n + allowBase bytes. A real log rebuilds at most a few
-// hundred bytes of blocks per byte it holds (a sample coded as "as the
-// one before" still costs its record's bytes); a hostile file of 1 KB
-// makes a reader produce at most about 68 MB, never gigabytes.
-const (
-	allowPerByte = 4096
-	allowBase    = 64 << 20
-	recordAlign  = 8 // records start at multiples of 8 (FORMAT.md)
-)
-
-// charge counts n bytes that record f produces against the allowance,
-// once per record (not once its decoding is over: see done); it reports
-// whether they fit.
-func (l *Log) charge(f *frame, n int64) bool {
-	if l.isCounted(f) {
-		return true
-	}
-	if n > l.allowance-l.spent {
-		return false
-	}
-	l.spent += n
-	return true
-}
-
-// left is what record f may still produce (no limit when it was counted
-// before).
-func (l *Log) left(f *frame) int64 {
-	if l.isCounted(f) {
-		return math.MaxInt64
-	}
-	return l.allowance - l.spent
-}
-
-func (l *Log) isCounted(f *frame) bool {
-	i := f.off / recordAlign
-	return i/64 < int64(len(l.counted)) && l.counted[i/64]&(1<<(i%64)) != 0
-}
-
-// done ends record f's charges: decoding it again is free.
-func (l *Log) done(f *frame) {
-	i := f.off / recordAlign
-	for i/64 >= int64(len(l.counted)) {
-		l.counted = append(l.counted, 0)
-	}
-	l.counted[i/64] |= 1 << (i % 64)
 }
 
 // errAllowance is the refusal of a record that would make decoding
-// produce more than the file's size allows.
+// produce more than its length allows (recordAllowance).
 func (l *Log) errAllowance(f *frame, n int64) error {
-	return fmt.Errorf("%s: record seq %d at byte %d would produce %d bytes, more than a log of %d bytes may (%d bytes decoded so far of %d allowed: FORMAT.md, Limits)",
-		l.sc.name, f.seq, f.off, n, l.sc.size, l.spent, l.allowance)
+	return fmt.Errorf("%s: record seq %d at byte %d would produce %d bytes, more than a record of %d bytes may (%d: %d per byte and %d, FORMAT.md, Limits)",
+		l.sc.name, f.seq, f.off, n, f.length, recordAllowance(int64(f.length)), allowPerByte, allowPerRecord)
 }
 
 var (
@@ -381,8 +324,7 @@ func Read(r io.ReaderAt, size int64, name string) (*Log, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Log{r: r, sc: sc, notes: sc.notes, db: titles.New(), decEpoch: -1, win: window{r: r, size: size},
-		allowance: allowPerByte*size + allowBase}
+	l := &Log{r: r, sc: sc, notes: sc.notes, db: titles.New(), decEpoch: -1, win: window{r: r, size: size}}
 	if sc.hdr.zstd {
 		l.zdec, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecodeAllCapLimit(true),
 			zstd.WithDecoderMaxMemory(maxPayload))
@@ -545,11 +487,15 @@ func (l *Log) inflate(body []byte, f *frame, d *decoder) ([]byte, error) {
 	if k <= 0 {
 		return nil, where("bad payload length")
 	}
-	if n > maxPayload || n > 64*uint64(len(body))+1<<20 {
-		return nil, where(fmt.Sprintf("payload length %d exceeds the limit for %d stored bytes", n, len(body)))
+	if !claimFits(n, uint64(len(body))) {
+		return nil, where(fmt.Sprintf("payload length %d exceeds the limit for %d stored bytes (%d per byte and %d, at most %d: FORMAT.md, Limits)", n, len(body), claimPerByte, claimBase, maxPayload))
 	}
-	if !l.charge(f, int64(n)) {
+	if int64(n) > recordAllowance(int64(f.length)) {
 		return nil, l.errAllowance(f, int64(n))
+	}
+	zframe, ok := skipSkippable(body[k:]) // a writer's padding (FORMAT.md, Limits)
+	if !ok {
+		return nil, where("a skippable frame runs past the body")
 	}
 	if cap(l.raw) < int(n) {
 		l.raw = make([]byte, 0, n)
@@ -573,15 +519,12 @@ func (l *Log) inflate(body []byte, f *frame, d *decoder) ([]byte, error) {
 		}
 		defer zd.Close()
 	}
-	out, err := zd.DecodeAll(body[k:], l.raw[:0:n])
+	out, err := zd.DecodeAll(zframe, l.raw[:0:n])
 	if err != nil {
 		return nil, where(err.Error())
 	}
 	if uint64(len(out)) != n {
 		return nil, where(fmt.Sprintf("%d bytes decompressed, the record says %d", len(out), n))
-	}
-	if f.kind != KindSample {
-		l.done(f) // a sample's charges end when it is rebuilt (follow)
 	}
 	l.raw = out
 	return out, nil
@@ -608,7 +551,7 @@ func parseInfo(b []byte) (*info, error) {
 	if p.err == nil && p.left() > 0 { // logs written before the field have none
 		in.rule = p.str("zone rule")
 	}
-	if p.err == nil && (in.offset < -24*3600 || in.offset > 24*3600) {
+	if p.err == nil && (in.offset < -maxUTCOffset || in.offset > maxUTCOffset) {
 		p.fail("UTC offset", fmt.Sprintf("%d seconds", in.offset))
 	}
 	return in, p.err
@@ -798,15 +741,16 @@ func (l *Log) follow(ref sampleRef) (*pdh.Sample, error) {
 			if err != nil {
 				return nil, err
 			}
-			l.dec.allow = l.left(f)
+			// What the record may still produce: its allowance less
+			// the payload it decompressed to.
+			l.dec.allow = recordAllowance(int64(f.length))
+			if f.flags&flagCompressed != 0 {
+				l.dec.allow -= int64(len(b))
+			}
 			s, err := l.dec.sample(b)
 			if err != nil {
 				return nil, l.recordErr(i, f, err)
 			}
-			if !l.charge(f, int64(l.dec.lastSize)) {
-				return nil, l.errAllowance(f, int64(l.dec.lastSize))
-			}
-			l.done(f)
 			if i == ref.rec {
 				return s, nil
 			}

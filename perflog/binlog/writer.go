@@ -164,6 +164,7 @@ type Writer struct {
 	broken    error
 	out, pl   []byte
 	zbuf      []byte
+	zpad      []byte // zbuf padded (frameRecord)
 }
 
 // Create opens a log for writing in opts.Mode (see Mode). For a rollover
@@ -386,9 +387,14 @@ func (w *Writer) WriteGap(t time.Time, reason string) error {
 		}
 	}
 	return w.place(func() ([]byte, int, error) {
-		out, seq := w.out[:0], w.seq
-		out, seq = w.appendInfo(out, seq, t)
-		out = w.appendRecord(out, KindGap, seq, stamp(t), appendString(nil, reason))
+		out, seq, err := w.appendInfo(w.out[:0], w.seq, t)
+		if err == nil {
+			out, err = w.appendRecord(out, KindGap, seq, stamp(t), appendString(nil, reason), 0)
+		}
+		if err != nil {
+			return nil, 0, fmt.Errorf("%s: gap at %s: %w", w.path, t.UTC().Format(time.RFC3339Nano), err)
+		}
+		w.out = out
 		return out, int(seq-w.seq) + 1, nil
 	}, t, false)
 }
@@ -530,11 +536,18 @@ func (w *Writer) composeSample(s *pdh.Sample) ([]byte, int, error) {
 	if err != nil {
 		return nil, 0, fmt.Errorf("%s: sample at %s: %w", w.path, s.Time.UTC().Format(time.RFC3339Nano), err)
 	}
-	out, seq := w.out[:0], w.seq
-	out, seq = w.appendInfo(out, seq, s.Time)
+	fail := func(err error) ([]byte, int, error) {
+		return nil, 0, fmt.Errorf("%s: sample at %s: %w", w.path, s.Time.UTC().Format(time.RFC3339Nano), err)
+	}
+	out, seq, err := w.appendInfo(w.out[:0], w.seq, s.Time)
+	if err != nil {
+		return fail(err)
+	}
 	if len(defs) > 0 {
 		if tp := w.titlesPayload(defs); tp != nil {
-			out = w.appendRecord(out, KindTitles, seq, noTime, tp)
+			if out, err = w.appendRecord(out, KindTitles, seq, noTime, tp, 0); err != nil {
+				return fail(err)
+			}
 			seq++
 		}
 		var dp []byte
@@ -543,10 +556,14 @@ func (w *Writer) composeSample(s *pdh.Sample) ([]byte, int, error) {
 			dp = binary.AppendUvarint(dp, d.id)
 			dp = appendBytes(dp, d.def)
 		}
-		out = w.appendRecord(out, KindDefs, seq, noTime, dp)
+		if out, err = w.appendRecord(out, KindDefs, seq, noTime, dp, 0); err != nil {
+			return fail(err)
+		}
 		seq++
 	}
-	out = w.appendRecord(out, KindSample, seq, stamp(s.Time), pl)
+	if out, err = w.appendRecord(out, KindSample, seq, stamp(s.Time), pl, int64(w.enc.last)); err != nil {
+		return fail(err)
+	}
 	seq++
 	w.out = out
 	return out, int(seq - w.seq), nil
@@ -599,15 +616,19 @@ func (w *Writer) titlesPayload(defs []newDef) []byte {
 }
 
 // appendInfo appends the INFO record when one is due.
-func (w *Writer) appendInfo(out []byte, seq uint64, t time.Time) ([]byte, uint64) {
+func (w *Writer) appendInfo(out []byte, seq uint64, t time.Time) ([]byte, uint64, error) {
 	if !w.info {
-		return out, seq
+		return out, seq, nil
 	}
 	at := t
 	if at.IsZero() {
 		at = time.Now()
 	}
 	_, off := at.In(w.opts.Location).Zone()
+	if off < -maxUTCOffset || off > maxUTCOffset {
+		return nil, 0, fmt.Errorf("time zone %q is %d seconds from UTC at %s: a log's zone is at most %d seconds either way (FORMAT.md, Limits)",
+			w.opts.Location, off, at.UTC().Format(time.RFC3339), maxUTCOffset)
+	}
 	var b []byte
 	b = appendString(b, w.opts.Host)
 	b = appendString(b, w.zoneName)
@@ -626,7 +647,8 @@ func (w *Writer) appendInfo(out []byte, seq uint64, t time.Time) ([]byte, uint64
 	b = appendString(b, "perfc binlog")
 	b = binary.AppendUvarint(b, w.cause)
 	b = appendString(b, w.zoneRule(at))
-	return w.appendRecord(out, KindInfo, seq, stamp(at), b), seq + 1
+	out, err := w.appendRecord(out, KindInfo, seq, stamp(at), b, 0)
+	return out, seq + 1, err
 }
 
 // zoneRule is the INFO record's zone rule for a record written at t: ""
@@ -653,26 +675,80 @@ func (w *Writer) zoneRule(t time.Time) string {
 // that makes it shorter. A SAMPLE payload is compressed with the epoch's
 // previous SAMPLE payload as its dictionary (flagPrevDict): consecutive
 // samples repeat most of their delta-encoded bytes, which per-record
-// compression alone cannot see.
-func (w *Writer) appendRecord(out []byte, kind Kind, seq uint64, t int64, pl []byte) []byte {
-	rec := w.frameRecord(out, kind, seq, t, pl)
-	if kind == KindSample {
-		w.prev, w.prevSeq, w.hasPrev = append(w.prev[:0], pl...), seq, true
+// compression alone cannot see. rebuilt is what the record rebuilds (a
+// SAMPLE's blocks, else 0), so that the record is long enough for what
+// it makes a reader produce (recordAllowance).
+func (w *Writer) appendRecord(out []byte, kind Kind, seq uint64, t int64, pl []byte, rebuilt int64) ([]byte, error) {
+	rec, stored, err := w.frameRecord(out, kind, seq, t, pl, rebuilt)
+	if err != nil {
+		return nil, err
 	}
-	return rec
+	if kind == KindSample {
+		w.prev, w.prevSeq, w.hasPrev = append(w.prev[:0], stored...), seq, true
+	}
+	return rec, nil
 }
 
-func (w *Writer) frameRecord(out []byte, kind Kind, seq uint64, t int64, pl []byte) []byte {
-	if w.zenc == nil || len(pl) < 64 {
-		return appendFrame(out, kind, 0, seq, t, pl)
+// frameRecord appends the record of payload pl and returns the payload
+// as a reader reads it (padded when the record is stored as it is). It
+// keeps to the limits a reader applies (limits.go): a payload or record
+// longer than a reader takes is refused; a record shorter than what it
+// makes a reader produce allows is padded (a compressed body with a
+// skippable frame before its Zstandard frame, a plain payload with zeros
+// at its end).
+func (w *Writer) frameRecord(out []byte, kind Kind, seq uint64, t int64, pl []byte, rebuilt int64) ([]byte, []byte, error) {
+	if len(pl) > maxPayload {
+		return nil, nil, fmt.Errorf("a %s payload of %d bytes: longer than a reader takes (%d bytes: FORMAT.md, Limits)", kind, len(pl), maxPayload)
 	}
-	flags := uint8(flagCompressed)
+	if w.zenc != nil && len(pl) >= 64 {
+		if z, flags, ok := w.compress(kind, pl); ok {
+			if need := recordNeed(int64(len(pl)) + rebuilt); int64(frameLen(len(z))) < need {
+				body := max(int64(len(z))+skipHdrLen, need-minRecord)
+				if body > maxRecord {
+					return nil, nil, errTooLong(kind, body)
+				}
+				k := uvarintLen(uint64(len(pl)))
+				padded := append(w.zpad[:0], z[:k]...)
+				padded = appendSkippable(padded, int(body)-len(z))
+				padded = append(padded, z[k:]...)
+				w.zpad, z = padded, padded
+			}
+			if frameLen(len(z)) > maxRecord {
+				return nil, nil, errTooLong(kind, int64(len(z)))
+			}
+			return appendFrame(out, kind, flags, seq, t, z), pl, nil
+		}
+	}
+	if need := recordNeed(rebuilt); int64(frameLen(len(pl))) < need {
+		pl = append(pl, make([]byte, need-minRecord-int64(len(pl)))...)
+	}
+	if frameLen(len(pl)) > maxRecord {
+		return nil, nil, errTooLong(kind, int64(len(pl)))
+	}
+	return appendFrame(out, kind, 0, seq, t, pl), pl, nil
+}
+
+func errTooLong(kind Kind, body int64) error {
+	return fmt.Errorf("a %s record with a body of %d bytes: longer than a reader takes (%d bytes: FORMAT.md, Limits)", kind, body, maxRecord)
+}
+
+func uvarintLen(x uint64) int {
+	var b [binary.MaxVarintLen64]byte
+	return binary.PutUvarint(b[:], x)
+}
+
+// compress returns the compressed body of pl (its length, then the
+// Zstandard frame) and the record's flags; ok is false when compressing
+// does not make it shorter or the body would claim more than a reader
+// allows for its length (claimFits).
+func (w *Writer) compress(kind Kind, pl []byte) (z []byte, flags uint8, ok bool) {
+	flags = flagCompressed
 	var dict []byte
 	var dictID uint32
 	if kind == KindSample && w.hasPrev && len(w.prev) >= minPrevDict {
 		dict, dictID = w.prev, prevDictID(w.prevSeq)
 	}
-	z := binary.AppendUvarint(w.zbuf[:0], uint64(len(pl)))
+	z = binary.AppendUvarint(w.zbuf[:0], uint64(len(pl)))
 	enc, used := w.zenc, false
 	if dictID != 0 {
 		// A second encoder that always holds a dictionary: one encoder
@@ -693,10 +769,7 @@ func (w *Writer) frameRecord(out []byte, kind Kind, seq uint64, t int64, pl []by
 		flags |= flagPrevDict
 	}
 	w.zbuf = z
-	if len(z) < len(pl) && uint64(len(pl)) <= 64*uint64(len(z))+1<<20 {
-		return appendFrame(out, kind, flags, seq, t, z)
-	}
-	return appendFrame(out, kind, 0, seq, t, pl)
+	return z, flags, len(z) < len(pl) && claimFits(uint64(len(pl)), uint64(len(z)))
 }
 
 // zstdWindow is the writers' Zstandard window: the farthest back a match
@@ -733,7 +806,10 @@ func (w *Writer) closeFile() error {
 	if !w.wrote && w.broken == nil {
 		// An empty log still says who wrote it.
 		if err := w.place(func() ([]byte, int, error) {
-			out, seq := w.appendInfo(w.out[:0], w.seq, time.Time{})
+			out, seq, err := w.appendInfo(w.out[:0], w.seq, time.Time{})
+			if err != nil {
+				return nil, 0, fmt.Errorf("%s: %w", w.path, err)
+			}
 			return out, int(seq - w.seq), nil
 		}, time.Time{}, false); err != nil {
 			w.f.Close()

@@ -9,6 +9,7 @@
 package relog
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -135,7 +136,7 @@ func Run(ctx context.Context, src pdh.Source, opts Options, out io.Writer) (in, 
 		return Stats{}, Stats{}, err
 	}
 	if len(p.cols.cols) == 0 {
-		return p.in, Stats{}, errors.New("no counter in the input matches")
+		return p.in, Stats{}, cmp.Or(p.stop, errors.New("no counter in the input matches"))
 	}
 	if err := src.Recorded().Seek(0); err != nil {
 		return p.in, Stats{}, err
@@ -161,9 +162,10 @@ func Run(ctx context.Context, src pdh.Source, opts Options, out io.Writer) (in, 
 		}
 	}
 	var tally problemTally
-	for {
+	var stop error // the sample the input could not give
+	for read := 0; ; read++ {
 		if err := q.Collect(ctx); err != nil {
-			if errors.Is(err, io.EOF) {
+			if ended(ctx, err, read, &stop) {
 				break
 			}
 			return p.in, written, err
@@ -184,19 +186,64 @@ func Run(ctx context.Context, src pdh.Source, opts Options, out io.Writer) (in, 
 		written.add(t)
 	}
 	tally.report(opts.Warn)
+	stop = cmp.Or(stop, p.stop) // past -e, only the first pass read it
 	if !wrote {
-		return p.in, written, errors.New("no sample in the time range")
+		return p.in, written, cmp.Or(stop, errors.New("no sample in the time range"))
 	}
-	if opts.Console != nil {
-		var b strings.Builder
-		b.WriteString(prog.done())
-		writeStats(&b, "Output", nil, opts.OutFile, written, opts.Location, eol)
+	if err := report(opts, prog, written, stop, eol); err != nil {
+		return p.in, written, err
+	}
+	return p.in, written, stop
+}
+
+// report writes the console report's end: the progress done and the
+// Output section, then the success line unless the input stopped at a
+// sample it could not give (stop).
+func report(opts Options, prog *progress, written Stats, stop error, eol string) error {
+	if opts.Console == nil {
+		return nil
+	}
+	var b strings.Builder
+	b.WriteString(prog.done())
+	writeStats(&b, "Output", nil, opts.OutFile, written, opts.Location, eol)
+	if stop == nil {
 		b.WriteString("The command completed successfully." + eol)
-		if _, err := io.WriteString(opts.Console, b.String()); err != nil {
-			return p.in, written, err
-		}
 	}
-	return p.in, written, nil
+	_, err := io.WriteString(opts.Console, b.String())
+	return err
+}
+
+// ReadError is a sample the input could not give: a damaged or refused
+// record of a binary log, a BLG record that does not decode, a text log's
+// row that does not read. Relog ends the input there as at its end,
+// writes every sample before it, and then returns a ReadError: what a
+// damaged log still holds is converted, and the damage is told.
+type ReadError struct {
+	Read int   // samples read before it
+	Err  error // the input's error, which names the file and where
+}
+
+func (e *ReadError) Error() string {
+	return fmt.Sprintf("the input's sample %d could not be read (the output holds the %d before it): %v", e.Read+1, e.Read, e.Err)
+}
+
+func (e *ReadError) Unwrap() error { return e.Err }
+
+// ended reports whether err, from reading the next sample after read
+// samples, ends the input: io.EOF, or a sample the input cannot give,
+// which it keeps in *stop (the first one). The context's errors stop the
+// run instead.
+func ended(ctx context.Context, err error, read int, stop *error) bool {
+	if errors.Is(err, io.EOF) {
+		return true
+	}
+	if ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	if *stop == nil {
+		*stop = &ReadError{Read: read, Err: err}
+	}
+	return true
 }
 
 // rowMaker fills one sample's row of values.
@@ -274,9 +321,10 @@ func runOnce(ctx context.Context, src pdh.Source, opts Options, paths []string, 
 	var tally problemTally
 	past := false // a sample after End was read: no more rows nor warnings
 	var row []byte
+	var stop error // the sample the input could not give
 	for {
 		if err := q.Collect(ctx); err != nil {
-			if errors.Is(err, io.EOF) {
+			if ended(ctx, err, in.Samples, &stop) {
 				break
 			}
 			return Stats{}, Stats{}, err
@@ -309,10 +357,10 @@ func runOnce(ctx context.Context, src pdh.Source, opts Options, paths []string, 
 		written.add(t)
 	}
 	if in.Samples == 0 {
-		return Stats{}, Stats{}, errors.New("the input holds no sample")
+		return Stats{}, Stats{}, cmp.Or(stop, errors.New("the input holds no sample"))
 	}
 	if len(cols.cols) == 0 {
-		return in, Stats{}, errors.New("no counter in the input matches")
+		return in, Stats{}, cmp.Or(stop, errors.New("no counter in the input matches"))
 	}
 	if written.Samples > 0 {
 		if err := w.WriteHeader(zone, cols.names()); err != nil {
@@ -329,18 +377,12 @@ func runOnce(ctx context.Context, src pdh.Source, opts Options, paths []string, 
 	}
 	tally.report(opts.Warn)
 	if written.Samples == 0 {
-		return in, written, errors.New("no sample in the time range")
+		return in, written, cmp.Or(stop, errors.New("no sample in the time range"))
 	}
-	if opts.Console != nil {
-		var b strings.Builder
-		b.WriteString(prog.done())
-		writeStats(&b, "Output", nil, opts.OutFile, written, opts.Location, eol)
-		b.WriteString("The command completed successfully." + eol)
-		if _, err := io.WriteString(opts.Console, b.String()); err != nil {
-			return in, written, err
-		}
+	if err := report(opts, prog, written, stop, eol); err != nil {
+		return in, written, err
 	}
-	return in, written, nil
+	return in, written, stop
 }
 
 // recordedStats is a recording's range and count as it tells them
@@ -588,13 +630,20 @@ func allCounters(src pdh.Source) ([]string, error) {
 	}
 	seen := map[key]bool{}
 	var paths []string
-	for {
+	var stop error
+	for read := 0; ; read++ {
 		smp, err := src.Sample(ctx, nil)
-		if errors.Is(err, io.EOF) {
-			return paths, nil
-		}
 		if err != nil {
-			return nil, err
+			if !ended(ctx, err, read, &stop) {
+				return nil, err
+			}
+			if len(paths) == 0 && stop != nil {
+				return nil, stop
+			}
+			// The samples before one the input cannot give name the
+			// counters; the pass that writes them meets it again and
+			// tells it.
+			return paths, nil
 		}
 		for _, blk := range smp.Blocks {
 			machine := blk.Header().SystemName
@@ -623,6 +672,7 @@ func allCounters(src pdh.Source) ([]string, error) {
 type plan struct {
 	cols *columns
 	in   Stats // every sample read
+	stop error // the sample the input could not give (ReadError), nil at its end
 }
 
 // scan is the first pass: it learns the columns and the input's range.
@@ -635,7 +685,7 @@ func scan(ctx context.Context, src pdh.Source, opts Options, paths []string) (*p
 	p := &plan{cols: newColumns()}
 	for {
 		if err := q.Collect(ctx); err != nil {
-			if errors.Is(err, io.EOF) {
+			if ended(ctx, err, p.in.Samples, &p.stop) {
 				break
 			}
 			return nil, err
@@ -644,7 +694,7 @@ func scan(ctx context.Context, src pdh.Source, opts Options, paths []string) (*p
 		p.cols.learn(q)
 	}
 	if p.in.Samples == 0 {
-		return nil, errors.New("the input holds no sample")
+		return nil, cmp.Or(p.stop, errors.New("the input holds no sample"))
 	}
 	return p, nil
 }
@@ -857,6 +907,12 @@ func Summary(ctx context.Context, src pdh.Source, files []string, opts Options, 
 	} else {
 		b.WriteString(lb.String())
 		b.WriteString(eol)
+	}
+	if p.stop != nil {
+		if _, err := io.WriteString(w, b.String()); err != nil {
+			return err
+		}
+		return p.stop
 	}
 	b.WriteString("The command completed successfully." + eol)
 	_, err = io.WriteString(w, b.String())
