@@ -606,3 +606,71 @@ func TestAttackCrowdedDirs(t *testing.T) {
 	}
 	done()
 }
+
+// TestAttackLockBeforeWriter: bob opens the temporary file of alice's
+// next segment (its name follows from her pid) the moment it exists and
+// takes a shared lock of it.
+// Every one of alice's providers must start all the same: a reader never
+// blocks a writer (issue 43 item 4; before, the file was readable before
+// its writer locked it, and about one start in three failed with "lock
+// segment: resource temporarily unavailable").
+func TestAttackLockBeforeWriter(t *testing.T) {
+	const starts = 30
+	if step, ok := asuser.Step(); ok {
+		base := os.Getenv("BASE")
+		switch step {
+		case "provide":
+			opts := tinyOpts(base)
+			opts.Mode = 0o644 // readable by every user, as a provider may choose
+			first, err := Create("{alice}", opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fmt.Println("READY", first.Path())
+			waitStdin()
+			failed := 0
+			for range starts {
+				w, err := Create("{alice}", opts)
+				if err != nil {
+					failed++
+					fmt.Println("start failed:", err)
+					continue
+				}
+				w.Close()
+			}
+			first.Close()
+			fmt.Println("FAILED", failed)
+		case "lock":
+			// The temporary name of alice's next segment is known from
+			// her pid: open it the moment it exists and lock it shared.
+			seg := os.Getenv("SEG")
+			tmp := filepath.Join(filepath.Dir(seg), "."+filepath.Base(seg)+".tmp")
+			go func() {
+				held := -1
+				for {
+					fd, err := unix.Open(tmp, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+					if err != nil {
+						continue
+					}
+					unix.Flock(fd, unix.LOCK_SH|unix.LOCK_NB)
+					if held >= 0 {
+						unix.Close(held)
+					}
+					held = fd
+				}
+			}()
+			fmt.Println("READY locking")
+			waitStdin()
+		}
+		return
+	}
+	r := asuser.New(t)
+	base := attackBase(t)
+	seg, provided := background(t, r, asuser.Alice, "TestAttackLockBeforeWriter", "provide", "BASE="+base)
+	_, locked := background(t, r, asuser.Bob, "TestAttackLockBeforeWriter", "lock", "SEG="+seg)
+	out := provided()
+	locked()
+	if !strings.Contains(out, "FAILED 0\n") {
+		t.Errorf("alice's providers did not all start while bob locked their files:\n%s", out)
+	}
+}

@@ -208,7 +208,10 @@ func create(guid string, opts Options, d ownDir) (*Writer, error) {
 	name := SegmentName(guid, pid)
 	tmp := "." + name + ".tmp"
 	unix.Unlinkat(d.fd, tmp, 0) // a predecessor with this pid died while creating
-	fd, err := unix.Openat(d.fd, tmp, unix.O_RDWR|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, uint32(opts.Mode.Perm()))
+	// Made private, locked, then opened to readers: a reader of another
+	// user that opened the file before the lock was taken could hold a
+	// shared lock of its own and keep the writer from ever starting.
+	fd, err := unix.Openat(d.fd, tmp, unix.O_RDWR|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("shm: create segment %s: %w", filepath.Join(d.path, tmp), err)
 	}
@@ -218,11 +221,11 @@ func create(guid string, opts Options, d ownDir) (*Writer, error) {
 		unix.Unlinkat(d.fd, tmp, 0)
 		return nil, err
 	}
-	if err := f.Chmod(opts.Mode.Perm()); err != nil { // the umask may have narrowed it
-		return fail(fmt.Errorf("shm: chmod segment: %w", err))
-	}
 	if err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB); err != nil {
 		return fail(fmt.Errorf("shm: lock segment: %w", err))
+	}
+	if err := f.Chmod(opts.Mode.Perm()); err != nil { // the mode asked for, whatever the umask
+		return fail(fmt.Errorf("shm: chmod segment: %w", err))
 	}
 	if err := f.Truncate(int64(size)); err != nil { // sparse: pages cost memory once touched
 		return fail(fmt.Errorf("shm: size segment: %w", err))
