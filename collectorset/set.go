@@ -233,6 +233,10 @@ type Set struct {
 	// Status is not part of the definition: it is never stored, and an
 	// export writes what the caller filled in (Stopped unless told).
 	Status Status
+	// PrivateHidden is not part of the definition either: the state
+	// directory sets it when the set has private parts (Private) that the
+	// reader may not read, which are then left empty.
+	PrivateHidden bool
 }
 
 // The limits of a set's names and contents.

@@ -28,6 +28,9 @@ type Activity struct {
 	// MaxEvents).
 	Events  []AlertEvent `json:"events,omitempty"`
 	Actions []ActionRun  `json:"actions,omitempty"`
+	// PrivateHidden: the runs' command lines and output are the set
+	// owner's (and root's) to read, and this reader is neither.
+	PrivateHidden bool `json:"-"`
 }
 
 // The bounds of a status file.
@@ -97,7 +100,10 @@ type ActionRun struct {
 }
 
 // ReadActivity reads the status file of the set name in the state
-// directory dir; nil, nil when there is none.
+// directory dir; nil, nil when there is none. The command lines and
+// output of its runs come from the private status file, which only the
+// set's owner and root may read: for another reader they are left empty
+// and PrivateHidden is set.
 func ReadActivity(dir, name string) (*Activity, error) {
 	b, err := state.ReadRunFile(dir, name, state.StatusSuffix)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -113,7 +119,33 @@ func ReadActivity(dir, name string) (*Activity, error) {
 	if err := json.Unmarshal(b, &a); err != nil {
 		return nil, fmt.Errorf("status file of Data Collector Set %q in %s/run: %v", name, dir, err)
 	}
+	b, err = state.ReadRunFile(dir, name, state.PrivateStatusSuffix)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case errors.Is(err, fs.ErrPermission):
+		a.PrivateHidden = len(a.Actions) > 0
+	case err != nil:
+		return nil, err
+	default:
+		var runs []privateRun
+		if err := json.Unmarshal(b, &runs); err != nil {
+			return nil, fmt.Errorf("private status file of Data Collector Set %q in %s/run: %v", name, dir, err)
+		}
+		for _, r := range runs {
+			if i := slices.IndexFunc(a.Actions, func(x ActionRun) bool { return x.Action == r.Action }); i >= 0 {
+				a.Actions[i].Command, a.Actions[i].Output = r.Command, r.Output
+			}
+		}
+	}
 	return &a, nil
+}
+
+// privateRun is what the private status file keeps of one action's
+// latest run.
+type privateRun struct {
+	Action  string   `json:"action"`
+	Command []string `json:"command,omitempty"`
+	Output  string   `json:"output,omitempty"`
 }
 
 // activity is a running set's Activity, written to its status file as
@@ -136,9 +168,31 @@ func (ac *activity) update(f func(a *Activity)) {
 	defer ac.mu.Unlock()
 	f(&ac.a)
 	ac.a.Updated = time.Now()
-	b, err := json.MarshalIndent(&ac.a, "", " ")
+	// The command lines and output go to the private status file (mode
+	// 0600), written first; the status file every user may read holds
+	// the rest.
+	pub := ac.a
+	pub.Actions = slices.Clone(ac.a.Actions)
+	private := make([]privateRun, 0, len(pub.Actions))
+	for i := range pub.Actions {
+		r := &pub.Actions[i]
+		if len(r.Command) > 0 || r.Output != "" {
+			private = append(private, privateRun{Action: r.Action, Command: r.Command, Output: r.Output})
+		}
+		r.Command, r.Output = nil, ""
+	}
+	var err error
+	if len(private) > 0 {
+		var b []byte
+		if b, err = json.MarshalIndent(private, "", " "); err == nil {
+			err = state.WriteRunFile(ac.dir, ac.a.Set, state.PrivateStatusSuffix, append(b, '\n'))
+		}
+	}
 	if err == nil {
-		err = state.WriteRunFile(ac.dir, ac.a.Set, state.StatusSuffix, append(b, '\n'))
+		var b []byte
+		if b, err = json.MarshalIndent(&pub, "", " "); err == nil {
+			err = state.WriteRunFile(ac.dir, ac.a.Set, state.StatusSuffix, append(b, '\n'))
+		}
 	}
 	if err != nil && ac.warn != nil {
 		ac.warn("writing the status file: " + err.Error())

@@ -285,18 +285,24 @@ func (d *dir) read(name, what string) ([]byte, error) {
 // over the old one, and the directory synced so that the rename survives
 // a crash. Every step's error is reported, the directory sync's included.
 func (d *dir) writeAt(dfd int, dpath, name string, data []byte) error {
+	return d.writeAtMode(dfd, dpath, name, data, 0o644)
+}
+
+// writeAtMode is writeAt giving the file mode perm (0600 for what only
+// its owner and root may read).
+func (d *dir) writeAtMode(dfd int, dpath, name string, data []byte, perm uint32) error {
 	var rnd [8]byte
 	rand.Read(rnd[:])
 	tmp := "." + name + tempMarker + hex.EncodeToString(rnd[:])
 	path := filepath.Join(dpath, name)
-	fd, err := unix.Openat(dfd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
+	fd, err := unix.Openat(dfd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, perm)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	f := os.NewFile(uintptr(fd), filepath.Join(dpath, tmp))
 	_, err = f.Write(data)
 	if err == nil {
-		err = f.Chmod(0o644) // whatever the umask
+		err = f.Chmod(os.FileMode(perm)) // whatever the umask
 	}
 	if err == nil {
 		err = f.Sync()

@@ -36,6 +36,10 @@ const (
 	// set's alert state and events, the runs of its commands (-tn, -rc),
 	// which `logman query NAME` shows.
 	StatusSuffix = ".status"
+	// PrivateStatusSuffix names what of the activity only the set's owner
+	// and root may read (mode 0600): the command lines of its runs and
+	// their output.
+	PrivateStatusSuffix = ".private"
 )
 
 // openRun opens the state directory path and its run/ directory (created
@@ -77,16 +81,16 @@ func runFile(name, suffix string) (string, error) {
 		return "", err
 	}
 	switch suffix {
-	case RunRecordSuffix, StopRequestSuffix, WarningLogSuffix, StatusSuffix:
+	case RunRecordSuffix, StopRequestSuffix, WarningLogSuffix, StatusSuffix, PrivateStatusSuffix:
 	default:
-		return "", fmt.Errorf("run-state file suffix %q: want %q, %q, %q or %q", suffix, RunRecordSuffix, StopRequestSuffix, WarningLogSuffix, StatusSuffix)
+		return "", fmt.Errorf("run-state file suffix %q: want %q, %q, %q, %q or %q", suffix, RunRecordSuffix, StopRequestSuffix, WarningLogSuffix, StatusSuffix, PrivateStatusSuffix)
 	}
 	return name + suffix, nil
 }
 
-// WriteRunFile replaces the run-state file of the set name (suffix
-// RunRecordSuffix or StopRequestSuffix) in the state directory path with
-// data, atomically, creating the directories when missing. The caller
+// WriteRunFile replaces the run-state file of the set name in the state
+// directory path with data, atomically (mode 0644, but 0600 for
+// PrivateStatusSuffix), creating the directories when missing. The caller
 // must be allowed to write the state directory: another user's is refused.
 func WriteRunFile(path, name, suffix string, data []byte) error {
 	file, err := runFile(name, suffix)
@@ -99,7 +103,11 @@ func WriteRunFile(path, name, suffix string, data []byte) error {
 	}
 	defer d.close()
 	defer unix.Close(fd)
-	return d.writeAt(fd, d.join(runDir), file, data)
+	perm := uint32(0o644)
+	if suffix == PrivateStatusSuffix {
+		perm = 0o600
+	}
+	return d.writeAtMode(fd, d.join(runDir), file, data, perm)
 }
 
 // ReadRunFile reads the run-state file of the set name, after the owner,
@@ -148,7 +156,7 @@ func RemoveRunFile(path, name, suffix string) error {
 // besides its lock (RemoveRunLock): what deleting the set removes, so
 // that a later set of the name starts with no record, status, warnings
 // or stop request of the one before.
-var RunFileSuffixes = [...]string{RunRecordSuffix, StopRequestSuffix, WarningLogSuffix, StatusSuffix}
+var RunFileSuffixes = [...]string{RunRecordSuffix, StopRequestSuffix, WarningLogSuffix, StatusSuffix, PrivateStatusSuffix}
 
 // RunLockSuffix names the lock file of a set (run/NAME.lock): the
 // collector that runs the set holds an exclusive lock on it (flock) from

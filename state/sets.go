@@ -1,11 +1,15 @@
 package state
 
 // Data collector set definitions (perfc logman): one file per set,
-// sets/NAME.xml, in the DataCollectorSet XML that logman export writes.
+// sets/NAME.xml, in the DataCollectorSet XML that logman export writes,
+// readable by every user, and beside it sets/NAME.private, mode 0600, with
+// what only the set's owner and root may read (collectorset.Private).
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -19,6 +23,9 @@ import (
 const (
 	setsDir = "sets"
 	setExt  = ".xml"
+	// privateExt names the file beside a definition that holds what only
+	// the set's owner and root may read (collectorset.Private), mode 0600.
+	privateExt = ".private"
 )
 
 // ErrCollectorSetNotFound is returned (wrapped) for a set name no
@@ -158,6 +165,21 @@ func (h *setsHandle) read(stem, file string) (*collectorset.Set, error) {
 	if err != nil {
 		return nil, &SetFileError{Name: stem, File: path, Err: err}
 	}
+	ppath := filepath.Join(h.path, stem+privateExt)
+	pb, err := h.d.readAt(h.fd, stem+privateExt, "collector set private part", ppath)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case errors.Is(err, fs.ErrPermission):
+		s.PrivateHidden = true // another user's set: its arguments are not shown
+	case err != nil:
+		return nil, &SetFileError{Name: stem, File: ppath, Err: err}
+	default:
+		var p collectorset.Private
+		if err := json.Unmarshal(pb, &p); err != nil {
+			return nil, &SetFileError{Name: stem, File: ppath, Err: err}
+		}
+		s.JoinPrivate(p)
+	}
 	return s, nil
 }
 
@@ -211,14 +233,43 @@ func notFound(name string) error {
 }
 
 // setBytes is what a definition file holds: the set's XML, without a
-// status (a definition has none).
-func setBytes(s *collectorset.Set) ([]byte, error) {
+// status (a definition has none) and without its private parts, and what
+// its private file holds (nil when it has none).
+func setBytes(s *collectorset.Set) (public, private []byte, err error) {
 	if err := s.Validate(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	c := s.Clone()
-	c.Status = collectorset.Stopped
-	return c.XML(), nil
+	c, p := s.SplitPrivate()
+	c.Status, c.PrivateHidden = collectorset.Stopped, false
+	if !p.IsZero() {
+		if private, err = json.Marshal(p); err != nil {
+			return nil, nil, err
+		}
+	}
+	return c.XML(), private, nil
+}
+
+// writeSet writes the definition file and, before it, the private file
+// beside it (removed when the set has no private parts).
+func (h *setsHandle) writeSet(file string, public, private []byte) error {
+	stem := strings.TrimSuffix(file, setExt)
+	if private != nil {
+		if err := h.d.writeAtMode(h.fd, h.path, stem+privateExt, private, 0o600); err != nil {
+			return err
+		}
+	} else if err := h.removePrivate(stem); err != nil {
+		return err
+	}
+	return h.d.writeAt(h.fd, h.path, file, public)
+}
+
+// removePrivate removes the private file of the definition stem; a
+// missing one is no error.
+func (h *setsHandle) removePrivate(stem string) error {
+	if err := unix.Unlinkat(h.fd, stem+privateExt, 0); err != nil && !errors.Is(err, unix.ENOENT) {
+		return &os.PathError{Op: "remove", Path: filepath.Join(h.path, stem+privateExt), Err: err}
+	}
+	return nil
 }
 
 // CreateCollectorSet stores a new set's definition in the state directory
@@ -227,7 +278,7 @@ func setBytes(s *collectorset.Set) ([]byte, error) {
 // ErrCollectorSetExists), unless replace is true (logman's -ow), when it
 // is replaced.
 func CreateCollectorSet(path string, s *collectorset.Set, replace bool) error {
-	data, err := setBytes(s)
+	data, private, err := setBytes(s)
 	if err != nil {
 		return err
 	}
@@ -240,7 +291,7 @@ func CreateCollectorSet(path string, s *collectorset.Set, replace bool) error {
 	if exists && !replace {
 		return fmt.Errorf("%q: %w", s.Name, ErrCollectorSetExists)
 	}
-	if err := h.d.writeAt(h.fd, h.path, s.Name+setExt, data); err != nil {
+	if err := h.writeSet(s.Name+setExt, data, private); err != nil {
 		return err
 	}
 	// The old file (its name in another case) goes after the new one is
@@ -255,7 +306,7 @@ func CreateCollectorSet(path string, s *collectorset.Set, replace bool) error {
 // by s.Name without regard to case; its file keeps its name), atomically.
 // A damaged definition may be replaced: that is its repair.
 func UpdateCollectorSet(path string, s *collectorset.Set) error {
-	data, err := setBytes(s)
+	data, private, err := setBytes(s)
 	if err != nil {
 		return err
 	}
@@ -268,7 +319,7 @@ func UpdateCollectorSet(path string, s *collectorset.Set) error {
 	if !ok {
 		return notFound(s.Name)
 	}
-	return h.d.writeAt(h.fd, h.path, file, data)
+	return h.writeSet(file, data, private)
 }
 
 // DeleteCollectorSet removes the definition of the set named name
@@ -294,6 +345,9 @@ func DeleteCollectorSet(path, name string) (string, error) {
 // remove unlinks a definition file and syncs the directory.
 func (h *setsHandle) remove(file string) error {
 	path := filepath.Join(h.path, file)
+	if err := h.removePrivate(strings.TrimSuffix(file, setExt)); err != nil {
+		return err
+	}
 	if err := unix.Unlinkat(h.fd, file, 0); err != nil {
 		return &os.PathError{Op: "remove", Path: path, Err: err}
 	}

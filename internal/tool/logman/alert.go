@@ -10,6 +10,11 @@ import (
 	"github.com/perfcounters/perfcounters/pla"
 )
 
+// privateNote stands where logman query would show what only a set's
+// owner and root may read (collectorset.Private, the runs' command lines
+// and output).
+const privateNote = "shown to the set's owner and root only"
+
 // timeLayout is how logman query words times.
 const timeLayout = "1/2/2006 3:04:05 PM"
 
@@ -30,9 +35,14 @@ func writeAlert(b *strings.Builder, key func(k, v string), s *collectorset.Set, 
 	key("Event Log", onOff(a.EventLog))
 	if a.Task != "" {
 		key("Task", a.Task)
-		key("Task Arguments", a.TaskArguments)
-		if a.TaskUserTextArguments != "" {
-			key("Task User Text", a.TaskUserTextArguments)
+		switch {
+		case s.PrivateHidden:
+			key("Task Arguments", privateNote)
+		default:
+			key("Task Arguments", a.TaskArguments)
+			if a.TaskUserTextArguments != "" {
+				key("Task User Text", a.TaskUserTextArguments)
+			}
 		}
 	}
 	if a.TriggerDataCollectorSet != "" {
@@ -114,6 +124,9 @@ func writeActions(b *strings.Builder, act *pla.Activity) {
 		return
 	}
 	b.WriteString("\nActions:\n")
+	if act.PrivateHidden {
+		b.WriteString("    (command lines and output: " + privateNote + ")\n")
+	}
 	for _, r := range act.Actions {
 		what := map[string]string{"task": "Task", "trigger": "Start Set", "rc": "Run Command"}[r.Action]
 		if what == "" {
