@@ -81,7 +81,8 @@
 // "(PDH-CSV 4.0)"/"(PDH-TSV 4.0)" tag ("a text file, but not a PDH text
 // log: it starts ..."), a quoted cell the line ends inside, a value past
 // the header's columns, a timestamp or a value that does not parse, more
-// than MaxColumns columns or a line over MaxLine bytes.
+// than MaxColumns columns or a line over MaxLine bytes of decoded text
+// (UTF-8).
 //
 // # Text logs as a source
 //

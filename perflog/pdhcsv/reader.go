@@ -74,8 +74,9 @@ func (e *ReadError) Error() string {
 
 // Limits on what a text log may hold: memory stays linear in the input.
 const (
-	// MaxLine bounds one line (a header of thousands of counter paths
-	// fits).
+	// MaxLine bounds one line, in bytes of the decoded text (UTF-8,
+	// whatever the file's encoding): a header of thousands of counter
+	// paths fits.
 	MaxLine = 16 << 20
 	// MaxColumns bounds the counter columns of the header.
 	MaxColumns = 1 << 17
@@ -236,7 +237,7 @@ func decodeError(file string, de *utf16le.DecodeError) error {
 	return &ReadError{File: file, Line: de.Line, Msg: msg}
 }
 
-var errLineTooLong = fmt.Errorf("line longer than %d bytes", MaxLine)
+var errLineTooLong = fmt.Errorf("line longer than %d bytes of decoded text (counted in UTF-8: a UTF-16 file's line may take up to twice that in the file)", MaxLine)
 
 // nextLine appends the next line of br to buf, without its line end;
 // complete says the line ended with one. io.EOF when there is none.

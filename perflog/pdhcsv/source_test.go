@@ -3,6 +3,7 @@ package pdhcsv
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -267,5 +268,15 @@ func TestWindowsInstanceParentheses(t *testing.T) {
 	}
 	if v, err := c.Formatted(calc.FmtDouble); err != nil || v.Double != 12 {
 		t.Errorf("value %v, %v; want 12", v, err)
+	}
+}
+
+// TestLineLimitSaysDecoded: a line past MaxLine is refused with a message
+// that says the limit counts decoded text, whatever the file's encoding.
+func TestLineLimitSaysDecoded(t *testing.T) {
+	long := `"(PDH-CSV 4.0)","\\H\` + strings.Repeat("x", MaxLine) + "\"\r\n"
+	_, err := ReadLog(strings.NewReader(long), "long.csv", 64<<20)
+	if err == nil || !strings.Contains(err.Error(), "line 1") || !strings.Contains(err.Error(), fmt.Sprintf("longer than %d bytes of decoded text", MaxLine)) {
+		t.Errorf("ReadLog: %v", err)
 	}
 }
