@@ -14,9 +14,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/perfcounters/perfcounters/calc"
 	"github.com/perfcounters/perfcounters/counterpath"
@@ -473,20 +476,33 @@ func problemText(p pdh.Problem) string {
 
 // progress prints relog's percentage while it writes: "\r12.00%" each
 // time another whole percent of the input's samples is done, on one line
-// that a terminal shows updated in place, and "100.00%" at the end.
+// that a terminal shows updated in place, and "100.00%" at the end. A
+// console that is no terminal (a file, a pipe) gets the end alone: the
+// updates would be one line of every percentage, with no line ends.
 type progress struct {
 	w    io.Writer
 	rec  pdh.Recorded
 	eol  string
-	last int // whole percent last printed
+	live bool // w is a terminal
+	last int  // whole percent last printed
 }
 
 func newProgress(w io.Writer, rec pdh.Recorded, eol string) *progress {
-	return &progress{w: w, rec: rec, eol: eol, last: -1}
+	return &progress{w: w, rec: rec, eol: eol, live: isTerminal(w), last: -1}
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
 }
 
 func (p *progress) update() {
-	if p.w == nil || p.rec.Len() == 0 {
+	if p.w == nil || !p.live || p.rec.Len() == 0 {
 		return
 	}
 	pct := 100 * p.rec.Pos() / p.rec.Len()

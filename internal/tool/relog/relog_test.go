@@ -360,3 +360,25 @@ func TestOverlappingInputs(t *testing.T) {
 		t.Errorf("warnings %q, want one naming the overlapping input", warned)
 	}
 }
+
+// TestProgressOnTerminal: on a terminal the percentage is updated in
+// place ("\r25.00%"); on anything else (console.golden) only its end is
+// written, so a file or pipe gets no line of every percentage (issue 43).
+func TestProgressOnTerminal(t *testing.T) {
+	bf, _ := fixtures(t)
+	var b strings.Builder
+	p := newProgress(&b, bf.Recorded(), "\n")
+	if p.live {
+		t.Fatal("a strings.Builder taken for a terminal")
+	}
+	p.live = true // as newProgress finds it on a terminal
+	for range bf.Recorded().Len() {
+		if _, err := bf.Sample(t.Context(), nil); err != nil {
+			t.Fatal(err)
+		}
+		p.update()
+	}
+	if got, want := b.String()+p.done(), "\r25.00%\r50.00%\r75.00%\r100.00%\n\n"; got != want {
+		t.Errorf("progress %q, want %q", got, want)
+	}
+}
