@@ -22,10 +22,6 @@ type Registration = statedir.Registration
 // SetRegistration is a registered counter set (state.SetRegistration).
 type SetRegistration = statedir.SetRegistration
 
-// NormalizeGUID returns a GUID as the state directory spells it (see
-// state.NormalizeGUID).
-func NormalizeGUID(s string) (string, bool) { return statedir.NormalizeGUID(s) }
-
 // BuiltinTitles enters the names of the built-in objects into db exactly
 // as New's engine enters them (English Windows' index when the name has
 // one, a new index after Last Counter otherwise), without reading /proc:

@@ -993,12 +993,6 @@ func (c *Counter) Statistics(opts calc.Options) calc.Stats {
 	return calc.Statistics(c.cols[0].def.Type, c.scaleOf(0), h, opts)
 }
 
-// CalculateFromRawValue computes a formatted value of type t from two raw
-// values (PdhCalculateCounterFromRawValue); prev may be nil.
-func CalculateFromRawValue(t countertype.Type, scale int32, cur, prev *calc.Raw, opts calc.Options) calc.Value {
-	return calc.Format(t, scale, cur, prev, opts)
-}
-
 // Recorder stores what a query collects, sample by sample: a binary log
 // or an SQL log set. A tool calls WriteQuery after each Collect; the
 // recorder reads the counters' raw values (Counter.Raw) or the objects

@@ -55,15 +55,12 @@ func (r *ValueReader) Reset(o Object) {
 	}
 }
 
-// Len is the number of values Read appends: the object's NumCounters.
-func (r *ValueReader) Len() int { return r.n }
-
 // Read appends the raw value of every counter, in definition order, to dst
 // and returns it: DWORDs and 8-byte values as numbers, other sizes as
 // CounterBlock.Value reads them (text counters read as their first bytes;
 // use CounterBlock.Text for their text). A block that does not hold a value
 // (a block of another object) reads 0 for it. Read does not allocate when
-// dst has room for Len more values.
+// dst has room for the object's NumCounters more values.
 func (r *ValueReader) Read(c CounterBlock, dst []uint64) []uint64 {
 	base := len(dst)
 	dst = append(dst, make([]uint64, r.n)...) // no allocation when dst has room

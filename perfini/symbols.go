@@ -92,9 +92,6 @@ func (s *Symbols) add(c *errs, d define) {
 	s.defs = append(s.defs, d)
 }
 
-// Len returns the number of macros defined.
-func (s *Symbols) Len() int { return len(s.defs) }
-
 // stripComments removes C comments from a line; in says whether the line
 // starts inside a /* */ comment, and the second result whether it ends in
 // one. A comment becomes one space, as in C.

@@ -97,9 +97,6 @@ func Start(guid string, opts Options) (*Provider, error) {
 	return &Provider{guid: guid, w: w, shards: min(n, 256)}, nil
 }
 
-// GUID returns the provider's GUID.
-func (p *Provider) GUID() string { return p.guid }
-
 // Path returns the segment file.
 func (p *Provider) Path() string { return p.w.Path() }
 
@@ -230,9 +227,6 @@ func validate(def *counterset.Set) error {
 	return nil
 }
 
-// Definition returns the set as declared.
-func (s *Set) Definition() *counterset.Set { return &s.def }
-
 // Single returns the one instance of a single-instance set, nil for a
 // multi-instance set.
 func (s *Set) Single() *Instance { return s.single }
@@ -285,12 +279,6 @@ type Instance struct {
 	mu      sync.Mutex
 	sharded map[int]*ShardedCounter
 }
-
-// Name returns the instance name.
-func (in *Instance) Name() string { return in.name }
-
-// ID returns the instance id.
-func (in *Instance) ID() uint32 { return in.id }
 
 // Delete unpublishes the instance (PerfDeleteInstance). Its handles must
 // not be used afterwards: the value block is recycled for later instances.

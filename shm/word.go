@@ -91,14 +91,6 @@ func (b Block) Store(i int, v uint64) {
 	}
 }
 
-// Len returns the number of counter values in the block.
-func (b Block) Len() int {
-	if b.n == 0 {
-		return 0
-	}
-	return b.n - 1
-}
-
 // BeginMulti marks the block busy for a multi-value update, so that a
 // reader retries rather than pairing a new fraction with an old base.
 // Several goroutines may be inside at once; EndMulti must follow.

@@ -194,17 +194,3 @@ func LangTitles(path string, l titles.Lang) (*titles.DB, error) {
 	defer d.close()
 	return d.readLang(l)
 }
-
-// Langs returns the languages other than English that have names
-// registered in the state directory path.
-func Langs(path string) ([]titles.Lang, error) {
-	if path == "" {
-		return nil, nil
-	}
-	d, err := open(path, false)
-	if err != nil {
-		return nil, err
-	}
-	defer d.close()
-	return d.langs(), nil
-}

@@ -157,9 +157,6 @@ func WithUptime(f func() time.Duration) Option { return func(c *Collector) { c.U
 // WithPerfFreq sets the PerfTime frequency of the engine's block header.
 func WithPerfFreq(f int64) Option { return func(c *Collector) { c.PerfFreq = f } }
 
-// WithUserHZ sets the unit of /proc/stat tick counts.
-func WithUserHZ(hz int64) Option { return func(c *Collector) { c.UserHZ = hz } }
-
 // NewCollector returns a Collector reading proc and sys.
 func NewCollector(proc, sys fs.FS, opts ...Option) *Collector {
 	c := &Collector{

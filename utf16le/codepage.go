@@ -89,15 +89,6 @@ func ANSICodePages() []CodePage {
 	return out
 }
 
-// CodePages are every code page this package reads and writes.
-func CodePages() []CodePage {
-	out := make([]CodePage, len(pages))
-	for i, p := range pages {
-		out[i] = p.cp
-	}
-	return out
-}
-
 func lookup(cp CodePage) (page, bool) {
 	for _, p := range pages {
 		if p.cp == cp {

@@ -80,16 +80,6 @@ func AppendDecode(dst, b []byte) []byte {
 	return out
 }
 
-// DecodeNUL decodes a NUL-terminated string at the start of b: the text up to
-// the first NUL code unit. A string without a terminator is an error.
-func DecodeNUL(b []byte) (string, error) {
-	n := IndexNUL(b)
-	if n < 0 {
-		return "", ErrNoTerminator
-	}
-	return decode(b[:n]), nil
-}
-
 // DecodeLenient decodes b up to its first NUL code unit, or all of it if
 // there is none; a trailing odd byte is ignored. It suits fields whose
 // length is given separately and may or may not include the NUL.

@@ -1,7 +1,7 @@
 // Package wintz decides time zones once for the whole module: Windows'
 // zone names and CLDR's table between them and IANA names (cldr.go,
 // windows.go), the local zone whether TZ names it, points into zoneinfo
-// or is unset (LocalName, Local), a Windows TIME_ZONE_INFORMATION as a
+// or is unset (LocalName), a Windows TIME_ZONE_INFORMATION as a
 // location (TZI), and zones known only by a POSIX TZ rule (RuleLocation,
 // Rule). At is the one function that gives a person the zone of a log's
 // time: PDH text logs' headers, relog, dump, perfmon's log view and

@@ -234,19 +234,6 @@ func localName() string {
 	return ""
 }
 
-// Local returns the local zone as a location named by its IANA name
-// (LocalName), so that every writer records and every viewer shows the
-// same name whether TZ gives a name, a path or nothing; time.Local when
-// no name is known.
-func Local() *time.Location {
-	if name := LocalName(); name != "" {
-		if loc, err := time.LoadLocation(name); err == nil {
-			return loc
-		}
-	}
-	return time.Local
-}
-
 // zoneFromPath returns the zone name of a file below a zoneinfo directory
 // (".../zoneinfo/Europe/Paris" gives "Europe/Paris"), "" for other paths.
 func zoneFromPath(p string) string {

@@ -546,9 +546,6 @@ func (e *Exporter) Run(ctx context.Context) error {
 	return e.Shutdown(sctx)
 }
 
-// Objects returns the title indexes asked of the source in every sample.
-func (e *Exporter) Objects() []uint32 { return append([]uint32(nil), e.objects...) }
-
 // loggedExporter logs failed exports.
 type loggedExporter struct {
 	sdkmetric.Exporter

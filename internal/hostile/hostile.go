@@ -75,15 +75,6 @@ type BLGCounter struct {
 	Machine, Object, Instance, Counter string
 }
 
-// Path is the counter path the entry names.
-func (c BLGCounter) Path() string {
-	p := `\\` + c.Machine + `\` + c.Object
-	if c.Instance != "" {
-		p += "(" + c.Instance + ")"
-	}
-	return p + `\` + c.Counter
-}
-
 // BLG is a Windows binary log with the given counter list (every counter a
 // PERF_COUNTER_RAWCOUNT) and samples sample records, one a second: in
 // sample s, explicit counter k holds the value s+k, and a counter with

@@ -1,11 +1,6 @@
 package pdhcsv
 
-import (
-	"fmt"
-	"strings"
-
-	"github.com/perfcounters/perfcounters/wintz"
-)
+import "github.com/perfcounters/perfcounters/wintz"
 
 // Format is the separator family of a PDH text log.
 type Format int
@@ -15,18 +10,6 @@ const (
 	CSV Format = iota // comma-separated, header "(PDH-CSV 4.0)"
 	TSV               // tab-separated, header "(PDH-TSV 4.0)"
 )
-
-// ParseFormat reads a format name as typeperf and relog accept it after -f
-// (case-insensitive "CSV" or "TSV").
-func ParseFormat(s string) (Format, error) {
-	switch strings.ToUpper(s) {
-	case "CSV":
-		return CSV, nil
-	case "TSV":
-		return TSV, nil
-	}
-	return 0, fmt.Errorf("unknown text log format %q (want CSV or TSV)", s)
-}
 
 // String returns "CSV" or "TSV".
 func (f Format) String() string {

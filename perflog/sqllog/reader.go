@@ -84,12 +84,8 @@ func OpenWith(ctx context.Context, src string, opts Options) (*Log, error) {
 	return l, nil
 }
 
-// Logsets lists the log sets (DisplayToID.DisplayString) of a data source.
-func Logsets(ctx context.Context, dsn string) ([]string, error) {
-	return LogsetsWith(ctx, dsn, Options{})
-}
-
-// LogsetsWith is Logsets with the lookups of opts.
+// LogsetsWith lists the log sets (DisplayToID.DisplayString) of a data
+// source, found with the lookups of opts.
 func LogsetsWith(ctx context.Context, dsn string, opts Options) ([]string, error) {
 	s, err := opts.Resolve(dsn)
 	if err != nil {
