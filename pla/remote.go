@@ -209,6 +209,8 @@ type member struct {
 	// down is the reason it did not answer as last warned ("": it
 	// answers, or has not been asked yet).
 	down string
+	// answeredOnce says that the computer answered a sample of the set.
+	answeredOnce bool
 }
 
 func (m *member) Sample(ctx context.Context, objects []uint32) (*pdh.Sample, error) {
@@ -220,10 +222,23 @@ func (m *member) Sample(ctx context.Context, objects []uint32) (*pdh.Sample, err
 		err = ctx.Err()
 	}
 	m.asked, m.err = true, err
+	m.answeredOnce = m.answeredOnce || err == nil
 	if err != nil && errors.Is(err, context.DeadlineExceeded) {
 		m.err = fmt.Errorf("no answer within %v", m.c.timeout)
 	}
 	return smp, err
+}
+
+// neverAnswered names the set's computers that answered none of its
+// samples: their counters have no value in its log.
+func (fr *fleetRun) neverAnswered() []string {
+	var names []string
+	for _, m := range fr.members {
+		if !m.answeredOnce {
+			names = append(names, m.c.name)
+		}
+	}
+	return names
 }
 
 // Connect connects the shared source (once; a client already connected

@@ -360,6 +360,37 @@ func TestRemoteSetStartsWithComputerDown(t *testing.T) {
 	}
 }
 
+// TestRemoteSetEndsNamingSilentComputers: a set that took its samples
+// (-sc) while one of its computers never answered says so when it ends,
+// not only that it collected its samples (issue 43, also).
+func TestRemoteSetEndsNamingSilentComputers(t *testing.T) {
+	srv := serveFixture(t, "")
+	rc := newRemoteComputers()
+	rc.add(srv.Config("served"))
+	rc.add(&remote.HostConfig{Name: "down", URL: "https://" + freeAddr(t), TLS: remote.TLSConfig{CAFile: srv.CAFile}})
+	dir, root := stateDir(t), t.TempDir()
+	svc := NewService(t.Context(), remoteOptions(newFakeSource(2), rc))
+	defer svc.Wait()
+	defer svc.StopAll("test done")
+	set := newSet("two", root, `\\served\Memory\Available Bytes`, `\\down\Memory\Available Bytes`)
+	set.Collector.MaxSamples = 2
+	if err := svc.Start(dir, set, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	var reason string
+	waitFor(t, "the set's end", func() bool {
+		rec, err := ReadRecord(dir, "two")
+		if err != nil || rec == nil || rec.Stopped.IsZero() {
+			return false
+		}
+		reason = rec.Reason
+		return true
+	})
+	if want := "it collected its 2 samples (-sc), with no value of down, which never answered"; reason != want {
+		t.Errorf("reason %q, want %q", reason, want)
+	}
+}
+
 // TestRemoteSetAddsCountersLater: a counter of a computer that is down
 // when its set starts, of an object this computer does not know, is
 // added when that computer answers; one whose object this computer

@@ -329,7 +329,7 @@ func (s *Service) Start(dir string, def *collectorset.Set, stop time.Time) error
 	s.runs[key] = r
 	r.g.runs = append(r.g.runs, r)
 	if m := def.Collector.MaxSamples; m > 0 && r.samples >= m {
-		s.end(r, fmt.Sprintf("it collected its %d samples (-sc)", m))
+		s.end(r, r.collected(m))
 	}
 	return nil
 }
@@ -609,9 +609,24 @@ func (s *Service) tick(g *group) {
 		r.samples++
 		r.last = now
 		if m := r.set.Collector.MaxSamples; m > 0 && r.samples >= m {
-			s.end(r, fmt.Sprintf("it collected its %d samples (-sc)", m))
+			s.end(r, r.collected(m))
 		}
 	}
+}
+
+// collected is the reason a set that took its n samples (-sc) ends with:
+// it names the computers that answered none of them, whose counters have
+// no value in the log (a set against an unreachable computer once said
+// "it collected its 2 samples" with nothing in them).
+func (r *run) collected(n uint32) string {
+	reason := fmt.Sprintf("it collected its %d samples (-sc)", n)
+	if r.fleet == nil {
+		return reason
+	}
+	if silent := r.fleet.neverAnswered(); len(silent) > 0 {
+		reason += fmt.Sprintf(", with no value of %s, which never answered", strings.Join(silent, ", "))
+	}
+	return reason
 }
 
 // end stops r with a reason: its log is closed, its record says so, and

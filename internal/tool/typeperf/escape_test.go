@@ -3,6 +3,7 @@ package typeperf
 import (
 	"bytes"
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -87,4 +88,39 @@ func TestConsoleEscapesNames(t *testing.T) {
 			})
 		})
 	}
+}
+
+// silentSource is a computer that answered the first two samples (the
+// paths were checked against it, the columns fixed) and none after.
+type silentSource struct {
+	*pdh.BlockFiles
+	n int
+}
+
+func (s *silentSource) Recorded() pdh.Recorded { return nil }
+
+func (s *silentSource) Sample(ctx context.Context, objs []uint32) (*pdh.Sample, error) {
+	s.n++
+	if s.n <= 2 { // the paths' check and the priming sample, which fixes the columns
+		return s.BlockFiles.Sample(ctx, objs)
+	}
+	return &pdh.Sample{Problems: []pdh.Problem{{Object: 238, ObjectName: "Processor", Reason: "computer db7 does not answer"}}}, nil
+}
+
+// TestNothingCollected: rows that are all blank end the run with an
+// error saying nothing was collected, never "The command completed
+// successfully." (issue 43, also: typeperf said so when the only remote
+// computer never answered).
+func TestNothingCollected(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		opts := Options{Counters: []string{`\Processor(_Total)\% Processor Time`}, Samples: 3, Location: testZone}
+		var out, errw bytes.Buffer
+		err := Run(t.Context(), &silentSource{BlockFiles: openFixtures(t)}, opts, &out, &out, &errw)
+		if !errors.Is(err, ErrNothingCollected) || !strings.Contains(err.Error(), "any of the 3 samples") {
+			t.Errorf("Run: %v, want ErrNothingCollected over 3 samples", err)
+		}
+		if strings.Contains(out.String(), MsgCompleted) {
+			t.Errorf("output says the command completed:\n%s", out.String())
+		}
+	})
 }

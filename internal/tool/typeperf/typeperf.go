@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -65,6 +66,11 @@ const (
 
 // ErrNoValidCounters is returned when no path given matched anything.
 var ErrNoValidCounters = errors.New("no valid counters")
+
+// ErrNothingCollected is returned when every row written was blank: no
+// counter had a value in any sample (the only remote computer never
+// answered).
+var ErrNothingCollected = errors.New("nothing was collected")
 
 // Interrupted ends a run stopped (CTRL+C) before its first sample as
 // typeperf does: the closing lines on the console ("Exiting, please
@@ -185,6 +191,10 @@ func Run(ctx context.Context, src pdh.Source, opts Options, out, console, errw i
 		return err
 	}
 	vals := make([]pdhcsv.Value, cols.Len())
+	// judged counts the rows in which every counter could have a value
+	// (not a log's first, where two-sample counters have none yet), valued
+	// whether one of them had one.
+	judged, valued := 0, false
 	first := 0
 	if opts.Log {
 		// A PDH-written log (typeperf -o, relog, perfmon, Export-Counter)
@@ -224,6 +234,14 @@ loop:
 			runErr = err
 			break
 		}
+		judged++
+		valued = valued || slices.ContainsFunc(vals, func(v pdhcsv.Value) bool { return v.OK })
+	}
+	if runErr == nil && judged > 0 && !valued {
+		// A remote computer that never answered, an object that never
+		// had the instances asked for: say so, and fail, rather than
+		// "completed successfully" over rows of blanks.
+		runErr = fmt.Errorf("%w: no counter had a value in any of the %d samples (the warnings above say why)", ErrNothingCollected, judged)
 	}
 	if runErr != nil || opts.Form != FormPDH {
 		return runErr
