@@ -164,13 +164,13 @@ func TestG17(t *testing.T) {
 		{4503599627370495.5, "4503599627370495.5"},
 		{-0.5, "-0.5"},
 	} {
-		if got := string(AppendG17(nil, tc.x)); got != tc.want {
+		if got := string(appendG17(nil, tc.x)); got != tc.want {
 			t.Errorf("%v: %s, want %s", tc.x, got, tc.want)
 		}
 	}
 }
 
-// TestG17Whole checks AppendG17's shortcut for whole numbers against
+// TestG17Whole checks appendG17's shortcut for whole numbers against
 // strconv's general %.17g formatting, around the limits of the shortcut.
 func TestG17Whole(t *testing.T) {
 	var xs []float64
@@ -185,7 +185,7 @@ func TestG17Whole(t *testing.T) {
 		xs = append(xs, x, x-1, x+1, -x)
 	}
 	for _, x := range xs {
-		if got, want := string(AppendG17(nil, x)), strconv.FormatFloat(x, 'g', 17, 64); got != want {
+		if got, want := string(appendG17(nil, x)), strconv.FormatFloat(x, 'g', 17, 64); got != want {
 			t.Errorf("%v: %s, want %s", x, got, want)
 		}
 	}

@@ -133,7 +133,7 @@ func (w *Writer) appendValue(b []byte, v Value) []byte {
 	if w.opts.Style == StyleConsole {
 		return strconv.AppendFloat(b, v.Number, 'f', 6, 64)
 	}
-	return AppendG17(b, v.Number)
+	return appendG17(b, v.Number)
 }
 
 // AppendTime appends t as t.AppendFormat(b, TimeLayout) does
@@ -156,12 +156,12 @@ func AppendTime(b []byte, t time.Time) []byte {
 		byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10))
 }
 
-// AppendG17 appends x as C's printf("%.17g") does: 17 significant digits,
+// appendG17 appends x as C's printf("%.17g") does: 17 significant digits,
 // trailing zeros (and a trailing point) removed, exponent form when the
 // exponent is below -4 or at least 17, written with a sign and at least two
 // digits ("1e+20", "1.0000000000000001e-05"). This is how PDH writes values
 // into text logs.
-func AppendG17(b []byte, x float64) []byte {
+func appendG17(b []byte, x float64) []byte {
 	// A whole number below 10^17 (most counters' values: counts, bytes)
 	// has at most 17 digits and an exponent below 17: %.17g writes its
 	// digits, which AppendInt writes faster. Negative zero is "-0".

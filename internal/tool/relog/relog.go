@@ -86,9 +86,9 @@ func (s *Stats) add(t time.Time) {
 	s.Samples++
 }
 
-// TimeLayouts are the -b/-e forms relog accepts: M/d/yyyy H:mm:ss, with
+// timeLayouts are the -b/-e forms relog accepts: M/d/yyyy H:mm:ss, with
 // AM/PM (h:mm:ss[AM|PM]) or 24-hour, seconds optional.
-var TimeLayouts = []string{
+var timeLayouts = []string{
 	"1/2/2006 3:04:05PM", "1/2/2006 3:04:05 PM", "1/2/2006 3:04PM", "1/2/2006 3:04 PM",
 	"1/2/2006 15:04:05", "1/2/2006 15:04", "1/2/2006",
 }
@@ -96,7 +96,7 @@ var TimeLayouts = []string{
 // ParseTime reads a -b/-e time in loc.
 func ParseTime(s string, loc *time.Location) (time.Time, error) {
 	s = strings.TrimSpace(s)
-	for _, l := range TimeLayouts {
+	for _, l := range timeLayouts {
 		if t, err := time.ParseInLocation(l, strings.ToUpper(s), loc); err == nil {
 			return t, nil
 		}
