@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"testing/fstest"
 )
 
 // addFixtureSeeds adds every file of the fixture tree named name as a seed.
@@ -109,6 +111,43 @@ func FuzzDirents(f *testing.F) {
 		for _, p := range pids {
 			if p <= 0 {
 				t.Fatalf("pid %d", p)
+			}
+		}
+	})
+}
+
+// FuzzProcessName: whatever comm and command line another user gives a
+// process, its instance name is bounded (comm's 15 bytes, or argv[0]'s
+// base name cut to MaxArgv0Name, plus the reserved-name suffix), never a
+// reserved name, and never holds a NUL or a '/' from the path.
+func FuzzProcessName(f *testing.F) {
+	f.Add("abcdefghijklmno", []byte("/usr/bin/abcdefghijklmnopqrst\x00-x\x00"))
+	f.Add("_Total", []byte("_Total\x00"))
+	f.Add("bash", []byte{})
+	f.Add("abcdefghijklmno", []byte("/x/abcdefghijklmno\xff\xfe\x00"))
+	f.Fuzz(func(t *testing.T, comm string, cmdline []byte) {
+		if len(comm) > commTruncated || strings.ContainsAny(comm, "\x00\n)") {
+			return // the kernel's comm: at most 15 bytes; ")" and NUL would end it in stat
+		}
+		stat := "42 (" + comm + ") S 1 1 1 0 -1 0 0 0 0 0 1 1 0 0 20 0 1 0 100 1 1 1 1 1 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0"
+		fsys := fstest.MapFS{
+			"42/stat":    {Data: []byte(stat)},
+			"42/cmdline": {Data: cmdline},
+		}
+		s := NewScanner(FS(fsys))
+		defer s.Close()
+		if err := s.Scan(nil); err != nil {
+			return
+		}
+		if len(s.Processes()) != 1 {
+			t.Fatalf("comm %q: %d processes scanned, want 1", comm, len(s.Processes()))
+		}
+		for _, p := range s.Processes() {
+			if len(p.Name) > MaxArgv0Name+len(reservedSuffix) || Reserved(p.Name) || strings.ContainsAny(p.Name, "\x00/") && p.Name != comm {
+				t.Fatalf("comm %q, cmdline %q: name %q", comm, cmdline, p.Name)
+			}
+			if !strings.HasPrefix(p.Name, comm) {
+				t.Fatalf("comm %q: name %q does not start with it", comm, p.Name)
 			}
 		}
 	})
