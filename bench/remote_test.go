@@ -19,10 +19,10 @@ import (
 	"time"
 
 	"github.com/perfcounters/perfcounters/host"
+	"github.com/perfcounters/perfcounters/internal/remotetest"
 	"github.com/perfcounters/perfcounters/perfdata"
 	"github.com/perfcounters/perfcounters/remote"
 	"github.com/perfcounters/perfcounters/remote/apiserver"
-	"github.com/perfcounters/perfcounters/remote/remotetest"
 )
 
 // The remote benchmarks of issue 12: a remote fetch of the system objects

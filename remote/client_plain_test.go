@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfcounters/perfcounters/internal/remotetest"
 	"github.com/perfcounters/perfcounters/remote"
 	"github.com/perfcounters/perfcounters/remote/apiserver"
-	"github.com/perfcounters/perfcounters/remote/remotetest"
 )
 
 // plainServer serves h over plain HTTP/1.1 on loopback (perfc serve's

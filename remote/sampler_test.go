@@ -14,10 +14,10 @@ import (
 	"github.com/perfcounters/perfcounters/countertype"
 	"github.com/perfcounters/perfcounters/engine"
 	"github.com/perfcounters/perfcounters/host"
+	"github.com/perfcounters/perfcounters/internal/remotetest"
 	"github.com/perfcounters/perfcounters/pdh"
 	"github.com/perfcounters/perfcounters/remote"
 	"github.com/perfcounters/perfcounters/remote/apiserver"
-	"github.com/perfcounters/perfcounters/remote/remotetest"
 )
 
 // stepHost is an engine whose one counter, Step\Ops/sec, grows by 1,000

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfcounters/perfcounters/internal/remotetest"
 	"github.com/perfcounters/perfcounters/remote"
 	"github.com/perfcounters/perfcounters/remote/apiserver"
-	"github.com/perfcounters/perfcounters/remote/remotetest"
 )
 
 // tokenServer accepts one bearer token at a time, as a perfc serve that

@@ -112,13 +112,16 @@ var table = map[string]rule{
 // packages of ours each imports. They have no level: only tests import
 // them (checked), and they may import anything below the binary.
 var testSupport = map[string][]string{
-	"internal/asuser":   nil,                                    // runs a test binary as other users
-	"internal/golden":   nil,                                    // golden files with -update
-	"internal/hostile":  nil,                                    // hostile logs forged, cost per input byte (issue 28)
-	"internal/pgtest":   nil,                                    // the PostgreSQL server of the tests
-	"internal/proctest": nil,                                    // wait for a process to end
-	"shm/shmtest":       {"shm"},                                // a tmpfs base directory
-	"remote/remotetest": {"host", "remote", "remote/apiserver"}, // the API over a fixture host, served with TLS
+	"internal/asuser":     nil,                                    // runs a test binary as other users
+	"internal/golden":     nil,                                    // golden files with -update
+	"internal/hostile":    nil,                                    // hostile logs forged, cost per input byte (issue 28)
+	"internal/pgtest":     nil,                                    // the PostgreSQL server of the tests
+	"internal/proctest":   nil,                                    // wait for a process to end
+	"shm/shmtest":         {"shm"},                                // a tmpfs base directory
+	"internal/remotetest": {"host", "remote", "remote/apiserver"}, // the API over a fixture host, served with TLS
+	// remote/remotetest forwards to internal/remotetest for cmd/perfc's
+	// and pla's tests until they import it there; then delete it.
+	"remote/remotetest": {"host", "internal/remotetest", "remote/apiserver"},
 }
 
 // fixtures are packages a test of any level may import to stand up the

@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/perfcounters/perfcounters/internal/remotetest"
 	"github.com/perfcounters/perfcounters/internal/webui"
 	"github.com/perfcounters/perfcounters/remote"
 	"github.com/perfcounters/perfcounters/remote/apiserver"
-	"github.com/perfcounters/perfcounters/remote/remotetest"
 )
 
 // alertSets is the host's collector sets as GET /v1/sets lists them:

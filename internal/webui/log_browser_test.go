@@ -18,12 +18,12 @@ import (
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 	"github.com/perfcounters/perfcounters/internal/logview"
+	"github.com/perfcounters/perfcounters/internal/remotetest"
 	"github.com/perfcounters/perfcounters/internal/webui"
 	"github.com/perfcounters/perfcounters/perfdata"
 	"github.com/perfcounters/perfcounters/perflog/blg"
 	"github.com/perfcounters/perfcounters/remote"
 	"github.com/perfcounters/perfcounters/remote/apiserver"
-	"github.com/perfcounters/perfcounters/remote/remotetest"
 )
 
 // sampleLog is SampleLog.blg of the conformance set (PROVENANCE.md

@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/perfcounters/perfcounters/calc"
+	"github.com/perfcounters/perfcounters/internal/remotetest"
 	"github.com/perfcounters/perfcounters/remote"
 	"github.com/perfcounters/perfcounters/remote/apiserver"
-	"github.com/perfcounters/perfcounters/remote/remotetest"
 )
 
 // decode decodes a 200 answer's JSON into v.

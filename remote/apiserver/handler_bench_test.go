@@ -5,9 +5,9 @@ import (
 	"net/url"
 	"testing"
 
+	"github.com/perfcounters/perfcounters/internal/remotetest"
 	"github.com/perfcounters/perfcounters/remote"
 	"github.com/perfcounters/perfcounters/remote/apiserver"
-	"github.com/perfcounters/perfcounters/remote/remotetest"
 )
 
 // BenchmarkFormattedShared is one formatted request answered from the

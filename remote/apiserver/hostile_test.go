@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"github.com/perfcounters/perfcounters/internal/hostile"
+	"github.com/perfcounters/perfcounters/internal/remotetest"
 	"github.com/perfcounters/perfcounters/remote"
 	"github.com/perfcounters/perfcounters/remote/apiserver"
-	"github.com/perfcounters/perfcounters/remote/remotetest"
 )
 
 // Hostile requests (issue 28: no request costs more than time and memory
