@@ -138,6 +138,11 @@ func ParseINI(file string, data []byte) (*INI, error) {
 				*dst, *at = val, n
 			}
 		case secLanguages:
+			if key == "000" {
+				// LANG_NEUTRAL: lodctr leaves it unused, and so does perfc.
+				ini.Warnings = append(ini.Warnings, warn(file, n, "language 000 (neutral) is left unused, as lodctr leaves it"))
+				return true
+			}
 			id, ok := parseLang(key)
 			if !ok {
 				c.add(file, n, "[languages]: %q is not a language id: three hexadecimal digits of the primary language id, such as 009 (English) or 007 (German), not a locale id such as 1033", clip(key))
@@ -161,6 +166,9 @@ func ParseINI(file string, data []byte) (*INI, error) {
 			ini.Languages = append(ini.Languages, Language{ID: id, Line: n})
 		case secObjects, secText:
 			r, why := parseRef(key)
+			if why != "" && isNeutralRef(key) {
+				return true // a name of language 000, which is left unused
+			}
 			if why != "" {
 				c.add(file, n, "[%s]: key %q %s", sec, clip(key), why)
 				return true
@@ -279,6 +287,18 @@ func parseRef(key string) (Ref, string) {
 		return Ref{}, form
 	}
 	return r, ""
+}
+
+// isNeutralRef reports a [objects] or [text] key of language 000
+// (SYMBOL_000_NAME, SYMBOL_000_HELP).
+func isNeutralRef(key string) bool {
+	i := strings.LastIndexByte(key, '_')
+	if i < 0 {
+		return false
+	}
+	rest := key[:i]
+	j := strings.LastIndexByte(rest, '_')
+	return j > 0 && rest[j+1:] == "000"
 }
 
 // unquote removes one pair of enclosing single or double quotes, as the

@@ -101,7 +101,7 @@ func decode(file string, b []byte) (text, warning string, err error) {
 		return "", "", &Error{File: file, Msg: err.Error()}
 	}
 	if utf8.ValidString(s) {
-		return s, "", nil
+		return dropEOF(s), "", nil
 	}
 	tr := utf16le.NewTextReader(bytes.NewReader(b), utf16le.Auto)
 	out, err := io.ReadAll(tr)
@@ -116,7 +116,18 @@ func decode(file string, b []byte) (text, warning string, err error) {
 	if d.Assumed() {
 		warning = warn(file, d.Line, "%s", d)
 	}
-	return string(out), warning, nil
+	return dropEOF(string(out)), warning, nil
+}
+
+// dropEOF removes the end-of-file mark (Ctrl-Z, 0x1A) that old DOS
+// editors wrote at the end of a text file, with the blanks around it:
+// Windows' profile functions never see it as a line.
+func dropEOF(s string) string {
+	t := strings.TrimRight(s, "\x1a\r\n \t")
+	if len(t) == len(strings.TrimRight(s, "\r\n \t")) {
+		return s // no mark at the end
+	}
+	return t + "\n"
 }
 
 // lines calls f with each line of s (line ends LF or CRLF) and its

@@ -228,11 +228,8 @@ func TestRefused(t *testing.T) {
 		{"an empty name", strings.Replace(goodINI, "CTR_009_NAME=Ctr", "CTR_009_NAME=", 1), goodH, nil, "p.ini:10: [text]: CTR_009_NAME is empty"},
 		{"a tab in a name", strings.Replace(goodINI, "CTR_009_NAME=Ctr", "CTR_009_NAME=C\ttr", 1), goodH, nil, "p.ini:10: [text]: CTR_009_NAME contains the control character U+0009"},
 		{"one key, two texts", goodINI + "ctr_009_name=Other\n", goodH, nil, `p.ini:11: [text]: ctr_009_name = "Other", but line 10 gives it as "Ctr"`},
-		{"a symbol the header lacks", goodINI + "MORE_009_NAME=x\n", goodH, nil, "p.ini:11: MORE is not defined in the symbol file"},
 		{"a symbol two header macros match", goodINI, "#define OBJ 0\n#define Ctr 2\n#define cTR 2\n", nil, "p.ini:10: CTR matches Ctr (line 2) and cTR (line 3) of the symbol file"},
 		{"an odd offset", goodINI, "#define OBJ 0\n#define CTR 3\n", nil, "s.h:2: CTR = 3 is odd"},
-		{"a gap", goodINI, "#define OBJ 0\n#define CTR 4\n", nil, "s.h:2: CTR = 4 leaves a gap: the 2 objects and counters of [text] must have the offsets 0, 2, ... 2"},
-		{"no offset 0", goodINI, "#define OBJ 2\n#define CTR 4\n", nil, "s.h:2: CTR = 4 leaves a gap"},
 		{"a shared offset", goodINI, "#define OBJ 0\n#define CTR 0\n", nil, "s.h:2: CTR has the offset 0 of OBJ (line 1)"},
 		{"an expression", goodINI, "#define OBJ 0\n#define CTR (OBJ + 2)\n", nil, `s.h:2: CTR = "(OBJ + 2)" is not an offset`},
 		{"an octal-looking offset", goodINI, "#define OBJ 0\n#define CTR 02\n", nil, `s.h:2: CTR: "02" has a leading 0`},
@@ -241,7 +238,6 @@ func TestRefused(t *testing.T) {
 		{"redefined", goodINI, "#define OBJ 0\n#define CTR 2\n#define CTR 4\n", nil, "s.h:3: CTR is defined again with another value (first at line 2"},
 		{"an alias loop", goodINI, "#define OBJ 0\n#define CTR A\n#define A B\n#define B A\n", nil, "s.h:2: CTR: the chain of macro names does not end in a number"},
 		{"a help without a name", goodINI + "MORE_009_HELP=Only help.\n", goodH + "#define MORE 4\n", nil, "p.ini:11: MORE has no NAME in any language of [languages]"},
-		{"an object without text", strings.Replace(goodINI, "OBJ_009_NAME=\n[text]", "OBJ_009_NAME=\nPEER_009_NAME=\n[text]", 1), goodH + "#define PEER 4\n", nil, "p.ini:8: [objects] lists PEER, which [text] gives no name"},
 		{"UTF-16 cut in half", "\xff\xfe[\x00i", goodH, nil, "p.ini: UTF-16 text of 3 bytes"},
 		{"a #define without a name", goodINI, "#define OBJ 0\n#define CTR 2\n#define\n", nil, "s.h:3: #define without a macro name"},
 	}
@@ -309,5 +305,67 @@ func TestLimits(t *testing.T) {
 	}
 	if _, err := Resolve(ini, syms); err == nil || !strings.Contains(err.Error(), "more than 16384 objects and counters") {
 		t.Errorf("too many names: %v", err)
+	}
+}
+
+// TestAcceptedAsWindows: files Windows' lodctr registers, as shipped
+// products and SDK samples write them, register here too, each oddity
+// with a warning naming the file and line (issue 44).
+func TestAcceptedAsWindows(t *testing.T) {
+	const goodH = "#define OBJ 0\n#define CTR 2\n"
+	const goodINI = "[info]\ndrivername=d\nsymbolfile=s.h\n[languages]\n009=\n[objects]\nOBJ_009_NAME=\n[text]\nOBJ_009_NAME=Obj\nCTR_009_NAME=Ctr\n"
+	tests := []struct {
+		name   string
+		ini, h string
+		names  []string // by offset, in the title database's language
+		warns  []string // a part of each warning, in order ("" none expected)
+	}{
+		{"as written", goodINI, goodH, []string{"Obj", "Ctr"}, nil},
+		{"C statements in the symbol file", goodINI, "#define OBJ 0;\n#define CTR (2);  // the counter\n", []string{"Obj", "Ctr"}, nil},
+		{"language 000", strings.Replace(goodINI, "009=\n", "000=Neutral\n009=\n", 1) + "OBJ_000_NAME=Neutral\n", goodH, []string{"Obj", "Ctr"},
+			[]string{"p.ini:5: language 000 (neutral) is left unused"}},
+		{"a final Ctrl-Z", goodINI + "\x1a", goodH + "\x1a", []string{"Obj", "Ctr"}, nil},
+		{"a final Ctrl-Z after CRLF", strings.ReplaceAll(goodINI, "\n", "\r\n") + "\x1a\x1a", goodH, []string{"Obj", "Ctr"}, nil},
+		{"a [text] symbol the header lacks (THREADS against THREAD)", goodINI + "THREADS_009_NAME=Threads\nTHREADS_009_HELP=How many.\n", goodH + "#define THREAD 4\n",
+			[]string{"Obj", "Ctr"}, // THREAD, named by no [text] key, is no name lodctr registers
+			[]string{"p.ini:11: THREADS is not defined in the symbol file s.h: its text is skipped"}},
+		{"a gap", goodINI, "#define OBJ 0\n#define CTR 4\n", []string{"Obj", "offset 2", "Ctr"}, []string{"offset 2 (offset 2) has no text"}},
+		{"an [objects] entry without text", strings.Replace(goodINI, "OBJ_009_NAME=\n[text]", "OBJ_009_NAME=\nPEER_009_NAME=\n[text]", 1), goodH + "#define PEER 4\n",
+			[]string{"Obj", "Ctr"}, []string{"p.ini:8: [objects] lists PEER, which [text] gives no name in a language of [languages]: it is skipped"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			os.WriteFile(filepath.Join(dir, "p.ini"), []byte(tc.ini), 0o644)
+			os.WriteFile(filepath.Join(dir, "s.h"), []byte(tc.h), 0o644)
+			p, err := Load(filepath.Join(dir, "p.ini"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for i, n := range p.Names {
+				if n.Offset != uint32(2*i) {
+					t.Errorf("name %d at offset %d", i, n.Offset)
+				}
+				names = append(names, n.Name)
+			}
+			if !slices.Equal(names, tc.names) {
+				t.Errorf("names %q, want %q", names, tc.names)
+			}
+			var warns []string
+			for _, w := range p.Warnings {
+				if !strings.Contains(w, "no [objects] section") {
+					warns = append(warns, strings.ReplaceAll(w, dir+string(filepath.Separator), ""))
+				}
+			}
+			if len(warns) != len(tc.warns) {
+				t.Fatalf("warnings %q, want %d like %q", warns, len(tc.warns), tc.warns)
+			}
+			for i, w := range tc.warns {
+				if !strings.Contains(warns[i], w) {
+					t.Errorf("warning %q, want it to contain %q", warns[i], w)
+				}
+			}
+		})
 	}
 }

@@ -1,8 +1,8 @@
 package perfini
 
 import (
-	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -92,6 +92,7 @@ func Resolve(ini *INI, syms *Symbols) (*Provider, error) {
 	bySym := map[string]*entry{} // upper-cased .ini spelling -> entry
 	byDef := map[int]*entry{}
 	unlisted := map[string]bool{}
+	skipped := map[string]bool{} // symbols of [text] the symbol file lacks, warned once
 	for _, r := range ini.Text {
 		if c.full() {
 			break
@@ -108,6 +109,15 @@ func Resolve(ini *INI, syms *Symbols) (*Provider, error) {
 		if e == nil {
 			i, why := syms.lookup(r.Symbol)
 			if i < 0 {
+				if _, undefined := syms.byFold[upper(r.Symbol)]; !undefined {
+					// Shipped files name symbols their .h lacks (THREADS
+					// against THREAD), and lodctr registers the rest.
+					if !skipped[key] {
+						skipped[key] = true
+						p.Warnings = append(p.Warnings, warn(ini.File, r.Line, "%s: its text is skipped", why))
+					}
+					continue
+				}
 				c.add(ini.File, r.Line, "%s", why)
 				continue
 			}
@@ -148,22 +158,37 @@ func Resolve(ini *INI, syms *Symbols) (*Provider, error) {
 		switch {
 		case off%2 != 0:
 			c.add(syms.File, d.line, "%s = %d is odd: offsets are even numbers (a name at First Counter + offset, its help at First Help + offset)", d.name, off)
-		case int64(off)/2 >= int64(len(entries)):
-			c.add(syms.File, d.line, "%s = %d leaves a gap: the %d objects and counters of [text] must have the offsets 0, 2, ... %d, one each", d.name, off, len(entries), 2*(len(entries)-1))
-		case slots[off/2] != nil:
+		case int64(off)/2 >= int64(MaxNames):
+			c.add(syms.File, d.line, "%s = %d is past the %d objects and counters a provider may have", d.name, off, MaxNames)
+		case int(off/2) < len(slots) && slots[off/2] != nil:
 			o := syms.defs[slots[off/2].def]
 			c.add(syms.File, d.line, "%s has the offset %d of %s (line %d): each object and counter needs an offset of its own", d.name, off, o.name, o.line)
 		default:
 			e.offset = off
+			for int(off/2) >= len(slots) {
+				slots = append(slots, nil)
+			}
 			slots[off/2] = e
 		}
 	}
 	if err := c.err(); err != nil {
 		return nil, err
 	}
-	for _, e := range slots {
+	var symbolAt map[uint32]string // built at the first offset without text
+	for k, e := range slots {
 		if e == nil {
-			return nil, fmt.Errorf("perfini: internal error: an empty offset slot") // counted above
+			if symbolAt == nil {
+				symbolAt = syms.byOffset()
+			}
+			// An offset no text names (its symbol's text skipped above,
+			// or none given): lodctr leaves its index without a name;
+			// perfc gives it its symbol, so the indexes stay in one run.
+			sym, ok := symbolAt[uint32(2*k)]
+			if !ok {
+				sym = "offset " + strconv.Itoa(2*k)
+			}
+			p.Warnings = append(p.Warnings, warn(syms.File, 0, "offset %d (%s) has no text in [text]: registered with its symbol as its name", 2*k, sym))
+			e = &entry{offset: uint32(2 * k), name: Name{Symbol: sym, Text: map[string]Text{p.Language: {Name: sym}}}}
 		}
 		e.name.Offset = e.offset
 		var from string
@@ -203,7 +228,7 @@ func Resolve(ini *INI, syms *Symbols) (*Provider, error) {
 			}
 		}
 		if e == nil {
-			c.add(ini.File, r.Line, "[objects] lists %s, which [text] gives no name in a language of [languages]", r.Symbol)
+			p.Warnings = append(p.Warnings, warn(ini.File, r.Line, "[objects] lists %s, which [text] gives no name in a language of [languages]: it is skipped", r.Symbol))
 			continue
 		}
 		p.Names[e.offset/2].Object = true

@@ -193,7 +193,9 @@ func (s *Symbols) offset(i int) (uint32, error) {
 		if d.redefined != 0 {
 			return 0, &Error{File: s.File, Line: d.redefined, Msg: fmt.Sprintf("%s is defined again with another value (first at line %d: %q)", d.name, d.line, clip(d.value))}
 		}
-		v := d.value
+		// A C statement's semicolon ("#define OBJ 2;", common in real
+		// symbol files) is no part of the number, as lodctr reads it.
+		v := trim(strings.TrimRight(d.value, "; \t"))
 		for len(v) >= 2 && v[0] == '(' && v[len(v)-1] == ')' {
 			v = trim(v[1 : len(v)-1])
 		}
@@ -213,6 +215,21 @@ func (s *Symbols) offset(i int) (uint32, error) {
 		}
 		i = j
 	}
+}
+
+// byOffset maps each offset a macro of the file evaluates to to the
+// first such macro's name (for offsets no [text] key names): each macro
+// is evaluated once.
+func (s *Symbols) byOffset() map[uint32]string {
+	m := map[uint32]string{}
+	for i := range s.defs {
+		if n, err := s.offset(i); err == nil {
+			if _, seen := m[n]; !seen {
+				m[n] = s.defs[i].name
+			}
+		}
+	}
+	return m
 }
 
 // parseNumber reads a C integer constant: decimal or 0x hexadecimal with

@@ -194,7 +194,6 @@ func TestINIRefused(t *testing.T) {
 		root   bool                           // prep needs root (another user's files)
 	}{
 		{"no executable", ini("Obj"), h, V1Exec{}, "unable to install performance counters for DIR/p.ini: no executable for the V1 provider Drv: name the program", nil, false},
-		{"a symbol the header lacks", ini("Obj") + "MORE_009_NAME=m\n", h, V1Exec{Path: sh}, "DIR/p.ini:11: MORE is not defined in the symbol file DIR/s.h", nil, false},
 		{"an odd offset", ini("Obj"), "#define OBJ 0\n#define CTR 3\n", V1Exec{Path: sh}, "DIR/s.h:2: CTR = 3 is odd", nil, false},
 		{"a built-in object's name", ini("Processor"), h, V1Exec{Path: sh}, `object "Processor": "Processor" is the name of a built-in object`, nil, false},
 		{"an untrusted executable", ini("Obj"), h, V1Exec{Path: "DIR/p.ini"}, "not an executable file", nil, false},
