@@ -15,7 +15,9 @@
 // schema breaks accepted, each found in a real manifest
 // (shared/conformance/manifests/README.md), and why accepting is safe:
 //
-//   - no schemaVersion on <counters>: the version selects nothing here.
+//   - no schemaVersion on <counters>, or any version number ("2.0", which
+//     installers ship and Windows' lodctr registers): the version selects
+//     nothing here; a value that is no version number is refused.
 //   - no symbol on <provider> or <counterSet>: symbols only name generated
 //     code; ctrpp derives identifiers from names instead.
 //   - name and description written as $(string.ID) and resolved through

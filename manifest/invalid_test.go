@@ -200,8 +200,8 @@ func TestInvalidManifests(t *testing.T) {
 			strings.Replace(wrap(set(setAttrs, raw("1", "perf_counter_rawcount"))), `providerGuid="{11111111-2222-3333-4444-555555555555}"`, ``, 1),
 			`t.man:4: <provider providerName="T">: required attribute providerGuid missing`, "providerGuid"},
 		{"schemaVersion",
-			strings.Replace(wrap(set(setAttrs, raw("1", "perf_counter_rawcount"))), `schemaVersion="1.1"`, `schemaVersion="2.0"`, 1),
-			`t.man:3: <counters>: schemaVersion "2.0" not supported (want 1.1)`, "schemaVersion"},
+			strings.Replace(wrap(set(setAttrs, raw("1", "perf_counter_rawcount"))), `schemaVersion="1.1"`, `schemaVersion="one"`, 1),
+			`t.man:3: <counters>: schemaVersion "one" is not a version number (such as 1.1)`, "schemaVersion"},
 		{"no provider",
 			head[:strings.Index(head, "<provider")] + "</counters>\n</instrumentation>\n</instrumentationManifest>\n",
 			`t.man:3: <counters>: no <provider> element`, ""},
@@ -241,6 +241,14 @@ func TestInvalidManifests(t *testing.T) {
 // TestValidShapes covers accepted documents that no conformance manifest
 // exercises.
 func TestValidShapes(t *testing.T) {
+	t.Run("any schemaVersion number", func(t *testing.T) {
+		for _, v := range []string{"1.0", "1.1", "2.0", "2", " 3.1.4 "} {
+			in := strings.Replace(wrap(set(setAttrs, ctr("1", "perf_counter_rawcount", ""))), `schemaVersion="1.1"`, `schemaVersion="`+v+`"`, 1)
+			if _, err := Parse("t.man", strings.NewReader(in)); err != nil {
+				t.Errorf("schemaVersion %q: %v", v, err)
+			}
+		}
+	})
 	t.Run("no namespace, hex ids, every keyword", func(t *testing.T) {
 		in := `<counters><provider providerGuid="{11111111-2222-3333-4444-555555555555}" providerType="kernelMode" resourceBase="0x10">
 <counterSet guid="{AAAAAAAA-0000-0000-0000-000000000001}" uri="u" name="N" description="d" instances="globalAggregateHistory">

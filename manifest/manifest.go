@@ -182,10 +182,10 @@ func (p *parser) run() error {
 		return &Error{File: p.file, Line: p.root.line, Element: label(p.root), Rule: "no <counters> section: the manifest declares no counter provider"}
 	}
 	for _, cs := range counters {
-		if v, ok := cs.attr("schemaVersion"); ok {
-			if v = strings.TrimSpace(v); v != "1.0" && v != "1.1" {
-				return p.errAt(cs, "schemaVersion", "schemaVersion %q not supported (want 1.1)", v)
-			}
+		if v, ok := cs.attr("schemaVersion"); ok && !isVersion(strings.TrimSpace(v)) {
+			// Any version number is taken (installers ship "2.0", and
+			// Windows' lodctr registers them): it selects nothing here.
+			return p.errAt(cs, "schemaVersion", "schemaVersion %q is not a version number (such as 1.1)", v)
 		}
 		n := 0
 		for _, c := range cs.children {
@@ -872,4 +872,18 @@ func isCSymbol(s string) bool {
 		}
 	}
 	return s != ""
+}
+
+// isVersion reports a version number: digits, and dot-separated digits
+// after them ("1", "1.1", "2.0").
+func isVersion(v string) bool {
+	if v == "" {
+		return false
+	}
+	for _, part := range strings.Split(v, ".") {
+		if part == "" || len(part) > 9 || strings.Trim(part, "0123456789") != "" {
+			return false
+		}
+	}
+	return true
 }
