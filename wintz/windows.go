@@ -181,7 +181,7 @@ func IANAName(loc *time.Location) string {
 		return LocalName()
 	}
 	if filepath.IsAbs(name) {
-		if name = zoneFromPath(name); name == "" {
+		if name = zoneFromFile(name); name == "" {
 			return ""
 		}
 	}
@@ -197,10 +197,11 @@ func IANAName(loc *time.Location) string {
 // LocalName returns the IANA name of the process's local zone, the
 // zone time.Local reads, decided here once for every writer and viewer:
 // the TZ environment variable when set (a name, or ":name", or a path
-// into a zoneinfo directory, whose name is the part below it; an empty
-// TZ is UTC), else the target of the /etc/localtime link below a
-// zoneinfo directory, else the contents of /etc/timezone (Debian). ""
-// when none tells, or when the name found does not load.
+// into a zoneinfo directory, whose name is the part below it, or a link
+// to one; an empty TZ is UTC, and TZ=:/etc/localtime is the system's
+// zone, as when TZ is unset), else the target of the /etc/localtime link
+// below a zoneinfo directory, else the contents of /etc/timezone
+// (Debian). "" when none tells, or when the name found does not load.
 func LocalName() string {
 	name := localName()
 	if name == "" {
@@ -219,17 +220,34 @@ func localName() string {
 		case tz == "":
 			return "UTC"
 		case filepath.IsAbs(tz):
-			return zoneFromPath(tz)
+			if name := zoneFromFile(tz); name != "" || filepath.Clean(tz) != "/etc/localtime" {
+				return name
+			}
+			// TZ=:/etc/localtime (as systemd suggests) is the system's
+			// zone: a copied file is named by /etc/timezone, as below.
+		default:
+			return tz
 		}
-		return tz
 	}
-	if target, err := filepath.EvalSymlinks("/etc/localtime"); err == nil {
-		if name := zoneFromPath(target); name != "" {
-			return name
-		}
+	if name := zoneFromFile("/etc/localtime"); name != "" {
+		return name
 	}
 	if data, err := os.ReadFile("/etc/timezone"); err == nil && len(data) < 256 {
 		return strings.TrimSpace(string(data))
+	}
+	return ""
+}
+
+// zoneFromFile returns the zone name of a zoneinfo file: the part of its
+// path below a zoneinfo directory, else of the path its links lead to
+// (/etc/localtime -> /usr/share/zoneinfo/Europe/Paris gives
+// "Europe/Paris"); "" for a file outside every zoneinfo directory.
+func zoneFromFile(p string) string {
+	if name := zoneFromPath(p); name != "" {
+		return name
+	}
+	if target, err := filepath.EvalSymlinks(p); err == nil {
+		return zoneFromPath(target)
 	}
 	return ""
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 	_ "time/tzdata" // the zones below even on a machine without /usr/share/zoneinfo
@@ -88,18 +89,49 @@ func TestWindowsKeyTable(t *testing.T) {
 	}
 }
 
+// TestLocalZoneName: every spelling of TZ gives the zone's IANA name: a
+// name, ":name", a path into a zoneinfo directory, or a link to one (as
+// /etc/localtime is); a file outside every zoneinfo directory gives none.
 func TestLocalZoneName(t *testing.T) {
+	dir := t.TempDir()
+	paris := filepath.Join(dir, "zoneinfo", "Europe", "Paris")
+	if err := os.MkdirAll(filepath.Dir(paris), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(paris, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "localtime")
+	if err := os.Symlink(paris, link); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, "myzone")
+	if err := os.WriteFile(other, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tt := range []struct{ tz, want string }{
 		{"Europe/Paris", "Europe/Paris"},
 		{":America/Los_Angeles", "America/Los_Angeles"},
 		{"/usr/share/zoneinfo/Asia/Tokyo", "Asia/Tokyo"},
 		{"/usr/share/zoneinfo/posix/Asia/Tokyo", "Asia/Tokyo"},
 		{"", "UTC"},
+		{paris, "Europe/Paris"},
+		{link, "Europe/Paris"},
+		{":" + link, "Europe/Paris"},
+		{other, ""},
 	} {
 		t.Setenv("TZ", tt.tz)
 		if got := LocalName(); got != tt.want {
 			t.Errorf("TZ=%q: %q, want %q", tt.tz, got, tt.want)
 		}
+	}
+	// TZ=:/etc/localtime is the system's zone, whatever /etc/localtime is.
+	t.Setenv("TZ", "")
+	os.Unsetenv("TZ")
+	system := LocalName()
+	t.Setenv("TZ", ":/etc/localtime")
+	if got := LocalName(); got != system {
+		t.Errorf("TZ=:/etc/localtime: %q, want %q (TZ unset)", got, system)
 	}
 }
 

@@ -852,12 +852,17 @@ func RolloverName(base string, n int, t time.Time, style NameStyle) string {
 	return fmt.Sprintf("%s_%06d%s", stem, n, ext)
 }
 
-// zoneNames returns the name of loc and an IANA name that loads it ("" if
-// none is known): wintz's one decision, so that TZ given as a name, as a
-// path into zoneinfo, or left to /etc/localtime records the zone the text
-// logs name.
+// zoneNames returns the INFO record's zone name and IANA name of loc:
+// both its IANA name when it has one (wintz's one decision, so that TZ
+// given as a name, as ":name", as a path into zoneinfo or a link to one,
+// or left to /etc/localtime records "Europe/Paris", the zone the text
+// logs name), else loc's own name ("Local", a fixed zone's abbreviation)
+// and "".
 func zoneNames(loc *time.Location) (name, iana string) {
-	return loc.String(), wintz.IANAName(loc)
+	if iana = wintz.IANAName(loc); iana != "" {
+		return iana, iana
+	}
+	return loc.String(), ""
 }
 
 var _ io.Closer = (*Writer)(nil)

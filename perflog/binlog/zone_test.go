@@ -2,6 +2,7 @@ package binlog
 
 import (
 	"encoding/binary"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -78,5 +79,66 @@ func TestZoneRule(t *testing.T) {
 	in, err := parseInfo(b)
 	if err != nil || in.rule != "" || in.offset != -28800 || in.zone != "Pacific Standard Time (text log)" {
 		t.Errorf("old INFO: %+v, %v", in, err)
+	}
+}
+
+// TestZoneName: the INFO record names the zone by its IANA name however
+// TZ spells it (a name, ":name", a path into zoneinfo, a link to one, as
+// /etc/localtime is), not as the user spelled it ("Local", a path); a zone
+// without an IANA name keeps its own name.
+func TestZoneName(t *testing.T) {
+	if _, err := time.LoadLocation("Europe/Paris"); err != nil {
+		t.Skipf("no time zone data: %v", err)
+	}
+	// time.Local reads TZ once, when first used: use it now, so that it
+	// is the test process's zone whatever TZ says below, as a program's
+	// time.Local is whatever it was started with. Only the names follow TZ.
+	_ = time.Local.String()
+	dir := t.TempDir()
+	paris := filepath.Join(dir, "zoneinfo", "Europe", "Paris")
+	if err := os.MkdirAll(filepath.Dir(paris), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(paris, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "localtime")
+	if err := os.Symlink(paris, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, tz   string
+		loc        *time.Location
+		zone, iana string
+	}{
+		{"TZ a name", "Europe/Paris", time.Local, "Europe/Paris", "Europe/Paris"},
+		{"TZ :name", ":Europe/Paris", time.Local, "Europe/Paris", "Europe/Paris"},
+		{"TZ a path", "/usr/share/zoneinfo/Europe/Paris", time.Local, "Europe/Paris", "Europe/Paris"},
+		{"TZ a link", ":" + link, time.Local, "Europe/Paris", "Europe/Paris"},
+		{"UTC", "Europe/Paris", time.UTC, "UTC", "UTC"},
+		{"fixed zone", "Europe/Paris", time.FixedZone("XST", 5*3600+1800), "XST", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("TZ", tc.tz)
+			path := filepath.Join(t.TempDir(), "z.plog")
+			w, err := Create(path, Options{Location: tc.loc, Host: "h"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := w.WriteGap(time.Date(2026, 8, 1, 12, 0, 0, 0, time.UTC), "stopped"); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			l, err := Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			if l.first.zone != tc.zone || l.first.iana != tc.iana {
+				t.Errorf("INFO zone %q, IANA %q; want %q, %q", l.first.zone, l.first.iana, tc.zone, tc.iana)
+			}
+		})
 	}
 }
