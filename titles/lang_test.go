@@ -19,14 +19,28 @@ func TestParseLang(t *testing.T) {
 		{"0x012", 0x012, true},
 		{"409", 0x009, true},  // a whole LANGID: en-US
 		{"0407", 0x007, true}, // de-DE
-		{"804", 0x004, true},  // zh-CN
+		{"804", 0x804, true},  // zh-CN: Chinese keeps its sublanguage
+		{"404", 0x404, true},  // zh-TW, apart from zh-CN
+		{"0x0804", 0x804, true},
+		{"004", 0x804, true}, // primary-only Chinese is zh-CN, as lodctr takes it
+		{"416", 0x416, true}, // pt-BR
+		{"816", 0x816, true}, // pt-PT, apart from pt-BR
+		{"016", 0x416, true},
+		{"zh-TW", 0x404, true},
+		{"zh_TW.UTF-8", 0x404, true},
+		{"zh-Hant-HK", 0x404, true},
+		{"zh-CN", 0x804, true},
+		{"zh", 0x804, true},
+		{"pt-PT", 0x816, true},
+		{"pt_PT.UTF-8", 0x816, true},
+		{"pt", 0x416, true},
 		{"de", 0x007, true},
 		{"de-DE", 0x007, true},
 		{"fr-CA", 0x00C, true},
-		{"zh-Hans", 0x004, true},
+		{"zh-Hans", 0x804, true},
 		{"ja_JP.UTF-8", 0x011, true},
 		{"ko_KR.eucKR", 0x012, true},
-		{"pt_BR@x", 0x016, true},
+		{"pt_BR@x", 0x416, true},
 		{"no", 0x014, true},
 		{"C", 0x009, true},
 		{"POSIX", 0x009, true},
@@ -42,8 +56,10 @@ func TestParseLang(t *testing.T) {
 			t.Errorf("ParseLang(%q) = %v, %v; want %v, ok %v", c.in, got, err, c.want, c.ok)
 		}
 	}
-	if s := Lang(0x00C).String(); s != "00C" {
-		t.Errorf("String = %q, want 00C", s)
+	for l, want := range map[Lang]string{0x00C: "00C", 0x804: "804", 0x404: "404", 0x816: "816"} {
+		if s := l.String(); s != want {
+			t.Errorf("String = %q, want %s", s, want)
+		}
 	}
 }
 

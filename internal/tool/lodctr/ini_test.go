@@ -320,3 +320,46 @@ const manifestNamed = `<?xml version="1.0" encoding="UTF-8"?>
  </instrumentation>
 </instrumentationManifest>
 `
+
+// TestINILanguageVariants: pt-BR (416) and pt-PT (816), zh-CN (804) and
+// zh-TW (404) are languages of their own, as Windows keeps them: each
+// gets its own names, none refused as a second name of the other (issue
+// 44: they were collapsed to their primary language).
+func TestINILanguageVariants(t *testing.T) {
+	sh, script := trustedShell(t)
+	dir, st := t.TempDir(), t.TempDir()
+	ini := "[info]\ndrivername=Variants\nsymbolfile=s.h\n[languages]\n009=English\n416=Portuguese (Brazil)\n816=Portuguese (Portugal)\n804=Chinese (PRC)\n404=Chinese (Taiwan)\n[objects]\nOBJ_009_NAME=\n[text]\n" +
+		"OBJ_009_NAME=Screen\nOBJ_416_NAME=Tela\nOBJ_816_NAME=Ecrã\nOBJ_804_NAME=屏幕\nOBJ_404_NAME=螢幕\n" +
+		"CTR_009_NAME=Frames\nCTR_416_NAME=Quadros\nCTR_816_NAME=Imagens\nCTR_804_NAME=帧\nCTR_404_NAME=幀\n"
+	mustWrite(t, filepath.Join(dir, "p.ini"), ini)
+	mustWrite(t, filepath.Join(dir, "s.h"), "#define OBJ 0\n#define CTR 2\n")
+	var out bytes.Buffer
+	if err := InstallINI(Options{StateDir: st, Reserved: host.BuiltinObjects()}, filepath.Join(dir, "p.ini"), V1Exec{Path: sh, Args: []string{script}}, &out); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	regs, _, err := statedir.ReadV1(st)
+	if err != nil || len(regs) != 1 {
+		t.Fatalf("registrations %+v, %v", regs, err)
+	}
+	first := regs[0].FirstCounter
+	for lang, want := range map[string][2]string{"416": {"Tela", "Quadros"}, "816": {"Ecrã", "Imagens"}, "804": {"屏幕", "帧"}, "404": {"螢幕", "幀"}} {
+		l, err := titles.ParseLang(lang)
+		if err != nil {
+			t.Fatal(err)
+		}
+		db, err := statedir.LangTitles(st, l)
+		if err != nil || db == nil {
+			t.Fatalf("language %s: %v", lang, err)
+		}
+		if got := [2]string{db.Name(first), db.Name(first + 2)}; got != want {
+			t.Errorf("language %s: names %q, want %q", lang, got, want)
+		}
+	}
+}
+
+func mustWrite(t *testing.T, path, s string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
