@@ -11,8 +11,10 @@ package relog
 import (
 	"cmp"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"os"
 	"slices"
@@ -584,7 +586,22 @@ func query(src pdh.Source, paths []string, names *titles.DB, warn func(string)) 
 	}
 	if len(order) > 0 {
 		rec := src.Recorded()
+		// Only a sample that brings something the samples before it did
+		// not have (a computer, an object, a counter, an instance) can
+		// satisfy a path they did not: the others are passed over
+		// without trying every path against them, so that a long list of
+		// absent paths costs a look at each sample, not paths x samples.
+		var seen contents
+		if err := seen.add(src, 0); err != nil {
+			return nil, err
+		}
 		for i := 1; i < rec.Len() && len(later) > 0; i++ {
+			if err := seen.add(src, i); err != nil {
+				return nil, err
+			}
+			if !seen.fresh {
+				continue
+			}
 			if err := rec.Seek(i); err != nil {
 				return nil, err
 			}
@@ -615,6 +632,68 @@ func query(src pdh.Source, paths []string, names *titles.DB, warn func(string)) 
 		}
 	}
 	return q, nil
+}
+
+// contents is what the samples of a recorded source read so far hold:
+// a hash of each computer, object, counter and instance.
+type contents struct {
+	keys  map[uint64]struct{}
+	seed  maphash.Seed
+	fresh bool // the last sample added held one the ones before did not
+}
+
+// add reads sample i of src and notes what it holds.
+func (c *contents) add(src pdh.Source, i int) error {
+	if c.keys == nil {
+		c.keys, c.seed = map[uint64]struct{}{}, maphash.MakeSeed()
+	}
+	if err := src.Recorded().Seek(i); err != nil {
+		return err
+	}
+	smp, err := src.Sample(context.Background(), nil)
+	if err != nil {
+		return err
+	}
+	c.fresh = false
+	note := func(h *maphash.Hash) {
+		k := h.Sum64()
+		if _, ok := c.keys[k]; !ok {
+			c.keys[k] = struct{}{}
+			c.fresh = true
+		}
+	}
+	var h maphash.Hash
+	h.SetSeed(c.seed)
+	for _, b := range smp.Blocks {
+		machine := b.SystemNameBytes()
+		for objs := b.Objects(); objs.Next(); {
+			o := objs.Object()
+			h.Reset()
+			h.Write(machine)
+			put32(&h, o.NameIndex())
+			for k := range o.NumCounters() {
+				put32(&h, o.Counter(k).NameIndex)
+			}
+			note(&h)
+			for is := o.Instances(); is.Next(); {
+				h.Reset()
+				h.Write(machine)
+				put32(&h, o.NameIndex())
+				in := is.Instance()
+				put32(&h, in.ParentObjectTitleIndex())
+				put32(&h, in.ParentObjectInstance())
+				h.Write(in.NameBytes())
+				note(&h)
+			}
+		}
+	}
+	return nil
+}
+
+func put32(h *maphash.Hash, v uint32) {
+	var b [4]byte
+	binary.LittleEndian.PutUint32(b[:], v)
+	h.Write(b[:])
 }
 
 // notYet reports an error for a path that a later sample may satisfy.
