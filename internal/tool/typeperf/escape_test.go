@@ -124,3 +124,31 @@ func TestNothingCollected(t *testing.T) {
 		}
 	})
 }
+
+// TestListInLanguage: -q and -qx with -lang list the names in that
+// language (issue 44: they ignored -lang), and the object asked for is
+// found by its name there.
+func TestListInLanguage(t *testing.T) {
+	bf := openFixtures(t)
+	local := titles.New()
+	for idx, name := range map[uint32]string{238: "Prozessor", 6: "Prozessorzeit (%)"} {
+		if err := local.SetAt(idx, name, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	german := titles.Over(bf.Titles(), local)
+	var out bytes.Buffer
+	if err := List(t.Context(), bf, ListOptions{Object: "Prozessor", Titles: german}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); !strings.Contains(got, `\Prozessor(*)\Prozessorzeit (%)`+"\n") || !strings.Contains(got, `\Prozessor(*)\Interrupts/sec`+"\n") {
+		t.Errorf("list:\n%s", got)
+	}
+	out.Reset()
+	if err := List(t.Context(), bf, ListOptions{Titles: german}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); !strings.Contains(got, `\Prozessor(*)\Prozessorzeit (%)`) || strings.Contains(got, `\Processor(`) {
+		t.Errorf("list of every object:\n%s", got)
+	}
+}

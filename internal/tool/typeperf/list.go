@@ -7,6 +7,7 @@ import (
 
 	"github.com/perfcounters/perfcounters/counterpath"
 	"github.com/perfcounters/perfcounters/pdh"
+	"github.com/perfcounters/perfcounters/titles"
 )
 
 // ListOptions configure List (typeperf -q / -qx).
@@ -14,7 +15,18 @@ type ListOptions struct {
 	Object    string // only this object; empty lists every object
 	Instances bool   // -qx: one line per instance; -q: "(*)" for multi-instance objects
 	CRLF      bool
+	// Titles, when set, names the objects and counters listed (and the
+	// object asked for) in a language (-lang), as Run's Options.Titles.
+	Titles *titles.DB
 }
+
+// titled is a source whose names are another database's.
+type titled struct {
+	pdh.Source
+	db *titles.DB
+}
+
+func (t titled) Titles() *titles.DB { return t.db }
 
 // List writes the counter paths src offers, one per line, in the order the
 // source gives objects and counters: `\Object\Counter` for single-instance
@@ -25,6 +37,9 @@ func List(ctx context.Context, src pdh.Source, opts ListOptions, w io.Writer) er
 	eol := "\n"
 	if opts.CRLF {
 		eol = "\r\n"
+	}
+	if opts.Titles != nil {
+		src = titled{src, opts.Titles}
 	}
 	var names []string
 	if opts.Object != "" {
