@@ -173,6 +173,12 @@ func (s *Scanner) scanBase() {
 		return
 	}
 	defer unix.Close(baseFD)
+	if err := checkDirFD(baseFD, s.base); err != nil {
+		// Providers refuse to publish here (unless told to accept a disk,
+		// as tests do): say so, or a reader of this base would show no V2
+		// counter without a word why. What is here is still read.
+		s.errs = append(s.errs, fmt.Errorf("%w; V2 providers refuse to publish there, so their counters are not read from it (set PERFC_SHM_DIR to a directory on tmpfs, such as /dev/shm)", err))
+	}
 	// Only directories whose owner is the uid in their name count toward
 	// the bounds (checked again on the opened descriptor below), so that
 	// nobody can crowd another user's directories out by creating names;

@@ -503,3 +503,21 @@ func unsafeBytes(w []uint64) []byte {
 	}
 	return unsafe.Slice((*byte)(unsafe.Pointer(&w[0])), len(w)*8)
 }
+
+// TestScanNamesDiskBase: a base on a disk filesystem, where providers
+// refuse to publish, is named in the scan's errors with the fix, not
+// read as silently empty (issue 44).
+func TestScanNamesDiskBase(t *testing.T) {
+	base := t.TempDir()
+	if CheckDir(base) == nil {
+		t.Skip("the temporary directory is memory-backed here")
+	}
+	s := NewScanner(base)
+	defer s.Close()
+	for range 2 {
+		_, errs := s.Scan()
+		if len(errs) != 1 || !strings.Contains(errs[0].Error(), base+" is not on tmpfs or ramfs") || !strings.Contains(errs[0].Error(), "PERFC_SHM_DIR") {
+			t.Errorf("errors %v, want one naming %s and PERFC_SHM_DIR", errs, base)
+		}
+	}
+}

@@ -77,11 +77,7 @@ func CheckDir(dir string) error {
 	if err := unix.Statfs(dir, &st); err != nil {
 		return fmt.Errorf("shm: statfs %s: %w", dir, err)
 	}
-	switch uint64(st.Type) {
-	case tmpfsMagic, ramfsMagic:
-		return nil
-	}
-	return fmt.Errorf("shm: %s is not on tmpfs or ramfs (filesystem magic 0x%x): segments must live in memory-backed storage", dir, uint64(st.Type))
+	return memoryBacked(&st, dir)
 }
 
 // checkDirFD is CheckDir for an open directory.
@@ -90,6 +86,12 @@ func checkDirFD(fd int, path string) error {
 	if err := unix.Fstatfs(fd, &st); err != nil {
 		return fmt.Errorf("shm: statfs %s: %w", path, err)
 	}
+	return memoryBacked(&st, path)
+}
+
+// memoryBacked says why the filesystem statfs found for path is no place
+// for segments; nil for tmpfs and ramfs.
+func memoryBacked(st *unix.Statfs_t, path string) error {
 	switch uint64(st.Type) {
 	case tmpfsMagic, ramfsMagic:
 		return nil
