@@ -17,6 +17,16 @@ func completionCommand() command {
 		usage: "bash|zsh|fish",
 		short: "print a shell script (bash, zsh or fish) completing perfc's commands, options and counter names",
 		run:   runCompletion,
+		help: helpScreen{
+			about: "Completion prints a shell script that completes perfc's commands,\noptions, and object, counter and instance names from this computer, for\nbash, zsh or fish. It completes ./perfc (or any path to perfc) as well as\na perfc on PATH, asking that perfc for the names.",
+			usage: []string{"perfc completion bash|zsh|fish"},
+			examples: [][2]string{
+				{"For this shell:", "source <(perfc completion bash)"},
+				{"For every new bash:", "mkdir -p ~/.local/share/bash-completion/completions\n    perfc completion bash > ~/.local/share/bash-completion/completions/perfc"},
+				{"For every new zsh (a directory of $fpath, before compinit runs):", "mkdir -p ~/.zfunc\n    perfc completion zsh > ~/.zfunc/_perfc"},
+				{"For every new fish:", "mkdir -p ~/.config/fish/completions\n    perfc completion fish > ~/.config/fish/completions/perfc.fish"},
+			},
+		},
 	}
 }
 
@@ -32,8 +42,8 @@ func completeCommand() command {
 	}
 }
 
-func runCompletion(ctx context.Context, e *env, args []string) error {
-	pos, err := helpOnly(e, "completion", args)
+func runCompletion(ctx context.Context, c *command, e *env, args []string) error {
+	pos, err := parseFlags(c.flags(e.stdout), args)
 	if err == errHelp {
 		return nil
 	}
@@ -75,7 +85,7 @@ func commandOptions(ctx context.Context, e *env) map[string][]string {
 			continue
 		}
 		var buf bytes.Buffer
-		c.run(ctx, &env{stdout: &buf, stderr: &buf, stdin: strings.NewReader(""), getenv: e.getenv}, []string{"/?"})
+		c.run(ctx, &c, &env{stdout: &buf, stderr: &buf, stdin: strings.NewReader(""), getenv: e.getenv}, []string{"/?"})
 		var opts []string
 		for _, l := range strings.Split(buf.String(), "\n") {
 			if !strings.HasPrefix(l, "  -") {
@@ -171,7 +181,7 @@ complete -F _perfc perfc
 `
 }
 
-func runComplete(ctx context.Context, e *env, args []string) error {
+func runComplete(ctx context.Context, c *command, e *env, args []string) error {
 	if len(args) == 0 {
 		return usagef("want: path WORD | objects")
 	}
@@ -293,18 +303,4 @@ func completeInstance(ctx context.Context, src pdh.Source, object, partial strin
 
 func hasPrefixFold(s, prefix string) bool {
 	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
-}
-
-// completionHelp is completion's /? screen, beside its flags.
-func completionHelp() helpScreen {
-	return helpScreen{
-		about: "Completion prints a shell script that completes perfc's commands,\noptions, and object, counter and instance names from this computer, for\nbash, zsh or fish. It completes ./perfc (or any path to perfc) as well as\na perfc on PATH, asking that perfc for the names.",
-		usage: []string{"perfc completion bash|zsh|fish"},
-		examples: [][2]string{
-			{"For this shell:", "source <(perfc completion bash)"},
-			{"For every new bash:", "mkdir -p ~/.local/share/bash-completion/completions\n    perfc completion bash > ~/.local/share/bash-completion/completions/perfc"},
-			{"For every new zsh (a directory of $fpath, before compinit runs):", "mkdir -p ~/.zfunc\n    perfc completion zsh > ~/.zfunc/_perfc"},
-			{"For every new fish:", "mkdir -p ~/.config/fish/completions\n    perfc completion fish > ~/.config/fish/completions/perfc.fish"},
-		},
-	}
 }

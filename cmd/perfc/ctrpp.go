@@ -19,11 +19,21 @@ func ctrppCommand() command {
 		usage: "<manifest> [-o <filename>] [-p <package>]",
 		short: "generate Go constants and typed counter wrappers from a counters manifest",
 		run:   runCtrpp,
+		help: helpScreen{
+			about: "Ctrpp generates Go constants and typed counter wrappers from a counters\nmanifest, as Windows' ctrpp generates C code.",
+			usage: []string{"perfc ctrpp <manifest> [options]"},
+			params: [][2]string{
+				{"<manifest>", "Instrumentation manifest declaring the counter sets."},
+			},
+			examples: [][2]string{
+				{"Generate the wrappers beside the program's sources:", "perfc ctrpp counters.man -o counters_gen.go"},
+			},
+		},
 	}
 }
 
-func runCtrpp(ctx context.Context, e *env, args []string) error {
-	fs := newFlags("ctrpp", e.stdout)
+func runCtrpp(ctx context.Context, c *command, e *env, args []string) error {
+	fs := c.flags(e.stdout)
 	out := fs.String("o", "", "Output Go file, or - for standard output. Default is standard output.")
 	pkg := fs.String("p", "", "Package name of the generated file. Default is the package of the other Go files next to -o, else that directory's name.")
 	pos, err := parseFlags(fs, args)
@@ -118,18 +128,4 @@ func writeReplacing(path string, data []byte) error {
 		os.Remove(f.Name())
 	}
 	return err
-}
-
-// ctrppHelp is ctrpp's /? screen, beside its flags.
-func ctrppHelp() helpScreen {
-	return helpScreen{
-		about: "Ctrpp generates Go constants and typed counter wrappers from a counters\nmanifest, as Windows' ctrpp generates C code.",
-		usage: []string{"perfc ctrpp <manifest> [options]"},
-		params: [][2]string{
-			{"<manifest>", "Instrumentation manifest declaring the counter sets."},
-		},
-		examples: [][2]string{
-			{"Generate the wrappers beside the program's sources:", "perfc ctrpp counters.man -o counters_gen.go"},
-		},
-	}
 }

@@ -16,11 +16,24 @@ func dumpCommand() command {
 		usage: "[--json] [--titles FILE] FILE...",
 		short: "print raw PERF_DATA_BLOCK files (ours or captured on Windows) for a person or, with --json, a program; list a binary log's records",
 		run:   runDump,
+		help: helpScreen{
+			about: "Dump prints raw PERF_DATA_BLOCK files, ours or captured on Windows, for\na person or (with -json) a program, and lists the records of binary logs:\nours (typeperf -f BIN) and Windows' (.blg).",
+			usage: []string{"perfc dump [options] <filename [filename ...]>"},
+			params: [][2]string{
+				{"<filename [filename ...]>", "Block files to print, or binary logs to list."},
+			},
+			examples: [][2]string{
+				{"A block captured on Windows Vista:", "perfc dump perfdata/testdata/windows/s01-0238-Processor.bin"},
+				{"The records of a log Windows wrote:", "perfc dump perflog/blg/testdata/BadCounterSamples.blg"},
+				{"For programs:", "perfc dump -json now.perfdata"},
+				{"Names from another host's title list:", "perfc dump -titles counter.bin x.bin"},
+			},
+		},
 	}
 }
 
-func runDump(ctx context.Context, e *env, args []string) error {
-	fs := newFlags("dump", e.stdout)
+func runDump(ctx context.Context, c *command, e *env, args []string) error {
+	fs := c.flags(e.stdout)
 	asJSON := fs.Bool("json", false, "write JSON instead of text")
 	titlesFile := fs.String("titles", "", "title database for names: a perfc query Counter output or an index<TAB>name list (default: the local database)")
 	files, err := parseFlags(fs, args)
@@ -69,21 +82,4 @@ func loadTitles(e *env, file string) (*titles.DB, error) {
 		return localTitles(e)
 	}
 	return titles.LoadFile(file)
-}
-
-// dumpHelp is dump's /? screen, beside its flags.
-func dumpHelp() helpScreen {
-	return helpScreen{
-		about: "Dump prints raw PERF_DATA_BLOCK files, ours or captured on Windows, for\na person or (with -json) a program, and lists the records of binary logs:\nours (typeperf -f BIN) and Windows' (.blg).",
-		usage: []string{"perfc dump [options] <filename [filename ...]>"},
-		params: [][2]string{
-			{"<filename [filename ...]>", "Block files to print, or binary logs to list."},
-		},
-		examples: [][2]string{
-			{"A block captured on Windows Vista:", "perfc dump perfdata/testdata/windows/s01-0238-Processor.bin"},
-			{"The records of a log Windows wrote:", "perfc dump perflog/blg/testdata/BadCounterSamples.blg"},
-			{"For programs:", "perfc dump -json now.perfdata"},
-			{"Names from another host's title list:", "perfc dump -titles counter.bin x.bin"},
-		},
-	}
 }

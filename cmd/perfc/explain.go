@@ -22,11 +22,23 @@ func explainCommand() command {
 		usage: `<object | counter> [...]`,
 		short: "print the explain (help) text of objects and counters",
 		run:   runExplain,
+		help: helpScreen{
+			about: "Explain prints the explain (help) text of objects and counters, as\nperfmon's \"Show description\" does.",
+			usage: []string{"perfc explain <object | counter> [...]"},
+			params: [][2]string{
+				{"<object>", "An object name such as Processor: its text and every counter's."},
+				{"<counter>", `A counter path such as "\Processor\% Processor Time"; '*' as the counter name selects every counter.`},
+			},
+			examples: [][2]string{
+				{"One counter:", `perfc explain "\Memory\Available MBytes"`},
+				{"An object and its counters:", "perfc explain LogicalDisk"},
+			},
+		},
 	}
 }
 
-func runExplain(ctx context.Context, e *env, args []string) error {
-	fs := newFlags("explain", e.stdout)
+func runExplain(ctx context.Context, c *command, e *env, args []string) error {
+	fs := c.flags(e.stdout)
 	nowarn := fs.Bool("nowarn", false, "Do not print warnings (also: environment PERFC_WARNINGS=off).")
 	pos, err := parseFlags(fs, args)
 	if err == errHelp {
@@ -123,20 +135,4 @@ func wrapText(b *strings.Builder, text string) {
 		b.WriteString("\n")
 	}
 	b.WriteString("\n")
-}
-
-// explainHelp is explain's /? screen, beside its flags.
-func explainHelp() helpScreen {
-	return helpScreen{
-		about: "Explain prints the explain (help) text of objects and counters, as\nperfmon's \"Show description\" does.",
-		usage: []string{"perfc explain <object | counter> [...]"},
-		params: [][2]string{
-			{"<object>", "An object name such as Processor: its text and every counter's."},
-			{"<counter>", `A counter path such as "\Processor\% Processor Time"; '*' as the counter name selects every counter.`},
-		},
-		examples: [][2]string{
-			{"One counter:", `perfc explain "\Memory\Available MBytes"`},
-			{"An object and its counters:", "perfc explain LogicalDisk"},
-		},
-	}
 }

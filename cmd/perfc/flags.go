@@ -7,13 +7,14 @@ import (
 	"strings"
 )
 
-// newFlags returns a FlagSet that reports errors instead of exiting, so
-// run maps them to exit status 2. Parse it with parseFlags, which adds the
-// Windows option syntax. w receives the help screen (standard output, as
-// the Windows tools print /?).
-func newFlags(name string, w io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet("perfc "+name, flag.ContinueOnError)
+// flags returns the command's FlagSet, which reports errors instead of
+// exiting, so run maps them to exit status 2, and whose Usage writes the
+// help screen to w (standard output, as the Windows tools print /?).
+// Parse it with parseFlags, which adds the Windows option syntax.
+func (c *command) flags(w io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("perfc "+c.name, flag.ContinueOnError)
 	fs.SetOutput(w)
+	fs.Usage = func() { c.writeHelp(fs.Output(), fs) }
 	return fs
 }
 
@@ -85,7 +86,7 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 			continue
 		}
 		if isHelpOption(name) && byName[strings.ToLower(name)] == nil {
-			printHelp(fs)
+			fs.Usage()
 			return nil, errHelp
 		}
 		f := byName[strings.ToLower(name)]
@@ -115,14 +116,15 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 	// The flag package prints its own errors and usage: silence both, run
 	// prints the error with the usage line.
-	out := fs.Output()
+	out, usage := fs.Output(), fs.Usage
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
 	err := fs.Parse(opts)
 	fs.SetOutput(out)
+	fs.Usage = usage
 	if err != nil {
 		if err == flag.ErrHelp {
-			printHelp(fs)
+			fs.Usage()
 			return nil, errHelp
 		}
 		return nil, usagef("%v", err)
@@ -142,18 +144,6 @@ var errHelp = helpShown{}
 type helpShown struct{}
 
 func (helpShown) Error() string { return "help shown" }
-
-// printHelp writes the help screen of the command fs belongs to: its
-// synopsis, every option with its meaning, notes and examples (help.go),
-// to the flag set's output.
-func printHelp(fs *flag.FlagSet) {
-	name := strings.TrimPrefix(fs.Name(), "perfc ")
-	if c, ok := fs.Output().(*helpCapture); ok { // the man page generator asks for the flag set
-		c.fs = fs
-		return
-	}
-	writeHelp(fs.Output(), name, fs)
-}
 
 // stringList is a repeatable string flag.
 type stringList []string

@@ -23,7 +23,7 @@ func TestParseFlagsWindowsSyntax(t *testing.T) {
 		Help bool
 	}
 	parse := func(args ...string) (result, error) {
-		fs := newFlags("typeperf", io.Discard)
+		fs := (&command{name: "typeperf"}).flags(io.Discard)
 		var r result
 		fs.IntVar(&r.SC, "sc", 0, "")
 		fs.StringVar(&r.SI, "si", "1", "")
@@ -161,7 +161,7 @@ func FuzzCommandLine(f *testing.F) {
 	f.Add(`"\A\b c" \D\e` + "\x00/c:\\x")
 	f.Fuzz(func(t *testing.T, line string) {
 		args := strings.Split(line, "\x00")
-		fs := newFlags("fuzz", io.Discard)
+		fs := (&command{name: "fuzz"}).flags(io.Discard)
 		fs.Int("sc", 0, "")
 		fs.String("si", "1", "")
 		fs.Bool("q", false, "")

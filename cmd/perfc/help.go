@@ -33,44 +33,24 @@ const counterPathNote = "Counter is the full name of a performance counter in\n"
 	"( ) / # \\ % of a name are written %XX (\"kworker%2F0:1\"), as -qx shows.\n" +
 	`Watch one process by its id with "\Process V2(*:PID)\% Processor Time".`
 
-// helpScreens returns the help screens by command name; each command's
-// is in its own file, beside its flags.
-func helpScreens() map[string]helpScreen {
-	return map[string]helpScreen{
-		"logman":         logmanHelp(),
-		"serve":          serveHelp(),
-		"typeperf":       typeperfHelp(),
-		"relog":          relogHelp(),
-		"query":          queryHelp(),
-		"dump":           dumpHelp(),
-		"ctrpp":          ctrppHelp(),
-		"explain":        explainHelp(),
-		"perfmon":        perfmonHelp(),
-		"version":        versionHelp(),
-		"completion":     completionHelp(),
-		"lodctr":         lodctrHelp(),
-		"unlodctr":       unlodctrHelp(),
-		"logman service": logmanServiceHelp(),
+// writeHelp writes the command's help screen; fs gives its options (nil:
+// none). A writer that takes the flag set instead (the man pages' test)
+// gets it, and no screen.
+func (c *command) writeHelp(w io.Writer, fs *flag.FlagSet) {
+	if t, ok := w.(interface{ takeFlags(*flag.FlagSet) }); ok {
+		t.takeFlags(fs)
+		return
 	}
-}
-
-// writeHelp writes the help screen of command name; fs gives its options
-// (nil: none).
-func writeHelp(w io.Writer, name string, fs *flag.FlagSet) {
-	h, ok := helpScreens()[name]
+	h := c.help
 	var b strings.Builder
-	if ok && h.about != "" {
+	if h.about != "" {
 		b.WriteString("\n" + h.about + "\n")
 	}
 	b.WriteString("\nUsage:\n")
-	if ok && len(h.usage) > 0 {
-		for _, u := range h.usage {
-			b.WriteString("  " + u + "\n")
-		}
-	} else {
-		b.WriteString("  perfc " + name + " [options]\n")
+	for _, u := range h.usage {
+		b.WriteString("  " + u + "\n")
 	}
-	if ok && len(h.params) > 0 {
+	if len(h.params) > 0 {
 		b.WriteString("\nParameters:\n")
 		for _, p := range h.params {
 			writeItem(&b, p[0], p[1])
@@ -80,16 +60,16 @@ func writeHelp(w io.Writer, name string, fs *flag.FlagSet) {
 	for _, o := range helpOptions(h, fs) {
 		writeItem(&b, o[0], o[1])
 	}
-	if ok && h.notes != "" {
+	if h.notes != "" {
 		b.WriteString("\nNote:\n")
 		for _, l := range strings.Split(h.notes, "\n") {
 			b.WriteString("  " + l + "\n")
 		}
 	}
-	if !ok || len(h.opts) == 0 {
+	if len(h.opts) == 0 {
 		b.WriteString("\n  " + optionsNote + "\n")
 	}
-	if ok && len(h.examples) > 0 {
+	if len(h.examples) > 0 {
 		b.WriteString("\nExamples:\n")
 		for _, ex := range h.examples {
 			b.WriteString("  " + ex[0] + "\n    " + ex[1] + "\n")
@@ -169,11 +149,4 @@ func writeItem(b *strings.Builder, name, meaning string) {
 		}
 	}
 	b.WriteString(strings.TrimRight(line, " ") + "\n")
-}
-
-// helpOnly handles a command without options: its /? prints the help
-// screen; any other option is a usage error.
-func helpOnly(e *env, name string, args []string) ([]string, error) {
-	fs := newFlags(name, e.stdout)
-	return parseFlags(fs, args)
 }

@@ -16,6 +16,31 @@ func lodctrCommand() command {
 		usage: "[/m:]MANIFEST [path] [/u:USER[,USER...]] | FILE.ini [/exec:PATH [/arg:ARG...]] | /v1:FILE | /q   [-v]",
 		short: "register a provider's counters (V2 manifest, V1 .ini file) in the state directory ($PERFC_STATE_DIR)",
 		run:   runLodctr,
+		help: helpScreen{
+			about: "Lodctr registers a provider's counters in the state directory: a V2\nprovider's counters manifest, a V1 provider's .ini and symbol files, or a\nV1 (out-of-process collect) provider's JSON registration.",
+			usage: []string{
+				"perfc lodctr [/m:]MANIFEST [path] [/u:USER[,USER...]] [-v]",
+				"perfc lodctr FILE.ini [/exec:PATH [/arg:ARG]...] [-v]",
+				"perfc lodctr /v1:FILE",
+				"perfc lodctr /q",
+			},
+			opts: [][2]string{
+				{"/m:MANIFEST", "The counters manifest to register (a plain argument works too)."},
+				{"/u:USERS", "The users (names or uids, separated by commas) whose processes may publish the provider's counter sets, e.g. the service user: /u:www-data,1001. Default: you. Data published by anyone else is ignored and reported."},
+				{"/exec:PATH", "(With FILE.ini) the V1 provider's executable, which speaks collect/PROTOCOL.md; relative to the working directory. Without it, the executable of the V1 provider already registered under the .ini's drivername is kept."},
+				{"/arg:ARG", "(With /exec:) one argument of the executable; repeat it."},
+				{"/v1:FILE", "A V1 provider's JSON registration file."},
+				{"/q", "List the registrations (and any damaged ones)."},
+				{"-v", "List the title index of every set and counter."},
+			},
+			notes: lodctrNotes,
+			examples: [][2]string{
+				{"Register a manifest whose sets www-data publishes:", "perfc lodctr /m:httpserver.man /u:www-data"},
+				{"Register a V1 provider's .ini file and its executable:", "perfc lodctr transfer.ini /exec:/usr/lib/transfer/perfprovider /arg:--quiet"},
+				{"Register a V1 provider from its JSON file:", "perfc lodctr /v1:widgets.json"},
+				{"List the registrations:", "perfc lodctr /q"},
+			},
+		},
 	}
 }
 
@@ -25,6 +50,29 @@ func unlodctrCommand() command {
 		usage: "/m:MANIFEST | PROVIDER-GUID | PROVIDER-NAME | DRIVERNAME | FILE.ini | /v1:NAME   [-v]",
 		short: "remove a provider registered with lodctr",
 		run:   runUnlodctr,
+		help: helpScreen{
+			about: "Unlodctr removes a provider registered with lodctr.",
+			usage: []string{
+				"perfc unlodctr /m:MANIFEST [-v]",
+				"perfc unlodctr GUID | PROVIDER-NAME",
+				"perfc unlodctr DRIVERNAME | FILE.ini",
+				"perfc unlodctr /v1:NAME",
+			},
+			opts: [][2]string{
+				{"/m:MANIFEST", "Remove the providers the manifest declares."},
+				{"/v1:NAME", "Remove the V1 provider registered as NAME."},
+				{"-v", "List the title index of every set and counter removed."},
+			},
+			params: [][2]string{
+				{"GUID | PROVIDER-NAME", "One registered V2 provider."},
+				{"DRIVERNAME | FILE.ini", "A V1 provider registered from an .ini file."},
+			},
+			notes: lodctrNotes,
+			examples: [][2]string{
+				{"Remove a V2 provider by its name:", "perfc unlodctr PerfcExampleHTTPServer"},
+				{"Remove a V1 provider registered from an .ini file:", "perfc unlodctr PerfcTransfer"},
+			},
+		},
 	}
 }
 
@@ -127,10 +175,10 @@ func parseWinArgs(args []string, lodctrArgs bool) (winArgs, error) {
 	return a, nil
 }
 
-func runLodctr(ctx context.Context, e *env, args []string) error {
+func runLodctr(ctx context.Context, c *command, e *env, args []string) error {
 	a, err := parseWinArgs(args, true)
 	if err == errHelp {
-		printLodctrHelp(e, "lodctr")
+		c.writeHelp(e.stdout, nil)
 		return nil
 	}
 	if err != nil {
@@ -183,10 +231,10 @@ func runLodctr(ctx context.Context, e *env, args []string) error {
 	return lodctr.Install(opts, file, e.stdout)
 }
 
-func runUnlodctr(ctx context.Context, e *env, args []string) error {
+func runUnlodctr(ctx context.Context, c *command, e *env, args []string) error {
 	a, err := parseWinArgs(args, false)
 	if err == errHelp {
-		printLodctrHelp(e, "unlodctr")
+		c.writeHelp(e.stdout, nil)
 		return nil
 	}
 	if err != nil {
@@ -231,13 +279,6 @@ func fileExt(s string) string {
 	return s[i:]
 }
 
-// printLodctrHelp prints the help screen of lodctr or unlodctr (name)
-// on standard output. Their options are Windows' /x:VALUE words, which
-// parseWinArgs reads, so the screen lists them from the helpScreen.
-func printLodctrHelp(e *env, name string) {
-	writeHelp(e.stdout, name, nil)
-}
-
 // lodctrNotes are the notes lodctr's and unlodctr's screens share.
 const lodctrNotes = `A counter set whose GUID or name another provider registered is refused
 (registering the same provider GUID again replaces it), and so are names
@@ -268,59 +309,3 @@ Registrations live in the state directory: $PERFC_STATE_DIR, else
 /var/lib/perfc for root and $XDG_STATE_HOME/perfc (~/.local/state/perfc)
 for other users. It must be owned by you or root and writable by nobody
 else (see state/README.md).`
-
-// lodctrHelp is lodctr's /? screen.
-func lodctrHelp() helpScreen {
-	return helpScreen{
-		about: "Lodctr registers a provider's counters in the state directory: a V2\nprovider's counters manifest, a V1 provider's .ini and symbol files, or a\nV1 (out-of-process collect) provider's JSON registration.",
-		usage: []string{
-			"perfc lodctr [/m:]MANIFEST [path] [/u:USER[,USER...]] [-v]",
-			"perfc lodctr FILE.ini [/exec:PATH [/arg:ARG]...] [-v]",
-			"perfc lodctr /v1:FILE",
-			"perfc lodctr /q",
-		},
-		opts: [][2]string{
-			{"/m:MANIFEST", "The counters manifest to register (a plain argument works too)."},
-			{"/u:USERS", "The users (names or uids, separated by commas) whose processes may publish the provider's counter sets, e.g. the service user: /u:www-data,1001. Default: you. Data published by anyone else is ignored and reported."},
-			{"/exec:PATH", "(With FILE.ini) the V1 provider's executable, which speaks collect/PROTOCOL.md; relative to the working directory. Without it, the executable of the V1 provider already registered under the .ini's drivername is kept."},
-			{"/arg:ARG", "(With /exec:) one argument of the executable; repeat it."},
-			{"/v1:FILE", "A V1 provider's JSON registration file."},
-			{"/q", "List the registrations (and any damaged ones)."},
-			{"-v", "List the title index of every set and counter."},
-		},
-		notes: lodctrNotes,
-		examples: [][2]string{
-			{"Register a manifest whose sets www-data publishes:", "perfc lodctr /m:httpserver.man /u:www-data"},
-			{"Register a V1 provider's .ini file and its executable:", "perfc lodctr transfer.ini /exec:/usr/lib/transfer/perfprovider /arg:--quiet"},
-			{"Register a V1 provider from its JSON file:", "perfc lodctr /v1:widgets.json"},
-			{"List the registrations:", "perfc lodctr /q"},
-		},
-	}
-}
-
-// unlodctrHelp is unlodctr's /? screen.
-func unlodctrHelp() helpScreen {
-	return helpScreen{
-		about: "Unlodctr removes a provider registered with lodctr.",
-		usage: []string{
-			"perfc unlodctr /m:MANIFEST [-v]",
-			"perfc unlodctr GUID | PROVIDER-NAME",
-			"perfc unlodctr DRIVERNAME | FILE.ini",
-			"perfc unlodctr /v1:NAME",
-		},
-		opts: [][2]string{
-			{"/m:MANIFEST", "Remove the providers the manifest declares."},
-			{"/v1:NAME", "Remove the V1 provider registered as NAME."},
-			{"-v", "List the title index of every set and counter removed."},
-		},
-		params: [][2]string{
-			{"GUID | PROVIDER-NAME", "One registered V2 provider."},
-			{"DRIVERNAME | FILE.ini", "A V1 provider registered from an .ini file."},
-		},
-		notes: lodctrNotes,
-		examples: [][2]string{
-			{"Remove a V2 provider by its name:", "perfc unlodctr PerfcExampleHTTPServer"},
-			{"Remove a V1 provider registered from an .ini file:", "perfc unlodctr PerfcTransfer"},
-		},
-	}
-}

@@ -16,13 +16,31 @@ import (
 	"github.com/perfcounters/perfcounters/state"
 )
 
+// logmanServiceCommand is logman's sub-command service.
+func logmanServiceCommand() command {
+	return command{
+		name:  "logman service",
+		short: "the collector service of Data Collector Sets (run by the systemd units)",
+		run:   runLogmanService,
+		help: helpScreen{
+			about: "Logman service is the collector service: it runs every Data Collector Set\nof the caller's state directory that is marked to start at boot (-boot)\nor scheduled (-b, -e, -r), for root the system sets, until it is\nstopped. The systemd units perfc-logman.service run it (docs/systemd.md).\nWith -run or -supervise it is the collector process of one set, which\nlogman start starts in the background.",
+			usage: []string{
+				"perfc logman service",
+				"perfc logman service -run <name> -dir <directory>",
+				"perfc logman service -supervise <name> -dir <directory>",
+			},
+			notes: "Environment: PERFC_STATE_DIR (the state directory), PERFC_LOG_DIR\n(where logs go by default), PERFC_SYSLOG (where alert events go:\nNETWORK:ADDRESS, default the local syslog socket), PERFC_ACTION_TIMEOUT\n(the longest an alert's command or a set's -rc command may run).",
+		},
+	}
+}
+
 // runLogmanService is `perfc logman service`, not listed in the help: the
 // collector service that the systemd units run (every set of the caller's
 // state directory marked to run at boot or scheduled; for root, the
 // system sets), and, with -run NAME -dir DIR, the collector process of
 // one set that `perfc logman start` starts in the background.
-func runLogmanService(ctx context.Context, e *env, args []string) error {
-	fs := newFlags("logman service", e.stdout)
+func runLogmanService(ctx context.Context, c *command, e *env, args []string) error {
+	fs := c.flags(e.stdout)
 	one := fs.String("run", "", "Run the one Data Collector Set `name` (the collector process of logman start).")
 	sup := fs.String("supervise", "", "Run the collector of the Data Collector Set `name` and start it again when it crashes.")
 	dir := fs.String("dir", "", "The state `directory` holding the set of -run or -supervise.")
@@ -139,18 +157,4 @@ func collectorCommand(mode, name, dir string) *exec.Cmd {
 		exe = "/proc/self/exe"
 	}
 	return exec.Command(exe, "logman", "service", mode, name, "-dir", dir)
-}
-
-// logmanServiceHelp is the /? screen of logman service, the collector
-// service the systemd units run.
-func logmanServiceHelp() helpScreen {
-	return helpScreen{
-		about: "Logman service is the collector service: it runs every Data Collector Set\nof the caller's state directory that is marked to start at boot (-boot)\nor scheduled (-b, -e, -r), for root the system sets, until it is\nstopped. The systemd units perfc-logman.service run it (docs/systemd.md).\nWith -run or -supervise it is the collector process of one set, which\nlogman start starts in the background.",
-		usage: []string{
-			"perfc logman service",
-			"perfc logman service -run <name> -dir <directory>",
-			"perfc logman service -supervise <name> -dir <directory>",
-		},
-		notes: "Environment: PERFC_STATE_DIR (the state directory), PERFC_LOG_DIR\n(where logs go by default), PERFC_SYSLOG (where alert events go:\nNETWORK:ADDRESS, default the local syslog socket), PERFC_ACTION_TIMEOUT\n(the longest an alert's command or a set's -rc command may run).",
-	}
 }

@@ -1,9 +1,12 @@
 // Command perfc is the one binary of perfcounters: Windows performance
 // counters on Linux. Its subcommands keep the syntax of the Windows tools
 // (typeperf, relog, logman, lodctr, ...). This file maps a subcommand name to
-// its file's run function and turns errors into exit codes; each subcommand
-// file only parses flags and calls a package.
+// its command value (name, synopsis, help screen, run function) and turns
+// errors into exit codes; each subcommand file only parses flags and calls
+// a package.
 package main
+
+//go:generate go test -run ^TestManPages$ -update
 
 import (
 	"context"
@@ -16,14 +19,20 @@ import (
 	"syscall"
 )
 
-// command is one subcommand.
+// command is one subcommand: all there is to know of it. Its run function
+// gets the command, whose flags method makes the flag set that prints
+// its help screen.
 type command struct {
 	name  string
 	usage string // one line: arguments
 	short string // one line: what it does
-	run   func(ctx context.Context, env *env, args []string) error
+	help  helpScreen
+	run   func(ctx context.Context, c *command, e *env, args []string) error
 	// hidden commands (the completion helper) are not listed.
 	hidden bool
+	// subs are commands named by the command's next word (logman
+	// service), each named with it; their usage errors show this usage.
+	subs []command
 }
 
 // env is what a subcommand may touch: its streams and environment.
@@ -98,7 +107,14 @@ func run(ctx context.Context, args []string, e *env) int {
 		if c.name != name {
 			continue
 		}
-		err := c.run(ctx, e, args[1:])
+		cmd, rest := &c, args[1:]
+		for i := range c.subs {
+			if len(rest) > 0 && strings.EqualFold(c.subs[i].name, c.name+" "+rest[0]) {
+				cmd, rest = &c.subs[i], rest[1:]
+				break
+			}
+		}
+		err := cmd.run(ctx, cmd, e, rest)
 		code := exitCode(err)
 		switch code {
 		case exitOK:

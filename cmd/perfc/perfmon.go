@@ -31,11 +31,21 @@ func perfmonCommand() command {
 		usage: "[-addr 127.0.0.1:PORT | -serve ADDR] [-noopen] [-maxupload BYTES] [-codepage CP] [LOG ...]",
 		short: "watch counters (live, or of logs) in the browser: line, area, histogram, report",
 		run:   runPerfmon,
+		help: helpScreen{
+			about: "Perfmon serves Performance Monitor as a web page for this computer:\nline graph, histogram and report views of counters, and the Add Counters\ndialog with each counter's explain text. When a perfc serve of yours runs\nat 127.0.0.1:9641 (or at the address -serve names), Perfmon prints that\nserver's page, with the remote computers it reads, and exits. Otherwise\nit serves the page itself, on loopback only, until CTRL+C. The printed\naddress holds a key (the server's token, exchanged for a cookie when\nopened): only its holder reads the counters. A desktop opens the page in\nthe browser.\n\nLogs named on the command line (perfc's binary logs, BLG, CSV, TSV, or a\nSQL log set as SQL:DSN!logset) open in log mode, on a page of Perfmon's\nown: a time range over the whole log, line, area and stacked area views,\nand every instance the log holds. The page's \"Open log\" uploads a log\nfrom the browser.",
+			usage: []string{"perfc perfmon [options] [LOG ...]"},
+			examples: [][2]string{
+				{"Serve the page on a free port and print its address:", "perfc perfmon"},
+				{"Show a log recorded by Performance Monitor:", "perfc perfmon SampleLog.blg"},
+				{"On a fixed port, without opening a browser:", "perfc perfmon -addr 127.0.0.1:8080 -noopen"},
+				{"The page of the perfc serve on port 9700:", "perfc perfmon -serve 9700"},
+			},
+		},
 	}
 }
 
-func runPerfmon(ctx context.Context, e *env, args []string) error {
-	fs := newFlags("perfmon", e.stdout)
+func runPerfmon(ctx context.Context, c *command, e *env, args []string) error {
+	fs := c.flags(e.stdout)
 	addr := fs.String("addr", "127.0.0.1:0", "Loopback address and port to listen on (port 0: any free one); perfmon then serves the page itself.")
 	serveAt := fs.String("serve", "", "Show the page of the perfc serve at `ADDR` (a port, host:port or https://HOST:PORT); by default the one at "+server.DefaultAddr+" when it runs for you, else perfmon serves the page itself.")
 	noopen := fs.Bool("noopen", false, "Do not open a browser; only print the page's address.")
@@ -184,18 +194,4 @@ func launchBrowser(e *env, page string) (cmd *exec.Cmd, dir string, err error) {
 		return nil, "", err
 	}
 	return cmd, dir, nil
-}
-
-// perfmonHelp is perfmon's /? screen, beside its flags.
-func perfmonHelp() helpScreen {
-	return helpScreen{
-		about: "Perfmon serves Performance Monitor as a web page for this computer:\nline graph, histogram and report views of counters, and the Add Counters\ndialog with each counter's explain text. When a perfc serve of yours runs\nat 127.0.0.1:9641 (or at the address -serve names), Perfmon prints that\nserver's page, with the remote computers it reads, and exits. Otherwise\nit serves the page itself, on loopback only, until CTRL+C. The printed\naddress holds a key (the server's token, exchanged for a cookie when\nopened): only its holder reads the counters. A desktop opens the page in\nthe browser.\n\nLogs named on the command line (perfc's binary logs, BLG, CSV, TSV, or a\nSQL log set as SQL:DSN!logset) open in log mode, on a page of Perfmon's\nown: a time range over the whole log, line, area and stacked area views,\nand every instance the log holds. The page's \"Open log\" uploads a log\nfrom the browser.",
-		usage: []string{"perfc perfmon [options] [LOG ...]"},
-		examples: [][2]string{
-			{"Serve the page on a free port and print its address:", "perfc perfmon"},
-			{"Show a log recorded by Performance Monitor:", "perfc perfmon SampleLog.blg"},
-			{"On a fixed port, without opening a browser:", "perfc perfmon -addr 127.0.0.1:8080 -noopen"},
-			{"The page of the perfc serve on port 9700:", "perfc perfmon -serve 9700"},
-		},
-	}
 }

@@ -20,11 +20,24 @@ func queryCommand() command {
 		usage: `<value> [-o <filename>]   (value: Global | Costly | Counter | Help | "238 230 ..." | "Foreign HOST 238 ...")`,
 		short: "write the raw answer to a registry value name (a PERF_DATA_BLOCK, or a title list) to a file or stdout",
 		run:   runQuery,
+		help: helpScreen{
+			about: "Query writes the raw answer of the registry performance-data interface\n(RegQueryValueEx on HKEY_PERFORMANCE_DATA) for a value name: a\nPERF_DATA_BLOCK, or the title list of Counter or Help.",
+			usage: []string{`perfc query <value> [-o <filename>]`},
+			params: [][2]string{
+				{"<value>", `Global, Costly, Counter, Help, or object title indexes such as "238 230".`},
+			},
+			notes: "The answer is binary: it is not written to a terminal.",
+			examples: [][2]string{
+				{"This computer's objects as one block:", "perfc query Global -o now.perfdata"},
+				{"Processor and Thread (Thread brings its parent Process):", `perfc query "238 232" -o cpu.perfdata`},
+				{"The title database, into a pipe:", "perfc query Counter | od -c | head"},
+			},
+		},
 	}
 }
 
-func runQuery(ctx context.Context, e *env, args []string) error {
-	fs := newFlags("query", e.stdout)
+func runQuery(ctx context.Context, c *command, e *env, args []string) error {
+	fs := c.flags(e.stdout)
 	out := fs.String("o", "", "Output filename, or - for standard output. Default is standard output, which must not be a terminal (the answer is binary).")
 	nowarn := fs.Bool("nowarn", false, "Do not print warnings (also: environment PERFC_WARNINGS=off).")
 	pos, err := parseFlags(fs, args)
@@ -133,21 +146,4 @@ func localTitles(e *env) (*titles.DB, error) {
 		return nil, fmt.Errorf("local title database: %w", err)
 	}
 	return db, nil
-}
-
-// queryHelp is query's /? screen, beside its flags.
-func queryHelp() helpScreen {
-	return helpScreen{
-		about: "Query writes the raw answer of the registry performance-data interface\n(RegQueryValueEx on HKEY_PERFORMANCE_DATA) for a value name: a\nPERF_DATA_BLOCK, or the title list of Counter or Help.",
-		usage: []string{`perfc query <value> [-o <filename>]`},
-		params: [][2]string{
-			{"<value>", `Global, Costly, Counter, Help, or object title indexes such as "238 230".`},
-		},
-		notes: "The answer is binary: it is not written to a terminal.",
-		examples: [][2]string{
-			{"This computer's objects as one block:", "perfc query Global -o now.perfdata"},
-			{"Processor and Thread (Thread brings its parent Process):", `perfc query "238 232" -o cpu.perfdata`},
-			{"The title database, into a pipe:", "perfc query Counter | od -c | head"},
-		},
-	}
 }

@@ -20,11 +20,33 @@ func relogCommand() command {
 		usage: `<filename [filename ...]> [options]`,
 		short: "convert, filter, resample and summarise logs (BIN, BLG, CSV, TSV, SQL, captured blocks) into BIN, CSV, TSV or SQL",
 		run:   runRelog,
+		help: helpScreen{
+			about: "Relog creates new performance logs from data in existing performance\nlogs by changing the sampling rate and/or converting the file format.\nIt reads Windows' binary logs (.blg), perfc's binary logs (typeperf -f\nBIN), PDH-CSV and PDH-TSV text logs, SQL log sets (SQL:DSN!logset), and\nPERF_DATA_BLOCK files (perfc query, or captured on Windows).",
+			usage: []string{"perfc relog <filename [filename ...]> [options]"},
+			params: [][2]string{
+				{"<filename [filename ...]>", "Performance files to relog. Quote a wildcard (\"logs/*.bin\") and relog expands it."},
+			},
+			notes: "Counters are given as in typeperf; copy them from the output of -q.\n" +
+				"Several counters in one -c argument are separated by blanks before\n" +
+				"each '\\' or put in double quotes.\n" +
+				"Text logs are read in the encoding their bytes show: a byte-order\n" +
+				"mark, UTF-8, else the ANSI code page a localized Windows wrote them\n" +
+				"in, guessed (with a warning) unless -codepage names it. Text logs are\n" +
+				"written in UTF-8; -ocodepage utf-8-bom makes one Excel opens with its\n" +
+				"names intact, -ocodepage 1251 one for Windows tools of that code page.",
+			examples: [][2]string{
+				{"One counter of a set of captured blocks, into a CSV log:", `perfc relog "s*.bin" -c "\Processor(_Total)\% Processor Time" -o cpu.csv`},
+				{"Two counters in one quoted list:", `perfc relog x.bin -c "\Memory\Available MBytes \Processor(_Total)\% Processor Time"`},
+				{"Every second record, as TSV:", "perfc relog logfile.bin -f tsv -o logfile.tsv -t 2"},
+				{"The counters and time range of the input:", "perfc relog logfile.bin -q -o counters.txt"},
+				{"A Russian Windows' CSV, for Excel:", "perfc relog ru.csv -codepage 1251 -ocodepage utf-8-bom -o ru-excel.csv"},
+			},
+		},
 	}
 }
 
-func runRelog(ctx context.Context, e *env, args []string) error {
-	fs := newFlags("relog", e.stdout)
+func runRelog(ctx context.Context, c *command, e *env, args []string) error {
+	fs := c.flags(e.stdout)
 	titlesFile := fs.String("titles", "", "Title database for names: a 'perfc query Counter' output or an index<TAB>name list. Default is this computer's.")
 	var counters stringList
 	fs.Var(&counters, "c", "Counters to filter from the input log: one or more paths, in one quoted list or as separate arguments starting with \\.")
@@ -333,30 +355,4 @@ func splitCounterLists(vals []string) []string {
 // nextPathStart reports whether s, after blanks, starts a counter path.
 func nextPathStart(s string) bool {
 	return strings.HasPrefix(strings.TrimLeft(s, " \t"), `\`)
-}
-
-// relogHelp is relog's /? screen, beside its flags.
-func relogHelp() helpScreen {
-	return helpScreen{
-		about: "Relog creates new performance logs from data in existing performance\nlogs by changing the sampling rate and/or converting the file format.\nIt reads Windows' binary logs (.blg), perfc's binary logs (typeperf -f\nBIN), PDH-CSV and PDH-TSV text logs, SQL log sets (SQL:DSN!logset), and\nPERF_DATA_BLOCK files (perfc query, or captured on Windows).",
-		usage: []string{"perfc relog <filename [filename ...]> [options]"},
-		params: [][2]string{
-			{"<filename [filename ...]>", "Performance files to relog. Quote a wildcard (\"logs/*.bin\") and relog expands it."},
-		},
-		notes: "Counters are given as in typeperf; copy them from the output of -q.\n" +
-			"Several counters in one -c argument are separated by blanks before\n" +
-			"each '\\' or put in double quotes.\n" +
-			"Text logs are read in the encoding their bytes show: a byte-order\n" +
-			"mark, UTF-8, else the ANSI code page a localized Windows wrote them\n" +
-			"in, guessed (with a warning) unless -codepage names it. Text logs are\n" +
-			"written in UTF-8; -ocodepage utf-8-bom makes one Excel opens with its\n" +
-			"names intact, -ocodepage 1251 one for Windows tools of that code page.",
-		examples: [][2]string{
-			{"One counter of a set of captured blocks, into a CSV log:", `perfc relog "s*.bin" -c "\Processor(_Total)\% Processor Time" -o cpu.csv`},
-			{"Two counters in one quoted list:", `perfc relog x.bin -c "\Memory\Available MBytes \Processor(_Total)\% Processor Time"`},
-			{"Every second record, as TSV:", "perfc relog logfile.bin -f tsv -o logfile.tsv -t 2"},
-			{"The counters and time range of the input:", "perfc relog logfile.bin -q -o counters.txt"},
-			{"A Russian Windows' CSV, for Excel:", "perfc relog ru.csv -codepage 1251 -ocodepage utf-8-bom -o ru-excel.csv"},
-		},
-	}
 }

@@ -26,6 +26,32 @@ func serveCommand() command {
 		usage: "[-listen <host:port>] [-config <web-config.yml>] [-tokenfile <filename>] [-anonymous] [-metrics <options.json> | -nometrics] [-hosts <hosts.yml>] [-noui]",
 		short: "serve this computer's performance data over the network (remote queries, TLS, authentication)",
 		run:   runServe,
+		help: helpScreen{
+			about: "Serve answers remote queries for this computer's performance data:\n" +
+				"the raw blocks of Global, Costly or index lists, the title lists,\n" +
+				"object and counter enumeration with explain texts, and formatted\n" +
+				"values as JSON (remote/API.md). Other computers read it with\n" +
+				`\\host paths. It listens on loopback (` + server.DefaultAddr + `) unless told` + "\n" +
+				"otherwise; any other address needs TLS and authentication. It serves\n" +
+				"Performance Monitor's page at / behind the same authentication\n" +
+				"(-noui: not), with the remote computers of its hosts file.",
+			usage: []string{"perfc serve [options]"},
+			notes: "Callers are monitor (read counters, titles and explain texts) or log\n" +
+				"(also start and stop collector sets), as Windows' Performance Monitor\n" +
+				"Users and Performance Log Users. On loopback without a web\n" +
+				"configuration, the server writes a random token to a file only its\n" +
+				"user can read, and callers must send it: other users of this computer\n" +
+				"reach loopback too. The web configuration's file, certificates and\n" +
+				"keys must belong to the serving user or root and be closed to others'\n" +
+				"changes (keys also to their reading). Certificates are re-read when\n" +
+				"they change. docs/serve.md has examples.",
+			examples: [][2]string{
+				{"Serve on loopback; local clients read the token file:", "perfc serve"},
+				{"Serve the network with TLS and passwords or tokens:", "perfc serve -listen :9641 -config web-config.yml"},
+				{"Let every local user read counters without a token:", "perfc serve -anonymous"},
+				{"Open its page in the browser (prints the address with the key):", "perfc perfmon"},
+			},
+		},
 	}
 }
 
@@ -41,8 +67,8 @@ type serveOptions struct {
 	otlpOn                    bool
 }
 
-func parseServe(e *env, args []string) (serveOptions, error) {
-	fs := newFlags("serve", e.stdout)
+func parseServe(c *command, e *env, args []string) (serveOptions, error) {
+	fs := c.flags(e.stdout)
 	var o serveOptions
 	fs.StringVar(&o.listen, "listen", server.DefaultAddr, "Address to listen on, `host:port`. Any address but a loopback one (127.0.0.1, ::1, localhost) needs TLS and authentication in the web configuration.")
 	fs.StringVar(&o.config, "config", "", "Web configuration `filename` in the format of Prometheus exporters' web-config.yml: TLS, client certificates, basic_auth_users, rate_limit, and perfc's bearer tokens and roles (docs/serve.md).")
@@ -71,8 +97,8 @@ func parseServe(e *env, args []string) (serveOptions, error) {
 }
 
 // runServe serves the local host until interrupted (SIGINT, SIGTERM).
-func runServe(ctx context.Context, e *env, args []string) error {
-	o, err := parseServe(e, args)
+func runServe(ctx context.Context, c *command, e *env, args []string) error {
+	o, err := parseServe(c, e, args)
 	if err == errHelp {
 		return nil
 	}
@@ -209,34 +235,4 @@ func alertSeries(ctx context.Context, sets logman.RemoteSets) []prom.Alert {
 		}
 	}
 	return out
-}
-
-// serveHelp is serve's /? screen.
-func serveHelp() helpScreen {
-	return helpScreen{
-		about: "Serve answers remote queries for this computer's performance data:\n" +
-			"the raw blocks of Global, Costly or index lists, the title lists,\n" +
-			"object and counter enumeration with explain texts, and formatted\n" +
-			"values as JSON (remote/API.md). Other computers read it with\n" +
-			`\\host paths. It listens on loopback (` + server.DefaultAddr + `) unless told` + "\n" +
-			"otherwise; any other address needs TLS and authentication. It serves\n" +
-			"Performance Monitor's page at / behind the same authentication\n" +
-			"(-noui: not), with the remote computers of its hosts file.",
-		usage: []string{"perfc serve [options]"},
-		notes: "Callers are monitor (read counters, titles and explain texts) or log\n" +
-			"(also start and stop collector sets), as Windows' Performance Monitor\n" +
-			"Users and Performance Log Users. On loopback without a web\n" +
-			"configuration, the server writes a random token to a file only its\n" +
-			"user can read, and callers must send it: other users of this computer\n" +
-			"reach loopback too. The web configuration's file, certificates and\n" +
-			"keys must belong to the serving user or root and be closed to others'\n" +
-			"changes (keys also to their reading). Certificates are re-read when\n" +
-			"they change. docs/serve.md has examples.",
-		examples: [][2]string{
-			{"Serve on loopback; local clients read the token file:", "perfc serve"},
-			{"Serve the network with TLS and passwords or tokens:", "perfc serve -listen :9641 -config web-config.yml"},
-			{"Let every local user read counters without a token:", "perfc serve -anonymous"},
-			{"Open its page in the browser (prints the address with the key):", "perfc perfmon"},
-		},
-	}
 }

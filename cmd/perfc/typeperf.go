@@ -24,11 +24,33 @@ func typeperfCommand() command {
 		usage: `{<counter [counter ...]> | -cf <filename> | -q [object] | -qx [object]} [options]`,
 		short: "print counter values at an interval, in typeperf's PDH-CSV layout",
 		run:   runTypeperf,
+		help: helpScreen{
+			about: "Typeperf writes performance data to the command window or to a log file.\nTo stop Typeperf, press CTRL+C.",
+			usage: []string{
+				"perfc typeperf { <counter [counter ...]>",
+				"               | -cf <filename>",
+				"               | -q [object]",
+				"               | -qx [object]",
+				"               } [options]",
+			},
+			params: [][2]string{
+				{"<counter [counter ...]>", "Performance counters to monitor."},
+			},
+			notes: counterPathNote,
+			examples: [][2]string{
+				{"CPU load of this computer every second until CTRL+C:", `perfc typeperf "\Processor(_Total)\% Processor Time"`},
+				{"Every counter and instance of PhysicalDisk, into a file:", "perfc typeperf -qx PhysicalDisk -o counters.txt"},
+				{"The counters listed in counters.txt, 50 samples 5 seconds apart, into a TSV log:", "perfc typeperf -cf counters.txt -si 5 -sc 50 -f TSV -o domain2.tsv"},
+				{"Windows syntax works as well:", `perfc typeperf "\Memory\Available MBytes" /si 2 /SC 3 /f csv`},
+				{"An aligned table at a terminal, an instance per line (as sar prints):", `perfc typeperf -f table "\Processor(*)\% Processor Time" "\Processor(*)\% User Time" -sc 3`},
+				{"JSON lines for a script, one object per sample:", `perfc typeperf -f json "\Memory\Available MBytes" -sc 3`},
+			},
+		},
 	}
 }
 
-func runTypeperf(ctx context.Context, e *env, args []string) error {
-	fs := newFlags("typeperf", e.stdout)
+func runTypeperf(ctx context.Context, c *command, e *env, args []string) error {
+	fs := c.flags(e.stdout)
 	var counters stringList
 	fs.Var(&counters, "c", "Counter path to monitor (repeatable; paths may also be given as arguments).")
 	cf := fs.String("cf", "", "File containing performance counters to monitor, one per line (UTF-8 or UTF-16 with a byte-order mark, or in the code page of -codepage; blank lines and lines starting with # are skipped).")
@@ -310,30 +332,4 @@ func parseWithConfig(fs *flag.FlagSet, args []string, name string) ([]string, er
 		}
 	}
 	return parseFlags(fs, args)
-}
-
-// typeperfHelp is typeperf's /? screen, beside its flags.
-func typeperfHelp() helpScreen {
-	return helpScreen{
-		about: "Typeperf writes performance data to the command window or to a log file.\nTo stop Typeperf, press CTRL+C.",
-		usage: []string{
-			"perfc typeperf { <counter [counter ...]>",
-			"               | -cf <filename>",
-			"               | -q [object]",
-			"               | -qx [object]",
-			"               } [options]",
-		},
-		params: [][2]string{
-			{"<counter [counter ...]>", "Performance counters to monitor."},
-		},
-		notes: counterPathNote,
-		examples: [][2]string{
-			{"CPU load of this computer every second until CTRL+C:", `perfc typeperf "\Processor(_Total)\% Processor Time"`},
-			{"Every counter and instance of PhysicalDisk, into a file:", "perfc typeperf -qx PhysicalDisk -o counters.txt"},
-			{"The counters listed in counters.txt, 50 samples 5 seconds apart, into a TSV log:", "perfc typeperf -cf counters.txt -si 5 -sc 50 -f TSV -o domain2.tsv"},
-			{"Windows syntax works as well:", `perfc typeperf "\Memory\Available MBytes" /si 2 /SC 3 /f csv`},
-			{"An aligned table at a terminal, an instance per line (as sar prints):", `perfc typeperf -f table "\Processor(*)\% Processor Time" "\Processor(*)\% User Time" -sc 3`},
-			{"JSON lines for a script, one object per sample:", `perfc typeperf -f json "\Memory\Available MBytes" -sc 3`},
-		},
-	}
 }

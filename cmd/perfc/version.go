@@ -13,6 +13,10 @@ func versionCommand() command {
 		usage: "",
 		short: "print perfc's version, commit and Go version",
 		run:   runVersion,
+		help: helpScreen{
+			about: "Version prints perfc's version, the commit it was built from and its\ndate when known, and the Go version and platform. perfc --version and\nperfc -v print the same.",
+			usage: []string{"perfc version", "perfc --version", "perfc -v"},
+		},
 	}
 }
 
@@ -21,8 +25,8 @@ func versionCommand() command {
 // module@version, a pseudo-version or "(devel)" from a clone), the commit
 // and its date when the build recorded them, and the Go version and
 // platform.
-func runVersion(ctx context.Context, e *env, args []string) error {
-	pos, err := helpOnly(e, "version", args)
+func runVersion(ctx context.Context, c *command, e *env, args []string) error {
+	pos, err := parseFlags(c.flags(e.stdout), args)
 	if err == errHelp {
 		return nil
 	}
@@ -39,11 +43,3 @@ func runVersion(ctx context.Context, e *env, args []string) error {
 // versionText is this binary's version text (internal/version: the
 // release stamp, else the build information).
 func versionText() string { return version.Current().String() }
-
-// versionHelp is version's /? screen, beside its flags.
-func versionHelp() helpScreen {
-	return helpScreen{
-		about: "Version prints perfc's version, the commit it was built from and its\ndate when known, and the Go version and platform. perfc --version and\nperfc -v print the same.",
-		usage: []string{"perfc version", "perfc --version", "perfc -v"},
-	}
-}

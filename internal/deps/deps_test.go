@@ -105,7 +105,7 @@ var table = map[string]rule{
 	"internal/logview": {4, []string{"calc", "counterpath", "pdh", "perfdata", "perflog", "remote", "titles", "utf16le", "wintz"}},
 	// L5: the binary.
 	"cmd/perfc": {5, []string{"host", "internal/tool/ctrpp", "internal/tool/dump", "internal/tool/lodctr", "internal/tool/logman", "internal/tool/query", "utf16le",
-		"internal/tool/relog", "internal/tool/typeperf", "internal/server", "internal/webui", "internal/logview", "remote", "remote/apiserver", "export/otlp", "export/prom", "calc", "collectorset", "counterpath", "engine", "manifest", "pdh", "perfdata", "perflog", "pla", "shm", "state", "titles", "internal/manpage", "internal/version"}},
+		"internal/tool/relog", "internal/tool/typeperf", "internal/server", "internal/webui", "internal/logview", "remote", "remote/apiserver", "export/otlp", "export/prom", "calc", "collectorset", "counterpath", "engine", "manifest", "pdh", "perfdata", "perflog", "pla", "shm", "state", "titles", "internal/version"}},
 }
 
 // testSupport lists the packages that exist for tests, with exactly the
