@@ -283,7 +283,13 @@ func Update(o Options, spec Spec) error {
 	if err := state.UpdateCollectorSet(f.dir, s); err != nil {
 		return fail(err, f.dir)
 	}
-	_, err = io.WriteString(o.Stdout, completed)
+	msg := completed
+	if running, _ := o.runner().Status(f.dir, f.set); running {
+		// Windows restarts the collection; perfc's collector keeps the
+		// definition it started with: say so rather than nothing.
+		msg = fmt.Sprintf("The Data Collector Set %s is running: the change applies when it next starts (perfc logman stop %s, then perfc logman start %s).\n", s.Name, s.Name, s.Name) + completed
+	}
+	_, err = io.WriteString(o.Stdout, msg)
 	return err
 }
 

@@ -585,3 +585,28 @@ func TestQueryDataManager(t *testing.T) {
 		t.Errorf("the age the folder action of 3 days says is shown twice:\n%s", e.out.String())
 	}
 }
+
+// TestUpdateRunningSet: updating a running set says that the change
+// applies at its next start (issue 44: it said nothing, and the running
+// collection went on unchanged); --r without -b is accepted ("do not
+// repeat" a set without a schedule).
+func TestUpdateRunningSet(t *testing.T) {
+	base := t.TempDir()
+	e := newEnv(t, filepath.Join(base, "alice"), filepath.Join(base, "system"))
+	mustOK(t, Create(e.o, Spec{Name: "run", Counters: []string{`\Memory\Available MBytes`}, HasCounters: true}))
+	e.o.Runner = fakeRunner{running: map[string]string{"run": "collector pid 4242"}}
+	e.out.Reset()
+	mustOK(t, Update(e.o, Spec{Name: "run", SampleInterval: ptr[uint32](5)}))
+	if want := "The Data Collector Set run is running: the change applies when it next starts (perfc logman stop run, then perfc logman start run).\n" + completed; e.out.String() != want {
+		t.Errorf("update of a running set said\n%q\nwant\n%q", e.out.String(), want)
+	}
+	e.o.Runner = fakeRunner{}
+	e.out.Reset()
+	mustOK(t, Update(e.o, Spec{Name: "run", Repeat: ptr(false)}))
+	if e.out.String() != completed {
+		t.Errorf("update --r said %q", e.out.String())
+	}
+	if err := Update(e.o, Spec{Name: "run", Repeat: ptr(true)}); err == nil || !strings.Contains(err.Error(), "-r needs a begin time") {
+		t.Errorf("update -r without -b: %v", err)
+	}
+}

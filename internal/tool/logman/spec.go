@@ -393,6 +393,9 @@ func (sp *Spec) schedule(s *collectorset.Set) error {
 		if sp.End != nil {
 			return invalid("-e needs a begin time: give -b as well")
 		}
+		if !repeat {
+			return nil // --r: "do not repeat" a set that has no schedule to repeat
+		}
 		return invalid("-r needs a begin time: give -b as well")
 	}
 	sc := collectorset.Schedule{
