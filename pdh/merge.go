@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/perfcounters/perfcounters/counterpath"
 	"github.com/perfcounters/perfcounters/perfdata"
 	"github.com/perfcounters/perfcounters/titles"
 )
@@ -128,23 +130,98 @@ func Merge(inputs ...Input) (*Merged, error) {
 		}
 		m.samples = append(m.samples, mergedSample{ft: e.ft, t: e.t, parts: []mergePart{{e.input, e.pos}}})
 	}
-	// Counters: the union of the inputs' lists; nil when an input holds
-	// whole objects (its counters are every counter of its blocks).
+	m.counters = m.unionCounters()
+	return m, nil
+}
+
+// unionCounters is the union of what the inputs recorded, every path
+// naming its input's computer: an input's counter list, its paths without
+// a computer given the computer of its samples; for an input that holds
+// whole objects, `\\machine\Object(*)\*` (or `\\machine\Object\*`) for
+// every object of every computer it holds. So a path binds to the input
+// that recorded it, never to another input's computer that has the same
+// object, and a merge lists exactly what its inputs recorded.
+func (m *Merged) unionCounters() []string {
 	seen := map[string]bool{}
-	for _, in := range m.inputs {
+	var out []string
+	add := func(p string) {
+		if k := strings.ToLower(p); !seen[k] {
+			seen[k] = true
+			out = append(out, p)
+		}
+	}
+	for k := range m.inputs {
+		in := &m.inputs[k]
 		list := in.rec.Counters()
+		machine, objects := in.contents(m.db, list == nil)
 		if list == nil {
-			m.counters = nil
-			break
+			for _, p := range objects {
+				add(p)
+			}
+			continue
 		}
 		for _, c := range list {
-			if k := strings.ToLower(c); !seen[k] {
+			if p, err := counterpath.Parse(c); err == nil && p.Machine == "" && machine != "" {
+				p.Machine = machine
+				c = p.String()
+			}
+			add(c)
+		}
+	}
+	return out
+}
+
+// contents reads the input's samples: the computer of its first block
+// and, when whole is set, a path of every object of every computer it
+// holds, named as db (the merged titles) names it. The input is rewound;
+// a sample it cannot give ends the reading (what came before counts).
+func (in *mergeInput) contents(db *titles.DB, whole bool) (machine string, paths []string) {
+	defer in.rec.Seek(0)
+	if in.rec.Seek(0) != nil {
+		return "", nil
+	}
+	type key struct {
+		machine string
+		index   uint32
+	}
+	seen := map[key]bool{}
+	for read := 0; read < in.rec.Len(); read++ {
+		smp, err := in.src.Sample(context.Background(), nil)
+		if err != nil {
+			break
+		}
+		for _, blk := range smp.Blocks {
+			name := blk.Header().SystemName
+			if machine == "" {
+				machine = name
+			}
+			if !whole {
+				return machine, nil
+			}
+			for it := blk.Objects(); it.Next(); {
+				o := it.Object()
+				idx := o.NameIndex()
+				if j, ok := in.remap[idx]; ok {
+					idx = j
+				}
+				k := key{strings.ToLower(name), idx}
+				if seen[k] {
+					continue
+				}
 				seen[k] = true
-				m.counters = append(m.counters, c)
+				obj := db.Name(idx)
+				if obj == "" {
+					obj = strconv.FormatUint(uint64(idx), 10) // pdh takes title indexes for names
+				}
+				p := counterpath.Path{Machine: name, Object: obj, Counter: "*"}
+				if o.NumInstances() != perfdata.NoInstances {
+					p.Instance = "*"
+				}
+				paths = append(paths, p.String())
 			}
 		}
 	}
-	return m, nil
+	return machine, paths
 }
 
 // unionTitles builds the merged title database and each input's moves.
@@ -227,8 +304,8 @@ func (m *Merged) Seek(i int) error {
 // Time is the time of merged sample i.
 func (m *Merged) Time(i int) time.Time { return m.samples[i].t }
 
-// Counters is the union of the inputs' counter lists, in input order;
-// nil when an input holds whole objects.
+// Counters is what the inputs recorded, in input order, each path naming
+// its input's computer (see unionCounters).
 func (m *Merged) Counters() []string { return m.counters }
 
 // Notes says what merging did that its user should know: inputs out of

@@ -85,8 +85,12 @@ func TestMergeWindowsBlocks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Len() != 11 || len(m.Notes()) != 0 || m.Counters() != nil {
-		t.Fatalf("merged: %d samples, notes %q, counters %q; want 11, none, nil", m.Len(), m.Notes(), m.Counters())
+	// Inputs of whole objects: every object of each, with its computer,
+	// in input order (the processes' file first).
+	wantCounters := []string{`\\ZACH-PC\Process(*)\*`, `\\ZACH-PC\Processor(*)\*`, `\\ZACH-PC\System\*`, `\\ZACH-PC\Memory\*`,
+		`\\ZACH-PC\PhysicalDisk(*)\*`, `\\ZACH-PC\LogicalDisk(*)\*`, `\\ZACH-PC\Network Interface(*)\*`, `\\ZACH-PC\TCPv4\*`}
+	if m.Len() != 11 || len(m.Notes()) != 0 || !slices.Equal(m.Counters(), wantCounters) {
+		t.Fatalf("merged: %d samples, notes %q, counters %q; want 11, none, %q", m.Len(), m.Notes(), m.Counters(), wantCounters)
 	}
 	if got := values(t, m, watch); !slices.Equal(got, want) {
 		t.Errorf("merged values differ:\n got %q\nwant %q", got, want)

@@ -2,6 +2,8 @@ package relog
 
 import (
 	"bytes"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,6 +12,7 @@ import (
 	"time"
 
 	"github.com/perfcounters/perfcounters/pdh"
+	"github.com/perfcounters/perfcounters/perflog/binlog"
 	"github.com/perfcounters/perfcounters/perflog/blg"
 	"github.com/perfcounters/perfcounters/perflog/pdhcsv"
 )
@@ -267,5 +270,80 @@ func TestMergeMachinesSameTime(t *testing.T) {
 	want = want[:strings.LastIndex(want[:len(want)-1], "\n")+1] + `"03/05/2024 12:00:02.000","3","3","7","8"` + "\n"
 	if got != want {
 		t.Errorf("-t 2: got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestMergeBinlogKeepsItsComputer: a binary log's counter list names no
+// computer; merged with a BLG of another computer that records whole
+// objects, the output holds exactly what the inputs recorded: the log's
+// one counter, with its computer, and the BLG's objects, not every
+// counter of the log's objects (issue 44).
+func TestMergeBinlogKeepsItsComputer(t *testing.T) {
+	bf, _ := fixtures(t)
+	path := filepath.Join(t.TempDir(), "mem.plog")
+	w, err := binlog.Create(path, binlog.Options{Titles: bf.Titles(), Location: time.UTC, Counters: []string{`\Processor(_Total)\Interrupts/sec`}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		s, err := bf.Sample(t.Context(), nil)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.WriteSample(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	plog, err := binlog.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plog.Close()
+	l, err := blg.Open("../../../perflog/blg/testdata/SampleLog.blg") // whole objects
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	got, _ := run(t, merge(t, pdh.Input{Name: "mem.plog", Source: plog}, pdh.Input{Name: "SampleLog.blg", Source: l}), Options{Location: time.UTC})
+	header := cells(got, ",")[0]
+	var theirs, ours []string
+	for _, c := range header[1:] {
+		switch {
+		case strings.HasPrefix(c, `"\\TESTHOST\`):
+			ours = append(ours, c)
+		default:
+			theirs = append(theirs, c)
+		}
+	}
+	if want := []string{`"\\TESTHOST\Processor(_Total)\Interrupts/sec"`}; !slices.Equal(ours, want) {
+		t.Errorf("the binary log's columns %q, want %q", ours, want)
+	}
+	if err := l.Seek(0); err != nil {
+		t.Fatal(err)
+	}
+	alone, _ := run(t, l, Options{Location: time.UTC})
+	if want := cells(alone, ",")[0][1:]; !slices.Equal(theirs, want) {
+		t.Errorf("the BLG's columns: %d, want its own %d", len(theirs), len(want))
+	}
+	// With a text log of another computer that lists the same counter,
+	// each input's column stays its own.
+	csv := `"(PDH-CSV 4.0) (Coordinated Universal Time)(0)","\\OTHER\Processor(_Total)\Interrupts/sec"` + "\n" +
+		`"03/05/2024 12:00:00.000","10"` + "\n"
+	text, err := pdhcsv.ReadLog(strings.NewReader(csv), "other.csv", -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := plog.Seek(0); err != nil {
+		t.Fatal(err)
+	}
+	got, _ = run(t, merge(t, pdh.Input{Name: "other.csv", Source: text}, pdh.Input{Name: "mem.plog", Source: plog}), Options{Location: time.UTC})
+	if header, want := cells(got, ",")[0][1:], []string{`"\\OTHER\Processor(_Total)\Interrupts/sec"`, `"\\TESTHOST\Processor(_Total)\Interrupts/sec"`}; !slices.Equal(header, want) {
+		t.Errorf("columns %q, want %q", header, want)
 	}
 }
