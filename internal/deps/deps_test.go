@@ -93,7 +93,7 @@ var table = map[string]rule{
 	"internal/tool/query":    {4, []string{"engine"}},
 	"internal/tool/ctrpp":    {4, []string{"counterset", "countertype", "manifest"}},
 	"internal/tool/typeperf": {4, []string{"counterpath", "internal/termtext", "pdh", "perflog/pdhcsv", "titles", "wintz"}},
-	"internal/tool/relog":    {4, []string{"calc", "counterpath", "countertype", "pdh", "perfdata", "perflog/pdhcsv", "titles", "wintz"}},
+	"internal/tool/relog":    {4, []string{"calc", "counterpath", "countertype", "internal/termtext", "pdh", "perfdata", "perflog/pdhcsv", "titles", "wintz"}},
 	"internal/tool/lodctr":   {4, []string{"manifest", "perfini", "state", "titles"}},
 	"internal/tool/logman":   {4, []string{"collectorset", "pla", "remote", "state"}},
 	"internal/server":        {4, []string{"remote"}}, // perfc serve: TLS, authentication, limits

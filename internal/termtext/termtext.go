@@ -4,13 +4,18 @@
 // controls, DEL, the line and paragraph separators, the bidirectional
 // overrides and isolates) and every byte that is not UTF-8 is written as
 // a visible escape, so such text can neither move the cursor, recolour
-// or retitle the terminal, nor forge a line of its own.
+// or retitle the terminal, nor forge a line of its own; and whether a
+// writer is a terminal at all.
 package termtext
 
 import (
 	"fmt"
+	"io"
+	"os"
 	"strings"
 	"unicode/utf8"
+
+	"golang.org/x/sys/unix"
 )
 
 // Escape returns s with what a terminal would act on written as escapes:
@@ -62,4 +67,16 @@ func Acts(r rune) bool {
 		return true
 	}
 	return false
+}
+
+// IsTerminal reports whether w is a terminal (a character device that
+// answers the terminal ioctl): where text for a person may update in
+// place, and where binary output is refused.
+func IsTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
 }

@@ -16,15 +16,13 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/perfcounters/perfcounters/calc"
 	"github.com/perfcounters/perfcounters/counterpath"
+	"github.com/perfcounters/perfcounters/internal/termtext"
 	"github.com/perfcounters/perfcounters/pdh"
 	"github.com/perfcounters/perfcounters/perfdata"
 	"github.com/perfcounters/perfcounters/perflog/pdhcsv"
@@ -490,17 +488,7 @@ type progress struct {
 }
 
 func newProgress(w io.Writer, rec pdh.Recorded, eol string) *progress {
-	return &progress{w: w, rec: rec, eol: eol, live: isTerminal(w), last: -1}
-}
-
-// isTerminal reports whether w is a terminal.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-	return err == nil
+	return &progress{w: w, rec: rec, eol: eol, live: termtext.IsTerminal(w), last: -1}
 }
 
 func (p *progress) update() {
