@@ -281,25 +281,7 @@ func TestMergeMachinesSameTime(t *testing.T) {
 func TestMergeBinlogKeepsItsComputer(t *testing.T) {
 	bf, _ := fixtures(t)
 	path := filepath.Join(t.TempDir(), "mem.plog")
-	w, err := binlog.Create(path, binlog.Options{Titles: bf.Titles(), Location: time.UTC, Counters: []string{`\Processor(_Total)\Interrupts/sec`}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		s, err := bf.Sample(t.Context(), nil)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := w.WriteSample(s); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	writeBinlog(t, path, bf, binlog.Options{Titles: bf.Titles(), Location: time.UTC, Counters: []string{`\Processor(_Total)\Interrupts/sec`}})
 	plog, err := binlog.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -345,5 +327,29 @@ func TestMergeBinlogKeepsItsComputer(t *testing.T) {
 	got, _ = run(t, merge(t, pdh.Input{Name: "other.csv", Source: text}, pdh.Input{Name: "mem.plog", Source: plog}), Options{Location: time.UTC})
 	if header, want := cells(got, ",")[0][1:], []string{`"\\OTHER\Processor(_Total)\Interrupts/sec"`, `"\\TESTHOST\Processor(_Total)\Interrupts/sec"`}; !slices.Equal(header, want) {
 		t.Errorf("columns %q, want %q", header, want)
+	}
+}
+
+// writeBinlog writes every sample of src into a new binary log at path.
+func writeBinlog(t *testing.T, path string, src pdh.Source, opts binlog.Options) {
+	t.Helper()
+	w, err := binlog.Create(path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		s, err := src.Sample(t.Context(), nil)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.WriteSample(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
 	}
 }

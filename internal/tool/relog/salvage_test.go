@@ -85,25 +85,7 @@ func TestSalvage(t *testing.T) {
 	for _, compress := range []bool{false, true} {
 		in := open(t, blgPath)
 		path := filepath.Join(dir, fmt.Sprintf("z%v.plog", compress))
-		w, err := binlog.Create(path, binlog.Options{Compress: compress, Titles: in.Source.Titles(), Location: time.UTC})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for {
-			s, err := in.Source.Sample(ctx, nil)
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := w.WriteSample(s); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
+		writeBinlog(t, path, in.Source, binlog.Options{Compress: compress, Titles: in.Source.Titles(), Location: time.UTC})
 		plogs[compress] = path
 	}
 	const bad = 4 // the sample the damaged binary logs cannot give
