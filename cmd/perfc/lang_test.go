@@ -106,6 +106,14 @@ func TestLocalizedNames(t *testing.T) {
 	if _, errs, code := runEnv(vars, "typeperf", "-lang", "klingon", `\Perfc Print Queue\Jobs`); code != 2 || !strings.Contains(errs, "unknown language") {
 		t.Errorf("-lang klingon: exit %d, stderr %q; want a usage error", code, errs)
 	}
+	// typeperf -q and -qx list in the language too (issue 44: they ignored
+	// -lang), and take the object by its name there.
+	for _, q := range []string{"-q", "-qx"} {
+		out, errs, code := runEnv(vars, "typeperf", q, "-lang", "007", "Perfc Druckwarteschlange")
+		if code != 0 || !strings.Contains(out, `\Perfc Druckwarteschlange\Aufträge`+"\n") || strings.Contains(out, "Print Queue") {
+			t.Errorf("typeperf %s -lang 007: exit %d\n%s%s", q, code, out, errs)
+		}
+	}
 
 	// The title lists, as a Windows program reads Perflib's subkeys.
 	regs, err := readRegistrations(state)

@@ -15,6 +15,7 @@ import (
 	"github.com/perfcounters/perfcounters/internal/tool/typeperf"
 	"github.com/perfcounters/perfcounters/pdh"
 	"github.com/perfcounters/perfcounters/perflog"
+	"github.com/perfcounters/perfcounters/titles"
 	"github.com/perfcounters/perfcounters/utf16le"
 )
 
@@ -106,11 +107,12 @@ func runTypeperf(ctx context.Context, c *command, e *env, args []string) error {
 		if len(pos) == 1 {
 			lo.Object = pos[0]
 		}
-		src, closeSrc, err := listSource(ctx, e, *server, *nowarn)
+		src, closeSrc, langTitles, err := listSource(ctx, e, *server, *nowarn)
 		if err != nil {
 			return err
 		}
 		defer closeSrc()
+		lo.Titles, _ = langNames(e, lang, src.Titles(), langTitles(lang), *langOpt != "", func(msg string) { e.warnings(*nowarn).Warn(msg, msg) })
 		w, closeOut, err := createOutput(*out, *yes, e.stdout)
 		if err != nil {
 			return err
@@ -193,25 +195,27 @@ func runTypeperf(ctx context.Context, c *command, e *env, args []string) error {
 }
 
 // listSource is what typeperf -q and -qx list: this computer, or the
-// remote computer -s names (connected now: a list needs its answer).
-func listSource(ctx context.Context, e *env, server string, nowarn bool) (pdh.Source, func(), error) {
+// remote computer -s names (connected now: a list needs its answer), and
+// the names of a language (-lang) there: this computer's, none of another.
+func listSource(ctx context.Context, e *env, server string, nowarn bool) (pdh.Source, func(), func(titles.Lang) *titles.DB, error) {
 	server = strings.TrimPrefix(server, `\\`)
 	if isLocalMachine(server) {
 		h, err := newHost(e, nowarn)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
-		return h.Source(), func() { h.Close() }, nil
+		return h.Source(), func() { h.Close() }, h.Engine.LangTitles, nil
 	}
 	c, err := openRemote(e, server)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if err := c.Connect(ctx); err != nil {
 		c.Close()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return c, func() { c.Close() }, nil
+	// Another computer's names come in English (-lang names nothing there).
+	return c, func() { c.Close() }, func(titles.Lang) *titles.DB { return nil }, nil
 }
 
 // createOutput opens the -o file (refusing to overwrite without -y, where
