@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -16,7 +15,6 @@ import (
 	"github.com/perfcounters/perfcounters/host"
 	"github.com/perfcounters/perfcounters/pdh"
 	"github.com/perfcounters/perfcounters/remote"
-	"golang.org/x/sys/unix"
 )
 
 // newHost returns the local host with the command's warnings wired in:
@@ -156,15 +154,4 @@ func fleetSource(ctx context.Context, e *env, h *host.Host, remotes []string) (s
 		return nil, nil, err
 	}
 	return f, close, nil
-}
-
-// isTerminal reports whether w is a terminal, where binary output is
-// refused.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-	return err == nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/perfcounters/perfcounters/engine"
 	"github.com/perfcounters/perfcounters/host"
+	"github.com/perfcounters/perfcounters/internal/termtext"
 	"github.com/perfcounters/perfcounters/internal/tool/query"
 	"github.com/perfcounters/perfcounters/state"
 	"github.com/perfcounters/perfcounters/titles"
@@ -51,7 +52,7 @@ func runQuery(ctx context.Context, c *command, e *env, args []string) error {
 		return usagef("no value name given")
 	}
 	value := strings.Join(pos, " ") // "perfc query 238 2" means the list "238 2"
-	if (*out == "" || *out == "-") && isTerminal(e.stdout) {
+	if (*out == "" || *out == "-") && termtext.IsTerminal(e.stdout) {
 		return usagef("the answer to %q is binary: not writing it to a terminal (give -o <filename>, or redirect standard output)", value)
 	}
 	if q, err := engine.ParseQuery(value); err == nil && q.Kind == engine.QueryForeign {

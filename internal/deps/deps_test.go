@@ -104,7 +104,7 @@ var table = map[string]rule{
 	// counters and their values over a time range.
 	"internal/logview": {4, []string{"calc", "counterpath", "pdh", "perfdata", "perflog", "remote", "titles", "utf16le", "wintz"}},
 	// L5: the binary.
-	"cmd/perfc": {5, []string{"host", "internal/tool/ctrpp", "internal/tool/dump", "internal/tool/lodctr", "internal/tool/logman", "internal/tool/query", "utf16le",
+	"cmd/perfc": {5, []string{"host", "internal/termtext", "internal/tool/ctrpp", "internal/tool/dump", "internal/tool/lodctr", "internal/tool/logman", "internal/tool/query", "utf16le",
 		"internal/tool/relog", "internal/tool/typeperf", "internal/server", "internal/webui", "internal/logview", "remote", "remote/apiserver", "export/otlp", "export/prom", "calc", "collectorset", "counterpath", "engine", "manifest", "pdh", "perfdata", "perflog", "pla", "shm", "state", "titles", "internal/version"}},
 }
 
@@ -119,9 +119,6 @@ var testSupport = map[string][]string{
 	"internal/proctest":   nil,                                    // wait for a process to end
 	"shm/shmtest":         {"shm"},                                // a tmpfs base directory
 	"internal/remotetest": {"host", "remote", "remote/apiserver"}, // the API over a fixture host, served with TLS
-	// remote/remotetest forwards to internal/remotetest for cmd/perfc's
-	// and pla's tests until they import it there; then delete it.
-	"remote/remotetest": {"host", "internal/remotetest", "remote/apiserver"},
 }
 
 // fixtures are packages a test of any level may import to stand up the
