@@ -13,7 +13,7 @@ import (
 func lodctrCommand() command {
 	return command{
 		name:  "lodctr",
-		usage: "[/m:]MANIFEST [path] [/u:USER[,USER...]] | FILE.ini [/exec:PATH [/arg:ARG...]] | /v1:FILE | /q   [-v]",
+		usage: "[/m:]MANIFEST [path] [/u:USER[,USER...]] | FILE.ini [/exec:PATH [/arg:ARG...]] | /v1:FILE | /q[:NAME]   [-v]",
 		short: "register a provider's counters (V2 manifest, V1 .ini file) in the state directory ($PERFC_STATE_DIR)",
 		run:   runLodctr,
 		help: helpScreen{
@@ -30,7 +30,7 @@ func lodctrCommand() command {
 				{"/exec:PATH", "(With FILE.ini) the V1 provider's executable, which speaks collect/PROTOCOL.md; relative to the working directory. Without it, the executable of the V1 provider already registered under the .ini's drivername is kept."},
 				{"/arg:ARG", "(With /exec:) one argument of the executable; repeat it."},
 				{"/v1:FILE", "A V1 provider's JSON registration file."},
-				{"/q", "List the registrations (and any damaged ones)."},
+				{"/q[:NAME]", "List the registrations (and any damaged ones), or the provider NAME's alone."},
 				{"-v", "List the title index of every set and counter."},
 			},
 			notes: lodctrNotes,
@@ -102,6 +102,7 @@ type winArgs struct {
 	exec     string   // /exec: a V1 .ini provider's executable (lodctr)
 	args     []string // /arg: its arguments, one each (lodctr)
 	query    bool     // /q
+	queryFor string   // /q:NAME, the provider to list
 	verbose  bool     // -v
 	pos      []string
 }
@@ -159,7 +160,7 @@ func parseWinArgs(args []string, lodctrArgs bool) (winArgs, error) {
 			if !lodctrArgs {
 				return a, usagef("unknown option %s", s)
 			}
-			a.query = true
+			a.query, a.queryFor = true, val
 		case "v":
 			a.verbose = true
 		case "s", "r", "t", "e", "d", "l":
@@ -195,7 +196,7 @@ func runLodctr(ctx context.Context, c *command, e *env, args []string) error {
 		}
 	}
 	if a.query {
-		return lodctr.List(opts, e.stdout)
+		return lodctr.List(opts, a.queryFor, e.stdout)
 	}
 	if a.v1 != "" {
 		if a.manifest != "" || len(a.pos) > 0 || a.users != "" || a.exec != "" || len(a.args) > 0 {

@@ -163,7 +163,7 @@ func TestINIOutput(t *testing.T) {
 	out.WriteString("$ lodctr -v Transfer.ini /exec:SH /arg:SCRIPT /arg:42 /arg:7\n")
 	step("install", InstallINI(opts, transferINI, V1Exec{Path: sh, Args: []string{script, "42", "7"}}, &out))
 	out.WriteString("$ lodctr /q\n")
-	step("list", List(opts, &out))
+	step("list", List(opts, "", &out))
 	out.WriteString("$ lodctr -v Transfer.ini\n")
 	step("again", InstallINI(opts, transferINI, V1Exec{}, &out))
 	out.WriteString("$ unlodctr -v Transfer.ini\n")

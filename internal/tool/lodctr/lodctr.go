@@ -212,8 +212,11 @@ func uninstall(opts Options, key string, out io.Writer) error {
 }
 
 // List writes the V2 and V1 providers registered in the state directory,
-// and the registrations that could not be read, with how to repair them.
-func List(opts Options, out io.Writer) error {
+// and the registrations that could not be read, with how to repair them;
+// with a name (lodctr /q:NAME), that provider alone (a V2 provider by its
+// name or GUID, a V1 provider by its driver name, without case), and an
+// error when none has it.
+func List(opts Options, name string, out io.Writer) error {
 	regs, problems, err := state.ReadRegistrations(opts.StateDir)
 	if err != nil {
 		return err
@@ -221,6 +224,16 @@ func List(opts Options, out io.Writer) error {
 	v1, problems1, err := state.ReadV1(opts.StateDir)
 	if err != nil {
 		return err
+	}
+	if name != "" {
+		regs = slices.DeleteFunc(regs, func(r state.Registration) bool {
+			return !strings.EqualFold(r.Name, name) && !strings.EqualFold(strings.Trim(r.GUID, "{}"), strings.Trim(name, "{}"))
+		})
+		v1 = slices.DeleteFunc(v1, func(r state.V1Registration) bool { return !strings.EqualFold(r.Name, name) })
+		problems, problems1 = nil, nil
+		if len(regs) == 0 && len(v1) == 0 {
+			return fmt.Errorf("no provider named %s is registered in %s (perfc lodctr /q lists them)", name, opts.StateDir)
+		}
 	}
 	if len(regs) == 0 && len(v1) == 0 {
 		fmt.Fprintf(out, "no providers registered in %s\n", opts.StateDir)

@@ -320,12 +320,21 @@ func TestListDamaged(t *testing.T) {
 	b, _ = json.Marshal(rec)
 	os.WriteFile(path, b, 0o644)
 	var out bytes.Buffer
-	if err := List(Options{StateDir: state}, &out); err != nil {
+	if err := List(Options{StateDir: state}, "", &out); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"PerfcExampleHTTPServer", "damaged: registration file " + path + ", entry 2", "perfc unlodctr {0A1B2C3D-0000-4000-8000-000000000001}"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("lodctr /q output lacks %q:\n%s", want, out.String())
 		}
+	}
+	// lodctr /q:NAME lists that provider alone (issue 44: NAME was
+	// ignored), by name in any case; a name none has is an error.
+	out.Reset()
+	if err := List(Options{StateDir: state}, "perfcexamplehttpserver", &out); err != nil || !strings.Contains(out.String(), "PerfcExampleHTTPServer") || strings.Contains(out.String(), "damaged") {
+		t.Errorf("lodctr /q:perfcexamplehttpserver: %v\n%s", err, out.String())
+	}
+	if err := List(Options{StateDir: state}, "NoSuchProvider", io.Discard); err == nil || !strings.Contains(err.Error(), "no provider named NoSuchProvider") {
+		t.Errorf("lodctr /q:NoSuchProvider: %v", err)
 	}
 }
