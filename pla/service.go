@@ -65,6 +65,31 @@ type Options struct {
 	// ActionTimeout is how long a set's command (-tn, -rc) may run
 	// before it is killed; 0 is DefaultActionTimeout.
 	ActionTimeout time.Duration
+	// Triggered: the sets this service starts were started by an alert
+	// (-rdcs; the collector process gets TriggeredEnv). A set that writes
+	// one log file, neither overwriting nor appending to it, then gets a
+	// new file each run, numbered as -v nnnnnn numbers them, as Windows'
+	// collector sets make a new run folder each time; otherwise its second
+	// firing would fail with ErrFileExists.
+	Triggered bool
+}
+
+// TriggeredEnv is the environment variable that tells a collector
+// process (perfc logman service -run or -supervise) that an alert started
+// its set: "1" sets Options.Triggered.
+const TriggeredEnv = "PERFC_TRIGGERED_RUN"
+
+// triggeredRun is def as a run started by an alert makes it: a new file
+// each run when it would otherwise write one file it cannot overwrite or
+// append to.
+func triggeredRun(def *collectorset.Set) *collectorset.Set {
+	c := &def.Collector
+	if def.Alert != nil || c.LogFileFormat == collectorset.Sql || c.LogAppend || c.LogOverwrite || def.WritesSeries() {
+		return def
+	}
+	run := def.Clone()
+	run.Collector.FileNameFormat |= collectorset.FileNameSerialNumber
+	return run
 }
 
 // Service runs collector sets in this process. Every set collects
@@ -251,6 +276,9 @@ func (s *Service) Running(dir, name string) bool {
 // (binary: appended, after a gap mark).
 func (s *Service) Start(dir string, def *collectorset.Set, stop time.Time) error {
 	ctx := s.ctx
+	if s.opts.Triggered {
+		def = triggeredRun(def)
+	}
 	now := time.Now()
 	key := runKey(dir, def.Name)
 	s.mu.Lock()

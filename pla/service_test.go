@@ -440,3 +440,42 @@ func TestSQLMaxRecords(t *testing.T) {
 		}
 	})
 }
+
+// TestTriggeredRuns: a set an alert starts (Options.Triggered) that
+// writes one file, neither overwriting nor appending, gets a new file
+// each run; started by hand, its second run is refused because the file
+// exists (issue 44: an alert's -rdcs set failed at every firing after
+// the first).
+func TestTriggeredRuns(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		dir, root := stateDir(t), t.TempDir()
+		src := newFakeSource(1)
+		set := newSet("fired", root, `\Memory\Available Bytes`)
+		opts := testOptions(src)
+		opts.Triggered = true
+		for range 3 {
+			svc := NewService(t.Context(), opts)
+			if err := svc.Start(dir, set, time.Time{}); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(1500 * time.Millisecond)
+			synctest.Wait()
+			svc.StopAll("test done")
+			svc.Wait()
+		}
+		for i := 1; i <= 3; i++ {
+			if k, _ := logLen(t, filepath.Join(root, fmt.Sprintf("fired_%06d.plog", i))); k != 2 {
+				t.Errorf("run %d: %d samples, want 2", i, k)
+			}
+		}
+		// By hand, the set as defined: one file, then refused.
+		plain := newSet("plain", root, `\Memory\Available Bytes`)
+		runFor(t, dir, plain, src, 2)
+		svc := NewService(t.Context(), testOptions(src))
+		if err := svc.Start(dir, plain, time.Time{}); !errors.Is(err, ErrFileExists) {
+			t.Errorf("second start by hand: %v, want ErrFileExists", err)
+		}
+		svc.StopAll("test done")
+		svc.Wait()
+	})
+}

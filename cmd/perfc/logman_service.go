@@ -86,7 +86,15 @@ func runLogmanService(ctx context.Context, c *command, e *env, args []string) er
 			if err != nil {
 				return err
 			}
-			return collectorRunner().Start(ctx, dir, def)
+			// Its collector knows an alert started it (a new file each
+			// run, pla.Options.Triggered).
+			r := collectorRunner()
+			r.Command = func(dir, name string) *exec.Cmd {
+				c := collectorCommand("-supervise", name, dir)
+				c.Env = append(os.Environ(), pla.TriggeredEnv+"=1")
+				return c
+			}
+			return r.Start(ctx, dir, def)
 		},
 	}
 	if opts.EventLog, err = syslogFrom(e.getenv("PERFC_SYSLOG")); err != nil {
@@ -110,6 +118,7 @@ func runLogmanService(ctx context.Context, c *command, e *env, args []string) er
 		if *dir == "" {
 			return usagef("logman service -run needs -dir")
 		}
+		opts.Triggered = e.getenv(pla.TriggeredEnv) == "1"
 		// The supervisor that started this collector, when it is still
 		// its parent.
 		if pid, err := strconv.Atoi(e.getenv(pla.SupervisorEnv)); err == nil && pid == os.Getppid() {
