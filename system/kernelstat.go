@@ -6,9 +6,14 @@ import (
 	"github.com/perfcounters/perfcounters/proctext"
 )
 
-// cpuTimes are one "cpu" line of /proc/stat, in USER_HZ ticks.
+// cpuTimes are one "cpu" line of /proc/stat, in USER_HZ ticks, in the
+// file's field order (proc(5)). The kernel counts guest time twice: a
+// tick spent running a guest's virtual CPU is added to user and guest
+// (or, for a niced vCPU thread, to nice and guest_nice), so Guest and
+// GuestNice are parts of User and Nice, not shares of their own
+// (kernel/sched/cputime.c, account_guest_time).
 type cpuTimes struct {
-	User, Nice, System, Idle, IOWait, IRQ, SoftIRQ, Steal uint64
+	User, Nice, System, Idle, IOWait, IRQ, SoftIRQ, Steal, Guest, GuestNice uint64
 	// Bad is set when a number of the line is malformed: the times are
 	// then not a reading, and the counters made from them are unavailable.
 	Bad bool
@@ -63,7 +68,7 @@ func parseKernelStat(b []byte, dst *kernelStat) error {
 		switch {
 		case len(key) >= 3 && string(key[:3]) == "cpu":
 			var t cpuTimes
-			fs := [...]*uint64{&t.User, &t.Nice, &t.System, &t.Idle, &t.IOWait, &t.IRQ, &t.SoftIRQ, &t.Steal}
+			fs := [...]*uint64{&t.User, &t.Nice, &t.System, &t.Idle, &t.IOWait, &t.IRQ, &t.SoftIRQ, &t.Steal, &t.Guest, &t.GuestNice}
 			for _, p := range fs {
 				var f []byte
 				f, rest = proctext.NextField(rest)

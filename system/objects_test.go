@@ -570,7 +570,8 @@ func TestMalformedValuesReported(t *testing.T) {
 		{"System", "stat", "ctxt 344468", "ctxt 3444z8", `ctxt: "3444z8" is not a number`,
 			[]mark{{-1, []int{sysContextSwitches}}}},
 		{"Processor", "stat", "cpu1 ", "cpu1 q", `cpu1: "q`,
-			[]mark{{1, []int{cpuProcessorTime, cpuUserTime, cpuPrivilegedTime, cpuDPCTime, cpuInterruptTime, cpuIdleTime}}}},
+			[]mark{{1, []int{cpuProcessorTime, cpuUserTime, cpuPrivilegedTime, cpuDPCTime, cpuInterruptTime, cpuIdleTime,
+				cpuNiceTime, cpuIOWaitTime, cpuStealTime, cpuGuestTime, cpuSoftIRQTime}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.object, func(t *testing.T) {

@@ -113,13 +113,21 @@ const (
 	cpuInterruptTime
 	cpuDPCsQueued
 	cpuIdleTime
+	// Linux's own shares of /proc/stat, after Windows' counters.
+	cpuNiceTime
+	cpuIOWaitTime
+	cpuStealTime
+	cpuGuestTime
+	cpuSoftIRQTime
 	cpuNumCounters
 )
 
 // processorCounters declares the counters shared by Processor and Processor
-// Information, in Windows' order. Windows' DPC Rate and the C-state counters
-// are left out: Linux has no DPC queue depth, and its cpuidle states do not
-// map one-to-one onto ACPI C1/C2/C3.
+// Information, in Windows' order, then the Linux-only shares of /proc/stat
+// that Windows' counters fold together (system/LINUX-OBJECTS.md,
+// "Processor time"). Windows' DPC Rate and the C-state counters are left
+// out: Linux has no DPC queue depth, and its cpuidle states do not map
+// one-to-one onto ACPI C1/C2/C3.
 func processorCounters() []counterset.Counter {
 	idle := ctr("% Idle Time", tTimer, 0, detWizard, "% Idle Time is the percentage of elapsed time the processor was idle, including idle time waiting for I/O (idle + iowait in /proc/stat).")
 	idle.NameIndex = processorIdleIndex
@@ -132,6 +140,11 @@ func processorCounters() []counterset.Counter {
 		ctr("% Interrupt Time", tTimer, 0, detAdvanced, "% Interrupt Time is the percentage of elapsed time the processor spent servicing hardware interrupts (the irq field of /proc/stat)."),
 		ctr("DPCs Queued/sec", tCounter, 0, detAdvanced, "DPCs Queued/sec is the rate at which deferred work was run on the processor; on Linux, the number of soft interrupts handled (the sum of this CPU's column in /proc/softirqs)."),
 		idle,
+		ctr("% Nice Time", tTimer, 0, detAdvanced, "% Nice Time is the percentage of elapsed time the processor spent in user mode running processes of lowered priority (a positive nice value): the nice field of /proc/stat. It is part of % User Time, and includes the guest_nice part of % Guest Time."),
+		ctr("% IO Wait Time", tTimer, 0, detAdvanced, "% IO Wait Time is the percentage of elapsed time the processor was idle while a task that last ran on it waited for disk I/O: the iowait field of /proc/stat. It is part of % Idle Time; the kernel's figure is an estimate (the waiting task is not bound to the processor)."),
+		ctr("% Steal Time", tTimer, 0, detAdvanced, "% Steal Time is the percentage of elapsed time a virtual processor was ready to run but the hypervisor ran something else: the steal field of /proc/stat (0 on bare metal). % Processor Time counts it as busy; it is in neither % User Time nor % Privileged Time."),
+		ctr("% Guest Time", tTimer, 0, detAdvanced, "% Guest Time is the percentage of elapsed time the processor spent running the virtual processor of a guest (a KVM virtual machine): the guest and guest_nice fields of /proc/stat. The kernel counts this time in user and nice as well, so it is part of % User Time."),
+		ctr("% Soft Interrupt Time", tTimer, 0, detAdvanced, "% Soft Interrupt Time is the percentage of elapsed time the processor spent handling soft interrupts (deferred interrupt work, network receive, timers): the softirq field of /proc/stat. It equals % DPC Time and is part of % Privileged Time."),
 	}
 }
 
@@ -209,6 +222,11 @@ func (c *Collector) writeCPU(v perfdata.Values, first int, t *cpuTimes, div uint
 	v.Set(first+cpuInterruptTime, conv(t.IRQ))
 	v.Set(first+cpuDPCsQueued, soft)
 	v.Set(first+cpuIdleTime, conv(t.Idle+t.IOWait))
+	v.Set(first+cpuNiceTime, conv(t.Nice))
+	v.Set(first+cpuIOWaitTime, conv(t.IOWait))
+	v.Set(first+cpuStealTime, conv(t.Steal))
+	v.Set(first+cpuGuestTime, conv(t.Guest+t.GuestNice))
+	v.Set(first+cpuSoftIRQTime, conv(t.SoftIRQ))
 }
 
 // collectProcessor writes one instance per online CPU and _Total. _Total
@@ -244,7 +262,8 @@ func (c *Collector) collectProcessor(col Collection, w Writer) error {
 // unreadable interrupt table.
 func (st *cpuState) unavailable(col Collection, t *cpuTimes) {
 	if t.Bad {
-		col.Unavailable(cpuProcessorTime, cpuUserTime, cpuPrivilegedTime, cpuDPCTime, cpuInterruptTime, cpuIdleTime)
+		col.Unavailable(cpuProcessorTime, cpuUserTime, cpuPrivilegedTime, cpuDPCTime, cpuInterruptTime, cpuIdleTime,
+			cpuNiceTime, cpuIOWaitTime, cpuStealTime, cpuGuestTime, cpuSoftIRQTime)
 	}
 	if !st.intrOK {
 		col.Unavailable(cpuInterrupts)

@@ -352,5 +352,7 @@ func addTimes(dst, t *cpuTimes) {
 	dst.IRQ += t.IRQ
 	dst.SoftIRQ += t.SoftIRQ
 	dst.Steal += t.Steal
+	dst.Guest += t.Guest
+	dst.GuestNice += t.GuestNice
 	dst.Bad = dst.Bad || t.Bad
 }

@@ -1,0 +1,156 @@
+package system
+
+import (
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// vmCollector reads testdata/vm: a 2-CPU virtual machine whose /proc/stat
+// shares are all non-zero (testdata/vm/README).
+func vmCollector() *Collector {
+	return NewCollector(os.DirFS("testdata/vm/proc"), os.DirFS("testdata/host/sys"),
+		WithClock(func() time.Time { return time.Date(2026, 11, 22, 21, 0, 0, 0, time.UTC) }),
+		WithUptime(func() time.Duration { return 3429430 * time.Millisecond }))
+}
+
+// TestProcessorLinuxShares checks every Processor counter against the
+// fields of testdata/vm/proc/stat, for Processor and Processor
+// Information: the Windows counters keep their folding (user+nice,
+// system+irq+softirq, idle+iowait) and the Linux ones show one field each.
+func TestProcessorLinuxShares(t *testing.T) {
+	const tick = 100000 // 100 ns units per USER_HZ tick
+	// user nice system idle iowait irq softirq steal guest guest_nice
+	cpu0 := cpuTimes{1000, 100, 500, 25000, 300, 20, 30, 50, 100, 0, false}
+	all := cpuTimes{2000, 300, 1000, 50000, 400, 60, 70, 80, 150, 30, false}
+	type want struct {
+		counter string
+		cpu0    uint64 // instance of CPU 0
+		total   uint64 // _Total: the average of the two CPUs
+	}
+	f := func(n string, g func(t cpuTimes) uint64) want { return want{n, g(cpu0) * tick, g(all) * tick / 2} }
+	tests := []want{
+		f("% Processor Time", func(t cpuTimes) uint64 { return t.Idle + t.IOWait }),
+		f("% Idle Time", func(t cpuTimes) uint64 { return t.Idle + t.IOWait }),
+		f("% User Time", func(t cpuTimes) uint64 { return t.User + t.Nice }),
+		f("% Privileged Time", func(t cpuTimes) uint64 { return t.System + t.IRQ + t.SoftIRQ }),
+		f("% Interrupt Time", func(t cpuTimes) uint64 { return t.IRQ }),
+		f("% DPC Time", func(t cpuTimes) uint64 { return t.SoftIRQ }),
+		f("% Nice Time", func(t cpuTimes) uint64 { return t.Nice }),
+		f("% IO Wait Time", func(t cpuTimes) uint64 { return t.IOWait }),
+		f("% Steal Time", func(t cpuTimes) uint64 { return t.Steal }),
+		f("% Guest Time", func(t cpuTimes) uint64 { return t.Guest + t.GuestNice }),
+		f("% Soft Interrupt Time", func(t cpuTimes) uint64 { return t.SoftIRQ }),
+	}
+	for _, obj := range []struct{ name, cpu0 string }{{"Processor", "0"}, {"Processor Information", "0,0"}} {
+		c := vmCollector()
+		s := collectObject(t, c, objectByName(t, c, obj.name))
+		for _, reason := range s.reasons {
+			if strings.Contains(reason, "/proc/stat") {
+				t.Errorf("%s: %s", obj.name, reason)
+			}
+		}
+		for _, tt := range tests {
+			t.Run(obj.name+"/"+tt.counter, func(t *testing.T) {
+				if got := s.get(t, obj.cpu0, tt.counter); got != tt.cpu0 {
+					t.Errorf("CPU 0: %d, want %d", got, tt.cpu0)
+				}
+				if got := s.get(t, "_Total", tt.counter); got != tt.total {
+					t.Errorf("_Total: %d, want %d", got, tt.total)
+				}
+			})
+		}
+		// The shares a Linux user adds up to 100 %: user, nice, system,
+		// idle, iowait, irq, softirq and steal (guest is inside user and
+		// nice) are all the ticks, and so are Windows' user, privileged and
+		// idle time with steal.
+		for _, inst := range []string{obj.cpu0, "_Total"} {
+			linux, windows := uint64(0), uint64(0)
+			for _, n := range []string{"% User Time", "% Privileged Time", "% Idle Time", "% Steal Time"} {
+				windows += s.get(t, inst, n)
+			}
+			for _, n := range []string{"% Nice Time", "% IO Wait Time", "% Interrupt Time", "% Soft Interrupt Time", "% Steal Time"} {
+				linux += s.get(t, inst, n)
+			}
+			tm := cpu0
+			div := uint64(1)
+			if inst == "_Total" {
+				tm, div = all, 2
+			}
+			// user and system are no counters of their own: add them.
+			linux += (tm.User*tick + tm.System*tick + tm.Idle*tick) / div
+			sum := (tm.User + tm.Nice + tm.System + tm.Idle + tm.IOWait + tm.IRQ + tm.SoftIRQ + tm.Steal) * tick / div
+			if windows != sum || linux != sum {
+				t.Errorf("%s %s: Windows' shares sum to %d, Linux's to %d, want the %d of all ticks", obj.name, inst, windows, linux, sum)
+			}
+		}
+	}
+}
+
+// TestLiveProcessorLinuxShares brackets each Linux share of cpu0 and of
+// _Total between two direct readings of /proc/stat (split with
+// bytes.Fields): the times only grow, so before <= collected <= after,
+// except iowait, which the kernel may move back a little (its NO_HZ
+// accounting of idle CPUs estimates it), allowed 2 ticks.
+func TestLiveProcessorLinuxShares(t *testing.T) {
+	c := liveCollector(t)
+	// /proc/stat field positions after the name: user 1, nice 2, system 3,
+	// idle 4, iowait 5, irq 6, softirq 7, steal 8, guest 9, guest_nice 10.
+	tests := []struct {
+		counter string
+		fields  []int
+		slack   uint64 // ticks
+	}{
+		{"% Nice Time", []int{2}, 0},
+		{"% IO Wait Time", []int{5}, 2},
+		{"% Steal Time", []int{8}, 0},
+		{"% Guest Time", []int{9, 10}, 0},
+		{"% Soft Interrupt Time", []int{7}, 0},
+		{"% User Time", []int{1, 2}, 0},
+		{"% Privileged Time", []int{3, 6, 7}, 0},
+	}
+	read := func(line string) [11]uint64 {
+		var v [11]uint64
+		f := procLine(t, "stat", line)
+		for i := 1; i < len(f) && i < len(v); i++ {
+			v[i] = num(t, f[i])
+		}
+		return v
+	}
+	ncpu := uint64(0)
+	for _, l := range strings.Split(string(must(os.ReadFile("/proc/stat"))), "\n") {
+		if strings.HasPrefix(l, "cpu") && !strings.HasPrefix(l, "cpu ") {
+			ncpu++
+		}
+	}
+	b0, bt := read("cpu0"), read("cpu")
+	s := collectObject(t, c, objectByName(t, c, "Processor"))
+	a0, at := read("cpu0"), read("cpu")
+	if n := uint64(len(c.cpu.stat.IDs)); n != ncpu {
+		t.Skipf("CPUs went on or off line: %d, then %d", ncpu, n)
+	}
+	sum := func(v [11]uint64, fs []int) uint64 {
+		var s uint64
+		for _, i := range fs {
+			s += v[i]
+		}
+		return s
+	}
+	for _, tt := range tests {
+		t.Run(tt.counter, func(t *testing.T) {
+			for _, r := range []struct {
+				inst          string
+				before, after [11]uint64
+				div           uint64
+			}{{"0", b0, a0, 1}, {"_Total", bt, at, ncpu}} {
+				lo := sum(r.before, tt.fields) * 100000 / r.div
+				hi := sum(r.after, tt.fields) * 100000 / r.div
+				slack := tt.slack * 100000
+				if got := s.get(t, r.inst, tt.counter); got+slack < lo || got > hi+slack {
+					t.Errorf("%s: %d not within [%d, %d] (/proc/stat read before and after, %d CPUs)", r.inst, got, lo, hi, r.div)
+				}
+			}
+		})
+	}
+}
