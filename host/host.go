@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"os"
 
+	"github.com/perfcounters/perfcounters/counterset"
 	"github.com/perfcounters/perfcounters/engine"
 	"github.com/perfcounters/perfcounters/procscan"
 	statedir "github.com/perfcounters/perfcounters/state"
@@ -107,9 +108,19 @@ func build(opts Options, st *statedir.State) (*Host, error) {
 	}
 	c := system.NewCollector(nil, os.DirFS(opts.SysRoot), copts...)
 	v2 := newV2Source(opts.SegmentDir, opts.Logger)
-	e := engine.New(engine.Options{Logger: opts.Logger, Clock: clk, Titles: st.Titles, Languages: st.Languages, SystemName: ComputerName()})
 	procs := system.NewProcessObjects(proc)
 	objs := append(append(c.Objects(), procs.Process(), procs.ProcessV2(), procs.Thread()), c.LinuxObjects()...)
+	var sets []*counterset.Set
+	for _, o := range objs {
+		sets = append(sets, o.Set)
+	}
+	langs, err := builtinLanguages(st.Titles, st.Languages, sets)
+	if err != nil {
+		procs.Close()
+		proc.Close()
+		return nil, err
+	}
+	e := engine.New(engine.Options{Logger: opts.Logger, Clock: clk, Titles: st.Titles, Languages: langs, SystemName: ComputerName()})
 	h := &Host{Engine: e, procs: procs, proc: proc, sys: c, v2: v2}
 	for _, o := range objs {
 		if err := e.Add(adapt(c, o, opts.Logger)); err != nil {

@@ -37,6 +37,66 @@ func BuiltinTitles(db *titles.DB) error {
 	return nil
 }
 
+// BuiltinLangTitles returns the names of the built-in objects and their
+// counters in language l, at the indexes BuiltinTitles gives them in en
+// (nil: English Windows' list): the names Windows gives them in l where a
+// source records one (titles.LocalizedName), none for the objects and
+// counters Windows does not have, which stay English. nil when l has no
+// recorded names. What "Counter LLL" lists of the built-in objects, and
+// what the tools read paths in.
+func BuiltinLangTitles(en *titles.DB, l titles.Lang) (*titles.DB, error) {
+	dbs, err := builtinLanguages(en, nil, builtinObjects())
+	if err != nil {
+		return nil, err
+	}
+	return dbs[l], nil
+}
+
+// builtinLanguages returns langs (the registered names of each language
+// over Windows' names: state.State.Languages) with the names of the
+// built-in objects sets and their counters in each language that has
+// recorded names, at the indexes the engine gives them in en (nil:
+// English Windows' list) — Windows' index for Windows' names, a new one
+// for the others (Processor Information, whose name Windows' older list
+// lacks). langs is not changed.
+func builtinLanguages(en *titles.DB, langs map[titles.Lang]*titles.DB, sets []*counterset.Set) (map[titles.Lang]*titles.DB, error) {
+	if en == nil {
+		en = titles.English()
+	}
+	en = titles.Over(en, titles.New()) // a copy: the engine enters the names itself
+	e := engine.New(engine.Options{Titles: en})
+	for _, set := range sets {
+		if err := e.Add(engine.Object{Set: set, Collect: func(*engine.Collection, engine.Writer) error { return nil }}); err != nil {
+			return nil, err
+		}
+	}
+	builtin := map[uint32]bool{}
+	for _, set := range sets {
+		if i, ok := en.Index(set.Name); ok {
+			builtin[i] = true
+		}
+		for _, c := range set.Counters {
+			if i, ok := en.Index(c.Name); ok {
+				builtin[i] = true
+			}
+		}
+	}
+	out := make(map[titles.Lang]*titles.DB, len(langs))
+	for l, db := range langs {
+		out[l] = db
+	}
+	for _, l := range titles.LocalizedLangs() {
+		loc := titles.Localize(en, l, func(i uint32, _ string) bool { return builtin[i] })
+		if reg := out[l]; reg != nil {
+			// Registered names, and Windows' names of Windows' indexes
+			// already there, come first.
+			loc = titles.Over(loc, reg)
+		}
+		out[l] = loc
+	}
+	return out, nil
+}
+
 // Cumulative reports whether counter of the built-in object named
 // object (English names, compared case-insensitively) is a raw count that
 // only grows (counterset.Counter.Cumulative): export/prom's

@@ -181,16 +181,49 @@ func (e *langEdit) write() error {
 }
 
 // LangTitles returns the title database of language l in the state
-// directory path: the names registered in that language (nil, and no
-// error, when none are). English (titles.LangEnglish) is Titles.
+// directory path: the names registered in that language over Windows'
+// own names in it (WindowsNames); nil, and no error, when there are
+// neither. English (titles.LangEnglish) is Titles.
 func LangTitles(path string, l titles.Lang) (*titles.DB, error) {
 	if path == "" {
-		return nil, nil
+		return WindowsNames(l, nil), nil
 	}
 	d, err := open(path, false)
 	if err != nil {
 		return nil, err
 	}
 	defer d.close()
-	return d.readLang(l)
+	db, err := d.readLang(l)
+	if err != nil {
+		return nil, err
+	}
+	return WindowsNames(l, db), nil
+}
+
+// WindowsNames returns registered (the names registered in language l;
+// nil for none) over the names Windows gives its own objects and counters
+// in l at English Windows' indexes, as far as they are recorded
+// (titles.Localize over titles.English): what a Windows of that language
+// lists for them, so that a path copied from its perfmon
+// (\Prozessor(_Total)\Prozessorzeit (%)) names the same counter here.
+// The recorded names are those of the objects perfc builds in (host);
+// registered returned as it is when l has none.
+func WindowsNames(l titles.Lang, registered *titles.DB) *titles.DB {
+	if l == titles.LangEnglish {
+		return registered
+	}
+	en := titles.English()
+	// Only the index an English name has (its lowest): another index of
+	// the same English name may have another name in l.
+	win := titles.Localize(en, l, func(i uint32, name string) bool {
+		j, _ := en.Index(name)
+		return j == i
+	})
+	switch {
+	case win == nil:
+		return registered
+	case registered == nil:
+		return win
+	}
+	return titles.Over(win, registered)
 }

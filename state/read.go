@@ -12,8 +12,9 @@ import (
 type State struct {
 	Path   string
 	Titles *titles.DB // the title database; nil when there is none (or it is damaged)
-	// Languages are the title databases of other languages (the names
-	// registered in each), by language.
+	// Languages are the title databases of other languages, by language:
+	// the names registered in each over Windows' own names in it
+	// (WindowsNames), every language that has either.
 	Languages map[titles.Lang]*titles.DB
 	Providers []Registration   // the V2 registrations that could be read
 	Sets      []RegisteredSet  // their counter sets, parsed, with their title indexes
@@ -30,6 +31,7 @@ type State struct {
 // every registration (their names live in it).
 func Read(path string) (*State, error) {
 	st := &State{Path: path}
+	defer st.addWindowsNames()
 	if path == "" {
 		return st, nil
 	}
@@ -83,6 +85,20 @@ func Read(path string) (*State, error) {
 		st.Problems = append(st.Problems, problems...)
 	}
 	return st, nil
+}
+
+// addWindowsNames lays the registered names of each language over
+// Windows' names in it (WindowsNames).
+func (st *State) addWindowsNames() {
+	if st == nil {
+		return
+	}
+	for _, l := range titles.LocalizedLangs() {
+		if st.Languages == nil {
+			st.Languages = map[titles.Lang]*titles.DB{}
+		}
+		st.Languages[l] = WindowsNames(l, st.Languages[l])
+	}
 }
 
 type missingTitles struct{ path string }
