@@ -659,6 +659,35 @@ func splitIndex(s string) (string, int) {
 	return s[:i], n
 }
 
+// logLang is the language of the names of a log without a title table:
+// the language of recorded Windows names (titles.LocalizedLangs) that
+// names most of the objects and counters of list English Windows' list
+// does not name in English, the lowest such language on a tie; English
+// when none names any.
+func logLang(list []Counter) titles.Lang {
+	names := map[string]bool{}
+	for _, c := range list {
+		for _, n := range []string{c.Object, c.Name} {
+			if _, ok := titles.EnglishIndex(n); !ok {
+				names[strings.ToLower(n)] = true
+			}
+		}
+	}
+	best, most := titles.LangEnglish, 0
+	for _, l := range titles.LocalizedLangs() {
+		count := 0
+		for n := range names {
+			if _, ok := titles.EnglishOf(l, n); ok {
+				count++
+			}
+		}
+		if count > most {
+			best, most = l, count
+		}
+	}
+	return best
+}
+
 // secondIsTime reports a type whose PDH_RAW_COUNTER.SecondValue is the
 // time stamp of its time base (not a base value).
 func secondIsTime(t countertype.Type) bool {
@@ -668,16 +697,29 @@ func secondIsTime(t countertype.Type) bool {
 	return t.NeedsTwoSamples() || t == countertype.PERF_ELAPSED_TIME
 }
 
+// OwnIndexBase is the first index Titles makes up for a name of a log
+// without a title table (a text or SQL log) that English Windows' list
+// does not have in English or in the log's language: far above any index
+// a Windows or perfc title database gives, so that a database laid over
+// the log's names by index (relog -lang: titles.Over) never renames such
+// a name with another counter's, and lists it as one it lacks instead.
+const OwnIndexBase = 1 << 30
+
 // Titles makes the title database of a log of listed counters: table (the
 // log's own, when it has one) with the names of the listed counters
-// added; without one, the names spelled as the log spells them (PDH
-// writes a log's paths as given) at English Windows' indexes where the
-// name is known there, and at new indexes after the last otherwise.
+// added, at new indexes after the table's last. A log without one (text,
+// SQL) has no indexes of its own: its names are spelled as the log spells
+// them (PDH writes a log's paths as given), at English Windows' index of
+// the name, in English or in the log's language (the language of
+// recorded Windows names, titles.EnglishOf, that names most of the log's
+// objects and counters), and at indexes from OwnIndexBase for the others.
 func Titles(list []Counter, table *titles.DB) (*titles.DB, error) {
-	refIndex, refLast := titles.EnglishIndex, titles.EnglishLastCounter()
+	refIndex, refLast := titles.EnglishIndex, uint32(OwnIndexBase-2)
 	db := table
+	lang := titles.LangEnglish
 	if table == nil {
 		db = titles.New()
+		lang = logLang(list)
 	} else {
 		refIndex, refLast = table.Index, table.LastCounter()
 	}
@@ -689,6 +731,11 @@ func Titles(list []Counter, table *titles.DB) (*titles.DB, error) {
 		}
 		if i, ok := refIndex(name); ok && (db.Name(i) == "" || strings.EqualFold(db.Name(i), name)) {
 			return db.SetAt(i, name, "")
+		}
+		if en, ok := titles.EnglishOf(lang, name); ok && table == nil {
+			if i, ok := titles.EnglishIndex(en); ok && db.Name(i) == "" {
+				return db.SetAt(i, name, "")
+			}
 		}
 		if err := db.SetAt(next, name, ""); err != nil {
 			return err
