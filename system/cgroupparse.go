@@ -93,10 +93,14 @@ func parsePressure(b []byte) (psi, error) {
 
 // parseCentis parses a percentage with up to two decimals ("12.34") into
 // hundredths (1234). The kernel prints the averages as %lu.%02lu.
-func parseCentis(b []byte) (uint64, bool) {
+func parseCentis(b []byte) (uint64, bool) { return parseCentisUpTo(b, 100_000) }
+
+// parseCentisUpTo parses a number with up to two decimals into hundredths,
+// refusing an integer part above max.
+func parseCentisUpTo(b []byte, max uint64) (uint64, bool) {
 	ip, fp, dot := bytes.Cut(b, []byte("."))
 	i, ok := proctext.ParseUint(ip)
-	if !ok || i > 100_000 {
+	if !ok || i > max {
 		return 0, false
 	}
 	var f uint64

@@ -187,7 +187,42 @@ func FuzzParseCPUList(f *testing.F) {
 			}
 		}
 		parseUptime(b)
+	})
+}
+
+// FuzzParseLoadAvg: a load average read is a number of hundredths that
+// fits the 32-bit fraction and, printed back as the kernel prints it
+// (%d.%02d), gives a number equal to the field.
+func FuzzParseLoadAvg(f *testing.F) {
+	seedFile(f, "testdata/host/proc/loadavg", "testdata/vm/proc/loadavg")
+	f.Add([]byte("42949671.99 1.5 7 0/0 1\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
 		var la loadAvg
-		parseLoadAvg(b, &la)
+		has := parseLoadAvg(b, &la)
+		if has != la.Has {
+			t.Fatalf("returned %b, Has %b", has, la.Has)
+		}
+		var fields [3][]byte
+		rest := b
+		for k := range fields {
+			fields[k], rest = proctext.NextField(rest)
+		}
+		for k, v := range la.Load {
+			if has&(hasLoad1<<k) == 0 {
+				if v != 0 {
+					t.Fatalf("load %d not read but %d", k, v)
+				}
+				continue
+			}
+			if v > 1<<32-1 {
+				t.Fatalf("load %d: %d does not fit 32 bits", k, v)
+			}
+			back := fmt.Sprintf("%d.%02d", v/100, v%100)
+			x, err1 := strconv.ParseFloat(string(fields[k]), 64)
+			y, err2 := strconv.ParseFloat(back, 64)
+			if err1 != nil || err2 != nil || x != y {
+				t.Fatalf("field %q read as %s", fields[k], back)
+			}
+		}
 	})
 }

@@ -1,9 +1,12 @@
 package system
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 )
 
@@ -152,5 +155,128 @@ func TestLiveProcessorLinuxShares(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// loadAverages are the load average counters of System, in
+// /proc/loadavg's order.
+var loadAverages = [...]string{"Load Average (1 minute)", "Load Average (5 minutes)", "Load Average (15 minutes)"}
+
+// formatFraction is what a consumer shows of a PERF_RAW_FRACTION: 100 ×
+// value / base, to two decimals.
+func formatFraction(t *testing.T, s *sample, counter string) string {
+	t.Helper()
+	i := s.object.Set.CounterByName(counter)
+	v, base := s.at(t, "", i), s.at(t, "", i+1)
+	if base == 0 {
+		t.Fatalf("%s: base 0", counter)
+	}
+	return fmt.Sprintf("%.2f", 100*float64(v)/float64(base))
+}
+
+// TestSystemLinuxCounters checks System's Linux counters on the host and
+// vm fixtures: the load averages show /proc/loadavg's numbers, the task
+// counts and forks /proc/stat's.
+func TestSystemLinuxCounters(t *testing.T) {
+	tests := []struct {
+		fixture string
+		c       *Collector
+		load    [3]string
+		running uint64
+		blocked uint64
+		forks   uint64
+	}{
+		{"host", hostCollector(), [3]string{"0.81", "0.48", "0.19"}, 1, 0, 6744},
+		{"vm", vmCollector(), [3]string{"12.34", "5.67", "0.05"}, 5, 2, 6744},
+	}
+	for _, tt := range tests {
+		t.Run(tt.fixture, func(t *testing.T) {
+			s := collectObject(t, tt.c, objectByName(t, tt.c, "System"))
+			if len(s.missing) != 0 || len(s.reasons) != 0 {
+				t.Errorf("unavailable %v, reasons %q", s.missing, s.reasons)
+			}
+			for k, n := range loadAverages {
+				if got := formatFraction(t, s, n); got != tt.load[k] {
+					t.Errorf("%s shows %s, /proc/loadavg %s", n, got, tt.load[k])
+				}
+			}
+			for _, c := range []struct {
+				name string
+				want uint64
+			}{{"Running Tasks", tt.running}, {"Blocked Tasks", tt.blocked}, {"Forks/sec", tt.forks}} {
+				if got := s.get(t, "", c.name); got != c.want {
+					t.Errorf("%s = %d, want %d", c.name, got, c.want)
+				}
+			}
+		})
+	}
+}
+
+// TestSystemLinuxCountersMissing: a /proc/loadavg or /proc/stat line that
+// is missing or malformed makes its counters unavailable, never 0.
+func TestSystemLinuxCountersMissing(t *testing.T) {
+	o := func(i ...int) []int { return i }
+	tests := []struct {
+		name, file, data string
+		marks            []int // of the single instance
+	}{
+		{"no loadavg", "", "", o(sysLoad1, sysLoad1Base, sysLoad5, sysLoad5Base, sysLoad15, sysLoad15Base)},
+		{"bad 5 minute load", "loadavg", "0.81 x 0.19 1/92 6748\n", o(sysLoad5, sysLoad5Base)},
+		{"no procs_blocked or processes", "stat", "cpu  1 0 1 8 0 0 0 0\ncpu0 1 0 1 8 0 0 0 0\nctxt 1\nprocs_running 1\n", o(sysBlockedTasks, sysForks)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := fstest.MapFS{
+				"stat":    {Data: must(os.ReadFile("testdata/vm/proc/stat"))},
+				"uptime":  {Data: []byte("100.00 50.00\n")},
+				"loadavg": {Data: must(os.ReadFile("testdata/vm/proc/loadavg"))},
+			}
+			if tt.file == "" {
+				delete(m, "loadavg")
+			} else {
+				m[tt.file] = &fstest.MapFile{Data: []byte(tt.data)}
+			}
+			c := NewCollector(m, fstest.MapFS{})
+			s := collectObject(t, c, objectByName(t, c, "System"))
+			var got []int
+			for _, m := range s.missing {
+				got = append(got, m.counters...)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tt.marks) {
+				t.Errorf("unavailable %v, want %v (reasons %q)", s.missing, tt.marks, s.reasons)
+			}
+		})
+	}
+}
+
+// TestLiveSystemLinuxCounters compares the load averages with
+// /proc/loadavg read right before and right after the collection (the
+// kernel updates them every 5 seconds: the value shown is one of the
+// two, to two decimals), and brackets Forks/sec between two readings of
+// processes in /proc/stat.
+func TestLiveSystemLinuxCounters(t *testing.T) {
+	c := liveCollector(t)
+	loads := func() [3]string {
+		f := bytes.Fields(must(os.ReadFile("/proc/loadavg")))
+		if len(f) < 3 {
+			t.Fatalf("/proc/loadavg: %q", f)
+		}
+		return [3]string{string(f[0]), string(f[1]), string(f[2])}
+	}
+	forks := func() uint64 { return num(t, procLine(t, "stat", "processes")[1]) }
+	l0, f0 := loads(), forks()
+	s := collectObject(t, c, objectByName(t, c, "System"))
+	l1, f1 := loads(), forks()
+	for k, n := range loadAverages {
+		if got := formatFraction(t, s, n); got != l0[k] && got != l1[k] {
+			t.Errorf("%s shows %s, /proc/loadavg says %s then %s", n, got, l0[k], l1[k])
+		}
+	}
+	// Forks/sec is a DWORD: compare modulo 2^32.
+	if got := s.get(t, "", "Forks/sec"); uint32(got-f0) > uint32(f1-f0) {
+		t.Errorf("Forks/sec %d not within [%d, %d]", got, f0, f1)
+	}
+	if got := s.get(t, "", "Running Tasks"); got < 1 {
+		t.Errorf("Running Tasks %d: the collecting thread itself runs", got)
 	}
 }

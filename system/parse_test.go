@@ -337,12 +337,29 @@ func TestParseSwaps(t *testing.T) {
 }
 
 func TestParseLoadAvg(t *testing.T) {
-	var l loadAvg
-	if !parseLoadAvg([]byte("0.81 0.48 0.19 1/92 6748\n"), &l) || l.Running != 1 || l.Threads != 92 {
-		t.Errorf("got %+v", l)
+	all := hasLoad1 | hasLoad5 | hasLoad15 | hasLoadTasks
+	tests := []struct {
+		in   string
+		has  loadFields
+		load [3]uint64
+		r, n uint64
+	}{
+		{"0.81 0.48 0.19 1/92 6748\n", all, [3]uint64{81, 48, 19}, 1, 92},
+		{"12.34 5.67 0.05 3/512 12345\n", all, [3]uint64{1234, 567, 5}, 3, 512},
+		{"1234.00 0.5 7 40/40000 1", all, [3]uint64{123400, 50, 700}, 40, 40000},
+		{"42949671.99 0.00 0.00 1/1 1", all, [3]uint64{4294967199, 0, 0}, 1, 1},                    // the largest that fits 32 bits
+		{"42949672.00 0.00 0.00 1/1 1", all &^ hasLoad1, [3]uint64{0, 0, 0}, 1, 1},                 // would not
+		{"0.123 -1 1. 1/2 3", hasLoadTasks, [3]uint64{}, 1, 2},                                     // three decimals, a sign, no decimals
+		{"0.81 0.48", hasLoad1 | hasLoad5, [3]uint64{81, 48, 0}, 0, 0},                             // short line
+		{"0.81 0.48 0.19 1-92 6748", hasLoad1 | hasLoad5 | hasLoad15, [3]uint64{81, 48, 19}, 0, 0}, // no slash
+		{"", 0, [3]uint64{}, 0, 0},
 	}
-	if parseLoadAvg([]byte("0.81 0.48"), &l) {
-		t.Error("short line accepted")
+	for _, tt := range tests {
+		var l loadAvg
+		l.Load[2] = 99 // a previous reading must not survive
+		if got := parseLoadAvg([]byte(tt.in), &l); got != tt.has || l.Has != tt.has || l.Load != tt.load || l.Running != tt.r || l.Threads != tt.n {
+			t.Errorf("%q: %b %+v, want %b %v %d/%d", tt.in, got, l, tt.has, tt.load, tt.r, tt.n)
+		}
 	}
 }
 

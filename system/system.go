@@ -1,6 +1,7 @@
 package system
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 
@@ -15,27 +16,54 @@ type systemState struct {
 
 // loadAvg is what is used from /proc/loadavg.
 type loadAvg struct {
+	// Load are the 1, 5 and 15 minute load averages in hundredths (the
+	// kernel writes them as %lu.%02lu: "0.74" is 74).
+	Load             [3]uint64
 	Running, Threads uint64 // "2/92": runnable scheduling entities / all threads
+	// Has says which fields were read: bit k for Load[k], hasLoadTasks for
+	// Running and Threads.
+	Has loadFields
 }
 
-// parseLoadAvg parses /proc/loadavg ("0.74 0.47 0.19 2/92 6849").
-func parseLoadAvg(b []byte, dst *loadAvg) bool {
+// loadFields is a set of the fields of /proc/loadavg.
+type loadFields uint8
+
+const (
+	hasLoad1 loadFields = 1 << iota
+	hasLoad5
+	hasLoad15
+	hasLoadTasks
+)
+
+// maxLoad bounds the integer part of a load average accepted, so that
+// the value in hundredths fits the 32-bit PERF_RAW_FRACTION (a load of
+// 42 million tasks is no reading).
+const maxLoad = (1<<32-1)/100 - 1
+
+// parseLoadAvg parses /proc/loadavg ("0.74 0.47 0.19 2/92 6849") into dst
+// and returns which fields it read (dst.Has): a field that is missing or
+// malformed leaves its bit clear and its value 0.
+func parseLoadAvg(b []byte, dst *loadAvg) loadFields {
+	*dst = loadAvg{}
 	rest := b
 	var f []byte
-	for i := 0; i < 4; i++ {
+	for k := range dst.Load {
 		f, rest = proctext.NextField(rest)
-	}
-	for i, ch := range f {
-		if ch == '/' {
-			r, ok1 := proctext.ParseUint(f[:i])
-			t, ok2 := proctext.ParseUint(f[i+1:])
-			if ok1 && ok2 {
-				dst.Running, dst.Threads = r, t
-				return true
-			}
+		if v, ok := parseCentisUpTo(f, maxLoad); ok {
+			dst.Load[k] = v
+			dst.Has |= hasLoad1 << k
 		}
 	}
-	return false
+	f, _ = proctext.NextField(rest)
+	if r, t, ok := bytes.Cut(f, []byte("/")); ok {
+		rn, ok1 := proctext.ParseUint(r)
+		tn, ok2 := proctext.ParseUint(t)
+		if ok1 && ok2 {
+			dst.Running, dst.Threads = rn, tn
+			dst.Has |= hasLoadTasks
+		}
+	}
+	return dst.Has
 }
 
 // countProcesses counts the numeric entries of /proc (one per process;
@@ -59,6 +87,16 @@ const (
 	sysQueueLength
 	sysProcesses
 	sysThreads
+	// Linux's own, after Windows' counters.
+	sysLoad1
+	sysLoad1Base
+	sysLoad5
+	sysLoad5Base
+	sysLoad15
+	sysLoad15Base
+	sysRunningTasks
+	sysBlockedTasks
+	sysForks
 )
 
 // systemObject declares System. Left out: the file-operation counters
@@ -73,6 +111,21 @@ func (c *Collector) systemObject() Object {
 		ctr("Processes", tRaw, 1, detWizard, "Processes is the number of processes on the host (numeric entries of /proc)."),
 		ctr("Threads", tRaw, 1, detWizard, "Threads is the number of threads on the host (the total in the fourth field of /proc/loadavg)."),
 	}
+	for _, l := range [...]struct{ name, span, field string }{
+		{"Load Average (1 minute)", "the last minute", "first"},
+		{"Load Average (5 minutes)", "the last 5 minutes", "second"},
+		{"Load Average (15 minutes)", "the last 15 minutes", "third"},
+	} {
+		cs = append(cs,
+			ctr(l.name, tFraction, 0, detNovice, l.name+" is the kernel's load average over "+l.span+": an exponentially damped average of the number of tasks that are running, waiting for a processor, or in uninterruptible sleep (mostly waiting for disk I/O), the "+l.field+" field of /proc/loadavg. It is a number of tasks, not a percentage: the value is stored in hundredths over a base of 10000, so that the fraction's 100 × value / base shows it as /proc/loadavg writes it, to two decimals (a display that caps percentages at 100 shows a load above 100 as 100)."),
+			ctr(l.name, tRawBase, 0, detNovice, "Base for "+l.name+": 10000 (the value is in hundredths)."),
+		)
+	}
+	cs = append(cs,
+		ctr("Running Tasks", tRaw, 0, detNovice, "Running Tasks is the number of tasks (threads) that are running or runnable at the moment of the sample, those on a processor included: procs_running in /proc/stat."),
+		ctr("Blocked Tasks", tRaw, 0, detNovice, "Blocked Tasks is the number of tasks (threads) blocked waiting for I/O to complete at the moment of the sample: procs_blocked in /proc/stat."),
+		ctr("Forks/sec", tCounter, 0, detNovice, "Forks/sec is the rate at which processes and threads were created (fork, vfork and clone calls): processes in /proc/stat, the number created since boot."),
+	)
 	set := newSet("System", 2, counterset.Single, detNovice, sysQueueLength,
 		"The System object holds counters that apply to the whole host rather than to one processor or device.",
 		cs)
@@ -96,11 +149,26 @@ func (c *Collector) collectSystem(col Collection, w Writer) error {
 		}
 	}
 	if st.Has&hasProcsRunning == 0 {
-		col.Unavailable(sysQueueLength)
+		col.Unavailable(sysQueueLength, sysRunningTasks)
 		if !st.Bad.has("procs_running") {
 			partialf(col, "/proc/stat: no procs_running line")
 		}
 	}
+	if st.Has&hasProcsBlocked == 0 {
+		col.Unavailable(sysBlockedTasks)
+		if !st.Bad.has("procs_blocked") {
+			partialf(col, "/proc/stat: no procs_blocked line")
+		}
+	}
+	if st.Has&hasProcesses == 0 {
+		col.Unavailable(sysForks)
+		if !st.Bad.has("processes") {
+			partialf(col, "/proc/stat: no processes line")
+		}
+	}
+	v.Set(sysRunningTasks, st.ProcsRunning)
+	v.Set(sysBlockedTasks, st.ProcsBlocked)
+	v.Set(sysForks, st.Processes)
 	if boot, ok := c.bootFileTime(col); ok {
 		v.Set(sysUpTime, boot)
 	} else {
@@ -114,12 +182,26 @@ func (c *Collector) collectSystem(col Collection, w Writer) error {
 	} else {
 		v.Set(sysProcesses, n)
 	}
-	if b, err := c.readProc("loadavg"); err != nil {
+	la := &c.sysstate.loadavg
+	b, err := c.readProc("loadavg")
+	if err != nil {
 		partialf(col, "%v", err)
-	} else if parseLoadAvg(b, &c.sysstate.loadavg) {
-		v.Set(sysThreads, c.sysstate.loadavg.Threads)
+		*la = loadAvg{}
+	} else if parseLoadAvg(b, la)&hasLoadTasks != 0 {
+		v.Set(sysThreads, la.Threads)
 	} else {
 		partialf(col, "/proc/loadavg: no thread count")
+	}
+	for k, i := range [...]int{sysLoad1, sysLoad5, sysLoad15} {
+		v.Set(i+1, 10000)
+		if la.Has&(hasLoad1<<k) != 0 {
+			v.Set(i, la.Load[k])
+			continue
+		}
+		col.Unavailable(i, i+1)
+		if err == nil {
+			partialf(col, "/proc/loadavg line 1 field %d: not a load average", k+1)
+		}
 	}
 	return nil
 }
@@ -147,7 +229,7 @@ func (c *Collector) collectObjects(col Collection, w Writer) error {
 	v.Set(0, n)
 	if b, err := c.readProc("loadavg"); err != nil {
 		partialf(col, "%v", err)
-	} else if parseLoadAvg(b, &c.sysstate.loadavg) {
+	} else if parseLoadAvg(b, &c.sysstate.loadavg)&hasLoadTasks != 0 {
 		v.Set(1, c.sysstate.loadavg.Threads)
 	} else {
 		partialf(col, "/proc/loadavg: no thread count")

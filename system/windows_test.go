@@ -102,6 +102,8 @@ var linuxOnlyObjects = map[string]bool{"Control Group": true, "Pressure": true}
 var linuxOnlyCounters = map[string]map[string]bool{
 	"Processor":             processorLinuxCounters,
 	"Processor Information": processorLinuxCounters,
+	"System": {"Load Average (1 minute)": true, "Load Average (5 minutes)": true, "Load Average (15 minutes)": true,
+		"Running Tasks": true, "Blocked Tasks": true, "Forks/sec": true},
 }
 
 var processorLinuxCounters = map[string]bool{"% Nice Time": true, "% IO Wait Time": true, "% Steal Time": true, "% Guest Time": true, "% Soft Interrupt Time": true}
