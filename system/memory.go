@@ -4,8 +4,9 @@ import "github.com/perfcounters/perfcounters/counterset"
 
 // Keys read from /proc/meminfo (kB) and /proc/vmstat (counts since boot).
 var (
-	meminfoKeys = [...]string{"MemTotal", "MemFree", "MemAvailable", "Buffers", "Cached", "Dirty", "Writeback", "CommitLimit", "Committed_AS"}
-	vmstatKeys  = [...]string{"pgfault", "pgmajfault", "pswpin", "pswpout"}
+	meminfoKeys = [...]string{"MemTotal", "MemFree", "MemAvailable", "Buffers", "Cached", "Dirty", "Writeback", "CommitLimit", "Committed_AS",
+		"Active", "Inactive", "SReclaimable", "SUnreclaim", "Shmem", "HugePages_Total", "HugePages_Free", "HugePages_Rsvd", "Hugepagesize"}
+	vmstatKeys = [...]string{"pgfault", "pgmajfault", "pswpin", "pswpout"}
 )
 
 const (
@@ -18,7 +19,22 @@ const (
 	miWriteback
 	miCommitLimit
 	miCommittedAS
+	miActive
+	miInactive
+	miSReclaimable
+	miSUnreclaim
+	miShmem
+	miHugePagesTotal
+	miHugePagesFree
+	miHugePagesRsvd
+	miHugepagesize
 )
+
+// optionalMeminfo reports whether a /proc/meminfo line may be missing
+// for want of a kernel feature, not by a failure: the huge page lines
+// need CONFIG_HUGETLBFS. Their counters are then unavailable without a
+// reason, as a configuration is no fault.
+func optionalMeminfo(k int) bool { return k >= miHugePagesTotal && k <= miHugepagesize }
 
 const (
 	vmPgfault = iota
@@ -53,6 +69,20 @@ const (
 	memAvailableMBytes
 	memFreeZeroBytes
 	memModifiedBytes
+	// Linux's own, after Windows' counters.
+	memBufferBytes
+	memCachedBytes
+	memActiveBytes
+	memInactiveBytes
+	memDirtyBytes
+	memWritebackBytes
+	memSlabReclaimable
+	memSlabUnreclaimable
+	memSharedBytes
+	memHugePagesTotal
+	memHugePagesFree
+	memHugePagesReserved
+	memHugePageSize
 )
 
 // memoryObject declares Memory in Windows' counter order. Left out, for
@@ -77,6 +107,19 @@ func (c *Collector) memoryObject() Object {
 		ctr("Available MBytes", tLargeRaw, 0, detExpert, "Available MBytes is Available Bytes in megabytes."),
 		ctr("Free & Zero Page List Bytes", tLargeRaw, 0, detWizard, "Free & Zero Page List Bytes is the memory not used for anything (MemFree in /proc/meminfo), in bytes."),
 		ctr("Modified Page List Bytes", tLargeRaw, 0, detWizard, "Modified Page List Bytes is the memory holding modified file data that must be written to disk before it can be reused (Dirty + Writeback in /proc/meminfo), in bytes."),
+		ctr("Buffer Bytes", tLargeRaw, -5, detAdvanced, "Buffer Bytes is the memory of block-device buffers: raw disk blocks cached outside any file, such as file-system metadata (Buffers in /proc/meminfo), in bytes. Cache Bytes is Buffer Bytes + Cached Bytes."),
+		ctr("Cached Bytes", tLargeRaw, -5, detAdvanced, "Cached Bytes is the memory of the page cache: pages of files read or written, and shared memory and tmpfs files (Cached in /proc/meminfo, which leaves out Buffers and swap cache), in bytes."),
+		ctr("Active Bytes", tLargeRaw, -5, detAdvanced, "Active Bytes is the memory used recently, which the kernel reclaims only when it must (Active in /proc/meminfo: anonymous and file pages on the active lists), in bytes."),
+		ctr("Inactive Bytes", tLargeRaw, -5, detAdvanced, "Inactive Bytes is the memory not used recently, the first the kernel reclaims (Inactive in /proc/meminfo: anonymous and file pages on the inactive lists), in bytes."),
+		ctr("Dirty Bytes", tLargeRaw, -5, detAdvanced, "Dirty Bytes is the memory of file data modified and waiting to be written to disk (Dirty in /proc/meminfo), in bytes. Modified Page List Bytes is Dirty Bytes + Writeback Bytes."),
+		ctr("Writeback Bytes", tLargeRaw, -5, detAdvanced, "Writeback Bytes is the memory of modified file data being written to disk now (Writeback in /proc/meminfo), in bytes."),
+		ctr("Slab Reclaimable Bytes", tLargeRaw, -5, detAdvanced, "Slab Reclaimable Bytes is the kernel's slab memory that it can free under pressure, mostly the caches of directory entries and inodes (SReclaimable in /proc/meminfo), in bytes."),
+		ctr("Slab Unreclaimable Bytes", tLargeRaw, -5, detAdvanced, "Slab Unreclaimable Bytes is the kernel's slab memory that it cannot free while in use (SUnreclaim in /proc/meminfo), in bytes."),
+		ctr("Shared Memory Bytes", tLargeRaw, -5, detAdvanced, "Shared Memory Bytes is the memory of shared memory segments and of files in tmpfs (/dev/shm, often /tmp and /run): Shmem in /proc/meminfo, in bytes. It is part of Cached Bytes, and cannot be dropped, only swapped."),
+		ctr("Huge Pages Total", tRaw, 0, detAdvanced, "Huge Pages Total is the number of pages in the kernel's pool of persistent huge pages (HugePages_Total in /proc/meminfo), each of Huge Page Size bytes. Unavailable where the kernel has no hugetlbfs."),
+		ctr("Huge Pages Free", tRaw, 0, detAdvanced, "Huge Pages Free is the number of huge pages of the pool not yet allocated (HugePages_Free in /proc/meminfo)."),
+		ctr("Huge Pages Reserved", tRaw, 0, detAdvanced, "Huge Pages Reserved is the number of huge pages a mapping has reserved but not yet touched (HugePages_Rsvd in /proc/meminfo): they count as free but are promised."),
+		ctr("Huge Page Size Bytes", tLargeRaw, 0, detAdvanced, "Huge Page Size Bytes is the size of the default huge page (Hugepagesize in /proc/meminfo), in bytes."),
 	}
 	set := newSet("Memory", 4, counterset.Single, detNovice, memPages,
 		"The Memory object describes physical and virtual memory of the host, from /proc/meminfo and /proc/vmstat.",
@@ -129,12 +172,25 @@ func (c *Collector) collectMemory(col Collection, w Writer) error {
 	v.Set(memAvailableMBytes, mi[miMemAvailable]/1024)
 	v.Set(memFreeZeroBytes, mi[miMemFree]*1024)
 	v.Set(memModifiedBytes, (mi[miDirty]+mi[miWriteback])*1024)
+	v.Set(memBufferBytes, mi[miBuffers]*1024)
+	v.Set(memCachedBytes, mi[miCached]*1024)
+	v.Set(memActiveBytes, mi[miActive]*1024)
+	v.Set(memInactiveBytes, mi[miInactive]*1024)
+	v.Set(memDirtyBytes, mi[miDirty]*1024)
+	v.Set(memWritebackBytes, mi[miWriteback]*1024)
+	v.Set(memSlabReclaimable, mi[miSReclaimable]*1024)
+	v.Set(memSlabUnreclaimable, mi[miSUnreclaim]*1024)
+	v.Set(memSharedBytes, mi[miShmem]*1024)
+	v.Set(memHugePagesTotal, mi[miHugePagesTotal])
+	v.Set(memHugePagesFree, mi[miHugePagesFree])
+	v.Set(memHugePagesReserved, mi[miHugePagesRsvd])
+	v.Set(memHugePageSize, mi[miHugepagesize]*1024)
 
 	// A value whose line is missing or malformed is not a 0: mark the
 	// counters it feeds unavailable, and say which line is missing.
 	for k, ok := range m.memFound {
 		if !ok {
-			if !m.memBad.has(meminfoKeys[k]) {
+			if !m.memBad.has(meminfoKeys[k]) && !optionalMeminfo(k) {
 				partialf(col, "/proc/meminfo: no %s line", meminfoKeys[k])
 			}
 			m.unavailable(col, k, -1)
@@ -162,12 +218,34 @@ func (m *memState) unavailable(col Collection, mi, vm int) {
 		cs = []int{memCommittedBytes, memCommittedInUse, memCommittedInUseBase}
 	case miCommitLimit:
 		cs = []int{memCommitLimit, memCommittedInUse, memCommittedInUseBase}
-	case miCached, miBuffers:
-		cs = []int{memCacheBytes}
+	case miCached:
+		cs = []int{memCacheBytes, memCachedBytes}
+	case miBuffers:
+		cs = []int{memCacheBytes, memBufferBytes}
 	case miMemFree:
 		cs = []int{memFreeZeroBytes}
-	case miDirty, miWriteback:
-		cs = []int{memModifiedBytes}
+	case miDirty:
+		cs = []int{memModifiedBytes, memDirtyBytes}
+	case miWriteback:
+		cs = []int{memModifiedBytes, memWritebackBytes}
+	case miActive:
+		cs = []int{memActiveBytes}
+	case miInactive:
+		cs = []int{memInactiveBytes}
+	case miSReclaimable:
+		cs = []int{memSlabReclaimable}
+	case miSUnreclaim:
+		cs = []int{memSlabUnreclaimable}
+	case miShmem:
+		cs = []int{memSharedBytes}
+	case miHugePagesTotal:
+		cs = []int{memHugePagesTotal}
+	case miHugePagesFree:
+		cs = []int{memHugePagesFree}
+	case miHugePagesRsvd:
+		cs = []int{memHugePagesReserved}
+	case miHugepagesize:
+		cs = []int{memHugePageSize}
 	}
 	switch vm {
 	case vmPgfault:

@@ -104,6 +104,9 @@ var linuxOnlyCounters = map[string]map[string]bool{
 	"Processor Information": processorLinuxCounters,
 	"System": {"Load Average (1 minute)": true, "Load Average (5 minutes)": true, "Load Average (15 minutes)": true,
 		"Running Tasks": true, "Blocked Tasks": true, "Forks/sec": true},
+	"Memory": {"Buffer Bytes": true, "Cached Bytes": true, "Active Bytes": true, "Inactive Bytes": true, "Dirty Bytes": true,
+		"Writeback Bytes": true, "Slab Reclaimable Bytes": true, "Slab Unreclaimable Bytes": true, "Shared Memory Bytes": true,
+		"Huge Pages Total": true, "Huge Pages Free": true, "Huge Pages Reserved": true, "Huge Page Size Bytes": true},
 }
 
 var processorLinuxCounters = map[string]bool{"% Nice Time": true, "% IO Wait Time": true, "% Steal Time": true, "% Guest Time": true, "% Soft Interrupt Time": true}
