@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -128,6 +129,43 @@ type sandbox struct {
 	dir     string
 	env     []string
 	servers []running // still running: perfc serve, perfmon, jobs started with &
+	// ports maps the fixed ports the documents name (perfc serve's
+	// default 9641, perfmon's -serve 9700, the example HTTP server's
+	// 8080) to free ports of this
+	// sandbox, so that two runs of the test, or another program on the
+	// machine, never contend for them (see localize).
+	ports map[string]string
+}
+
+// freePort returns a port of 127.0.0.1 that nothing listens on now (the
+// kernel's choice for port 0).
+func freePort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+}
+
+// localize is an example as the sandbox runs it: the fixed ports the
+// documents name replaced by the sandbox's own, and the commands that
+// listen on a default port (perfc serve without -listen, the example
+// HTTP server without -addr) told the sandbox's port for it. Nothing
+// else of the example changes.
+func (s *sandbox) localize(text string) string {
+	for from, to := range s.ports {
+		text = strings.ReplaceAll(text, from, to)
+	}
+	lower := strings.ToLower(text)
+	switch {
+	case startsServe(text) && !strings.Contains(lower, "listen"):
+		text = strings.Replace(text, " serve", " serve -listen 127.0.0.1:"+s.ports["9641"], 1)
+	case strings.Contains(text, "go run ./examples/httpserver") && !strings.Contains(text, "-addr"):
+		text = strings.Replace(text, "go run ./examples/httpserver", "go run ./examples/httpserver -addr 127.0.0.1:"+s.ports["8080"], 1)
+	}
+	return text
 }
 
 // running is a command of an example that is still running.
@@ -219,7 +257,7 @@ func newSandbox(t *testing.T, bin string) *sandbox {
 	if err := os.WriteFile(prelude, []byte(script), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s := &sandbox{t: t, dir: dir}
+	s := &sandbox{t: t, dir: dir, ports: map[string]string{"9641": freePort(t), "9700": freePort(t), "8080": freePort(t)}}
 	s.env = []string{
 		"PATH=" + binDir + ":" + filepath.Dir(goBin) + ":/usr/local/bin:/usr/bin:/bin",
 		"HOME=" + home,
@@ -344,7 +382,7 @@ func (s *sandbox) runScript(b []example) {
 		if hb := historyBang(e.text); hb != "" {
 			s.t.Errorf("%s: %s: an interactive bash expands %q as history (quote it with single quotes)", e.where, e.text, hb)
 		}
-		script.WriteString(e.text + "\n")
+		script.WriteString(s.localize(e.text) + "\n")
 	}
 	cmd := exec.Command("bash", "--norc", "-c", script.String())
 	cmd.Dir, cmd.Env = s.dir, s.env
@@ -380,6 +418,7 @@ func (s *sandbox) run(e example) {
 	if b := historyBang(e.text); b != "" {
 		s.t.Errorf("%s: %s: an interactive bash expands %q as history (quote it with single quotes)", e.where, e.text, b)
 	}
+	e.text = s.localize(e.text)
 	if startsServe(e.text) {
 		s.stopServers(e)
 	}
@@ -538,7 +577,9 @@ func (s *sandbox) webConfig() {
 // TestDocExamples is issue 33's "every command example in README, docs
 // and help screens is run by a test from the text itself": each block of
 // each document, and each help screen's examples, run in a sandbox in
-// order, each command by bash as written, and each must succeed (exit 0;
+// order, each command by bash as written but for the fixed ports it names,
+// which are the sandbox's own free ones (sandbox.localize), so that two
+// runs at once never contend; and each must succeed (exit 0;
 // one that runs until stopped must stop cleanly on CTRL+C). What the
 // examples' words presuppose is provided: the computers db7 and web1 of a
 // hosts file, web-config.yml, PostgreSQL's connection (libpq's PG*
