@@ -189,7 +189,7 @@ func TestINIRefused(t *testing.T) {
 		name   string
 		ini, h string
 		exec   V1Exec
-		want   string // with the temporary directory as DIR
+		want   string                         // with the temporary directory as DIR
 		prep   func(t *testing.T, dir string) // changes the files after they are written
 		root   bool                           // prep needs root (another user's files)
 	}{
