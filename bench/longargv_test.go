@@ -12,10 +12,25 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfcounters/perfcounters/collectorset"
 	"github.com/perfcounters/perfcounters/host"
 	"github.com/perfcounters/perfcounters/internal/tool/typeperf"
+	"github.com/perfcounters/perfcounters/pdh"
 	"github.com/perfcounters/perfcounters/perflog/pdhcsv"
+	"github.com/perfcounters/perfcounters/pla"
 )
+
+// judgedTwice reports whether an alert's activity holds procs instances,
+// each firing after two samples or more past its threshold.
+func judgedTwice(act *pla.Activity, procs int) bool {
+	n := 0
+	for _, a := range act.Alerts {
+		if a.Firing && a.Fired >= 2 && len(a.Counter) <= 8<<10 {
+			n++
+		}
+	}
+	return n == procs
+}
 
 // BenchmarkLongArgv0Logs is issue 43's "what another local user
 // controls" for logs: PERFC_BENCH_LONGARGV_PROCS (default 140) processes
@@ -27,6 +42,8 @@ import (
 // and, from the same samples, our binary log (compressed, as
 // `perfc typeperf -f BIN` writes it). Reported: both logs' sizes and
 // their longest line (the CSV header) in each case, and long/short;
+// an alert over the same processes (\Process(longargv0-procn*)\ID
+// Process>0) must judge every one of them, firing at two samples or more;
 // each ratio must stay under 2 (before issue 43 the CSV header of the
 // long case passed relog's line limit and the binary log grew about
 // 36 MB a sample). One iteration takes a few seconds: -benchtime=1x
@@ -105,6 +122,30 @@ func BenchmarkLongArgv0Logs(b *testing.B) {
 		var line int64
 		for l := range bytes.SplitSeq(text, []byte("\n")) {
 			line = max(line, int64(len(l)))
+		}
+		// An alert over the same processes judges every one of them,
+		// each sample, whatever their names' length.
+		alert := collectorset.NewAlert("long-" + name)
+		alert.Alert.SampleInterval = 1
+		alert.Alert.Thresholds = []string{`\Process(longargv0-procn*)\ID Process>0`}
+		stateDir := filepath.Join(dir, "state-"+name)
+		svc := pla.NewService(b.Context(), pla.Options{MB: 16 << 10,
+			NewSource: func() (pdh.Source, io.Closer, error) { return h.Source(), io.NopCloser(nil), nil }})
+		if err := svc.Start(stateDir, alert, time.Time{}); err != nil {
+			b.Fatalf("%s: alert: %v", name, err)
+		}
+		deadline := time.Now().Add(time.Minute)
+		var act *pla.Activity
+		for time.Now().Before(deadline) {
+			time.Sleep(250 * time.Millisecond) // the alert samples once a second: poll its status file
+			if act, err = pla.ReadActivity(stateDir, alert.Name); err == nil && act != nil && judgedTwice(act, procs) {
+				break
+			}
+		}
+		svc.StopAll("benchmark done")
+		svc.Wait()
+		if act == nil || !judgedTwice(act, procs) {
+			b.Errorf("%s: the alert did not judge each of the %d processes twice within a minute: %+v", name, procs, act)
 		}
 		return result{csv: fileSize(b, csvPath), bin: fileSize(b, binPath), line: line}
 	}
