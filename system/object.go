@@ -258,12 +258,16 @@ func (c *Collector) Objects() []Object {
 // LinuxObjects returns the built-in objects Windows has no counterpart of,
 // or only on some hardware, in a stable order: Control Group and Pressure
 // always; Temperature Sensor, Fan, Power Meter and Thermal Zone
-// Information where /sys has such sensors when it is called. The host
+// Information where /sys has such sensors when it is called; the NFS
+// objects (nfsObjects) and the GPU objects (gpuObjects) where the host has
+// them when it is called. The host
 // registers them after Objects and the process objects, so that the title
 // indexes those were given before these objects existed stay theirs.
 func (c *Collector) LinuxObjects() []Object {
 	objs := []Object{c.cgroupObject(), c.pressureObject()}
 	objs = append(objs, c.sensorObjects()...)
+	objs = append(objs, c.nfsObjects()...)
+	objs = append(objs, c.gpuObjects()...)
 	return objs
 }
 
