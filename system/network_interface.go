@@ -3,6 +3,7 @@ package system
 import (
 	"bytes"
 	"fmt"
+	"strconv"
 
 	"github.com/perfcounters/perfcounters/counterset"
 	"github.com/perfcounters/perfcounters/proctext"
@@ -72,7 +73,8 @@ type netState struct {
 	bad   badFields // malformed values of the last /proc/net/dev
 	devs  []netDev
 	names []string // instance names, reused while the interface list is unchanged
-	speed []uint64 // bits per second, per names entry
+	loop  []bool   // per names entry: a loopback interface, left out
+	speed []uint64 // bits per second, per names entry; 0 when unknown
 }
 
 // Network Interface counter indexes.
@@ -101,7 +103,7 @@ func (c *Collector) networkInterfaceObject() Object {
 		ctr("Packets/sec", tBulk, -1, detAdvanced, "Packets/sec is the rate of packets received and sent on the interface."),
 		ctr("Packets Received/sec", tBulk, -1, detAdvanced, "Packets Received/sec is the rate of packets received on the interface."),
 		ctr("Packets Sent/sec", tBulk, -1, detAdvanced, "Packets Sent/sec is the rate of packets sent on the interface."),
-		ctr("Current Bandwidth", tLargeRaw, -6, detAdvanced, "Current Bandwidth is the interface's link speed in bits per second (/sys/class/net/<interface>/speed, in Mbit/s); 0 when the kernel does not know it, as for virtual interfaces."),
+		ctr("Current Bandwidth", tLargeRaw, -6, detAdvanced, "Current Bandwidth is the interface's link speed in bits per second (/sys/class/net/<interface>/speed, in Mbit/s); no value (not 0) where the kernel does not know it, as for virtio and other virtual interfaces, so that a utilisation computed from it is absent rather than a division by zero."),
 		ctr("Bytes Received/sec", tBulk, -4, detAdvanced, "Bytes Received/sec is the rate of bytes received on the interface."),
 		ctr("Packets Received Unicast/sec", tBulk, -1, detExpert, "Packets Received Unicast/sec is the rate of received packets that were not multicast (packets less multicast in /proc/net/dev; broadcasts are counted here, since Linux does not count them apart)."),
 		ctr("Packets Received Non-Unicast/sec", tBulk, -1, detExpert, "Packets Received Non-Unicast/sec is the rate of multicast packets received."),
@@ -112,9 +114,30 @@ func (c *Collector) networkInterfaceObject() Object {
 		grows(ctr("Packets Outbound Errors", tLargeRaw, 0, detAdvanced, "Packets Outbound Errors is the number of outgoing packets that could not be sent because of errors (transmit errs).")),
 	}
 	set := newSet("Network Interface", 510, counterset.Multiple, detAdvanced, niBytesTotal,
-		"The Network Interface object measures each network interface of /proc/net/dev, named by its Linux interface name. As on Windows, there is no _Total.",
+		"The Network Interface object measures each network interface of /proc/net/dev, named by its Linux interface name, except loopback interfaces (IFF_LOOPBACK in /sys/class/net/<interface>/flags; \"lo\" where the flags cannot be read), which Windows does not list either: their traffic never leaves the host. As on Windows, there is no _Total.",
 		cs)
 	return Object{Set: set, Collect: (*Collector).collectNetworkInterface}
+}
+
+// iffLoopback is IFF_LOOPBACK of <linux/if.h>, a bit of
+// /sys/class/net/<interface>/flags.
+const iffLoopback = 0x8
+
+// isLoopback reports whether the interface is a loopback interface: its
+// flags (/sys/class/net/<interface>/flags, "0x9") have IFF_LOOPBACK, or,
+// where they cannot be read, it is named "lo".
+func (c *Collector) isLoopback(name string) bool {
+	b, err := c.readSysAt("class/net/", name, "/flags")
+	if err != nil {
+		return name == "lo"
+	}
+	f := proctext.TrimSpace(b)
+	if len(f) > 2 && f[0] == '0' && (f[1] == 'x' || f[1] == 'X') {
+		if v, err := strconv.ParseUint(string(f[2:]), 16, 32); err == nil {
+			return v&iffLoopback != 0
+		}
+	}
+	return name == "lo"
 }
 
 // readSpeed reads an interface's link speed in bit/s; 0 when unknown.
@@ -149,17 +172,28 @@ func (c *Collector) collectNetworkInterface(col Collection, w Writer) error {
 			n.names = append(n.names, string(proctext.CutName(n.devs[i].Name, proctext.MaxInstanceName)))
 		}
 	}
-	// Speeds are read after the names are taken: readFile reuses the buffer
-	// the names point into.
+	// Flags and speeds are read after the names are taken: readFile reuses
+	// the buffer the names point into. Whether an interface is a loopback
+	// is read again with its speed at every sample, since a name may come
+	// back as another interface.
 	n.speed = resize(n.speed, len(n.names))
+	n.loop = resizeBool(n.loop, len(n.names))
 	round := c.sysKept.begin()
 	defer c.sysKept.sweep("class/net/", round)
 	for i, name := range n.names {
-		n.speed[i] = c.readSpeed(name)
+		if n.loop[i] = c.isLoopback(name); !n.loop[i] {
+			n.speed[i] = c.readSpeed(name)
+		}
 	}
 	for i := range n.devs {
+		if n.loop[i] {
+			continue
+		}
 		f := &n.devs[i].F
 		v := w.Instance(n.names[i], 0, 0, -1)
+		if n.speed[i] == 0 {
+			col.Unavailable(niBandwidth)
+		}
 		if n.devs[i].Bad {
 			col.Unavailable(niBytesTotal, niPackets, niPacketsReceived, niPacketsSent, niBytesReceived,
 				niPacketsReceivedUnicast, niPacketsReceivedNonUnicast, niPacketsReceivedDiscarded,

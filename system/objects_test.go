@@ -407,10 +407,12 @@ func TestLogicalDiskHost(t *testing.T) {
 func TestNetworkInterfaceHost(t *testing.T) {
 	c := hostCollector()
 	s := collectObject(t, c, objectByName(t, c, "Network Interface"))
-	if !slices.Equal(s.names, []string{"lo", "ifb0", "ifb1", "eth0"}) {
+	// lo's flags (testdata/host/sys/class/net/lo/flags, 0x9) have
+	// IFF_LOOPBACK: left out, as Windows lists no loopback interface.
+	if !slices.Equal(s.names, []string{"ifb0", "ifb1", "eth0"}) {
 		t.Fatalf("instances %q", s.names)
 	}
-	// eth0: rx 11200157 bytes 572 packets; tx 55915 bytes 615 packets; speed -1.
+	// eth0: rx 11200157 bytes 572 packets; tx 55915 bytes 615 packets.
 	tests := []struct {
 		counter string
 		want    uint64
@@ -421,18 +423,64 @@ func TestNetworkInterfaceHost(t *testing.T) {
 		{"Packets/sec", 572 + 615},
 		{"Packets Received Unicast/sec", 572},
 		{"Packets Received Non-Unicast/sec", 0},
-		{"Current Bandwidth", 0},
 	}
 	for _, tt := range tests {
 		if got := s.get(t, "eth0", tt.counter); got != tt.want {
 			t.Errorf("%s = %d, want %d", tt.counter, got, tt.want)
 		}
 	}
-	sys := fstest.MapFS{"class/net/eth0/speed": {Data: []byte("10000\n")}}
-	c = NewCollector(os.DirFS("testdata/host/proc"), sys)
-	s = collectObject(t, c, objectByName(t, c, "Network Interface"))
-	if got := s.get(t, "eth0", "Current Bandwidth"); got != 10_000_000_000 {
-		t.Errorf("bandwidth = %d", got)
+	// eth0's speed is -1 (virtio) and ifb0/ifb1 have none (EINVAL, here
+	// no file): Current Bandwidth has no value, not 0.
+	bw := s.object.Set.CounterByName("Current Bandwidth")
+	for i := range s.names {
+		if !slices.ContainsFunc(s.missing, func(m mark) bool { return m.inst == i && slices.Contains(m.counters, bw) }) {
+			t.Errorf("%s: Current Bandwidth not marked unavailable (%v)", s.names[i], s.missing)
+		}
+	}
+}
+
+// TestNetworkInterfaceLoopbackAndSpeed checks which interfaces are left
+// out as loopbacks (by IFF_LOOPBACK, or by the name lo where the flags
+// cannot be read) and that a known speed is a value.
+func TestNetworkInterfaceLoopbackAndSpeed(t *testing.T) {
+	tests := []struct {
+		name  string
+		sys   fstest.MapFS
+		names []string
+		speed map[string]uint64 // known speeds in bit/s; others unavailable
+	}{
+		{"no /sys files: lo by name", fstest.MapFS{}, []string{"ifb0", "ifb1", "eth0"}, nil},
+		{"flags say lo is not a loopback, eth0 is", fstest.MapFS{
+			"class/net/lo/flags":   {Data: []byte("0x1003\n")},
+			"class/net/eth0/flags": {Data: []byte("0x9\n")},
+			"class/net/lo/speed":   {Data: []byte("1000\n")},
+		}, []string{"lo", "ifb0", "ifb1"}, map[string]uint64{"lo": 1_000_000_000}},
+		{"unreadable flags fall back to the name", fstest.MapFS{
+			"class/net/lo/flags":   {Data: []byte("nine\n")},
+			"class/net/eth0/speed": {Data: []byte("10000\n")},
+		}, []string{"ifb0", "ifb1", "eth0"}, map[string]uint64{"eth0": 10_000_000_000}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := NewCollector(os.DirFS("testdata/host/proc"), tt.sys)
+			s := collectObject(t, c, objectByName(t, c, "Network Interface"))
+			if !slices.Equal(s.names, tt.names) {
+				t.Fatalf("instances %q, want %q", s.names, tt.names)
+			}
+			bw := s.object.Set.CounterByName("Current Bandwidth")
+			for i, n := range s.names {
+				missing := slices.ContainsFunc(s.missing, func(m mark) bool { return m.inst == i && slices.Contains(m.counters, bw) })
+				want, known := tt.speed[n]
+				if missing == known {
+					t.Errorf("%s: bandwidth unavailable = %v, want %v", n, missing, !known)
+				}
+				if known {
+					if got := s.get(t, n, "Current Bandwidth"); got != want {
+						t.Errorf("%s: bandwidth = %d, want %d", n, got, want)
+					}
+				}
+			}
+		})
 	}
 }
 
