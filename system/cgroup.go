@@ -210,6 +210,33 @@ type cgGroup struct {
 	missing uint32          // files found missing (bit per cf*), retried every cgRetryEvery samples
 	dirs    [numHier]string // groupDir of each hierarchy, made once
 	roots   [numHier]string // the hierarchy roots dirs were made for
+	// cpu keeps the processor, user and kernel times last written, each
+	// at most its base's growth (shareClamp).
+	cpu [3]shareClamp
+}
+
+// shareClamp keeps a cumulative processor time from growing faster than
+// its base, the host's processor capacity: the kernel adds a running
+// task's time at ticks and context switches, so a group's usage can run a
+// tick per processor ahead of the clock read beside it, and a busy host's
+// root group showed 100.11 % of the host. The time written grows by at
+// most the base's growth since the last sample; what is held back is
+// written in a later sample, so nothing is lost and any two samples show
+// at most 100 %.
+type shareClamp struct {
+	written, base uint64
+	ok            bool
+}
+
+// clamp returns the value to write for the time v over the base base. A
+// time or base that went back (a counter reset, processors taken offline)
+// starts over from v.
+func (s *shareClamp) clamp(v, base uint64) uint64 {
+	if s.ok && v >= s.written && base >= s.base && v-s.written > base-s.base {
+		v = s.written + (base - s.base)
+	}
+	*s = shareClamp{written: v, base: base, ok: true}
+	return v
 }
 
 // cgFail counts one file's read failures of a sample.
@@ -572,13 +599,13 @@ func (c *Collector) cgroupValues(g *cgGroup, ts, ncpu uint64, want *[cgNumCounte
 		}
 		hostBase := ts * ncpu
 		if haveUsage {
-			set(cgProcessorTime, usage)
+			set(cgProcessorTime, g.cpu[0].clamp(usage, hostBase))
 			set(cgProcessorTimeBase, hostBase)
 		}
 		if haveModes {
-			set(cgUserTime, user)
+			set(cgUserTime, g.cpu[1].clamp(user, hostBase))
 			set(cgUserTimeBase, hostBase)
-			set(cgKernelTime, sys)
+			set(cgKernelTime, g.cpu[2].clamp(sys, hostBase))
 			set(cgKernelTimeBase, hostBase)
 		}
 		// Quota and throttling.

@@ -1,6 +1,7 @@
 package system
 
 import (
+	"fmt"
 	"os"
 	"slices"
 	"testing"
@@ -228,5 +229,60 @@ func TestPressureFromRootGroup(t *testing.T) {
 	}
 	if !s.unavailable("memory", psFullTime) || s.unavailable("memory", psSomeTime) {
 		t.Errorf("memory: full should be unavailable, some not: %v", s.missing)
+	}
+}
+
+// TestCgroupShareAtMost100 checks that a group's processor times never grow
+// faster than the host's capacity between two samples, and that what is
+// held back is written later: the fixture's docker group on a host of two
+// online processors, whose cpu.stat runs ahead of the clock in the second
+// sample (2.5 s of usage in 1 s) and catches up in the third (1.5 s).
+func TestCgroupShareAtMost100(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("testdata/cgroup/v2")); err != nil {
+		t.Fatal(err)
+	}
+	const group = "/system.slice/docker-3f2c1b0a9e8d.scope"
+	stat := dir + "/sys/fs/cgroup/system.slice/docker-3f2c1b0a9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d9c8b7a6f5e4d3c2b.scope/cpu.stat"
+	up := 1000 * time.Second
+	c := NewCollector(os.DirFS(dir+"/proc"), os.DirFS(dir+"/sys"),
+		WithUptime(func() time.Duration { return up }),
+		WithClock(func() time.Time { return time.Date(2026, 11, 29, 6, 0, 0, 0, time.UTC) }))
+	const u0, user0, sys0 = 8992210, 6139150, 2853059 // µs, the fixture's
+	tests := []struct {
+		up                   time.Duration
+		usage, user, sys     uint64 // cpu.stat, µs
+		wantUsage, wantUser  uint64 // written, 100 ns
+		wantSys, wantBaseSec uint64
+	}{
+		{1000 * time.Second, u0, user0, sys0, u0 * 10, user0 * 10, sys0 * 10, 2 * 1000},
+		// 2.5 s of usage (2 s user, 0.5 s system) in 1 s of two processors:
+		// usage is held to 2 s; user to 2 s exactly; system under it.
+		{1001 * time.Second, u0 + 2_500_000, user0 + 2_000_000, sys0 + 500_000,
+			(u0 + 2_000_000) * 10, (user0 + 2_000_000) * 10, (sys0 + 500_000) * 10, 2 * 1001},
+		// 1.5 s more in the next second: 4 s in 2 s, all of it written.
+		{1002 * time.Second, u0 + 4_000_000, user0 + 3_000_000, sys0 + 1_000_000,
+			(u0 + 4_000_000) * 10, (user0 + 3_000_000) * 10, (sys0 + 1_000_000) * 10, 2 * 1002},
+		// The group's counters reset (recreated with the same inode): taken as read.
+		{1003 * time.Second, 1000, 600, 400, 1000 * 10, 600 * 10, 400 * 10, 2 * 1003},
+	}
+	for i, tt := range tests {
+		up = tt.up
+		body := fmt.Sprintf("usage_usec %d\nuser_usec %d\nsystem_usec %d\nnr_periods 0\nnr_throttled 0\nthrottled_usec 0\n", tt.usage, tt.user, tt.sys)
+		if err := os.WriteFile(stat, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s := collectObjectSeq(t, c, c.cgroupObject(), uint64(i+1))
+		for _, v := range []struct {
+			counter int
+			want    uint64
+		}{
+			{cgProcessorTime, tt.wantUsage}, {cgUserTime, tt.wantUser}, {cgKernelTime, tt.wantSys},
+			{cgProcessorTimeBase, tt.wantBaseSec * 10_000_000},
+		} {
+			if got := s.at(t, group, v.counter); got != v.want {
+				t.Errorf("sample %d: %s = %d, want %d", i+1, cgroupCounters()[v.counter].Name, got, v.want)
+			}
+		}
 	}
 }
