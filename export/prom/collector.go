@@ -444,7 +444,7 @@ func (col *Collector) writeObject(w []byte, f Format, db *titles.DB, h *perfdata
 	mark, n := 0, 0
 	for fi := range lay.families {
 		fam := &lay.families[fi]
-		if fam.formatted && !col.opts.Formatted {
+		if fam.formatted && fam.value == 0 && !col.opts.Formatted {
 			continue
 		}
 		if !fam.cont {
@@ -493,18 +493,24 @@ func (col *Collector) writeValue(w []byte, fam *family, r *row, clk *calc.Clocks
 			multi = uint64(r.blk.Multi(fam.def))
 		}
 		cur := calc.MakeRaw(fam.def.Type, *clk, v, second, multi)
-		key := rawKey{obj: obj, inst: r.display, ctr: fam.ctr}
-		st.cur[key] = cur
-		prev, had := st.prev[key]
 		var pp *calc.Raw
-		if had {
-			pp = &prev
+		if col.opts.Formatted {
+			// Kept for the next scrape's difference (a value family's
+			// fraction needs none, and without Formatted nothing is kept).
+			key := rawKey{obj: obj, inst: r.display, ctr: fam.ctr}
+			st.cur[key] = cur
+			if prev, had := st.prev[key]; had {
+				pp = &prev
+			}
 		}
 		fv := calc.Format(fam.def.Type, fam.def.DefaultScale, &cur, pp, formattedOptions)
 		if !fv.HasValue() || math.IsNaN(fv.Double) || math.IsInf(fv.Double, 0) {
 			return w, false
 		}
 		num = fv.Double
+		if fam.value != 0 {
+			num *= fam.value
+		}
 	} else {
 		switch fam.part.src {
 		case srcValue:
@@ -576,7 +582,14 @@ func (col *Collector) writeValue(w []byte, fam *family, r *row, clk *calc.Clocks
 		}
 		w = strconv.AppendUint(w, iv, 10)
 	} else {
-		w = strconv.AppendFloat(w, num, 'g', -1, 64)
+		prec := -1
+		if fam.value != 0 {
+			// 15 digits: the one-ulp noise of N / B × 100 (the order PDH
+			// computes in) is not shown: a load of 0.81, not
+			// 0.8099999999999999.
+			prec = 15
+		}
+		w = strconv.AppendFloat(w, num, 'g', prec, 64)
 	}
 	w = append(w, '\n')
 	return w, true

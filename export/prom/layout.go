@@ -31,6 +31,7 @@ type family struct {
 	formatted     bool      // the formatted gauge (Options.Formatted)
 	extra         []byte    // constant labels of its series (mode="user"), default profile
 	factor        float64   // raw gauges: multiplied into base units (0: none)
+	value         float64   // the formatted value's factor, when it is the only gauge (shape.value)
 	cont          bool      // a member of the family before it: no TYPE and HELP lines
 	sample        []byte    // the metric name of its samples
 	header        [2][]byte // TYPE and HELP lines, by Format
@@ -170,6 +171,10 @@ func (col *Collector) build(db *titles.DB, idx uint32, lay *layout) {
 				stem = strings.TrimSuffix(stem, "_total")
 			}
 			f.extra, f.factor = []byte(sh.extra), sh.factor
+			if sh.value != 0 {
+				// one gauge: the formatted value under the counter's name
+				m.parts, m.formatted, f.value = nil, true, sh.value
+			}
 		}
 		base := prefix + obj + "_" + stem
 		for n := 2; ; n++ {
@@ -195,10 +200,13 @@ func (col *Collector) build(db *titles.DB, idx uint32, lay *layout) {
 				g := f
 				g.formatted = true
 				g.part = part{kind: kindGauge}
-				fname := base + "_formatted"
+				fname, note := base+"_formatted", formattedNote(d.Type)
+				if f.value != 0 {
+					fname, note = base, valueNote(f.value)
+				}
 				names = append(names, fname)
 				g.sample = []byte(fname)
-				g.header = headers(fname, fname, kindGauge, familyHelp(db, d, cname, formattedNote(d.Type), f.extra))
+				g.header = headers(fname, fname, kindGauge, familyHelp(db, d, cname, note, f.extra))
 				fams = append(fams, g)
 			}
 			if len(f.extra) > 0 {
@@ -272,6 +280,14 @@ func familyHelp(db *titles.DB, d perfdata.CounterDef, name, note string, extra [
 }
 
 // formattedNote says what the formatted gauge of type t is.
+// valueNote says what a value family (shape.value) exports.
+func valueNote(scale float64) string {
+	if scale == 1 {
+		return "the value as typeperf shows it, one gauge instead of the numerator and base"
+	}
+	return "the percentage as typeperf shows it, as a ratio (1 = 100 %), one gauge instead of the numerator and base"
+}
+
 func formattedNote(t ct.Type) string {
 	s := "the value as perfmon shows it"
 	switch t.Display() {

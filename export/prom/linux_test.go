@@ -32,8 +32,9 @@ func (c *stepClock) Freq() int64     { return 1_000_000_000 }
 const linuxFixture = "testdata/linux"
 
 // linuxObjects are the objects of the Linux fixture: node_exporter's
-// cpu, meminfo, diskstats and netdev collectors' families and System.
-var linuxObjects = []string{"Processor", "Memory", "PhysicalDisk", "Network Interface", "System"}
+// cpu, meminfo, diskstats and netdev collectors' families, System and
+// Pressure.
+var linuxObjects = []string{"Processor", "Memory", "PhysicalDisk", "Network Interface", "System", "Pressure"}
 
 func TestGenerateLinuxFixture(t *testing.T) {
 	if !golden.Update() {

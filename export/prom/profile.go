@@ -15,6 +15,10 @@ type shape struct {
 	extra   string  // constant labels of the counter's series (mode="user")
 	factor  float64 // raw gauges: multiplied into base units (0: none)
 	counter bool    // a raw count that only grows: a counter, not a gauge
+	// value, for a fraction a reader wants as a number (a load, a
+	// share): the counter is one gauge, its formatted value (as typeperf
+	// shows it) times value, instead of its numerator and base.
+	value float64
 }
 
 // modes are the counters of the CPU time families: one family per
@@ -28,6 +32,13 @@ var modes = map[string]string{
 	"% interrupt time":  "interrupt",
 	"% dpc time":        "dpc",
 	"% idle time":       "idle",
+	// Linux's own shares (package system, issue 45): inside the Windows
+	// modes above, as node_exporter names them.
+	"% nice time":           "nice",
+	"% io wait time":        "iowait",
+	"% steal time":          "steal",
+	"% guest time":          "guest",
+	"% soft interrupt time": "softirq",
 }
 
 // modeObjects are the objects whose time counters are modes.
@@ -42,6 +53,26 @@ var unitCounters = map[[2]string]struct {
 }{
 	{"processor information", "processor frequency"}: {"processor_frequency_hertz", 1e6}, // MHz
 	{"power meter", "power"}:                         {"power_watts", 1e-3},              // mW
+	// pages: "huge_pages_total" would be a counter's name, not a gauge's
+	{"memory", "huge pages total"}: {"huge_pages", 1},
+}
+
+// valueCounters are fractions exported as the number they show: the
+// System load averages as node_exporter's node_load1 (the load, 0.74),
+// Pressure's averages as ratios (avg10=6.80 is 0.068).
+var valueCounters = map[[2]string]struct {
+	stem  string
+	scale float64
+}{
+	{"system", "load average (1 minute)"}:   {"load1", 1},
+	{"system", "load average (5 minutes)"}:  {"load5", 1},
+	{"system", "load average (15 minutes)"}: {"load15", 1},
+	{"pressure", "% some stall avg10"}:      {"some_stall_avg10_ratio", 0.01},
+	{"pressure", "% some stall avg60"}:      {"some_stall_avg60_ratio", 0.01},
+	{"pressure", "% some stall avg300"}:     {"some_stall_avg300_ratio", 0.01},
+	{"pressure", "% full stall avg10"}:      {"full_stall_avg10_ratio", 0.01},
+	{"pressure", "% full stall avg60"}:      {"full_stall_avg60_ratio", 0.01},
+	{"pressure", "% full stall avg300"}:     {"full_stall_avg300_ratio", 0.01},
 }
 
 // scaleWords are the words of a byte count in a non-base scale, with the
@@ -57,6 +88,10 @@ func shapeOf(obj, name string, t ct.Type, all []string, cumulative bool) shape {
 	raw := t == ct.PERF_COUNTER_RAWCOUNT || t == ct.PERF_COUNTER_LARGE_RAWCOUNT
 	if m, ok := modes[fn]; ok && modeObjects[fo] && (t == ct.PERF_100NSEC_TIMER || t == ct.PERF_COUNTER_TIMER) {
 		s.stem, s.extra = "time", `mode="`+m+`"`
+		return s
+	}
+	if v, ok := valueCounters[[2]string{fo, fn}]; ok && (t == ct.PERF_RAW_FRACTION || t == ct.PERF_LARGE_RAW_FRACTION) {
+		s.stem, s.value = v.stem, v.scale
 		return s
 	}
 	if u, ok := unitCounters[[2]string{fo, fn}]; ok && raw {
@@ -108,6 +143,7 @@ var schemes = map[string]labelScheme{
 	"process":               {label: "process", pid: true},
 	"process v2":            {label: "process", split: splitProcessV2},
 	"thread":                {label: "thread", pid: true},
+	"pressure":              {label: "resource"},
 }
 
 // splitDisk cuts Windows' "N NAME" of a physical disk ("0 C:", "0 vda")

@@ -1,6 +1,7 @@
 package prom
 
 import (
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,8 +21,14 @@ import (
 // written (MAPPING.md, "The windows_exporter profile", lists them and
 // those left out); wxMetrics is that list in code.
 
-// wxPrefix starts every name of the profile.
+// wxPrefix starts every name of the profile but node_exporter's (wxNode).
 const wxPrefix = "windows_"
+
+// wxNode starts the names of the Linux counters windows_exporter has no
+// name for and node_exporter has: they are written under node_exporter's
+// names (node_load1, node_memory_Buffers_bytes), so that a Linux panel
+// beside the Windows ones reads them as it reads node_exporter.
+const wxNode = "node_"
 
 // wxValue is how a sample's value is read from a counter.
 type wxValue int
@@ -33,6 +40,7 @@ const (
 	wxBaseScaled                // the counter's base × factor
 	wxStart                     // ELAPSED_TIME: the start, in seconds since the epoch
 	wxCount                     // the number of instances of the object (no counter)
+	wxShown                     // the value as typeperf shows it (calc.Format) × factor
 )
 
 // wxSource is one counter that gives a metric's samples.
@@ -45,7 +53,7 @@ type wxSource struct {
 
 // wxMetric is one metric family of windows_exporter.
 type wxMetric struct {
-	name    string // without wxPrefix
+	name    string // without wxPrefix; node_exporter's whole name where it starts with wxNode
 	counter bool   // a counter (samples end in _total already), else a gauge
 	object  string // wxCPU, or the object's folded name
 	help    string
@@ -72,6 +80,24 @@ var wxCollectors = map[string]string{
 // wxDefaultObjects are the objects of an export that names none: those
 // of windows_exporter's collectors enabled by default (process is not).
 var wxDefaultObjects = []string{"Processor Information", "Processor", "Memory", "LogicalDisk", "PhysicalDisk", "Network Interface", "System"}
+
+// fullName is the metric's name as written.
+func (m *wxMetric) fullName() string {
+	if strings.HasPrefix(m.name, wxNode) {
+		return m.name
+	}
+	return wxPrefix + m.name
+}
+
+// nodeMem is node_exporter's meminfo gauge of a /proc/meminfo field
+// (node_memory_<field>_bytes, or without _bytes for a count of pages).
+func nodeMem(field, counter string, bytes bool) wxMetric {
+	name := wxNode + "memory_" + field
+	if bytes {
+		name += "_bytes"
+	}
+	return wxMetric{name, false, "memory", "Memory information field " + strings.TrimPrefix(name, wxNode+"memory_") + ".", []wxSource{src(counter, wxRaw)}}
+}
 
 func src(counter string, v wxValue) wxSource { return wxSource{counter: counter, value: v} }
 func scaled(counter string, v wxValue, f float64) wxSource {
@@ -161,6 +187,27 @@ var wxMetrics = []wxMetric{
 	{"system_system_up_time", false, "system", "Time of last boot of system", []wxSource{src("system up time", wxStart)}},
 	{"system_threads", false, "system", "Number of Windows system threads", []wxSource{src("threads", wxRaw)}},
 	{"os_processes", false, "system", "Number of process contexts currently loaded or running on the operating system", []wxSource{src("processes", wxRaw)}},
+	// Linux's own numbers (package system, issue 45), under node_exporter's
+	// names: its loadavg, stat and meminfo collectors.
+	{"node_load1", false, "system", "1m load average.", []wxSource{scaled("load average (1 minute)", wxShown, 1)}},
+	{"node_load5", false, "system", "5m load average.", []wxSource{scaled("load average (5 minutes)", wxShown, 1)}},
+	{"node_load15", false, "system", "15m load average.", []wxSource{scaled("load average (15 minutes)", wxShown, 1)}},
+	{"node_procs_running", false, "system", "Number of processes in runnable state.", []wxSource{src("running tasks", wxRaw)}},
+	{"node_procs_blocked", false, "system", "Number of processes blocked waiting for I/O to complete.", []wxSource{src("blocked tasks", wxRaw)}},
+	{"node_forks_total", true, "system", "Total number of forks.", []wxSource{src("forks/sec", wxRaw)}},
+	nodeMem("Buffers", "buffer bytes", true),
+	nodeMem("Cached", "cached bytes", true),
+	nodeMem("Active", "active bytes", true),
+	nodeMem("Inactive", "inactive bytes", true),
+	nodeMem("Dirty", "dirty bytes", true),
+	nodeMem("Writeback", "writeback bytes", true),
+	nodeMem("SReclaimable", "slab reclaimable bytes", true),
+	nodeMem("SUnreclaim", "slab unreclaimable bytes", true),
+	nodeMem("Shmem", "shared memory bytes", true),
+	nodeMem("HugePages_Total", "huge pages total", false),
+	nodeMem("HugePages_Free", "huge pages free", false),
+	nodeMem("HugePages_Rsvd", "huge pages reserved", false),
+	nodeMem("Hugepagesize", "huge page size bytes", true),
 }
 
 // WindowsExporterNames returns the metric names the windows_exporter
@@ -169,7 +216,7 @@ var wxMetrics = []wxMetric{
 func WindowsExporterNames() []string {
 	var out []string
 	for _, m := range wxMetrics {
-		out = append(out, wxPrefix+m.name)
+		out = append(out, m.fullName())
 	}
 	out = append(out, wxPrefix+"exporter_build_info", wxPrefix+"exporter_collector_success", wxPrefix+"exporter_collector_duration_seconds")
 	slices.Sort(out)
@@ -235,7 +282,7 @@ func (col *Collector) wxLayoutOf(db *titles.DB, o perfdata.Object, key string) *
 					continue
 				}
 				r.def = lay.defs[i]
-				if s.value == wxBaseScaled {
+				if s.value == wxBaseScaled || s.value == wxShown && r.def.Type.NeedsBase() {
 					if i+1 >= len(lay.defs) || !lay.defs[i+1].Type.IsBase() {
 						continue
 					}
@@ -248,7 +295,7 @@ func (col *Collector) wxLayoutOf(db *titles.DB, o perfdata.Object, key string) *
 			continue
 		}
 		typ := "gauge"
-		fname, sample := wxPrefix+m.name, wxPrefix+m.name
+		fname, sample := m.fullName(), m.fullName()
 		if m.counter {
 			typ = "counter"
 			fname = strings.TrimSuffix(fname, "_total")
@@ -299,7 +346,7 @@ func (col *Collector) writeWinObject(w []byte, f Format, db *titles.DB, h *perfd
 		fam := &lay.fams[fi]
 		mark, n := len(w), 0
 		w = append(w, fam.header[f]...)
-		sample := wxPrefix + fam.m.name
+		sample := fam.m.fullName()
 		for _, s := range fam.srcs {
 			if s.value == wxCount {
 				w = append(w, sample...)
@@ -367,6 +414,15 @@ func appendWx(w []byte, s *wxResolved, counter bool, blk perfdata.CounterBlock, 
 		v = float64(int64(raw)) * s.factor
 	case wxBaseScaled:
 		v = float64(int64(blk.Value(s.base))) * s.factor
+	case wxShown:
+		// one sample's value (a fraction): no previous sample is needed
+		cur := calc.MakeRaw(s.def.Type, *clk, raw, blk.Value(s.base), 0)
+		fv := calc.Format(s.def.Type, s.def.DefaultScale, &cur, nil, formattedOptions)
+		if !fv.HasValue() || math.IsNaN(fv.Double) || math.IsInf(fv.Double, 0) {
+			return w, false
+		}
+		// 15 digits, as the default profile's value gauges: 0.81, not 0.8099999999999999
+		return strconv.AppendFloat(w, fv.Double*s.factor, 'g', 15, 64), true
 	case wxStart:
 		d, fq := uint64(clk.ObjectTime), clk.ObjectFreq
 		if raw == 0 || raw >= d || fq <= 0 {

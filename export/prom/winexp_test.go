@@ -175,7 +175,7 @@ func documentedNames(t *testing.T) []string {
 		t.Fatal("MAPPING.md has no windows_exporter names section")
 	}
 	var out []string
-	for _, m := range regexp.MustCompile("(?m)^\\| `(windows_[a-z_]+)`").FindAllStringSubmatch(sec, -1) {
+	for _, m := range regexp.MustCompile("(?m)^\\| `((?:windows|node)_[A-Za-z0-9_]+)`").FindAllStringSubmatch(sec, -1) {
 		out = append(out, m[1])
 	}
 	slices.Sort(out)
