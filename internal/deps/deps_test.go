@@ -62,7 +62,8 @@ var table = map[string]rule{
 	"provider":       {2, []string{"counterset", "shm"}},
 	"collect":        {2, []string{"perfdata"}},
 	"procscan":       {2, []string{"proctext"}}, // /proc per process and thread, kept descriptors; limits set by the program
-	"system":         {2, []string{"counterset", "countertype", "perfdata", "procscan", "proctext"}},
+	"system":         {2, []string{"counterset", "countertype", "perfdata", "procscan", "proctext", "system/nvml"}},
+	"system/nvml":    {2, nil}, // NVIDIA's NVML loaded at run time (purego, only with -tags nvml)
 	"engine":         {2, []string{"collect", "counterset", "perfdata", "titles"}},
 	"pdh":            {2, []string{"calc", "counterpath", "countertype", "utf16le", "perfdata", "titles"}},
 	"perflog/pdhcsv": {2, []string{"calc", "counterpath", "countertype", "wintz", "pdh", "perfdata", "perflog/rawlog", "titles", "utf16le"}},
