@@ -163,7 +163,7 @@ func (e *Exporter) run(loop context.Context) {
 // the table's, and the named rules of the Linux-only objects the source's
 // title database knows.
 func (e *Exporter) useRules() {
-	rules := append(slices.Clone(semconvRules), resolveNamed(e.src.Titles())...)
+	rules := append(tableRules(e.src.Titles()), resolveNamed(e.src.Titles())...)
 	e.covered = covered(rules)
 	e.instAttr = map[uint32]string{}
 	for _, r := range rules {

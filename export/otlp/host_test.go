@@ -135,6 +135,18 @@ func TestHostSource(t *testing.T) {
 		}
 	}
 
+	// Linux's own counters (package system, issue 45) by their title
+	// indexes on this host, given at registration.
+	db := h.Titles()
+	index := func(name string) uint32 {
+		t.Helper()
+		i, ok := db.Index(name)
+		if !ok {
+			t.Fatalf("no counter %q on this host", name)
+		}
+		return i
+	}
+	nice, iowait, steal := index("% Nice Time"), index("% IO Wait Time"), index("% Steal Time")
 	cpus, _, _ := rec.rawObject(t, objProcessor)
 	n := 0
 	for name, raw := range cpus {
@@ -143,18 +155,28 @@ func TestHostSource(t *testing.T) {
 		}
 		n++
 		a := func(mode string) string { return "cpu.logical_number=" + name + ",cpu.mode=" + mode }
-		check("system.cpu.time", a("user"), float64(raw(cUserTime, false))/1e7)
-		check("system.cpu.time", a("idle"), float64(raw(cProcessorTime, false))/1e7)
+		check("system.cpu.time", a("user"), float64(raw(cUserTime, false)-raw(nice, false))/1e7)
+		check("system.cpu.time", a("nice"), float64(raw(nice, false))/1e7)
+		check("system.cpu.time", a("idle"), float64(raw(cProcessorTime, false)-raw(iowait, false))/1e7)
+		check("system.cpu.time", a("iowait"), float64(raw(iowait, false))/1e7)
+		check("system.cpu.time", a("steal"), float64(raw(steal, false))/1e7)
 		check("system.cpu.time", a("interrupt"), float64(raw(cInterruptTime, false)+raw(cDPCTime, false))/1e7)
 		check("system.cpu.time", a("system"), float64(raw(cPrivilegedTime, false)-raw(cInterruptTime, false)-raw(cDPCTime, false))/1e7)
 	}
-	if n == 0 || len(got["system.cpu.time"].points) != 4*n {
-		t.Errorf("%d CPUs, %d system.cpu.time points; want 4 per CPU", n, len(got["system.cpu.time"].points))
+	if n == 0 || len(got["system.cpu.time"].points) != 7*n {
+		t.Errorf("%d CPUs, %d system.cpu.time points; want 7 per CPU (user, nice, system, idle, iowait, interrupt, steal)", n, len(got["system.cpu.time"].points))
 	}
 
 	mem, _, _ := rec.rawObject(t, objMemory)
 	check("system.memory.usage", "system.memory.state=free", float64(mem[""](cFreeZeroBytes, false)))
-	check("system.memory.usage", "system.memory.state=cached", float64(mem[""](cCacheBytes, false)))
+	check("system.memory.usage", "system.memory.state=cached", float64(mem[""](index("Cached Bytes"), false)))
+	check("system.memory.usage", "system.memory.state=buffers", float64(mem[""](index("Buffer Bytes"), false)))
+	if c, b := mem[""](index("Cached Bytes"), false)+mem[""](index("Buffer Bytes"), false), mem[""](cCacheBytes, false); c != b {
+		t.Errorf("cached + buffers = %d, Cache Bytes %d", c, b)
+	}
+	check("system.memory.linux.shared", "", float64(mem[""](index("Shared Memory Bytes"), false)))
+	check("system.memory.linux.slab.usage", "system.memory.linux.slab.state=reclaimable", float64(mem[""](index("Slab Reclaimable Bytes"), false)))
+	check("system.memory.linux.slab.usage", "system.memory.linux.slab.state=unreclaimable", float64(mem[""](index("Slab Unreclaimable Bytes"), false)))
 	check("system.memory.linux.available", "", float64(mem[""](cAvailableBytes, false)))
 
 	nics, _, _ := rec.rawObject(t, objNetwork)

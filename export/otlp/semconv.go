@@ -1,6 +1,8 @@
 package otlp
 
 import (
+	"slices"
+
 	"go.opentelemetry.io/otel/attribute"
 )
 
@@ -63,6 +65,8 @@ var (
 	scProcThreads     = spec{"process.thread.count", "{thread}", "Process threads count.", kindIntUpDown}
 
 	// docs/system/container-metrics.md and docs/hardware/common.md.
+	scMemorySlab     = spec{"system.memory.linux.slab.usage", "By", "Reports the memory used by the Linux kernel for managing caches of frequently used objects.", kindIntUpDown}
+	scMemoryShared   = spec{"system.memory.linux.shared", "By", "Shared memory used (mostly by tmpfs).", kindIntUpDown}
 	scContCPUTime    = spec{"container.cpu.time", "s", "CPU time consumed.", kindFloatCounter}
 	scContMemory     = spec{"container.memory.usage", "By", "Memory usage of the container.", kindIntCounter}
 	scContWorkingSet = spec{"container.memory.working_set", "By", "Container memory working set.", kindIntUpDown}
@@ -236,6 +240,44 @@ var namedRules = []rule{
 	{objectName: objNameFan, instAttr: "hw.id", metric: scHWFanSpeed, terms: []term{named("Fan Speed (RPM)")}},
 }
 
+// linuxRules refine the table's rules for Windows objects where the source
+// has Linux's own counters (package system's Processor and Memory, issue
+// 45; their title indexes are given when the host registers them, so they
+// are named): a rule here replaces the table's rule of the same object,
+// metric and attributes, and adds the states Windows' counters fold
+// away. Processor's user is % User Time less % Nice Time (the kernel's
+// user), idle the inverse timer's idle less % IO Wait Time; Memory's
+// cached is Cached alone, Cache Bytes being Cached + Buffers.
+var linuxRules = []rule{
+	{object: objProcessor, metric: scCPUTime, attrs: []attribute.KeyValue{str("cpu.mode", "user")}, terms: []term{plus(cUserTime), namedMinus("% Nice Time")}, how: howTime},
+	{object: objProcessor, metric: scCPUTime, attrs: []attribute.KeyValue{str("cpu.mode", "nice")}, terms: []term{named("% Nice Time")}, how: howTime},
+	{object: objProcessor, metric: scCPUTime, attrs: []attribute.KeyValue{str("cpu.mode", "idle")}, terms: []term{plus(cProcessorTime), namedMinus("% IO Wait Time")}, how: howTime},
+	{object: objProcessor, metric: scCPUTime, attrs: []attribute.KeyValue{str("cpu.mode", "iowait")}, terms: []term{named("% IO Wait Time")}, how: howTime},
+	{object: objProcessor, metric: scCPUTime, attrs: []attribute.KeyValue{str("cpu.mode", "steal")}, terms: []term{named("% Steal Time")}, how: howTime},
+	{object: objMemory, metric: scMemoryUsage, attrs: []attribute.KeyValue{str("system.memory.state", "cached")}, terms: []term{named("Cached Bytes")}},
+	{object: objMemory, metric: scMemoryUsage, attrs: []attribute.KeyValue{str("system.memory.state", "buffers")}, terms: []term{named("Buffer Bytes")}},
+	{object: objMemory, metric: scMemoryShared, terms: []term{named("Shared Memory Bytes")}},
+	{object: objMemory, metric: scMemorySlab, attrs: []attribute.KeyValue{str("system.memory.linux.slab.state", "reclaimable")}, terms: []term{named("Slab Reclaimable Bytes")}},
+	{object: objMemory, metric: scMemorySlab, attrs: []attribute.KeyValue{str("system.memory.linux.slab.state", "unreclaimable")}, terms: []term{named("Slab Unreclaimable Bytes")}},
+}
+
+// tableRules returns the table's rules with those of linuxRules whose
+// counters db knows in place of the ones they refine.
+func tableRules(db titleIndex) []rule {
+	out := slices.Clone(semconvRules)
+	for _, r := range resolve(linuxRules, db) {
+		i := slices.IndexFunc(out, func(t rule) bool {
+			return t.object == r.object && t.metric.name == r.metric.name && slices.Equal(t.attrs, r.attrs)
+		})
+		if i >= 0 {
+			out[i] = r
+		} else {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // titleIndex is what resolveNamed needs of a title database.
 type titleIndex interface {
 	Index(name string) (uint32, bool)
@@ -244,17 +286,26 @@ type titleIndex interface {
 // resolveNamed returns the named rules whose object and counters db
 // knows, with their title indexes filled in; the others are left out (a
 // host without those objects, a log of another system).
-func resolveNamed(db titleIndex) []rule {
+func resolveNamed(db titleIndex) []rule { return resolve(namedRules, db) }
+
+// resolve returns the rules whose named object (if any) and named
+// counters db knows, with their title indexes filled in.
+func resolve(rules []rule, db titleIndex) []rule {
 	var out []rule
 next:
-	for _, r := range namedRules {
-		idx, ok := db.Index(r.objectName)
-		if !ok {
-			continue
+	for _, r := range rules {
+		if r.objectName != "" {
+			idx, ok := db.Index(r.objectName)
+			if !ok {
+				continue
+			}
+			r.object = idx
 		}
-		r.object = idx
 		r.terms = append([]term(nil), r.terms...)
 		for i := range r.terms {
+			if r.terms[i].name == "" {
+				continue
+			}
 			c, ok := db.Index(r.terms[i].name)
 			if !ok {
 				continue next
