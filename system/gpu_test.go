@@ -468,3 +468,21 @@ func TestEngineType(t *testing.T) {
 		}
 	}
 }
+
+// LinuxObjects declares the GPU objects last, over the Collector's /proc.
+func TestLinuxObjectsDeclareGPU(t *testing.T) {
+	g := amdI915Tree(t)
+	c := NewCollector(os.DirFS(filepath.Join(g.root, "proc")), os.DirFS(filepath.Join(g.root, "sys")))
+	objs := c.LinuxObjects()
+	var names []string
+	for _, o := range objs[max(len(objs)-4, 0):] {
+		names = append(names, o.Set.Name)
+	}
+	if want := []string{"GPU Engine", "GPU Process Memory", "GPU Adapter Memory", "GPU Local Adapter Memory"}; !slices.Equal(names, want) {
+		t.Fatalf("last objects %q, want %q", names, want)
+	}
+	s := collectObjectSeq(t, c, objs[len(objs)-4], 1)
+	if _, ok := s.vals["pid_100_"+amdLUID+"_eng_0_engtype_3D"]; !ok {
+		t.Errorf("GPU Engine through LinuxObjects: %q", s.names)
+	}
+}
