@@ -106,7 +106,9 @@ func build(opts Options, st *statedir.State) (*Host, error) {
 		// read of /proc/uptime.
 		copts = append(copts, system.WithUptime(system.SinceBoot))
 	}
-	c := system.NewCollector(nil, os.DirFS(opts.SysRoot), copts...)
+	// The /proc tree is given as well for what the reader does not do:
+	// listing a process's descriptors (the GPU objects' fdinfo scan).
+	c := system.NewCollector(os.DirFS(opts.ProcRoot), os.DirFS(opts.SysRoot), copts...)
 	v2 := newV2Source(opts.SegmentDir, opts.Logger)
 	procs := system.NewProcessObjects(proc)
 	objs := append(append(c.Objects(), procs.Process(), procs.ProcessV2(), procs.Thread()), c.LinuxObjects()...)

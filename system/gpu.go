@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io/fs"
-	"os"
 	"path"
 	"slices"
 	"strconv"
@@ -137,12 +136,10 @@ type gpuState struct {
 // gpuObjects returns the GPU objects the host has when it is called: none
 // where /sys/class/drm has no device and NVML (in a build with it) no GPU.
 func (c *Collector) gpuObjects() []Object {
+	// c.Proc, not the live /proc: a collector over another tree (a
+	// fixture, a container's) never lists this host's processes. Without
+	// one there are no per-process instances.
 	procFS := c.Proc
-	if procFS == nil {
-		// The host reads /proc through a procscan.Reader, which lists no
-		// descriptor directories; the fdinfo scan reads the live tree.
-		procFS = os.DirFS("/proc")
-	}
 	var nv nvmlSource
 	if l, err := nvml.Open(nvml.DefaultLibrary); err == nil {
 		nv = l
@@ -372,6 +369,9 @@ func (g *gpuState) scan(c *Collector, col Collection) {
 	g.scanTime = now
 	g.usage = g.usage[:0]
 
+	if g.proc == nil {
+		return // no /proc tree to list: no clients
+	}
 	ents, err := fsReadDir(g.proc, ".")
 	if err != nil {
 		partialf(col, "GPU clients: /proc: %v", err)
