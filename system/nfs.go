@@ -9,6 +9,7 @@ import (
 
 	"github.com/perfcounters/perfcounters/counterset"
 	"github.com/perfcounters/perfcounters/countertype"
+	"github.com/perfcounters/perfcounters/perfdata"
 	"github.com/perfcounters/perfcounters/proctext"
 )
 
@@ -402,7 +403,7 @@ func (c *Collector) collectNFSClient(col Collection, w Writer, f *rpcFile) error
 // setNFSOps sets the operation counters, from counter first on, from the
 // version lines (nil for a slot the file has not); an operation that a
 // malformed line counts is appended to missing instead.
-func setNFSOps(v interface{ Set(int, uint64) }, first int, lines *[nfsSlots]*rpcLine, missing []int) []int {
+func setNFSOps(v perfdata.Values, first int, lines *[nfsSlots]*rpcLine, missing []int) []int {
 	for i := range nfsOps {
 		op := &nfsOps[i]
 		var sum uint64
