@@ -319,8 +319,34 @@ func (s *sandbox) setenv(k, v string) {
 
 // settle is how long a command may run before it counts as one that
 // runs until it is stopped (typeperf without -sc, a server); it is
-// stopped with CTRL+C (SIGINT) and must then end successfully.
+// stopped with CTRL+C (SIGINT) and must then end successfully. A command
+// whose output shows it at work (shown) is taken as such sooner.
 const settle = 4 * time.Second
+
+// shown reports whether a command still running has shown what a person
+// waits for before pressing CTRL+C or going on: a typeperf its header and
+// a first sample (two lines), a server or perfmon its first line (where
+// it listens, its URL), whether run as perfc, ./perfc or go run
+// ./cmd/perfc. Anything else, and a command that prints nothing
+// (typeperf -o FILE), runs for settle.
+func shown(text, out string) bool {
+	var sub string
+	f := strings.Fields(text)
+	for i := 0; i+1 < len(f); i++ {
+		if filepath.Base(f[i]) == "perfc" {
+			sub = f[i+1]
+			break
+		}
+	}
+	lines := strings.Count(out, "\n")
+	switch sub {
+	case "typeperf":
+		return lines >= 2
+	case "serve", "perfmon":
+		return lines >= 1
+	}
+	return false
+}
 
 // keepsRunning reports whether a command that is still running after
 // settle serves others until stopped (perfc serve, perfc perfmon, a
@@ -463,13 +489,24 @@ func (s *sandbox) run(e example) {
 		}
 		return
 	}
-	select {
-	case err := <-done:
-		if err != nil {
-			s.t.Errorf("%s: %s\n%v\n%s", e.where, e.text, err, out.String())
+	deadline := time.After(settle)
+	poll := time.NewTicker(20 * time.Millisecond) // for its output to show it at work
+	defer poll.Stop()
+wait:
+	for {
+		select {
+		case err := <-done:
+			if err != nil {
+				s.t.Errorf("%s: %s\n%v\n%s", e.where, e.text, err, out.String())
+			}
+			return
+		case <-deadline:
+			break wait
+		case <-poll.C:
+			if shown(text, out.String()) {
+				break wait
+			}
 		}
-		return
-	case <-time.After(settle):
 	}
 	if keepsRunning(e.text) {
 		s.servers = append(s.servers, r)
