@@ -95,6 +95,27 @@ type Header struct {
 	LogInstanceName string // LoggerName: the log's GUID in text
 	OriginalPath    string // LogFileName: the path the log was written to
 	Zone            Zone
+
+	// The fields below are kept so that a log written back from this
+	// header (Writer) has the same bytes; readers do not need them.
+
+	TraceVersion    uint16 // the system trace header's Version (0 Windows 10, 2 Vista, 1 Server 2003)
+	TimerResolution uint32 // in 100 ns (156250 in every file)
+	MaximumFileSize uint32 // in MB; 0 none
+	LogFileMode     uint32 // EVENT_TRACE_* logging mode flags
+	StartBuffers    uint32
+	EventsLost      uint32
+	CPUSpeed        uint32 // CpuSpeedInMHz
+	BootTime        int64  // FILETIME (UTC)
+	ReservedFlags   uint32 // the clock type (2: system time)
+	BuffersLost     uint32
+	// RecordSize is the header record's size as stored (the Server 2003
+	// writer counts 2 bytes after the strings); a writer writes at least
+	// what the strings need.
+	RecordSize uint16
+	// EventHeaderType is the HeaderType byte of the PDH events (0x14
+	// Windows 10, 0x0A Vista and Server 2003); 0 when the log has none.
+	EventHeaderType byte
 }
 
 // span is one fragment of a record: its data's file offset and length.
@@ -199,6 +220,9 @@ func scan(r *reader, name string) (*scanned, error) {
 				return nil, ferr(at, "event header", "Size", int64(es), "too short for the PDH payload prefix (%d)", eventHeaderSize+payloadPrefix)
 			}
 			typ := ev[4]
+			if s.hdr.EventHeaderType == 0 {
+				s.hdr.EventHeaderType = ev[2]
+			}
 			fr, fc := le.Uint32(ev[64:]), le.Uint32(ev[68:])
 			if fc == 0 || fc > maxFragments {
 				return nil, ferr(at+68, "PDH event", "fragment count", int64(fc), "outside 1..%d", maxFragments)
@@ -273,8 +297,14 @@ const (
 	lhProviderVer = lhTrace + 8
 	lhProcessors  = lhTrace + 12
 	lhEndTime     = lhTrace + 16
+	lhTimerRes    = lhTrace + 24
+	lhMaxFileSize = lhTrace + 28
+	lhLogFileMode = lhTrace + 32
 	lhBuffersWrit = lhTrace + 36
+	lhStartBuf    = lhTrace + 40
 	lhPointerSize = lhTrace + 44
+	lhEventsLost  = lhTrace + 48
+	lhCPUSpeed    = lhTrace + 52
 	tziSize       = 172
 )
 
@@ -296,6 +326,7 @@ func (s *scanned) parseLogHeader(buf []byte, name string) error {
 	}
 	rec := buf[:lhRecord+recSize]
 	h := &s.hdr
+	h.RecordSize = uint16(recSize)
 	h.BufferSize = le.Uint32(rec[lhBufferSize:])
 	copy(h.OSVersion[:], rec[lhVersion:lhVersion+4])
 	h.OSBuild = le.Uint32(rec[lhProviderVer:])
@@ -303,6 +334,13 @@ func (s *scanned) parseLogHeader(buf []byte, name string) error {
 	h.End = fileTimeUTC(int64(le.Uint64(rec[lhEndTime:])))
 	h.BuffersWritten = le.Uint32(rec[lhBuffersWrit:])
 	h.PointerSize = le.Uint32(rec[lhPointerSize:])
+	h.TraceVersion = le.Uint16(rec[lhRecord:])
+	h.TimerResolution = le.Uint32(rec[lhTimerRes:])
+	h.MaximumFileSize = le.Uint32(rec[lhMaxFileSize:])
+	h.LogFileMode = le.Uint32(rec[lhLogFileMode:])
+	h.StartBuffers = le.Uint32(rec[lhStartBuf:])
+	h.EventsLost = le.Uint32(rec[lhEventsLost:])
+	h.CPUSpeed = le.Uint32(rec[lhCPUSpeed:])
 	if h.PointerSize != 4 && h.PointerSize != 8 {
 		return ferr(lhPointerSize, "log-file header", "PointerSize", int64(h.PointerSize), "not 4 or 8")
 	}
@@ -312,8 +350,11 @@ func (s *scanned) parseLogHeader(buf []byte, name string) error {
 	}
 	h.Zone = parseTZI(rec[tz : tz+tziSize])
 	rest := lhTrace + (tz+tziSize-lhTrace+7)&^7 // BootTime is 8-aligned
+	h.BootTime = int64(le.Uint64(rec[rest:]))
 	h.PerfFreq = int64(le.Uint64(rec[rest+8:]))
 	h.Start = fileTimeUTC(int64(le.Uint64(rec[rest+16:])))
+	h.ReservedFlags = le.Uint32(rec[rest+24:])
+	h.BuffersLost = le.Uint32(rec[rest+28:])
 	strs := rec[rest+32:]
 	n := utf16le.IndexNUL(strs)
 	if n >= 0 {

@@ -2,6 +2,7 @@ package blg
 
 import (
 	"encoding/binary"
+	"strconv"
 	"strings"
 	"time"
 
@@ -80,4 +81,142 @@ func (z Zone) tzi() wintz.TZI {
 	}
 	return wintz.TZI{Bias: z.Bias, StandardName: z.StandardName, DaylightName: z.DaylightName,
 		StandardDate: d(z.StandardDate), DaylightDate: d(z.DaylightDate), StandardBias: z.StandardBias, DaylightBias: z.DaylightBias}
+}
+
+// ZoneOf returns the TIME_ZONE_INFORMATION a log written in loc records:
+// the zone's rule as rule states it (the POSIX TZ rule a log's reader
+// gave, Input.Rule; "" derives it from loc for at's year, wintz.Rule),
+// with Windows' names of the zone where loc is one Windows knows (an
+// IANA zone, a zone read from a BLG) and the rule's own names otherwise.
+// A zone no recurring rule describes is recorded as standard time with
+// the offset in force at at.
+func ZoneOf(loc *time.Location, rule string, at time.Time) Zone {
+	if loc == nil {
+		loc = time.Local
+	}
+	if rule == "" {
+		rule, _ = wintz.Rule(loc, at.In(loc).Year())
+	}
+	z, ok := parseRule(rule)
+	if !ok {
+		wz := wintz.At(at.In(loc))
+		_, off := at.In(loc).Zone()
+		z = Zone{Bias: int32(-off / 60), StandardName: wz.Name, DaylightName: wz.Name}
+	}
+	if key, ok := wintz.WindowsKey(wintz.IANAName(loc)); ok {
+		z.StandardName, z.DaylightName = wintz.WindowsNames(key)
+	}
+	return z
+}
+
+// parseRule reads the rules wintz writes: "<STD>off" or
+// "<STD>off<DST>off,Mm.w.d/h[:mm[:ss]],Mm.w.d/h[:mm[:ss]]".
+func parseRule(r string) (Zone, bool) {
+	var z Zone
+	name := func() (string, bool) {
+		if !strings.HasPrefix(r, "<") {
+			return "", false
+		}
+		i := strings.IndexByte(r, '>')
+		if i < 0 {
+			return "", false
+		}
+		n := r[1:i]
+		r = r[i+1:]
+		return n, true
+	}
+	num := func() (int, bool) { // [-]h[:mm[:ss]] in seconds
+		neg := strings.HasPrefix(r, "-")
+		if neg || strings.HasPrefix(r, "+") {
+			r = r[1:]
+		}
+		secs := 0
+		for part := 0; part < 3; part++ {
+			i := 0
+			for i < len(r) && r[i] >= '0' && r[i] <= '9' && i < 3 {
+				i++
+			}
+			if i == 0 {
+				return 0, false
+			}
+			v, _ := strconv.Atoi(r[:i])
+			secs += v * []int{3600, 60, 1}[part]
+			r = r[i:]
+			if !strings.HasPrefix(r, ":") {
+				break
+			}
+			r = r[1:]
+		}
+		if neg {
+			secs = -secs
+		}
+		return secs, true
+	}
+	date := func() (perfdata.SystemTime, bool) {
+		var d perfdata.SystemTime
+		if !strings.HasPrefix(r, ",M") {
+			return d, false
+		}
+		r = r[2:]
+		var f [3]int
+		for i := range f {
+			j := 0
+			for j < len(r) && r[j] >= '0' && r[j] <= '9' && j < 2 {
+				j++
+			}
+			if j == 0 {
+				return d, false
+			}
+			f[i], _ = strconv.Atoi(r[:j])
+			r = r[j:]
+			if i < 2 {
+				if !strings.HasPrefix(r, ".") {
+					return d, false
+				}
+				r = r[1:]
+			}
+		}
+		secs := 2 * 3600
+		if strings.HasPrefix(r, "/") {
+			r = r[1:]
+			var ok bool
+			if secs, ok = num(); !ok {
+				return d, false
+			}
+		}
+		if f[0] < 1 || f[0] > 12 || f[1] < 1 || f[1] > 5 || f[2] > 6 || secs < 0 || secs >= 24*3600 {
+			return d, false
+		}
+		d.Month, d.Day, d.DayOfWeek = uint16(f[0]), uint16(f[1]), uint16(f[2])
+		d.Hour, d.Minute, d.Second = uint16(secs/3600), uint16(secs%3600/60), uint16(secs%60)
+		return d, true
+	}
+	std, ok := name()
+	if !ok {
+		return z, false
+	}
+	off, ok := num()
+	if !ok || off%60 != 0 {
+		return z, false
+	}
+	z.Bias, z.StandardName, z.DaylightName = int32(off/60), std, std
+	if r == "" {
+		return z, true
+	}
+	dst, ok := name()
+	if !ok {
+		return z, false
+	}
+	doff, ok := num()
+	if !ok || doff%60 != 0 {
+		return z, false
+	}
+	z.DaylightName, z.DaylightBias = dst, int32(doff/60)-z.Bias
+	if z.DaylightDate, ok = date(); !ok {
+		return z, false
+	}
+	if z.StandardDate, ok = date(); !ok || r != "" {
+		return z, false
+	}
+	return z, true
 }
