@@ -17,7 +17,7 @@ for arch in "${archs[@]}"; do
 done
 # shellcheck disable=SC1091
 . "$out/BUILDINFO"
-export VERSION DATE SOURCE_DATE_EPOCH # nfpm dates the package by SOURCE_DATE_EPOCH
+export VERSION DATE SOURCE_DATE_EPOCH COMMIT # nfpm dates the package by SOURCE_DATE_EPOCH
 # The completion scripts, from a binary of this machine (they hold no
 # architecture's details).
 host=$(mktemp -d)
@@ -39,6 +39,15 @@ for arch in "${archs[@]}"; do
   "$host/perfc" completion fish >"$STAGE/usr/share/fish/vendor_completions.d/perfc.fish"
   install -d "$STAGE/usr/share/doc/perfc"
   install -m 0644 README.md docs/logman.md docs/serve.md docs/typeperf.md docs/systemd.md "$STAGE/usr/share/doc/perfc/"
+  # copyright: perfc's notice and the licences of the code compiled in;
+  # changelog.Debian: this build (the history is the repository's log).
+  dist/copyright.sh >"$STAGE/usr/share/doc/perfc/copyright"
+  {
+    printf 'perfc (%s) unstable; urgency=medium\n\n' "$VERSION"
+    printf '  * Built from commit %s of %s.\n' "${COMMIT:-unknown}" "https://github.com/perfcounters/perfcounters"
+    printf '  * The changes are the repository'"'"'s history: git log up to that commit.\n\n'
+    printf ' -- perfcounters <perfc@localhost>  %s\n' "$(date -u -d "@$SOURCE_DATE_EPOCH" -R)"
+  } | gzip -9n >"$STAGE/usr/share/doc/perfc/changelog.Debian.gz"
   install -D -m 0644 dist/systemd/perfc-logman.service "$STAGE/usr/lib/systemd/system/perfc-logman.service"
   install -D -m 0644 dist/systemd/perfc-serve.service "$STAGE/usr/lib/systemd/system/perfc-serve.service"
   install -d "$STAGE/usr/lib/systemd/user"
