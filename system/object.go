@@ -260,7 +260,8 @@ func (c *Collector) Objects() []Object {
 // always; Temperature Sensor, Fan, Power Meter and Thermal Zone
 // Information where /sys has such sensors when it is called; the NFS
 // objects (nfsObjects) and the GPU objects (gpuObjects) where the host has
-// them when it is called. The host
+// them when it is called; Service where systemd is process 1
+// (serviceObjects). The host
 // registers them after Objects and the process objects, so that the title
 // indexes those were given before these objects existed stay theirs.
 func (c *Collector) LinuxObjects() []Object {
@@ -268,6 +269,7 @@ func (c *Collector) LinuxObjects() []Object {
 	objs = append(objs, c.sensorObjects()...)
 	objs = append(objs, c.nfsObjects()...)
 	objs = append(objs, c.gpuObjects()...)
+	objs = append(objs, c.serviceObjects()...)
 	return objs
 }
 
