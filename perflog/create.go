@@ -54,13 +54,17 @@ type CreateOptions struct {
 	SQL sqllog.Options
 }
 
-// Create makes the recorder of a binary log (BIN) or an SQL log set
-// (SQL). Text logs are written by the tools themselves, whose columns
-// are fixed by their first samples.
+// Create makes the recorder of a binary log (BIN), a Windows binary log
+// (BLG: the counters of the query as Windows' typeperf records them;
+// linear only, never appended) or an SQL log set (SQL). Text logs are
+// written by the tools themselves, whose columns are fixed by their
+// first samples.
 func Create(ctx context.Context, name string, f Format, opts CreateOptions) (Recorder, error) {
 	switch f {
 	case BIN:
 		return createBinary(name, opts)
+	case BLG:
+		return createBLG(name, opts)
 	case SQL:
 		if !IsSQL(name) {
 			return nil, fmt.Errorf("-o %s: an SQL log is written to SQL:DSN!logset", name)

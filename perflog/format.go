@@ -32,7 +32,7 @@ import (
 // Format is a log format as typeperf, relog and logman name it after -f.
 type Format int
 
-// The formats. BLG and Blocks are read, never written.
+// The formats. Blocks are read, never written.
 const (
 	BIN    Format = iota + 1 // our binary log (.plog)
 	CSV                      // PDH-CSV text log
@@ -42,11 +42,15 @@ const (
 	Blocks                   // captured PERF_DATA_BLOCK files
 )
 
-// ParseFormat reads -f's value, case-insensitively: CSV, TSV, BIN or SQL.
+// ParseFormat reads -f's value, case-insensitively: CSV, TSV, BIN, BLG
+// or SQL. BIN is perfc's own binary log (.plog: smaller, crash-safe,
+// appendable, circular); BLG is Windows' binary log, for Windows' tools.
 func ParseFormat(s string) (Format, error) {
 	switch strings.ToUpper(s) {
 	case "BIN":
 		return BIN, nil
+	case "BLG":
+		return BLG, nil
 	case "CSV":
 		return CSV, nil
 	case "TSV":
@@ -54,11 +58,11 @@ func ParseFormat(s string) (Format, error) {
 	case "SQL":
 		return SQL, nil
 	}
-	return 0, fmt.Errorf("unknown log format %q (want CSV, TSV, BIN or SQL)", s)
+	return 0, fmt.Errorf("unknown log format %q (want CSV, TSV, BIN, BLG or SQL)", s)
 }
 
-// String is the format's name as -f spells it ("BLG" and "PERF_DATA_BLOCK"
-// for the formats only read).
+// String is the format's name as -f spells it ("PERF_DATA_BLOCK" for
+// the format only read).
 func (f Format) String() string {
 	switch f {
 	case BIN:

@@ -31,6 +31,15 @@ type Counter struct {
 	TimeBase int64 // frequency of the counter's time stamps
 	Scale    int32 // default scale
 	Flags    uint32
+	// Identity marks an entry perfc's writer adds beside a listed
+	// counter of every instance of Process or Thread: the counters that
+	// identify an instance between samples (ID Process, ID Thread,
+	// Elapsed Time), so that perfc's reader pairs instances as the
+	// query that recorded them did, not by name#n. Counters leaves
+	// them out; Windows' tools show them as ordinary counters. It is
+	// stored as a mark in the entry's field at offset 8, which no
+	// reader uses (FORMAT.md §2).
+	Identity bool
 }
 
 // Path is the counter's path as Windows writes it.
@@ -221,6 +230,7 @@ const (
 	clHeader      = 8
 	ceLength      = 0
 	ceFlags       = 4
+	ceUnused      = 8
 	ceType        = 12
 	ceTimeBase    = 16
 	ceScale       = 24
@@ -291,6 +301,7 @@ func parseCounterList(b []byte, at int64, name string) ([]Counter, error) {
 			return nil, err
 		}
 		c.Flags = le.Uint32(e[ceFlags:])
+		c.Identity = le.Uint32(e[ceUnused:]) == identityMark
 		c.Type = countertype.Type(le.Uint32(e[ceType:]))
 		c.TimeBase = int64(le.Uint64(e[ceTimeBase:]))
 		c.Scale = int32(le.Uint32(e[ceScale:]))
@@ -354,12 +365,15 @@ func (l *Log) Counters() []string {
 	if len(l.list) == 0 || !l.listExplicit {
 		return nil
 	}
-	out := make([]string, len(l.list))
-	for i, c := range l.list {
+	out := make([]string, 0, len(l.list))
+	for _, c := range l.list {
+		if c.Identity {
+			continue
+		}
 		// Written as a path pdh parses back: names with ( ) / # \ in
 		// them are escaped (Path writes them as Windows stores them).
-		out[i] = counterpath.Path{Machine: strings.TrimLeft(c.Machine, `\`), Object: c.Object, Parent: c.Parent,
-			Instance: c.Instance, Index: int(c.Index), HasIndex: c.Index > 0, Counter: c.Name}.String()
+		out = append(out, counterpath.Path{Machine: strings.TrimLeft(c.Machine, `\`), Object: c.Object, Parent: c.Parent,
+			Instance: c.Instance, Index: int(c.Index), HasIndex: c.Index > 0, Counter: c.Name}.String())
 	}
 	return out
 }

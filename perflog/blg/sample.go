@@ -3,6 +3,7 @@ package blg
 import (
 	"bytes"
 	"fmt"
+	"strings"
 
 	"github.com/perfcounters/perfcounters/pdh"
 	"github.com/perfcounters/perfcounters/perflog/rawlog"
@@ -132,6 +133,17 @@ func (l *Log) decodeRawList(sub []byte, off, k, counter int, rows *rawlog.Rows) 
 			name = l.instanceName(k, i, base[no:no+e])
 		}
 		v := rawlog.Value{Status: status, Multi: le.Uint32(it[4:]), First: int64(le.Uint64(it[8:])), Second: int64(le.Uint64(it[16:]))}
+		if l.list[k].Parent != "" {
+			// A list of instances with parents (Thread(*/*)) names
+			// them as PDH's arrays do, "parent/instance#n": the
+			// instance is what follows the last '/'.
+			if p := strings.LastIndexByte(name, '/'); p >= 0 {
+				if err := rows.SetParent(counter, name[:p], name[p+1:], v); err != nil {
+					return err
+				}
+				continue
+			}
+		}
 		if err := rows.Set(counter, name, v); err != nil {
 			return err
 		}

@@ -447,6 +447,10 @@ const (
 	flagWhole    = 0x10
 )
 
+// identityMark in an entry's unused field marks an Identity entry:
+// "pfID".
+const identityMark = 0x44496670
+
 // listHeader is the counter list's 8-byte header, the same in every file.
 var listHeader = []byte{0xff, 0x06, 0x00, 0x00, 0x08, 0x00, 0x02, 0x00}
 
@@ -490,7 +494,10 @@ func (w *Writer) writeList(stamp int64, list []Counter) error {
 		b = append(b, make([]byte, ceStrings)...)
 		e := b[start:]
 		le.PutUint32(e[ceFlags:], c.Flags)
-		le.PutUint32(e[8:], uint32(k))
+		le.PutUint32(e[ceUnused:], uint32(k))
+		if c.Identity {
+			le.PutUint32(e[ceUnused:], identityMark)
+		}
 		le.PutUint32(e[ceType:], uint32(c.Type))
 		le.PutUint64(e[ceTimeBase:], uint64(c.TimeBase))
 		le.PutUint32(e[ceScale:], uint32(c.Scale))
@@ -551,7 +558,7 @@ type Entry struct {
 // PDH statuses the writer gives a missing value.
 const (
 	cstatusNoInstance = 0x800007D1
-	cstatusNoObject   = 0xC0000BB9
+	cstatusNoObject   = 0xC0000BB8
 )
 
 // WriteSample writes one sample (event 0x22) taken at t: entries[k] is

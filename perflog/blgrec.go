@@ -1,0 +1,281 @@
+package perflog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/perfcounters/perfcounters/calc"
+	"github.com/perfcounters/perfcounters/countertype"
+	"github.com/perfcounters/perfcounters/pdh"
+	"github.com/perfcounters/perfcounters/perflog/binlog"
+	"github.com/perfcounters/perfcounters/perflog/blg"
+	"github.com/perfcounters/perfcounters/perflog/rawlog"
+)
+
+// blgRecorder writes what a query collects as a Windows BLG: one counter
+// list entry per counter path of the query (a path whose counter is a
+// wildcard, one per counter its object has at the first sample), and per
+// sample each entry's raw values (PDH_RAW_COUNTER), as Windows' typeperf
+// and relog record listed counters.
+type blgRecorder struct {
+	f     *os.File
+	name  string
+	opts  CreateOptions
+	w     *blg.Writer
+	cols  []blgColumn // by list entry
+	ents  []blg.Entry
+	raws  [][]pdh.RawItem // by query counter, the sample's
+	ids   [][]pdh.RawItem // by query counter, the sample's identifying values (where listed)
+	items []blg.Item
+}
+
+// blgColumn is one entry of the list: a counter of the query and, for a
+// path whose counter is a wildcard, the counter's name.
+type blgColumn struct {
+	c     *pdh.Counter
+	k     int    // the counter's place in the query
+	name  string // the counter ("" the path's own)
+	multi bool   // the entry has every instance
+	// identity: the entry holds an identifying counter of c's object
+	// (Counter.IdentityRaw), not one of c's.
+	identity bool
+}
+
+func createBLG(name string, opts CreateOptions) (Recorder, error) {
+	switch {
+	case opts.Append:
+		return nil, fmt.Errorf("%s: a Windows BLG cannot be appended to (-a): write a new one, or append to a binary log (-f BIN)", name)
+	case opts.Binary.Mode != binlog.Linear || opts.Binary.Rollover.Enabled():
+		return nil, fmt.Errorf("%s: a Windows BLG is written linear only (not %s, nor in a rollover series): use -f bin for circular, appended and rolled-over logs", name, opts.Binary.Mode)
+	}
+	flag := os.O_RDWR | os.O_CREATE | os.O_EXCL
+	if opts.Overwrite {
+		flag = os.O_RDWR | os.O_CREATE | os.O_TRUNC
+	}
+	f, err := os.OpenFile(name, flag, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		return nil, fmt.Errorf("%s exists: use -y to overwrite it (%w)", name, fs.ErrExist)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &blgRecorder{f: f, name: name, opts: opts}, nil
+}
+
+func (r *blgRecorder) Name() string { return r.name }
+
+// start makes the counter list from the query's first sample and writes
+// the log's header and list.
+func (r *blgRecorder) start(q *pdh.Query) error {
+	loc := r.opts.Location
+	if loc == nil {
+		loc = time.Local
+	}
+	h := blg.Header{Zone: blg.ZoneOf(loc, r.opts.Rule, q.Time()), Start: time.Now(), OriginalPath: r.name}
+	if s, err := q.Sample(); err == nil && s != nil && len(s.Blocks) > 0 {
+		_, h.PerfFreq, _ = s.Blocks[0].Clocks()
+	}
+	var list []blg.Counter
+	identified := map[string]bool{}
+	for k, c := range q.Counters() {
+		p := c.Path()
+		m := p.Machine
+		if m == "" {
+			m = q.Machine()
+		}
+		e := blg.Counter{Machine: `\\` + strings.TrimPrefix(m, `\\`), Object: p.Object, Parent: p.Parent, Instance: p.Instance, Name: p.Counter}
+		if p.HasIndex && p.Index > 0 {
+			e.Index = uint32(p.Index)
+		}
+		multi := strings.ContainsAny(p.Instance, "*?")
+		if multi {
+			e.Instance, e.Parent, e.Index = "*", "", 0
+		}
+		if multi && strings.ContainsAny(p.Parent, "*?") {
+			e.Parent = "*"
+		}
+		raws := c.Raw()
+		if multi {
+			for _, r := range raws {
+				if r.Path.Parent != "" {
+					e.Parent = "*" // Thread(*/*): the items name their parents
+					break
+				}
+			}
+		}
+		info := c.Info()
+		typed := func(name string) blg.Counter {
+			e := e
+			e.Name = name
+			e.Type, e.Scale = info.Type, info.DefaultScale
+			e.TimeBase = timeBase(e.Type, h.PerfFreq)
+			for _, r := range raws {
+				if r.Path.Counter == name || name == p.Counter {
+					e.Type, e.Scale = r.Type, r.Scale
+					if r.Raw.Freq != 0 {
+						e.TimeBase = int64(r.Raw.Freq)
+					}
+					break
+				}
+			}
+			return e
+		}
+		if !strings.ContainsAny(p.Counter, "*?") {
+			list = append(list, typed(p.Counter))
+			r.cols = append(r.cols, blgColumn{c: c, k: k, multi: multi})
+		} else {
+			seen := map[string]bool{}
+			for _, raw := range raws {
+				if n := raw.Path.Counter; !seen[n] {
+					seen[n] = true
+					list = append(list, typed(n))
+					r.cols = append(r.cols, blgColumn{c: c, k: k, name: n, multi: multi})
+				}
+			}
+		}
+		// The counters that identify the object's instances between
+		// samples go with it, once per machine and object (Identity).
+		if !multi || identified[e.Machine+`\`+e.Object] {
+			continue
+		}
+		seen := map[string]bool{}
+		for _, raw := range c.IdentityRaw() {
+			n := raw.Path.Counter
+			if seen[n] {
+				continue
+			}
+			seen[n] = true
+			identified[e.Machine+`\`+e.Object] = true
+			id := e
+			id.Name, id.Type, id.Scale, id.TimeBase, id.Identity = n, raw.Type, raw.Scale, int64(raw.Raw.Freq), true
+			list = append(list, id)
+			r.cols = append(r.cols, blgColumn{c: c, k: k, name: n, multi: true, identity: true})
+		}
+	}
+	if len(list) == 0 {
+		return errors.New("the query has no counter a BLG can list (a counter path whose counters are not known at the first sample)")
+	}
+	w, err := blg.NewWriter(r.f, h)
+	if err != nil {
+		return err
+	}
+	if err := w.WriteList(q.Time(), list); err != nil {
+		return err
+	}
+	r.w = w
+	r.ents = make([]blg.Entry, len(list))
+	r.raws = make([][]pdh.RawItem, len(q.Counters()))
+	r.ids = make([][]pdh.RawItem, len(q.Counters()))
+	return nil
+}
+
+// timeBase is the frequency of the time stamps of a counter type: 10 MHz
+// for the 100-ns types, the tick frequency for the others.
+func timeBase(t countertype.Type, perfFreq int64) int64 {
+	if t&countertype.PERF_TIMER_100NS != 0 && t&countertype.PERF_OBJECT_TIMER == 0 {
+		return 10_000_000
+	}
+	return perfFreq
+}
+
+// WriteQuery writes the sample q last collected.
+func (r *blgRecorder) WriteQuery(_ context.Context, q *pdh.Query) error {
+	if r.w == nil {
+		if err := r.start(q); err != nil {
+			return fmt.Errorf("%s: %w", r.name, err)
+		}
+	}
+	counters := q.Counters()
+	for i := range r.raws {
+		r.raws[i], r.ids[i] = nil, nil
+	}
+	for _, col := range r.cols {
+		if col.k >= len(counters) {
+			continue
+		}
+		if col.identity && r.ids[col.k] == nil {
+			r.ids[col.k] = counters[col.k].IdentityRaw()
+		} else if !col.identity && r.raws[col.k] == nil {
+			r.raws[col.k] = counters[col.k].Raw()
+		}
+	}
+	items := r.items[:0]
+	for k, col := range r.cols {
+		start := len(items)
+		raws := r.raws[col.k]
+		if col.identity {
+			raws = r.ids[col.k]
+		}
+		for _, it := range raws {
+			if col.name != "" && it.Path.Counter != col.name {
+				continue
+			}
+			if !it.Raw.Status.OK() && col.multi {
+				continue // a list has one status: only values go in it
+			}
+			items = append(items, blg.Item{Instance: it.Instance, Value: rawValue(it)})
+			if !col.multi {
+				break
+			}
+		}
+		r.ents[k] = blg.Entry{}
+		if len(items) > start {
+			r.ents[k].Items = items[start:len(items):len(items)]
+		}
+	}
+	r.items = items
+	if err := r.w.WriteSample(q.Time(), r.ents); err != nil {
+		return fmt.Errorf("%s: %w", r.name, err)
+	}
+	if err := r.w.Flush(); err != nil {
+		return fmt.Errorf("%s: %w", r.name, err)
+	}
+	return nil
+}
+
+// rawValue is a raw item as a PDH_RAW_COUNTER: SecondValue the base of a
+// type with one (the time of PERF_COUNTER_MULTI_BASE types, whose base is
+// the multi count), else the time stamp of the type's time base, what
+// the BLG reader rebuilds the clocks from (FORMAT.md §2).
+func rawValue(it pdh.RawItem) rawlog.Value {
+	v := rawlog.Value{Status: cstatus(it.Raw.Status), First: int64(it.Raw.FirstValue), Multi: uint32(it.Raw.MultiCount)}
+	t, r := it.Type, it.Raw
+	switch bt, ok := t.Base(); {
+	case ok && bt == countertype.PERF_COUNTER_MULTI_BASE:
+		v.Second = int64(r.Time)
+	case ok:
+		v.Second = int64(r.SecondValue)
+	case t.NeedsTwoSamples() || t == countertype.PERF_ELAPSED_TIME:
+		v.Second = int64(r.Time)
+	default:
+		v.Second = int64(r.SecondValue)
+	}
+	return v
+}
+
+// cstatus is a calc status as a PDH CStatus (calc's statuses are PDH's
+// codes).
+func cstatus(s calc.Status) uint32 { return uint32(s) }
+
+func (r *blgRecorder) Close() error {
+	var err error
+	if r.w != nil {
+		err = r.w.Close()
+	} else {
+		// No sample: a log with its header only.
+		w, werr := blg.NewWriter(r.f, blg.Header{Zone: blg.ZoneOf(r.opts.Location, r.opts.Rule, time.Now()), OriginalPath: r.name})
+		if werr == nil {
+			werr = w.Close()
+		}
+		err = werr
+	}
+	if cerr := r.f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
