@@ -97,8 +97,11 @@ func TestOutputNameAndFormats(t *testing.T) {
 			t.Errorf("OutputName(%q, %v) = %q, want %q", c.name, f, got, c.want)
 		}
 	}
-	if _, err := ParseFormat("blg"); err == nil || !strings.Contains(err.Error(), "CSV, TSV, BIN or SQL") {
-		t.Errorf("ParseFormat(blg) = %v; want an error naming the formats", err)
+	if f, err := ParseFormat("blg"); err != nil || f != BLG || OutputName("c", f) != "c.blg" {
+		t.Errorf("ParseFormat(blg) = %v, %v; want BLG, written to c.blg for -o c", f, err)
+	}
+	if _, err := ParseFormat("etl"); err == nil || !strings.Contains(err.Error(), "CSV, TSV, BIN, BLG or SQL") {
+		t.Errorf("ParseFormat(etl) = %v; want an error naming the formats", err)
 	}
 }
 
