@@ -163,7 +163,7 @@ func fmtOption(f *flag.Flag) string {
 		case "cf", "config", "o", "titles":
 			ph = "filename"
 		case "f":
-			ph = "CSV|TSV|BIN|SQL"
+			ph = "CSV|TSV|BIN|BLG|SQL"
 		case "s":
 			ph = "computer_name"
 		case "sc":

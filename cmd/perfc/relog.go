@@ -21,7 +21,7 @@ func relogCommand() command {
 		short: "convert, filter, resample and summarise logs (BIN, BLG, CSV, TSV, SQL, captured blocks) into BIN, CSV, TSV or SQL",
 		run:   runRelog,
 		help: helpScreen{
-			about: "Relog creates new performance logs from data in existing performance\nlogs by changing the sampling rate and/or converting the file format.\nIt reads Windows' binary logs (.blg), perfc's binary logs (typeperf -f\nBIN), PDH-CSV and PDH-TSV text logs, SQL log sets (SQL:DSN!logset), and\nPERF_DATA_BLOCK files (perfc query, or captured on Windows).",
+			about: "Relog creates new performance logs from data in existing performance\nlogs by changing the sampling rate and/or converting the file format.\nIt reads Windows' binary logs (.blg), perfc's binary logs (typeperf -f\nBIN), PDH-CSV and PDH-TSV text logs, SQL log sets (SQL:DSN!logset), and\nPERF_DATA_BLOCK files (perfc query, or captured on Windows); it writes\nall but the last (-f BLG: Windows' binary log, for Windows' tools).",
 			usage: []string{"perfc relog <filename [filename ...]> [options]"},
 			params: [][2]string{
 				{"<filename [filename ...]>", "Performance files to relog. Quote a wildcard (\"logs/*.bin\") and relog expands it."},
@@ -53,7 +53,7 @@ func runRelog(ctx context.Context, c *command, e *env, args []string) error {
 	cf := fs.String("cf", "", "File listing performance counters to filter from the input log, one per line (UTF-8 or UTF-16 with a byte-order mark, or in the code page of -codepage). Default is all counters.")
 	codePage := fs.String("codepage", "", codePageUsage)
 	outCodePage := fs.String("ocodepage", "", outputCodePageUsage)
-	format := fs.String("f", "", "Output file format: CSV, TSV, BIN or SQL. Default is the -o file's extension (.csv, .tsv, .plog), else BIN; CSV on standard output without -o.")
+	format := fs.String("f", "", "Output file format: CSV, TSV, BIN (perfc's binary log, .plog: smaller, crash-safe, appendable), BLG (Windows' binary log, .blg, for Windows' tools) or SQL. Default is the -o file's extension (.csv, .tsv, .plog), else BIN; CSV on standard output without -o.")
 	out := fs.String("o", "", "Output file path (the format's extension is added when it has none), SQL:DSN!logset for SQL, or - for standard output. Default is standard output.")
 	begin := fs.String("b", "", "Begin time for copying first record from input file: M/d/yyyy h:mm:ss[AM|PM] or M/d/yyyy H:mm:ss.")
 	end := fs.String("e", "", "End time for copying last record from input file: M/d/yyyy h:mm:ss[AM|PM] or M/d/yyyy H:mm:ss.")
@@ -120,7 +120,7 @@ func runRelog(ctx context.Context, c *command, e *env, args []string) error {
 		return usagef("-ocodepage is the encoding of a text log (-f CSV or TSV), not of -f %s", f)
 	}
 	if *appendOut && f != perflog.BIN && f != perflog.SQL {
-		return usagef("-a appends to binary logs (-f BIN), not to %s files", f)
+		return usagef("-a appends to perfc's binary logs (-f BIN), not to %s files", f)
 	}
 	outName := perflog.OutputName(*out, f)
 	if *every < 1 {
@@ -252,7 +252,7 @@ func createConversionOutput(path string, yes bool, console io.Writer) (io.Writer
 // warnBLGName says that a binary log named .blg is ours, not Windows'.
 func warnBLGName(name string, f perflog.Format, warn func(string)) {
 	if f == perflog.BIN && strings.EqualFold(filepath.Ext(name), ".blg") {
-		warn(name + ": written in perfc's binary log format (.plog), which Windows' tools cannot read; perfc reads it back under any name")
+		warn(name + ": written in perfc's binary log format (.plog), which Windows' tools cannot read (-f BLG writes Windows' format); perfc reads it back under any name")
 	}
 }
 

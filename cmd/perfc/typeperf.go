@@ -58,7 +58,7 @@ func runTypeperf(ctx context.Context, c *command, e *env, args []string) error {
 	codePage := fs.String("codepage", "", cfCodePageUsage)
 	si := fs.String("si", "1", "Time between samples. Default is 1 second.")
 	sc := fs.Int("sc", 0, "Number of samples to collect. Default is to sample until CTRL+C.")
-	format := fs.String("f", "CSV", "Output format: CSV, TSV, BIN (perfc's binary log, .plog) or SQL; or, for a person or a script, TABLE (an aligned table, as sar prints) or JSON (JSON lines, one object per sample). Default is CSV, Windows typeperf's PDH-CSV.")
+	format := fs.String("f", "CSV", "Output format: CSV, TSV, BIN (perfc's binary log, .plog: smaller, crash-safe; pick it for perfc), BLG (Windows' binary log, .blg: pick it for Windows' tools) or SQL; or, for a person or a script, TABLE (an aligned table, as sar prints) or JSON (JSON lines, one object per sample). Default is CSV, Windows typeperf's PDH-CSV.")
 	out := fs.String("o", "", "Path of output file (the format's extension is added when it has none), SQL:DSN!logset for SQL, or - for standard output in the file layout. Default is the console.")
 	yes := fs.Bool("y", false, "Answer yes to all questions without prompting (overwrite the output file).")
 	q := fs.Bool("q", false, "List installed counters (no instances). To list counters for one object, include the object name, such as Processor.")
