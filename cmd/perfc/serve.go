@@ -156,6 +156,7 @@ func runServe(ctx context.Context, c *command, e *env, args []string) error {
 		sets := logman.RemoteSets{Options: lo}
 		mo.Cumulative = host.Cumulative()
 		mo.Alerts = func(ctx context.Context) []prom.Alert { return alertSeries(ctx, sets) }
+		withWindowsExporterFacts(&mo)
 		m, err := prom.NewCollector(sampler.View(), mo)
 		if err != nil {
 			return err
