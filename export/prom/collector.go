@@ -344,6 +344,9 @@ func (col *Collector) collect(ctx context.Context, f Format, buf []byte) ([]byte
 			}
 		}
 	}
+	if col.c.profile == ProfileWindowsExporter {
+		w = col.writeWinFacts(ctx, w, f)
+	}
 	if col.self {
 		st.timings = timings(st.timings, db, smp, want, st.seen, sampled, st.wrote)
 		clear(st.wrote)

@@ -87,7 +87,31 @@ type Options struct {
 	// each scrape, exported as PREFIX_alert_firing and
 	// PREFIX_alert_fired_total (MAPPING.md).
 	Alerts func(ctx context.Context) []Alert `json:"-"`
+	// WindowsExporterVersion chooses, in the windows_exporter profile,
+	// which of windows_exporter's spellings are written where its names
+	// changed: "old" (releases before 0.30: windows_cs_*,
+	// windows_os_processes, windows_system_system_up_time...), "new"
+	// (0.30 and later: windows_cpu_logical_processor,
+	// windows_system_processes, windows_system_boot_time_timestamp...)
+	// or "both" (the default, ""): dashboards of every age fill
+	// (MAPPING.md lists the names of each). Refused with another profile.
+	WindowsExporterVersion string `json:"windows_exporter_version,omitempty"`
+	// Host, when set, returns the host's facts that are not counters
+	// (names, OS release, memory size) at each scrape of the
+	// windows_exporter profile: its os, cs and memory info families.
+	Host func(ctx context.Context) HostFacts `json:"-"`
+	// Services, when set, returns the host's services at each scrape of
+	// the windows_exporter profile: the windows_service_* families. An
+	// error (no service manager) leaves them out.
+	Services func(ctx context.Context) ([]Service, error) `json:"-"`
 }
+
+// The values of Options.WindowsExporterVersion.
+const (
+	WindowsExporterOld  = "old"
+	WindowsExporterNew  = "new"
+	WindowsExporterBoth = "both"
+)
 
 // InstanceFilter keeps the instances of one object whose name (as PDH
 // shows it: parent/name#index) matches Include and does not match
@@ -118,8 +142,9 @@ func (f *compiledFilter) keep(name string) bool {
 const maxConfig = 1 << 20
 
 // ParseOptions reads options written as JSON (the field names of the
-// json tags: prefix, objects, exclude, instances [{object, include,
-// exclude}], total, formatted, detail_level), refusing unknown fields,
+// json tags: profile, prefix, objects, exclude, instances [{object,
+// include, exclude}], total, formatted, detail_level, no_self_metrics,
+// windows_exporter_version), refusing unknown fields,
 // and checks them as NewCollector does.
 func ParseOptions(b []byte) (Options, error) {
 	var o Options
@@ -147,6 +172,7 @@ type compiled struct {
 	objects   []string                   // folded names, in the order given
 	exclude   map[string]bool            // folded names
 	instances map[string]*compiledFilter // by folded object name
+	wxVersion wxVer                      // the windows_exporter spelling
 }
 
 func fold(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
@@ -171,6 +197,19 @@ func (o *Options) compile() (*compiled, error) {
 		c.prefix = wxPrefix
 	default:
 		return nil, fmt.Errorf("metrics export options: profile %q: not %q, %q or %q", o.Profile, ProfileDefault, ProfileClassic, ProfileWindowsExporter)
+	}
+	switch o.WindowsExporterVersion {
+	case "", WindowsExporterBoth:
+		c.wxVersion = wxBoth
+	case WindowsExporterOld:
+		c.wxVersion = wxOld
+	case WindowsExporterNew:
+		c.wxVersion = wxNew
+	default:
+		return nil, fmt.Errorf("metrics export options: windows_exporter_version %q: not %q, %q or %q", o.WindowsExporterVersion, WindowsExporterOld, WindowsExporterNew, WindowsExporterBoth)
+	}
+	if o.WindowsExporterVersion != "" && c.profile != ProfileWindowsExporter {
+		return nil, fmt.Errorf("metrics export options: windows_exporter_version: only for the %s profile", ProfileWindowsExporter)
 	}
 	if c.prefix == "" {
 		c.prefix = DefaultPrefix

@@ -34,14 +34,52 @@ const wxNode = "node_"
 type wxValue int
 
 const (
-	wxRaw        wxValue = iota // the counter's value (an integer)
-	wxSeconds                   // the value divided by the counter's time base
-	wxScaled                    // the value × factor
-	wxBaseScaled                // the counter's base × factor
-	wxStart                     // ELAPSED_TIME: the start, in seconds since the epoch
-	wxCount                     // the number of instances of the object (no counter)
-	wxShown                     // the value as typeperf shows it (calc.Format) × factor
+	wxRaw         wxValue = iota // the counter's value (an integer)
+	wxSeconds                    // the value divided by the counter's time base
+	wxScaled                     // the value × factor
+	wxBaseScaled                 // the counter's base × factor
+	wxStart                      // ELAPSED_TIME: the start, in seconds since the epoch
+	wxCount                      // the number of instances of the object (no counter)
+	wxShown                      // the value as typeperf shows it (calc.Format) × factor
+	wxBaseLess                   // (the counter's base − its value) × factor
+	wxBaseSum                    // the sum over the instances of the base × factor (one sample)
+	wxBaseLessSum                // the sum over the instances of (base − value) × factor (one sample)
 )
+
+// wxVer is which of windows_exporter's spellings a name belongs to: its
+// releases before 0.30 (the collector docs the profile first followed:
+// cs, os_processes, system_system_up_time...), 0.30 and later (cs
+// folded into cpu, memory and os; os's counts moved to system, memory
+// and pagefile), or both. Options.WindowsExporterVersion chooses.
+type wxVer uint8
+
+const (
+	wxBoth wxVer = iota
+	wxOld
+	wxNew
+)
+
+// has reports whether a name of spelling v is written under the chosen
+// spelling c (wxBoth: every name).
+func (c wxVer) has(v wxVer) bool { return c == wxBoth || v == wxBoth || v == c }
+
+// wxOnly are the names of wxMetrics that belong to one spelling; the
+// others are written in both.
+var wxOnly = map[string]wxVer{
+	"cs_logical_processors":              wxOld,
+	"cpu_logical_processor":              wxNew,
+	"os_physical_memory_free_bytes":      wxOld,
+	"memory_physical_free_bytes":         wxNew,
+	"os_processes":                       wxOld,
+	"system_processes":                   wxNew,
+	"system_system_up_time":              wxOld,
+	"system_boot_time_timestamp_seconds": wxNew,
+	"system_boot_time_timestamp":         wxNew,
+	"os_paging_limit_bytes":              wxOld,
+	"os_paging_free_bytes":               wxOld,
+	"pagefile_limit_bytes":               wxNew,
+	"pagefile_free_bytes":                wxNew,
+}
 
 // wxSource is one counter that gives a metric's samples.
 type wxSource struct {
@@ -75,11 +113,14 @@ var wxCollectors = map[string]string{
 	"network interface":     "net",
 	"process":               "process",
 	"system":                "system",
+	"paging file":           "pagefile",
 }
 
 // wxDefaultObjects are the objects of an export that names none: those
 // of windows_exporter's collectors enabled by default (process is not).
-var wxDefaultObjects = []string{"Processor Information", "Processor", "Memory", "LogicalDisk", "PhysicalDisk", "Network Interface", "System"}
+// Paging File stands for the older os collector's paging file sizes and
+// the newer pagefile collector.
+var wxDefaultObjects = []string{"Processor Information", "Processor", "Memory", "LogicalDisk", "PhysicalDisk", "Network Interface", "System", "Paging File"}
 
 // fullName is the metric's name as written.
 func (m *wxMetric) fullName() string {
@@ -118,8 +159,9 @@ var wxMetrics = []wxMetric{
 	{"cpu_interrupts_total", true, wxCPU, "Total number of received and serviced hardware interrupts", []wxSource{src("interrupts/sec", wxRaw)}},
 	{"cpu_dpcs_total", true, wxCPU, "Total number of received and serviced deferred procedure calls (DPCs)", []wxSource{src("dpcs queued/sec", wxRaw)}},
 	{"cpu_core_frequency_mhz", false, wxCPU, "Core frequency in megahertz", []wxSource{src("processor frequency", wxRaw)}},
-	// cs (from the cpu object's instances)
+	// cs (from the cpu object's instances), cpu's since 0.30
 	{"cs_logical_processors", false, wxCPU, "Number of installed logical processors", []wxSource{{value: wxCount}}},
+	{"cpu_logical_processor", false, wxCPU, "Total number of logical processors", []wxSource{{value: wxCount}}},
 	// memory
 	{"memory_available_bytes", false, "memory", "The amount of physical memory immediately available for allocation to a process or for system use. It is equal to the sum of memory assigned to the standby (cached), free and zero page lists", []wxSource{src("available bytes", wxRaw)}},
 	{"memory_cache_bytes", false, "memory", "Number of bytes currently being used by the file system cache", []wxSource{src("cache bytes", wxRaw)}},
@@ -132,6 +174,9 @@ var wxMetrics = []wxMetric{
 	{"memory_swap_pages_read_total", true, "memory", "Number of pages read across all page reads (ie counting all pages read even if they are read in a single operation)", []wxSource{src("pages input/sec", wxRaw)}},
 	{"memory_swap_pages_written_total", true, "memory", "Number of pages written across all page writes (ie counting all pages written even if they are written in a single operation)", []wxSource{src("pages output/sec", wxRaw)}},
 	{"memory_swap_page_operations_total", true, "memory", "Total number of swap page read and writes (PagesPersec)", []wxSource{src("pages/sec", wxRaw)}},
+	// os's free physical memory before 0.30, memory's since
+	{"os_physical_memory_free_bytes", false, "memory", "OperatingSystem.FreePhysicalMemory", []wxSource{src("available bytes", wxRaw)}},
+	{"memory_physical_free_bytes", false, "memory", "The amount of physical memory currently available, in bytes. This is the amount of physical memory that can be immediately reused without having to write its contents to disk first. It is the sum of the size of the standby, free, and zero lists.", []wxSource{src("available bytes", wxRaw)}},
 	// logical_disk (label volume)
 	{"logical_disk_requests_queued", false, "logicaldisk", "Number of requests outstanding on the disk at the time the performance data is collected", []wxSource{src("current disk queue length", wxRaw)}},
 	{"logical_disk_read_bytes_total", true, "logicaldisk", "Rate at which bytes are transferred from the disk during read operations", []wxSource{src("disk read bytes/sec", wxRaw)}},
@@ -187,6 +232,15 @@ var wxMetrics = []wxMetric{
 	{"system_system_up_time", false, "system", "Time of last boot of system", []wxSource{src("system up time", wxStart)}},
 	{"system_threads", false, "system", "Number of Windows system threads", []wxSource{src("threads", wxRaw)}},
 	{"os_processes", false, "system", "Number of process contexts currently loaded or running on the operating system", []wxSource{src("processes", wxRaw)}},
+	// system since 0.30: processes, and the boot time under 0.30's and 0.31's names
+	{"system_processes", false, "system", "Current number of processes (WMI source: PerfOS_System.Processes)", []wxSource{src("processes", wxRaw)}},
+	{"system_boot_time_timestamp_seconds", false, "system", "Unix timestamp of system boot time", []wxSource{src("system up time", wxStart)}},
+	{"system_boot_time_timestamp", false, "system", "Unix timestamp of system boot time", []wxSource{src("system up time", wxStart)}},
+	// Paging File: os's sums before 0.30 (KiB × 1024), pagefile's per file since (label file)
+	{"os_paging_limit_bytes", false, "paging file", "OperatingSystem.SizeStoredInPagingFiles", []wxSource{scaled("% usage", wxBaseSum, 1024)}},
+	{"os_paging_free_bytes", false, "paging file", "OperatingSystem.FreeSpaceInPagingFiles", []wxSource{scaled("% usage", wxBaseLessSum, 1024)}},
+	{"pagefile_limit_bytes", false, "paging file", "Number of bytes that can be stored in the operating system paging files. 0 (zero) indicates that there are no paging files", []wxSource{scaled("% usage", wxBaseScaled, 1024)}},
+	{"pagefile_free_bytes", false, "paging file", "Number of bytes that can be mapped into the operating system paging files without causing any other pages to be swapped out", []wxSource{scaled("% usage", wxBaseLess, 1024)}},
 	// Linux's own numbers (package system, issue 45), under node_exporter's
 	// names: its loadavg, stat and meminfo collectors.
 	{"node_load1", false, "system", "1m load average.", []wxSource{scaled("load average (1 minute)", wxShown, 1)}},
@@ -217,6 +271,9 @@ func WindowsExporterNames() []string {
 	var out []string
 	for _, m := range wxMetrics {
 		out = append(out, m.fullName())
+	}
+	for _, fc := range wxFacts {
+		out = append(out, wxPrefix+fc.name)
 	}
 	out = append(out, wxPrefix+"exporter_build_info", wxPrefix+"exporter_collector_success", wxPrefix+"exporter_collector_duration_seconds")
 	slices.Sort(out)
@@ -270,7 +327,7 @@ func (col *Collector) wxLayoutOf(db *titles.DB, o perfdata.Object, key string) *
 	}
 	for mi := range wxMetrics {
 		m := &wxMetrics[mi]
-		if m.object != key {
+		if m.object != key || !col.c.wxVersion.has(wxOnly[m.name]) {
 			continue
 		}
 		fam := wxFamily{m: m}
@@ -282,7 +339,7 @@ func (col *Collector) wxLayoutOf(db *titles.DB, o perfdata.Object, key string) *
 					continue
 				}
 				r.def = lay.defs[i]
-				if s.value == wxBaseScaled || s.value == wxShown && r.def.Type.NeedsBase() {
+				if s.value == wxBaseScaled || s.value == wxBaseLess || s.value == wxBaseSum || s.value == wxBaseLessSum || s.value == wxShown && r.def.Type.NeedsBase() {
 					if i+1 >= len(lay.defs) || !lay.defs[i+1].Type.IsBase() {
 						continue
 					}
@@ -333,7 +390,9 @@ func (col *Collector) writeWinObject(w []byte, f Format, db *titles.DB, h *perfd
 		return w
 	}
 	col.wxRowsOf(db, smp, o, lay, key)
-	if len(st.rows) == 0 {
+	if len(st.rows) == 0 && key != "paging file" {
+		// (a host without swap has paging files of 0 bytes: the sums
+		// are written)
 		return w
 	}
 	col.missingOf(smp, idx)
@@ -347,20 +406,44 @@ func (col *Collector) writeWinObject(w []byte, f Format, db *titles.DB, h *perfd
 		mark, n := len(w), 0
 		w = append(w, fam.header[f]...)
 		sample := fam.m.fullName()
-		for _, s := range fam.srcs {
-			if s.value == wxCount {
+		for si := range fam.srcs {
+			s := &fam.srcs[si]
+			switch s.value {
+			case wxCount:
 				w = append(w, sample...)
 				w = append(w, ' ')
 				w = strconv.AppendInt(w, int64(len(st.rows)), 10)
 				w = append(w, '\n')
 				n++
+			case wxBaseSum, wxBaseLessSum:
+				var sum float64
+				known := true
+				for ri := range st.rows {
+					r := &st.rows[ri]
+					if st.missing != nil && col.isMissing(r.pos, s.def.NameIndex) {
+						known = false
+						break
+					}
+					b := float64(int64(r.blk.Value(s.base)))
+					if s.value == wxBaseLessSum {
+						b -= float64(int64(r.blk.Value(s.def)))
+					}
+					sum += b * s.factor
+				}
+				if known {
+					w = append(w, sample...)
+					w = append(w, ' ')
+					w = strconv.AppendFloat(w, sum, 'g', -1, 64)
+					w = append(w, '\n')
+					n++
+				}
 			}
 		}
 		for ri := range st.rows {
 			r := &st.rows[ri]
 			for si := range fam.srcs {
 				s := &fam.srcs[si]
-				if s.value == wxCount || st.missing != nil && col.isMissing(r.pos, s.def.NameIndex) {
+				if s.value == wxCount || s.value == wxBaseSum || s.value == wxBaseLessSum || st.missing != nil && col.isMissing(r.pos, s.def.NameIndex) {
 					continue
 				}
 				at := len(w)
@@ -414,6 +497,8 @@ func appendWx(w []byte, s *wxResolved, counter bool, blk perfdata.CounterBlock, 
 		v = float64(int64(raw)) * s.factor
 	case wxBaseScaled:
 		v = float64(int64(blk.Value(s.base))) * s.factor
+	case wxBaseLess:
+		v = float64(int64(blk.Value(s.base))-int64(raw)) * s.factor
 	case wxShown:
 		// one sample's value (a fraction): no previous sample is needed
 		cur := calc.MakeRaw(s.def.Type, *clk, raw, blk.Value(s.base), 0)
@@ -480,6 +565,8 @@ func (col *Collector) wxRowsOf(db *titles.DB, smp *pdh.Sample, o perfdata.Object
 			}
 		case "network interface":
 			k, v = "nic", mangleNIC(name)
+		case "paging file":
+			k, v = "file", name
 		case "process":
 			k, v = "process", name
 			if lay.has {

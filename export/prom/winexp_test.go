@@ -215,7 +215,12 @@ func TestWindowsExporterNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer h.Close()
-	col, err := NewCollector(h.Source(), Options{Profile: ProfileWindowsExporter, Objects: []string{"Processor Information", "Memory", "LogicalDisk", "PhysicalDisk", "Network Interface", "System", "Process"}})
+	// the facts and services as the program gives them (fakes: this
+	// machine may have no systemd), and the paging files of a block made
+	// here (this machine and the fixtures may have no swap)
+	familyNames(scrapeTwice(t, pagingFileSource(t), Options{Profile: ProfileWindowsExporter, Objects: []string{"Paging File"}}, Text), seen)
+	col, err := NewCollector(h.Source(), Options{Profile: ProfileWindowsExporter, Objects: []string{"Processor Information", "Memory", "LogicalDisk", "PhysicalDisk", "Network Interface", "System", "Process", "Paging File"},
+		Host: fakeHost, Services: fakeServices})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +267,7 @@ func TestWindowsExporterDefaultObjects(t *testing.T) {
 	for _, idx := range src.asked[0] {
 		got = append(got, src.db.Name(idx))
 	}
-	want := []string{"Processor Information", "Memory", "LogicalDisk", "PhysicalDisk", "Network Interface", "System"}
+	want := []string{"Processor Information", "Memory", "LogicalDisk", "PhysicalDisk", "Network Interface", "System", "Paging File"}
 	var present []string
 	for _, n := range want {
 		if _, ok := src.db.Index(n); ok {
