@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -31,6 +32,10 @@ type blgRecorder struct {
 	ents  []blg.Entry
 	raws  [][]pdh.RawItem // by query counter, the sample's
 	ids   [][]pdh.RawItem // by query counter, the sample's identifying values (where listed)
+	got   []bool          // by query counter: read (AppendRaw) this sample
+	read  []rawRead       // by query counter, where its values of the sample are
+	vals  []calc.Raw
+	names []string
 	items []blg.Item
 }
 
@@ -41,6 +46,7 @@ type blgColumn struct {
 	k     int    // the counter's place in the query
 	name  string // the counter ("" the path's own)
 	multi bool   // the entry has every instance
+	timed bool   // SecondValue is the time stamp (secondIsTime of the entry's type)
 	// identity: the entry holds an identifying counter of c's object
 	// (Counter.IdentityRaw), not one of c's.
 	identity bool
@@ -171,7 +177,19 @@ func (r *blgRecorder) start(q *pdh.Query) error {
 	r.ents = make([]blg.Entry, len(list))
 	r.raws = make([][]pdh.RawItem, len(q.Counters()))
 	r.ids = make([][]pdh.RawItem, len(q.Counters()))
+	r.got = make([]bool, len(q.Counters()))
+	r.read = make([]rawRead, len(q.Counters()))
+	for i := range r.cols {
+		r.cols[i].timed = secondIsTime(list[i].Type)
+	}
 	return nil
+}
+
+// rawRead is where a query counter's values of a sample lie in
+// blgRecorder.vals and names (Counter.AppendRaw), and its columns.
+type rawRead struct {
+	vals, nvals, names, nnames int
+	cols                       []string
 }
 
 // timeBase is the frequency of the time stamps of a counter type: 10 MHz
@@ -193,34 +211,48 @@ func (r *blgRecorder) WriteQuery(_ context.Context, q *pdh.Query) error {
 	counters := q.Counters()
 	for i := range r.raws {
 		r.raws[i], r.ids[i] = nil, nil
+		r.got[i] = false
 	}
+	vals, names := r.vals[:0], r.names[:0]
 	for _, col := range r.cols {
 		if col.k >= len(counters) {
 			continue
 		}
 		if col.identity && r.ids[col.k] == nil {
 			r.ids[col.k] = counters[col.k].IdentityRaw()
-		} else if !col.identity && r.raws[col.k] == nil {
-			r.raws[col.k] = counters[col.k].Raw()
+		} else if !col.identity && !r.got[col.k] {
+			r.got[col.k] = true
+			g := &r.read[col.k]
+			g.vals, g.names = len(vals), len(names)
+			vals, names, g.cols = counters[col.k].AppendRaw(vals, names)
+			g.nvals, g.nnames = len(vals)-g.vals, len(names)-g.names
 		}
 	}
+	r.vals, r.names = vals, names
 	items := r.items[:0]
 	for k, col := range r.cols {
 		start := len(items)
-		raws := r.raws[col.k]
 		if col.identity {
-			raws = r.ids[col.k]
-		}
-		for _, it := range raws {
-			if col.name != "" && it.Path.Counter != col.name {
-				continue
+			for _, it := range r.ids[col.k] {
+				if it.Path.Counter == col.name && it.Raw.Status.OK() {
+					items = append(items, blg.Item{Instance: it.Instance, Value: rawValue(it.Type, it.Raw)})
+				}
 			}
-			if !it.Raw.Status.OK() && col.multi {
-				continue // a list has one status: only values go in it
+		} else if g := &r.read[col.k]; g.nnames > 0 && len(g.cols) > 0 {
+			ci := 0
+			if col.name != "" {
+				ci = slices.Index(g.cols, col.name)
 			}
-			items = append(items, blg.Item{Instance: it.Instance, Value: rawValue(it)})
-			if !col.multi {
-				break
+			n := len(g.cols)
+			for row := 0; ci >= 0 && row < g.nnames; row++ {
+				v := &vals[g.vals+row*n+ci]
+				if !v.Status.OK() && col.multi {
+					continue // a list has one status: only values go in it
+				}
+				items = append(items, blg.Item{Instance: names[g.names+row], Value: rawValueOf(col.timed, *v)})
+				if !col.multi {
+					break
+				}
 			}
 		}
 		r.ents[k] = blg.Entry{}
@@ -242,18 +274,26 @@ func (r *blgRecorder) WriteQuery(_ context.Context, q *pdh.Query) error {
 // type with one (the time of PERF_COUNTER_MULTI_BASE types, whose base is
 // the multi count), else the time stamp of the type's time base, what
 // the BLG reader rebuilds the clocks from (FORMAT.md §2).
-func rawValue(it pdh.RawItem) rawlog.Value {
-	v := rawlog.Value{Status: cstatus(it.Raw.Status), First: int64(it.Raw.FirstValue), Multi: uint32(it.Raw.MultiCount)}
-	t, r := it.Type, it.Raw
+func rawValue(t countertype.Type, r calc.Raw) rawlog.Value {
+	return rawValueOf(secondIsTime(t), r)
+}
+
+// secondIsTime reports the types whose SecondValue is the time stamp
+// (rawValue).
+func secondIsTime(t countertype.Type) bool {
 	switch bt, ok := t.Base(); {
-	case ok && bt == countertype.PERF_COUNTER_MULTI_BASE:
-		v.Second = int64(r.Time)
 	case ok:
-		v.Second = int64(r.SecondValue)
-	case t.NeedsTwoSamples() || t == countertype.PERF_ELAPSED_TIME:
-		v.Second = int64(r.Time)
+		return bt == countertype.PERF_COUNTER_MULTI_BASE
 	default:
-		v.Second = int64(r.SecondValue)
+		return t.NeedsTwoSamples() || t == countertype.PERF_ELAPSED_TIME
+	}
+}
+
+// rawValueOf is rawValue with secondIsTime decided.
+func rawValueOf(timed bool, r calc.Raw) rawlog.Value {
+	v := rawlog.Value{Status: cstatus(r.Status), First: int64(r.FirstValue), Second: int64(r.SecondValue), Multi: uint32(r.MultiCount)}
+	if timed {
+		v.Second = int64(r.Time)
 	}
 	return v
 }

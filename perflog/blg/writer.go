@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf16"
@@ -208,6 +209,21 @@ func hexByte(a, b byte) (byte, bool) {
 
 // appendUTF16 appends s as UTF-16LE and a NUL.
 func appendUTF16(b []byte, s string) []byte {
+	n := len(b)
+	b = slices.Grow(b, 2*len(s)+2)[:n+2*len(s)]
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x80 {
+			ascii = false
+			break
+		}
+		b[n+2*i], b[n+2*i+1] = c, 0
+	}
+	if ascii {
+		return append(b, 0, 0)
+	}
+	b = b[:n]
 	for _, r := range s {
 		if r1, r2 := utf16.EncodeRune(r); r1 != '\uFFFD' {
 			b = le.AppendUint16(b, uint16(r1))
