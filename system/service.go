@@ -250,7 +250,10 @@ func ParseSystemctlShow(b []byte, units []ServiceUnit) ([]ServiceUnit, error) {
 		case "User":
 			u.User = text(v)
 		case "ExecStart":
-			u.ExecPath = execPath(v)
+			// one line per command of a unit that has several: the first
+			if u.ExecPath == "" {
+				u.ExecPath = execPath(v)
+			}
 		case "MainPID":
 			n, err := strconv.ParseUint(string(v), 10, 32)
 			if err != nil {
