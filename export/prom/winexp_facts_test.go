@@ -171,3 +171,42 @@ func TestWindowsExporterVersionOption(t *testing.T) {
 		}
 	}
 }
+
+// TestWindowsExporterSpellings: under each windows_exporter_version, a
+// name of one spelling (wxOnly, wxFacts) is written exactly when that
+// spelling is chosen, and the names of both spellings always; the
+// sources hold every object these names come from.
+func TestWindowsExporterSpellings(t *testing.T) {
+	spelling := map[string]wxVer{}
+	for n, v := range wxOnly {
+		spelling[wxPrefix+n] = v
+	}
+	for _, fc := range wxFacts {
+		spelling[wxPrefix+fc.name] = fc.ver
+	}
+	for _, tc := range []struct {
+		version string
+		want    map[wxVer]bool
+	}{
+		{"old", map[wxVer]bool{wxOld: true, wxBoth: true}},
+		{"new", map[wxVer]bool{wxNew: true, wxBoth: true}},
+		{"both", map[wxVer]bool{wxOld: true, wxNew: true, wxBoth: true}},
+	} {
+		seen := map[string]bool{}
+		opts := Options{Profile: ProfileWindowsExporter, NoSelfMetrics: true, WindowsExporterVersion: tc.version, Host: fakeHost, Services: fakeServices,
+			Objects: []string{"Processor", "Memory", "System"}}
+		familyNames(scrapeTwice(t, linuxSource(t), opts, Text), seen)
+		opts.Objects = []string{"Paging File"}
+		familyNames(scrapeTwice(t, pagingFileSource(t), opts, Text), seen)
+		for name, v := range spelling {
+			if seen[name] != tc.want[v] {
+				t.Errorf("version %q: %s written %v, want %v", tc.version, name, seen[name], tc.want[v])
+			}
+		}
+		for _, name := range []string{"windows_cpu_time_total", "windows_memory_available_bytes", "windows_system_threads", "windows_os_info"} {
+			if !seen[name] {
+				t.Errorf("version %q: %s (both spellings) not written", tc.version, name)
+			}
+		}
+	}
+}
