@@ -15,11 +15,15 @@ import (
 
 // The windows_exporter profile (ProfileWindowsExporter) writes the
 // metric names, types, labels and units of windows_exporter's cpu, cs,
-// os, memory, logical_disk, physical_disk, net, process and system
-// collectors, each read from the Windows counter windows_exporter reads
-// it from. Only the names whose counter perfc's Linux objects have are
-// written (MAPPING.md, "The windows_exporter profile", lists them and
-// those left out); wxMetrics is that list in code.
+// os, memory, logical_disk, physical_disk, net, process, system and
+// pagefile collectors, each read from the Windows counter
+// windows_exporter reads it from, in the spellings of its releases
+// before 0.30, since 0.30, or both (wxVer). Only the names whose counter
+// perfc's Linux objects have are written (MAPPING.md, "The
+// windows_exporter profile", lists them and those left out); wxMetrics
+// is that list in code. The names no counter holds (host names, OS
+// release, memory size, services) are wxFacts, written from what the
+// program gives (winexp_facts.go).
 
 // wxPrefix starts every name of the profile but node_exporter's (wxNode).
 const wxPrefix = "windows_"
@@ -265,8 +269,8 @@ var wxMetrics = []wxMetric{
 }
 
 // WindowsExporterNames returns the metric names the windows_exporter
-// profile can write (every family of wxMetrics and the self-metrics),
-// sorted: the list MAPPING.md documents.
+// profile can write in any spelling (every family of wxMetrics and
+// wxFacts, and the self-metrics), sorted: the list MAPPING.md documents.
 func WindowsExporterNames() []string {
 	var out []string
 	for _, m := range wxMetrics {
