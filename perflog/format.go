@@ -1,7 +1,7 @@
 // Package perflog opens and creates performance logs of every format
 // perfc knows, for the tools that read and write them (relog, typeperf,
 // the collector service and perfmon's log view): our own binary log (BIN, package binlog),
-// Windows' BLG (read only, package blg), PDH-CSV and TSV text logs
+// Windows' BLG (package blg; written as a log of listed counters), PDH-CSV and TSV text logs
 // (package pdhcsv), SQL log sets (package sqllog), and captured
 // PERF_DATA_BLOCK files. Open reads any number of inputs of mixed formats
 // as one recorded pdh.Source in time order; Create makes the recorder a

@@ -12,6 +12,11 @@
 // PDH_RAW_COUNTER values; for those, Sample builds one PERF_DATA_BLOCK per
 // machine and object whose counters, bases and clocks reproduce the raw
 // values, so that pdh computes the values Windows computed.
+//
+// Writer writes such logs, in the form Windows 10 writes them (FORMAT.md
+// section 8): a log of listed counters (typeperf -f BLG, relog -f blg)
+// that Windows' Performance Monitor, relog and the tools built on them
+// open.
 package blg
 
 import (
