@@ -110,6 +110,10 @@ type state struct {
 
 	wrote   map[uint32]time.Duration // conversion time per object (self-metrics)
 	timings []objectTiming
+	// facts are the windows_exporter profile's collectors that no
+	// object stands for (os, cs, service): whether their facts came,
+	// and how long they took
+	facts []objectTiming
 }
 
 type dupKey struct{ parent, name string }

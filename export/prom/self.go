@@ -89,7 +89,7 @@ func (col *Collector) writeSelf(w []byte, f Format, objs []objectTiming) []byte 
 	if col.c.profile == ProfileWindowsExporter {
 		// windows_exporter's names, labeled by its collectors' names
 		success, duration = p+"exporter_collector_success", p+"exporter_collector_duration_seconds"
-		objs = wxTimings(objs)
+		objs = append(wxTimings(objs), col.st.facts...)
 	}
 	w = fam(w, success, "gauge", "Whether the object (collector) was collected in this scrape: 1, or 0 when it was asked for and the source left it out.")
 	for _, o := range objs {

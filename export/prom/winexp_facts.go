@@ -3,6 +3,7 @@ package prom
 import (
 	"context"
 	"strconv"
+	"time"
 )
 
 // The windows_exporter profile's families that no counter holds (issue 46
@@ -99,18 +100,31 @@ var wxFacts = []wxFact{
 
 // writeWinFacts writes the fact families the options give, in the
 // profile's chosen spelling.
+// col.st.facts records, for the self-metrics, the collectors they stand
+// for: os (and cs in the older spelling) where Options.Host is set,
+// service where Options.Services is (0 when it failed).
 func (col *Collector) writeWinFacts(ctx context.Context, w []byte, f Format) []byte {
+	st := &col.st
+	st.facts = st.facts[:0]
 	var hf HostFacts
 	hasHost := col.opts.Host != nil
 	if hasHost {
+		t0 := time.Now()
 		hf = col.opts.Host(ctx)
+		d := time.Since(t0).Seconds()
+		if col.c.wxVersion.has(wxOld) {
+			st.facts = append(st.facts, objectTiming{name: "cs", ok: true, seconds: d})
+		}
+		st.facts = append(st.facts, objectTiming{name: "os", ok: true, seconds: d})
 	}
 	var svcs []Service
 	hasSvc := false
 	if col.opts.Services != nil {
+		t0 := time.Now()
 		var err error
 		svcs, err = col.opts.Services(ctx)
 		hasSvc = err == nil
+		st.facts = append(st.facts, objectTiming{name: "service", ok: hasSvc, seconds: time.Since(t0).Seconds()})
 	}
 	for i := range wxFacts {
 		fc := &wxFacts[i]

@@ -210,3 +210,42 @@ func TestWindowsExporterSpellings(t *testing.T) {
 		}
 	}
 }
+
+// TestWindowsExporterFactsSelf: the collectors the facts stand for have
+// windows_exporter_collector_success (os, cs in the older spelling,
+// service: 0 when the services could not be listed).
+func TestWindowsExporterFactsSelf(t *testing.T) {
+	noSystemd := func(context.Context) ([]Service, error) { return nil, errors.New("no systemd") }
+	for _, tc := range []struct {
+		version  string
+		services func(context.Context) ([]Service, error)
+		want     map[string]string // collector: success
+	}{
+		{"both", fakeServices, map[string]string{"cs": "1", "os": "1", "service": "1"}},
+		{"new", fakeServices, map[string]string{"os": "1", "service": "1"}},
+		{"old", noSystemd, map[string]string{"cs": "1", "os": "1", "service": "0"}},
+	} {
+		opts := Options{Profile: ProfileWindowsExporter, WindowsExporterVersion: tc.version, Host: fakeHost, Services: tc.services, Objects: []string{"Memory"}}
+		body := scrapeTwice(t, linuxSource(t), opts, Text)
+		got := map[string]string{}
+		for l := range strings.SplitSeq(body, "\n") {
+			if rest, ok := strings.CutPrefix(l, `windows_exporter_collector_success{collector="`); ok {
+				name, v, _ := strings.Cut(rest, `"} `)
+				got[name] = v
+			}
+		}
+		want := map[string]string{"memory": "1"}
+		for k, v := range tc.want {
+			want[k] = v
+		}
+		if len(got) != len(want) {
+			t.Errorf("version %s: collectors %v, want %v", tc.version, got, want)
+		}
+		for k, v := range want {
+			if got[k] != v {
+				t.Errorf("version %s: collector %s success %q, want %q", tc.version, k, got[k], v)
+			}
+		}
+		promtoolCheck(t, body)
+	}
+}
