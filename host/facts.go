@@ -167,6 +167,10 @@ func memTotal(b []byte) uint64 {
 	return 0
 }
 
+// HasServices reports whether the host's init system is systemd
+// (system.SystemdRunning), whose services Services lists.
+func HasServices() bool { return system.SystemdRunning() }
+
 // Services returns the host's systemd service units (system.Services):
 // an error where systemd is not process 1.
 func Services(ctx context.Context) ([]system.ServiceUnit, error) {

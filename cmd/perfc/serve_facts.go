@@ -11,13 +11,18 @@ import (
 // withWindowsExporterFacts gives the windows_exporter profile of
 // /metrics the host's facts that are not counters (host names, OS
 // release, memory size) and its systemd services (issue 46 items 2 and
-// 3); other profiles write neither, so they are not read for them.
+// 3); other profiles write neither, so they are not read for them. A
+// host whose init system is not systemd has no services to list: the
+// service families and the service collector's self-metrics are then
+// absent, not failed.
 func withWindowsExporterFacts(mo *prom.Options) {
 	if mo.Profile != prom.ProfileWindowsExporter {
 		return
 	}
 	mo.Host = func(context.Context) prom.HostFacts { return promHostFacts(host.ReadFacts()) }
-	mo.Services = promServices
+	if host.HasServices() {
+		mo.Services = promServices
+	}
 }
 
 // promHostFacts is host.Facts as the export names them.
