@@ -35,6 +35,10 @@ const (
 	TabSeparated   LogFileFormat = 1 // -f tsv
 	Sql            LogFileFormat = 2 // -f sql
 	Binary         LogFileFormat = 3 // -f bin (and bincirc, with LogCircular)
+	// BLG is Windows' binary log (-f blg), linear only. MS-PLA has no
+	// value of its own for it (Windows' Binary is its BLG, while perfc's
+	// Binary is perfc's own log): perfc's sets store 4.
+	BLG LogFileFormat = 4
 )
 
 // String is the format as `logman query NAME` shows it (File Format).
@@ -48,6 +52,8 @@ func (f LogFileFormat) String() string {
 		return "SQL"
 	case Binary:
 		return "Binary"
+	case BLG:
+		return "Binary (Windows BLG)"
 	}
 	return fmt.Sprintf("LogFileFormat(%d)", int(f))
 }
@@ -63,6 +69,8 @@ func (f LogFileFormat) Extension() string {
 		return ".tsv"
 	case Binary:
 		return ".plog"
+	case BLG:
+		return ".blg"
 	}
 	return ""
 }
@@ -324,12 +332,16 @@ func (s *Set) Validate() error {
 	}
 	switch c.LogFileFormat {
 	case CommaSeparated, TabSeparated, Binary:
+	case BLG:
+		if c.LogAppend {
+			errs = append(errs, errors.New("a Windows BLG (-f blg) cannot be appended to (-a): use -f bin, or -ow"))
+		}
 	case Sql:
 		if c.DataSourceName == "" {
 			errs = append(errs, errors.New("an SQL log needs a data source: -o SQL:DSN!logset"))
 		}
 	default:
-		errs = append(errs, fmt.Errorf("log file format %d is none of csv (0), tsv (1), sql (2), bin (3)", int(c.LogFileFormat)))
+		errs = append(errs, fmt.Errorf("log file format %d is none of csv (0), tsv (1), sql (2), bin (3), blg (4)", int(c.LogFileFormat)))
 	}
 	if c.LogCircular && c.LogFileFormat != Binary {
 		errs = append(errs, fmt.Errorf("a circular log must be binary (-f bincirc), not %s", c.LogFileFormat))

@@ -36,7 +36,7 @@ func TestParseFormatAndVersion(t *testing.T) {
 		ok   bool
 	}{
 		{"bin", 3, false, true}, {"BINCIRC", 3, true, true}, {"csv", 0, false, true}, {"Tsv", 1, false, true}, {"sql", 2, false, true},
-		{"blg", 0, false, false}, {"", 0, false, false},
+		{"blg", 4, false, true}, {"BLGCIRC", 0, false, false}, {"", 0, false, false},
 	} {
 		f, circ, err := ParseFormat(tc.in)
 		if (err == nil) != tc.ok || f != tc.f || circ != tc.circ {

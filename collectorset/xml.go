@@ -502,8 +502,8 @@ func (p *parser) collectorLeaf(name, v string) error {
 		if err != nil {
 			return err
 		}
-		if n > uint32(Binary) {
-			return fmt.Errorf("log file format %d: want 0 (CSV), 1 (TSV), 2 (SQL) or 3 (binary)", n)
+		if n > uint32(BLG) {
+			return fmt.Errorf("log file format %d: want 0 (CSV), 1 (TSV), 2 (SQL), 3 (binary) or 4 (Windows BLG)", n)
 		}
 		c.LogFileFormat = LogFileFormat(n)
 	case "Counter":

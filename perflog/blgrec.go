@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/perfcounters/perfcounters/calc"
@@ -59,16 +60,30 @@ func createBLG(name string, opts CreateOptions) (Recorder, error) {
 	case opts.Binary.Mode != binlog.Linear || opts.Binary.Rollover.Enabled():
 		return nil, fmt.Errorf("%s: a Windows BLG is written linear only (not %s, nor in a rollover series): use -f bin for circular, appended and rolled-over logs", name, opts.Binary.Mode)
 	}
-	flag := os.O_RDWR | os.O_CREATE | os.O_EXCL
-	if opts.Overwrite {
-		flag = os.O_RDWR | os.O_CREATE | os.O_TRUNC
+	// As binary logs: never through a symbolic link, one writer at a
+	// time (a lock), truncated only once locked.
+	flag := os.O_RDWR | os.O_CREATE | syscall.O_NOFOLLOW
+	if !opts.Overwrite {
+		flag |= os.O_EXCL
 	}
-	f, err := os.OpenFile(name, flag, 0o644)
-	if errors.Is(err, fs.ErrExist) {
+	f, err := os.OpenFile(name, flag, 0o600)
+	switch {
+	case errors.Is(err, fs.ErrExist):
 		return nil, fmt.Errorf("%s exists: use -y to overwrite it (%w)", name, fs.ErrExist)
-	}
-	if err != nil {
+	case errors.Is(err, syscall.ELOOP):
+		return nil, fmt.Errorf("%s is a symbolic link: logs are not written through links", name)
+	case err != nil:
 		return nil, err
+	}
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("%s: another writer has the log open (%v)", name, err)
+		}
+		if err := f.Truncate(0); err != nil {
+			f.Close()
+			return nil, err
+		}
 	}
 	return &blgRecorder{f: f, name: name, opts: opts}, nil
 }

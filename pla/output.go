@@ -13,6 +13,7 @@ import (
 
 	"github.com/perfcounters/perfcounters/collectorset"
 	"github.com/perfcounters/perfcounters/pdh"
+	"github.com/perfcounters/perfcounters/perflog"
 	"github.com/perfcounters/perfcounters/perflog/binlog"
 	"github.com/perfcounters/perfcounters/perflog/pdhcsv"
 	"github.com/perfcounters/perfcounters/perflog/sqllog"
@@ -89,6 +90,9 @@ func openOutput(ctx context.Context, s *collectorset.Set, src pdh.Source, cfg ou
 		if err := cfg.retain.pass(true, keep...); err != nil {
 			return nil, err
 		}
+	}
+	if c.LogFileFormat == collectorset.BLG {
+		return openBLG(ctx, s, src, cfg)
 	}
 	if c.LogFileFormat == collectorset.Binary {
 		out, err := openBinary(s, src, cfg)
@@ -249,6 +253,31 @@ func (o *binOutput) gap(t time.Time, reason string) error {
 
 func (o *binOutput) close() error     { return o.w.Close() }
 func (o *binOutput) location() string { return o.w.Path() }
+
+// openBLG opens a Windows BLG (-f blg): linear, written anew each run
+// (Windows' BLG is never appended to: after a crash the file the dead
+// collector wrote is kept and the new run needs -ow or a -v name).
+func openBLG(ctx context.Context, s *collectorset.Set, src pdh.Source, cfg outputConfig) (output, error) {
+	c := &s.Collector
+	path := s.OutputLocation(cfg.now)
+	if exists(path) && !c.LogOverwrite {
+		return nil, fmt.Errorf("%s: %w", path, ErrFileExists)
+	}
+	rec, err := perflog.Create(ctx, path, perflog.BLG, perflog.CreateOptions{Overwrite: true,
+		Counters: append([]string(nil), c.Counters...), Location: time.Local, Titles: src.Titles()})
+	if err != nil {
+		return nil, err
+	}
+	return &blgOutput{rec: rec}, nil
+}
+
+// blgOutput writes a Windows BLG (perflog's BLG recorder).
+type blgOutput struct{ rec perflog.Recorder }
+
+func (o *blgOutput) write(ctx context.Context, q *pdh.Query) error { return o.rec.WriteQuery(ctx, q) }
+func (o *blgOutput) gap(time.Time, string) error                   { return nil } // a BLG has no gap mark (FORMAT.md section 8)
+func (o *blgOutput) close() error                                  { return o.rec.Close() }
+func (o *blgOutput) location() string                              { return o.rec.Name() }
 
 type sqlOutput struct {
 	w     *sqllog.Writer

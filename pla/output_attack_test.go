@@ -30,6 +30,9 @@ func TestOutputRefusesLinks(t *testing.T) {
 		{"binary log is a link", collectorset.Binary, false, func(root, target string) error {
 			return os.Symlink(target, filepath.Join(root, "s.plog"))
 		}, "symbolic link"},
+		{"Windows BLG is a link", collectorset.BLG, false, func(root, target string) error {
+			return os.Symlink(target, filepath.Join(root, "s.blg"))
+		}, "symbolic link"},
 		{"csv log is a link, -a", collectorset.CommaSeparated, true, func(root, target string) error {
 			return os.Symlink(target, filepath.Join(root, "s.csv"))
 		}, "symbolic link"},

@@ -7,6 +7,7 @@ package pla
 import (
 	"bytes"
 	"cmp"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -299,6 +300,14 @@ func startsAsLog(head []byte, f collectorset.LogFileFormat) bool {
 	switch f {
 	case collectorset.Binary:
 		return binlog.IsLogHead(head)
+	case collectorset.BLG:
+		// An event-trace buffer starts with its size: 4 KiB to 16 MiB,
+		// a multiple of 8 (perflog/blg/FORMAT.md section 1).
+		if len(head) < 4 {
+			return false
+		}
+		bs := binary.LittleEndian.Uint32(head)
+		return bs >= 4<<10 && bs <= 16<<20 && bs%8 == 0
 	case collectorset.CommaSeparated, collectorset.TabSeparated:
 		head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
 		head = bytes.TrimPrefix(head, []byte(`"`))

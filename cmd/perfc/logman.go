@@ -204,7 +204,7 @@ func logmanFlags(c *command, e *env) *logmanCall {
 	boolean("onchange", "Alerts (perfc's own): act when an alert fires and when it clears, not at every sample past the threshold (Windows'). --onchange: every sample.")
 	str("arl", "Alerts (perfc's own): run each action at most once per `[[hh:]mm:]ss`. --arl: no limit.")
 	str("si", "Sample interval `[[hh:]mm:]ss` of the counter collector. Default is 15 seconds.")
-	str("f", "Log format `bin|bincirc|csv|tsv|sql`; bincirc is a circular binary log and needs -max. Default is bin.")
+	str("f", "Log format `bin|bincirc|blg|csv|tsv|sql`; bin is perfc's binary log (.plog: smaller, crash-safe), bincirc a circular one (needs -max), blg Windows' binary log (.blg, for Windows' tools; linear only). Default is bin.")
 	str("o", "Output log file `path`, or SQL:DSN!logset for -f sql. Default is $PERFC_LOG_DIR/NAME when set, else /var/log/perfc/NAME for root, ~/.local/share/perfc/logs/NAME otherwise.")
 	str("max", "Maximum log file `size` in MB, or number of records for SQL logs. --max: no limit.")
 	str("cnf", "Create a new file when the time `[[hh:]mm:]ss` has elapsed, or without a time when -max is reached. --cnf: never.")
