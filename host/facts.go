@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/perfcounters/perfcounters/system"
 )
@@ -28,6 +29,9 @@ type Facts struct {
 	Kernel, Version, Major, Minor, Build, Revision string
 	// MemoryTotal is MemTotal of /proc/meminfo in bytes.
 	MemoryTotal uint64
+	// Timezone is the local time zone's abbreviation when the facts were
+	// read ("UTC", "CET"; Go's time.Local, from TZ or /etc/localtime).
+	Timezone string
 }
 
 // maxFactFile bounds the bytes read of one file the facts come from.
@@ -42,7 +46,9 @@ func ReadFacts() Facts {
 	if osr == nil {
 		osr = readSmall("/usr/lib/os-release")
 	}
-	return factsOf(name, osr, readSmall("/proc/sys/kernel/osrelease"), readSmall("/proc/meminfo"))
+	f := factsOf(name, osr, readSmall("/proc/sys/kernel/osrelease"), readSmall("/proc/meminfo"))
+	f.Timezone, _ = time.Now().Zone()
+	return f
 }
 
 // readSmall reads at most maxFactFile bytes of a file; nil when it

@@ -28,7 +28,7 @@ func withWindowsExporterFacts(mo *prom.Options) {
 // promHostFacts is host.Facts as the export names them.
 func promHostFacts(f host.Facts) prom.HostFacts {
 	return prom.HostFacts{Hostname: f.Hostname, Domain: f.Domain, FQDN: f.FQDN, Product: f.Product,
-		Version: f.Version, Major: f.Major, Minor: f.Minor, Build: f.Build, Revision: f.Revision, MemoryTotal: f.MemoryTotal}
+		Version: f.Version, Major: f.Major, Minor: f.Minor, Build: f.Build, Revision: f.Revision, MemoryTotal: f.MemoryTotal, Timezone: f.Timezone}
 }
 
 // promServices lists the host's systemd service units as Windows

@@ -152,7 +152,7 @@ func substitute(s string, vals map[string]string) string {
 func liveHostFacts(context.Context) HostFacts {
 	f := host.ReadFacts()
 	return HostFacts{Hostname: f.Hostname, Domain: f.Domain, FQDN: f.FQDN, Product: f.Product,
-		Version: f.Version, Major: f.Major, Minor: f.Minor, Build: f.Build, Revision: f.Revision, MemoryTotal: f.MemoryTotal}
+		Version: f.Version, Major: f.Major, Minor: f.Minor, Build: f.Build, Revision: f.Revision, MemoryTotal: f.MemoryTotal, Timezone: f.Timezone}
 }
 
 func liveServices(ctx context.Context) ([]Service, error) {

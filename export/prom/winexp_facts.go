@@ -34,6 +34,9 @@ type HostFacts struct {
 	// MemoryTotal is the physical memory the kernel manages, in bytes
 	// (MemTotal of /proc/meminfo); 0 is unknown.
 	MemoryTotal uint64
+	// Timezone is the local time zone's abbreviation now ("UTC",
+	// "CET"), as windows_exporter's timezone label has it.
+	Timezone string
 }
 
 // Service is one service of the host (Options.Services), in Windows'
@@ -91,6 +94,10 @@ var wxFacts = []wxFact{
 	{"cs_physical_memory_bytes", "ComputerSystem.TotalPhysicalMemory", wxOld, false},
 	{"os_visible_memory_bytes", "OperatingSystem.TotalVisibleMemorySize", wxOld, false},
 	{"memory_physical_total_bytes", "The amount of actual physical memory, in bytes.", wxNew, false},
+	{"os_time", "OperatingSystem.LocalDateTime", wxOld, false},
+	{"os_timezone", "OperatingSystem.LocalDateTime", wxOld, false},
+	{"time_current_timestamp_seconds", "Current time as reported by the operating system, in Unix time.", wxNew, false},
+	{"time_timezone", "Current timezone as reported by the operating system.", wxNew, false},
 	{"service_info", "A metric with a constant '1' value labeled with service information", wxBoth, true},
 	{"service_state", "The state of the service (State)", wxBoth, true},
 	{"service_start_mode", "The start mode of the service (StartMode)", wxBoth, true},
@@ -157,6 +164,19 @@ func (col *Collector) writeWinFacts(ctx context.Context, w []byte, f Format) []b
 			w = append(w, ' ')
 			w = strconv.AppendUint(w, hf.MemoryTotal, 10)
 			w = append(w, '\n')
+			n++
+		case "os_time", "time_current_timestamp_seconds":
+			// the time of the scrape, in whole seconds as windows_exporter writes it
+			w = append(w, name...)
+			w = append(w, ' ')
+			w = strconv.AppendInt(w, time.Now().Unix(), 10)
+			w = append(w, '\n')
+			n++
+		case "os_timezone", "time_timezone":
+			if hf.Timezone == "" {
+				break
+			}
+			w = appendInfo(w, name, "timezone", hf.Timezone)
 			n++
 		case "service_info":
 			for _, s := range svcs {
