@@ -87,7 +87,8 @@ func (z Zone) tzi() wintz.TZI {
 // the zone's rule as rule states it (the POSIX TZ rule a log's reader
 // gave, Input.Rule; "" derives it from loc for at's year, wintz.Rule),
 // with Windows' names of the zone where loc is one Windows knows (an
-// IANA zone, a zone read from a BLG) and the rule's own names otherwise.
+// IANA zone) and the rule agrees with loc's offset, and the rule's own
+// names otherwise (a zone read from a BLG carries Windows' names).
 // A zone no recurring rule describes is recorded as standard time with
 // the offset in force at at.
 func ZoneOf(loc *time.Location, rule string, at time.Time) Zone {
@@ -103,7 +104,12 @@ func ZoneOf(loc *time.Location, rule string, at time.Time) Zone {
 		_, off := at.In(loc).Zone()
 		z = Zone{Bias: int32(-off / 60), StandardName: wz.Name, DaylightName: wz.Name}
 	}
-	if key, ok := wintz.WindowsKey(wintz.IANAName(loc)); ok {
+
+	// Windows' names of loc, where it has them and the rule is loc's
+	// (a stated rule may be another zone's: a log's, relogged here).
+	_, off := at.In(loc).Zone()
+	bias := int32(-off / 60)
+	if key, ok := wintz.WindowsKey(wintz.IANAName(loc)); ok && (bias == z.Bias || bias == z.Bias+z.DaylightBias) {
 		z.StandardName, z.DaylightName = wintz.WindowsNames(key)
 	}
 	return z

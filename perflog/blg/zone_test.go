@@ -87,3 +87,41 @@ func TestLocalTimeCache(t *testing.T) {
 		}
 	}
 }
+
+// TestZoneOf: the zone a writer records, from a location and the rule
+// its input stated: the TIME_ZONE_INFORMATION fields Windows has for the
+// zone (biases in minutes west, "Day-th DayOfWeek of Month" dates), read
+// back to the same rule.
+func TestZoneOf(t *testing.T) {
+	la, err := time.LoadLocation("America/Los_Angeles")
+	if err != nil {
+		t.Skip(err)
+	}
+	at := time.Date(2026, 12, 8, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name string
+		loc  *time.Location
+		rule string
+		want Zone
+	}{
+		{"Los Angeles, derived", la, "", Zone{Bias: 480, StandardName: "Pacific Standard Time", DaylightName: "Pacific Daylight Time",
+			DaylightBias: -60, DaylightDate: perfdata.SystemTime{Month: 3, Day: 2, DayOfWeek: 0, Hour: 2}, StandardDate: perfdata.SystemTime{Month: 11, Day: 1, DayOfWeek: 0, Hour: 2}}},
+		{"a stated rule", time.UTC, "<Eastern Standard Time>5:00<Eastern Daylight Time>4:00,M3.2.0/2:00:00,M11.1.0/2:00:00",
+			Zone{Bias: 300, StandardName: "Eastern Standard Time", DaylightName: "Eastern Daylight Time", DaylightBias: -60,
+				DaylightDate: perfdata.SystemTime{Month: 3, Day: 2, Hour: 2}, StandardDate: perfdata.SystemTime{Month: 11, Day: 1, Hour: 2}}},
+		{"fixed, east of UTC", time.FixedZone("IST", 5*3600+1800), "", Zone{Bias: -330, StandardName: "IST", DaylightName: "IST"}},
+		{"a rule not understood", time.FixedZone("X", 3600), "garbage", Zone{Bias: -60, StandardName: "X", DaylightName: "X"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := ZoneOf(tc.loc, tc.rule, at)
+			if got != tc.want {
+				t.Errorf("ZoneOf = %+v\nwant     %+v", got, tc.want)
+			}
+			var b [tziSize]byte
+			putTZI(b[:], got)
+			if back := parseTZI(b[:]); back != got {
+				t.Errorf("written and read back: %+v", back)
+			}
+		})
+	}
+}
