@@ -192,6 +192,13 @@ var wxMetrics = []wxMetric{
 	{"logical_disk_free_bytes", false, "logicaldisk", "Unused space of the disk in bytes", []wxSource{scaled("% free space", wxScaled, 1<<20)}},
 	{"logical_disk_size_bytes", false, "logicaldisk", "Total size of the disk in bytes", []wxSource{scaled("% free space", wxBaseScaled, 1<<20)}},
 	{"logical_disk_idle_seconds_total", true, "logicaldisk", "Seconds the disk was idle (not servicing read/write requests)", []wxSource{src("% idle time", wxSeconds)}},
+	// later logical_disk (0.2x and since): the queue integrals and the
+	// latency sums, raw values in seconds as windows_exporter writes them
+	{"logical_disk_avg_read_requests_queued", false, "logicaldisk", "Average number of read requests that were queued for the selected disk during the sample interval (LogicalDisk.AvgDiskReadQueueLength)", []wxSource{src("avg. disk read queue length", wxSeconds)}},
+	{"logical_disk_avg_write_requests_queued", false, "logicaldisk", "Average number of write requests that were queued for the selected disk during the sample interval (LogicalDisk.AvgDiskWriteQueueLength)", []wxSource{src("avg. disk write queue length", wxSeconds)}},
+	{"logical_disk_read_latency_seconds_total", true, "logicaldisk", "Shows the average time, in seconds, of a read operation from the disk (LogicalDisk.AvgDiskSecPerRead)", []wxSource{src("avg. disk sec/read", wxSeconds)}},
+	{"logical_disk_write_latency_seconds_total", true, "logicaldisk", "Shows the average time, in seconds, of a write operation to the disk (LogicalDisk.AvgDiskSecPerWrite)", []wxSource{src("avg. disk sec/write", wxSeconds)}},
+	{"logical_disk_read_write_latency_seconds_total", true, "logicaldisk", "Shows the time, in seconds, of the average disk transfer (LogicalDisk.AvgDiskSecPerTransfer)", []wxSource{src("avg. disk sec/transfer", wxSeconds)}},
 	// physical_disk (label disk)
 	{"physical_disk_requests_queued", false, "physicaldisk", "Number of requests outstanding on the disk at the time the performance data is collected", []wxSource{src("current disk queue length", wxRaw)}},
 	{"physical_disk_read_bytes_total", true, "physicaldisk", "Rate at which bytes are transferred from the disk during read operations", []wxSource{src("disk read bytes/sec", wxRaw)}},
@@ -201,6 +208,9 @@ var wxMetrics = []wxMetric{
 	{"physical_disk_read_seconds_total", true, "physicaldisk", "Seconds the disk was busy servicing read requests", []wxSource{src("% disk read time", wxSeconds)}},
 	{"physical_disk_write_seconds_total", true, "physicaldisk", "Seconds the disk was busy servicing write requests", []wxSource{src("% disk write time", wxSeconds)}},
 	{"physical_disk_idle_seconds_total", true, "physicaldisk", "Seconds the disk was idle (not servicing read/write requests)", []wxSource{src("% idle time", wxSeconds)}},
+	{"physical_disk_read_latency_seconds_total", true, "physicaldisk", "Shows the average time, in seconds, of a read operation from the disk (PhysicalDisk.AvgDiskSecPerRead)", []wxSource{src("avg. disk sec/read", wxSeconds)}},
+	{"physical_disk_write_latency_seconds_total", true, "physicaldisk", "Shows the average time, in seconds, of a write operation to the disk (PhysicalDisk.AvgDiskSecPerWrite)", []wxSource{src("avg. disk sec/write", wxSeconds)}},
+	{"physical_disk_read_write_latency_seconds_total", true, "physicaldisk", "Shows the time, in seconds, of the average disk transfer (PhysicalDisk.AvgDiskSecPerTransfer)", []wxSource{src("avg. disk sec/transfer", wxSeconds)}},
 	// net (label nic)
 	{"net_bytes_received_total", true, "network interface", "Total bytes received by interface", []wxSource{src("bytes received/sec", wxRaw)}},
 	{"net_bytes_sent_total", true, "network interface", "Total bytes transmitted by interface", []wxSource{src("bytes sent/sec", wxRaw)}},
