@@ -349,7 +349,8 @@ func ParseUnitFiles(b []byte) []UnitFile {
 }
 
 // MergeUnitFiles adds to the loaded units the unit files not among them
-// (inactive, their file state given), fills a loaded unit's empty file
+// (inactive, their file state given; aliases, another name of a unit,
+// left out), fills a loaded unit's empty file
 // state from its file, and sorts the whole by name; at most
 // maxServiceUnits are kept.
 func MergeUnitFiles(units []ServiceUnit, files []UnitFile) []ServiceUnit {
@@ -363,6 +364,9 @@ func MergeUnitFiles(units []ServiceUnit, files []UnitFile) []ServiceUnit {
 				units[i].FileState = f.State
 			}
 			continue
+		}
+		if f.State == "alias" {
+			continue // another name of a unit listed under its own
 		}
 		if len(units) >= maxServiceUnits {
 			break
