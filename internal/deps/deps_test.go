@@ -74,6 +74,7 @@ var table = map[string]rule{
 	"perflog/blg":    {2, []string{"counterpath", "countertype", "wintz", "utf16le", "pdh", "perfdata", "perflog/rawlog", "titles"}},
 	"perflog/sqllog": {2, []string{"calc", "collectorset", "countertype", "pdh", "perflog/rawlog", "titles", "wintz"}},
 	"remote":         {2, []string{"internal/termtext", "pdh", "perfdata", "titles"}}, // the client of perfc serve's API, its wire types and the hosts file; see remote/API.md
+	"sysperf":        {2, []string{"calc", "counterpath", "pdh"}}, // the System Performance report (perfmon /report): its counters, rules and page
 	// L3: the local machine assembled.
 	"perflog": {3, []string{"pdh", "perflog/binlog", "perflog/blg", "perflog/pdhcsv", "perflog/sqllog", "titles", "utf16le", "wintz"}},
 	"host":    {3, []string{"collect", "counterset", "engine", "shm", "pdh", "perfdata", "procscan", "state", "system", "titles"}},
@@ -106,7 +107,7 @@ var table = map[string]rule{
 	"internal/logview": {4, []string{"calc", "counterpath", "pdh", "perfdata", "perflog", "remote", "titles", "utf16le", "wintz"}},
 	// L5: the binary.
 	"cmd/perfc": {5, []string{"host", "internal/termtext", "internal/tool/ctrpp", "internal/tool/dump", "internal/tool/lodctr", "internal/tool/logman", "internal/tool/query", "utf16le",
-		"internal/tool/relog", "internal/tool/typeperf", "internal/server", "internal/webui", "internal/logview", "remote", "remote/apiserver", "export/otlp", "export/prom", "calc", "collectorset", "counterpath", "engine", "manifest", "pdh", "perfdata", "perflog", "pla", "shm", "state", "titles", "internal/version"}},
+		"internal/tool/relog", "internal/tool/typeperf", "internal/server", "internal/webui", "internal/logview", "remote", "remote/apiserver", "export/otlp", "export/prom", "calc", "collectorset", "counterpath", "engine", "manifest", "pdh", "perfdata", "perflog", "pla", "shm", "state", "sysperf", "titles", "internal/version"}},
 }
 
 // testSupport lists the packages that exist for tests, with exactly the
