@@ -21,8 +21,11 @@ const childEnv = "SYSPERF_TEST_CHILD"
 func TestMain(m *testing.M) {
 	switch os.Getenv(childEnv) {
 	case "spin":
-		for {
+		x := uint64(1)
+		for x != 0 { // a processor spinner: never ends
+			x = x*6364136223846793005 + 1442695040888963407
 		}
+		os.Exit(int(x))
 	case "hog":
 		// 1 GiB, every page touched: private memory
 		b := make([]byte, 1<<30)
