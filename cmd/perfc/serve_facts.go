@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/perfcounters/perfcounters/export/prom"
@@ -20,7 +21,11 @@ func withWindowsExporterFacts(mo *prom.Options) {
 		return
 	}
 	mo.Host = func(context.Context) prom.HostFacts { return promHostFacts(host.ReadFacts()) }
-	if host.HasServices() {
+	// Listing the services runs systemctl (and makes systemd answer over
+	// D-Bus) at each scrape, several times a scrape's own cost: only when
+	// the options name the Service object, as node_exporter's systemd
+	// collector is off unless asked for.
+	if host.HasServices() && slices.ContainsFunc(mo.Objects, func(o string) bool { return strings.EqualFold(o, "Service") }) {
 		mo.Services = promServices
 	}
 }
