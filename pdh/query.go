@@ -988,6 +988,43 @@ func (c *Counter) IdentityRaw() []RawItem {
 	return out
 }
 
+// AppendIdentityRaw is IdentityRaw as AppendRaw gives Raw: the raw
+// values of the identifying counters appended to vals, instance by
+// instance, the instances' array names to names, and the counters'
+// names (ID Process, then Elapsed Time where the object has it); nothing
+// for an object whose instances are identified by name.
+func (c *Counter) AppendIdentityRaw(vals []calc.Raw, names []string) ([]calc.Raw, []string, []string) {
+	s := c.obj
+	if s == nil || c.status() != calc.ValidData || c.q.namesOnly || s.idPos < 0 {
+		return vals, names, nil
+	}
+	var pos [2]int
+	cols := pos[:1]
+	pos[0] = s.idPos
+	if s.stPos >= 0 {
+		pos[1] = s.stPos
+		cols = pos[:2]
+	}
+	for _, p := range c.rowPos {
+		in := &s.cur[p]
+		for _, at := range cols {
+			def := s.defs[at]
+			t, f := calc.TimeBase(def.Type, s.clocks)
+			raw := calc.Raw{FirstValue: in.blk.Value(def), Time: t, Freq: f}
+			if s.missing != nil && s.isMissing(int(p), def.NameIndex) {
+				raw.Status = calc.NoData
+			}
+			vals = append(vals, raw)
+		}
+		names = append(names, in.display)
+	}
+	counters := []string{s.names[pos[0]]}
+	if len(cols) == 2 {
+		counters = append(counters, s.names[pos[1]])
+	}
+	return vals, names, counters
+}
+
 // Statistics summarises the raw samples collected since the counter was
 // added (PdhComputeCounterStatistics, see calc.Statistics): at most the
 // query's history length (DefaultHistory unless SetHistory), the oldest

@@ -25,19 +25,19 @@ import (
 // sample each entry's raw values (PDH_RAW_COUNTER), as Windows' typeperf
 // and relog record listed counters.
 type blgRecorder struct {
-	f     *os.File
-	name  string
-	opts  CreateOptions
-	w     *blg.Writer
-	cols  []blgColumn // by list entry
-	ents  []blg.Entry
-	raws  [][]pdh.RawItem // by query counter, the sample's
-	ids   [][]pdh.RawItem // by query counter, the sample's identifying values (where listed)
-	got   []bool          // by query counter: read (AppendRaw) this sample
-	read  []rawRead       // by query counter, where its values of the sample are
-	vals  []calc.Raw
-	names []string
-	items []blg.Item
+	f      *os.File
+	name   string
+	opts   CreateOptions
+	w      *blg.Writer
+	cols   []blgColumn // by list entry
+	ents   []blg.Entry
+	got    []bool    // by query counter: read (AppendRaw) this sample
+	read   []rawRead // by query counter, where its values of the sample are
+	idGot  []bool    // the same for the identifying values (AppendIdentityRaw)
+	idRead []rawRead
+	vals   []calc.Raw
+	names  []string
+	items  []blg.Item
 }
 
 // blgColumn is one entry of the list: a counter of the query and, for a
@@ -190,10 +190,9 @@ func (r *blgRecorder) start(q *pdh.Query) error {
 	}
 	r.w = w
 	r.ents = make([]blg.Entry, len(list))
-	r.raws = make([][]pdh.RawItem, len(q.Counters()))
-	r.ids = make([][]pdh.RawItem, len(q.Counters()))
-	r.got = make([]bool, len(q.Counters()))
-	r.read = make([]rawRead, len(q.Counters()))
+	n := len(q.Counters())
+	r.got, r.read = make([]bool, n), make([]rawRead, n)
+	r.idGot, r.idRead = make([]bool, n), make([]rawRead, n)
 	for i := range r.cols {
 		r.cols[i].timed = secondIsTime(list[i].Type)
 	}
@@ -224,36 +223,38 @@ func (r *blgRecorder) WriteQuery(_ context.Context, q *pdh.Query) error {
 		}
 	}
 	counters := q.Counters()
-	for i := range r.raws {
-		r.raws[i], r.ids[i] = nil, nil
-		r.got[i] = false
-	}
+	clear(r.got)
+	clear(r.idGot)
 	vals, names := r.vals[:0], r.names[:0]
 	for _, col := range r.cols {
 		if col.k >= len(counters) {
 			continue
 		}
-		if col.identity && r.ids[col.k] == nil {
-			r.ids[col.k] = counters[col.k].IdentityRaw()
-		} else if !col.identity && !r.got[col.k] {
-			r.got[col.k] = true
-			g := &r.read[col.k]
-			g.vals, g.names = len(vals), len(names)
-			vals, names, g.cols = counters[col.k].AppendRaw(vals, names)
-			g.nvals, g.nnames = len(vals)-g.vals, len(names)-g.names
+		read, got := &r.read[col.k], &r.got[col.k]
+		if col.identity {
+			read, got = &r.idRead[col.k], &r.idGot[col.k]
 		}
+		if *got {
+			continue
+		}
+		*got = true
+		read.vals, read.names = len(vals), len(names)
+		if col.identity {
+			vals, names, read.cols = counters[col.k].AppendIdentityRaw(vals, names)
+		} else {
+			vals, names, read.cols = counters[col.k].AppendRaw(vals, names)
+		}
+		read.nvals, read.nnames = len(vals)-read.vals, len(names)-read.names
 	}
 	r.vals, r.names = vals, names
 	items := r.items[:0]
 	for k, col := range r.cols {
 		start := len(items)
+		g := &r.read[col.k]
 		if col.identity {
-			for _, it := range r.ids[col.k] {
-				if it.Path.Counter == col.name && it.Raw.Status.OK() {
-					items = append(items, blg.Item{Instance: it.Instance, Value: rawValue(it.Type, it.Raw)})
-				}
-			}
-		} else if g := &r.read[col.k]; g.nnames > 0 && len(g.cols) > 0 {
+			g = &r.idRead[col.k]
+		}
+		if g.nnames > 0 && len(g.cols) > 0 {
 			ci := 0
 			if col.name != "" {
 				ci = slices.Index(g.cols, col.name)
@@ -289,10 +290,6 @@ func (r *blgRecorder) WriteQuery(_ context.Context, q *pdh.Query) error {
 // type with one (the time of PERF_COUNTER_MULTI_BASE types, whose base is
 // the multi count), else the time stamp of the type's time base, what
 // the BLG reader rebuilds the clocks from (FORMAT.md §2).
-func rawValue(t countertype.Type, r calc.Raw) rawlog.Value {
-	return rawValueOf(secondIsTime(t), r)
-}
-
 // secondIsTime reports the types whose SecondValue is the time stamp
 // (rawValue).
 func secondIsTime(t countertype.Type) bool {
