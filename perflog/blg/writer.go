@@ -40,7 +40,11 @@ type Writer struct {
 	rec    []byte // scratch: the record being encoded
 	names  []byte // scratch: a raw list's names
 	count  int    // samples written
-	err    error  // a failed write: the log is unusable
+	// size is the file's size as written; padLater: the buffer being
+	// filled was extended, its padding not yet written (pad).
+	size     int64
+	padLater bool
+	err      error // a failed write: the log is unusable
 }
 
 // Defaults of a written log's header, taken from the Windows 10 log of
@@ -150,7 +154,7 @@ func NewWriter(w io.WriterAt, h Header) (*Writer, error) {
 	if err := wr.writeHeader(); err != nil {
 		return nil, err
 	}
-	wr.index = 1
+	wr.index, wr.size = 1, int64(h.BufferSize)
 	return wr, nil
 }
 
@@ -384,10 +388,29 @@ func (w *Writer) endBuffer() error {
 	if err := w.flush(); err != nil {
 		return err
 	}
+	if err := w.pad(); err != nil {
+		return err
+	}
 	w.index++
 	w.used, w.flushd = 0, 0
 	return nil
 }
+
+// pad writes the padding of the buffer being filled when its first
+// flush left it to the file's zeros (flush).
+func (w *Writer) pad() error {
+	if !w.padLater {
+		return w.err
+	}
+	w.padLater = false
+	for i := w.used; i < len(w.buf); i++ {
+		w.buf[i] = padByte
+	}
+	return w.writeAt(w.buf[w.used:], w.index*int64(w.hdr.BufferSize)+int64(w.used))
+}
+
+// truncater is a file that can be extended (os.File).
+type truncater interface{ Truncate(size int64) error }
 
 // flush writes what the buffer being filled holds: whole the first time
 // (its padding included, so the file ends on a buffer boundary), then
@@ -398,6 +421,22 @@ func (w *Writer) flush() error {
 	}
 	w.bufferHeader(w.buf, w.used, w.index)
 	off := w.index * int64(w.hdr.BufferSize)
+	end := off + int64(w.hdr.BufferSize)
+	if w.flushd == 0 && w.used < len(w.buf) && end > w.size {
+		// The first flush of a buffer that is not full: the file is
+		// extended to the buffer's end (zeros, which end a buffer's
+		// records as padding does) and the records written; the
+		// padding follows when the buffer is done (pad), not a
+		// buffer's worth of bytes each time a sample starts one.
+		if t, ok := w.w.(truncater); ok && t.Truncate(end) == nil {
+			w.size, w.padLater = end, true
+			if err := w.writeAt(w.buf[:w.used], off); err != nil {
+				return err
+			}
+			w.flushd = w.used
+			return nil
+		}
+	}
 	if w.flushd == 0 {
 		for i := w.used; i < len(w.buf); i++ {
 			w.buf[i] = padByte
@@ -405,6 +444,7 @@ func (w *Writer) flush() error {
 		if err := w.writeAt(w.buf, off); err != nil {
 			return err
 		}
+		w.size = max(w.size, end)
 	} else {
 		if err := w.writeAt(w.buf[:bufferHeaderSize], off); err != nil {
 			return err
@@ -427,6 +467,9 @@ func (w *Writer) Flush() error { return w.flush() }
 // Header given to NewWriter set one) and the number of buffers. It closes the file Create opened.
 func (w *Writer) Close() error {
 	err := w.flush()
+	if err == nil {
+		err = w.pad()
+	}
 	if err == nil {
 		w.hdr.BuffersWritten = uint32(w.index)
 		if w.used > 0 {
