@@ -54,7 +54,7 @@ type Warning struct {
 // Summary is the report's first lines: the busiest resource and the
 // process that used the most processor time.
 type Summary struct {
-	Busiest     string  // CPU, Memory, Disk or Network
+	Busiest     string  // CPU, Disk or Network (Linux counts no total of memory to take a share of)
 	BusiestPct  float64 // its utilization, percent
 	BusiestOf   *Series
 	TopProcess  string
@@ -415,9 +415,6 @@ func (r *Report) summarize() {
 	var cands []res
 	if s := r.one("Processor", "_Total", "% Processor Time"); s != nil {
 		cands = append(cands, res{"CPU", s.Avg(), s})
-	}
-	if s := r.one("Memory", "", "% Committed Bytes In Use"); s != nil {
-		cands = append(cands, res{"Memory", s.Avg(), s})
 	}
 	var disk *res
 	for _, s := range r.sorted("PhysicalDisk", "% Idle Time") {

@@ -103,7 +103,7 @@ func TestJudge(t *testing.T) {
 	series(r, `\Processor(1)\% Processor Time`, 80, 90, 100, 70)
 	series(r, `\Processor(_Total)\% Processor Time`, 90, 95, 100, 85) // avg 92.5: red
 	series(r, `\System\Processor Queue Length`, 5, 5, 6, 4)           // avg 5, 2.5 a processor: yellow
-	series(r, `\Memory\% Committed Bytes In Use`, 50, 50, 50, 50)     // green
+	series(r, `\Memory\Available MBytes`, 600, 700, 500, 600)         // avg 600: green (yellow below 512)
 	series(r, `\Memory\Pages/sec`, 0, 400, 0, 0)                      // avg 100: not above 100, yellow
 	series(r, `\PhysicalDisk(0 vda)\Avg. Disk sec/Transfer`, 0.06, 0.06, 0.06, 0.06)
 	series(r, `\PhysicalDisk(_Total)\Avg. Disk sec/Transfer`, 0.06, 0.06, 0.06, 0.06) // _Total is not judged
@@ -133,8 +133,8 @@ func TestJudge(t *testing.T) {
 	if !slices.Equal(have, want) {
 		t.Errorf("warnings\n%v\nwant\n%v", have, want)
 	}
-	if !slices.Contains(r.Passed, "memory-committed") || slices.Contains(r.Passed, "io-pressure") {
-		t.Errorf("passed %v: memory-committed was judged green; io-pressure has no counter and was not judged", r.Passed)
+	if !slices.Contains(r.Passed, "memory-available") || slices.Contains(r.Passed, "io-pressure") {
+		t.Errorf("passed %v: memory-available was judged green; io-pressure has no counter and was not judged", r.Passed)
 	}
 	if r.Processors != 2 {
 		t.Errorf("%d processors, want 2", r.Processors)
