@@ -6,11 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf16"
 
+	"github.com/perfcounters/perfcounters/perflog/blg"
 	"github.com/perfcounters/perfcounters/perflog/pdhcsv"
 )
 
@@ -177,5 +179,67 @@ func TestRelogBLG(t *testing.T) {
 	_, stderr, code := runPerfc(t, "relog", filepath.Join(dir, "CorruptBlg.blg"), "-f", "csv", "-o", filepath.Join(t.TempDir(), "y.csv"))
 	if code != 1 || !strings.Contains(stderr, "not a Windows binary performance log") {
 		t.Errorf("CorruptBlg.blg: exit %d, %s", code, stderr)
+	}
+}
+
+// TestRelogToBLG: relog -f blg writes a Windows BLG of a log (Windows'
+// CounterSamples.blg here) from which relog makes the CSV Windows wrote
+// from the original, byte for byte; -f blg refuses -a, and -o NAME
+// without an extension writes NAME.blg.
+func TestRelogToBLG(t *testing.T) {
+	const dir = "../../perflog/blg/testdata"
+	tmp := t.TempDir()
+	stdout, stderr, code := runPerfc(t, "relog", filepath.Join(dir, "CounterSamples.blg"), "-f", "BLG", "-o", filepath.Join(tmp, "copy"))
+	if code != 0 {
+		t.Fatalf("relog -f BLG: exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "copy.blg") {
+		t.Errorf("console report names no copy.blg:\n%s", stdout)
+	}
+	out := filepath.Join(tmp, "x.csv")
+	if _, stderr, code := runPerfc(t, "relog", filepath.Join(tmp, "copy.blg"), "-f", "CSV", "-o", out); code != 0 {
+		t.Fatalf("relog of the copy: exit %d: %s", code, stderr)
+	}
+	got, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(filepath.Join(dir, "CounterSamples.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	crlf := func(b []byte) string { return strings.ReplaceAll(string(b), "\r\n", "\n") }
+	if crlf(got) != crlf(want) {
+		t.Errorf("CSV of the BLG relog wrote differs from Windows' CounterSamples.csv:\n%s", crlf(got))
+	}
+	_, stderr, code = runPerfc(t, "relog", filepath.Join(dir, "CounterSamples.blg"), "-f", "blg", "-a", "-o", filepath.Join(tmp, "more.blg"))
+	if code == 0 || !strings.Contains(stderr, "-a") {
+		t.Errorf("relog -f blg -a: exit %d, %s", code, stderr)
+	}
+}
+
+// TestTypeperfBLG: typeperf -f BLG -o NAME records NAME.blg, a Windows
+// BLG with a sample per -sc that perfc's BLG reader opens; a .blg name
+// with -f BIN still warns that the file is perfc's own format.
+func TestTypeperfBLG(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("live counters")
+	}
+	tmp := t.TempDir()
+	_, stderr, code := runPerfc(t, "typeperf", `\Memory\Available Bytes`, `\Processor(*)\% Processor Time`, "-si", "1", "-sc", "2", "-f", "BLG", "-o", filepath.Join(tmp, "run"))
+	if code != 0 {
+		t.Fatalf("typeperf -f BLG: exit %d: %s", code, stderr)
+	}
+	l, err := blg.Open(filepath.Join(tmp, "run.blg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if l.Len() != 2 || len(l.Counters()) != 2 {
+		t.Errorf("run.blg: %d samples of %q, want 2 of the 2 counters", l.Len(), l.Counters())
+	}
+	_, stderr, code = runPerfc(t, "typeperf", `\Memory\Available Bytes`, "-sc", "1", "-f", "BIN", "-o", filepath.Join(tmp, "own.blg"))
+	if code != 0 || !strings.Contains(stderr, "-f BLG writes Windows' format") {
+		t.Errorf("typeperf -f BIN -o own.blg: exit %d, want the warning: %s", code, stderr)
 	}
 }
