@@ -8,22 +8,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-)
 
-// linuxTool finds a program of Debian's packages the comparisons run:
-// skipped where it is missing, except under CI=true (.ci/run installs
-// sysstat and procps), where that fails.
-func linuxTool(t *testing.T, name, pkg string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is not installed (Debian package %s); CI needs it", name, pkg)
-		}
-		t.Skipf("%s not installed (Debian package %s)", name, pkg)
-	}
-	return p
-}
+	"github.com/perfcounters/perfcounters/internal/proctest"
+)
 
 // TestLiveSharesAgainstSar compares Processor(_Total)'s shares with
 // sar -u ALL over the same interval: perfc's two samples bracket sar's
@@ -34,7 +21,7 @@ func linuxTool(t *testing.T, name, pkg string) string {
 // kernel counts it (LINUX-OBJECTS.md). The brackets are a few ms longer
 // than sar's 3 s: 4 percentage points of slack.
 func TestLiveSharesAgainstSar(t *testing.T) {
-	sar := linuxTool(t, "sar", "sysstat")
+	sar := proctest.Tool(t, "sar", "sysstat")
 	c := liveCollector(t)
 	o := objectByName(t, c, "Processor")
 	s0 := collectObjectSeq(t, c, o, 1)
@@ -111,7 +98,7 @@ func TestLiveSharesAgainstSar(t *testing.T) {
 // Memory Bytes, available Available Bytes. Other programs allocate and
 // free in between: 64 MiB of slack (a unit error is 1024 times off).
 func TestLiveMemoryAgainstFree(t *testing.T) {
-	free := linuxTool(t, "free", "procps")
+	free := proctest.Tool(t, "free", "procps")
 	c := liveCollector(t)
 	s := collectObject(t, c, objectByName(t, c, "Memory"))
 	cmd := exec.Command(free, "-b", "-w")

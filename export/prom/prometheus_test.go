@@ -22,23 +22,9 @@ import (
 	"time"
 
 	"github.com/perfcounters/perfcounters/host"
+	"github.com/perfcounters/perfcounters/internal/proctest"
 	"github.com/perfcounters/perfcounters/pdh"
 )
-
-// needTool returns the path of a program of Debian's prometheus
-// packages, skipping the test without it, except under CI=true, where
-// its absence fails the test.
-func needTool(t *testing.T, name, pkg string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is not installed (Debian package %s); CI needs it", name, pkg)
-		}
-		t.Skipf("%s not installed (Debian package %s)", name, pkg)
-	}
-	return p
-}
 
 // freePort returns a local TCP port that was free a moment ago.
 func freePort(t *testing.T) int {
@@ -208,7 +194,7 @@ func TestPrometheusScrapes(t *testing.T) {
 // context bounded by limit. Its log is shown when the test fails.
 func runPrometheus(t *testing.T, targets map[string]string, limit time.Duration) (string, context.Context) {
 	t.Helper()
-	bin := needTool(t, "prometheus", "prometheus")
+	bin := proctest.Tool(t, "prometheus", "prometheus")
 	dir := t.TempDir()
 	cfg := "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:\n"
 	jobs := slices.Sorted(maps.Keys(targets))

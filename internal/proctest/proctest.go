@@ -1,11 +1,14 @@
-// Package proctest lets tests wait for another process to end without
-// polling or sleeping: the tests of V1 providers check that a provider's
-// whole process group (grandchildren included) is gone. Only test code
-// imports it.
+// Package proctest is what tests need of other processes: waiting for one
+// to end without polling or sleeping (the tests of V1 providers check that
+// a provider's whole process group, grandchildren included, is gone), and
+// finding the programs of Debian's packages a test compares with (Tool).
+// Only test code imports it.
 package proctest
 
 import (
 	"errors"
+	"os"
+	"os/exec"
 	"testing"
 	"time"
 
@@ -35,4 +38,20 @@ func Exited(t testing.TB, pid int, limit time.Duration) bool {
 		}
 		return n > 0
 	}
+}
+
+// Tool returns the path of program name, which Debian's package pkg
+// installs: a test that runs it (promtool, prometheus, sar, free) is
+// skipped where it is missing, except under CI=true, where .ci/run
+// installs it and its absence fails the test.
+func Tool(t testing.TB, name, pkg string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s is not installed (Debian package %s); CI needs it", name, pkg)
+		}
+		t.Skipf("%s not installed (Debian package %s)", name, pkg)
+	}
+	return p
 }
