@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -151,6 +152,96 @@ func TestRemoteSetsAlerts(t *testing.T) {
 		"Task: 4 runs, 1 failed, 0 skipped", "FAILED: exit status 2", "| no route"} {
 		if !strings.Contains(out.String(), w) {
 			t.Errorf("logman query hot lacks %q:\n%s", w, out.String())
+		}
+	}
+}
+
+// TestRemoteSetsEdit: the API's create, update and delete go through
+// logman's, with its checks marked by remote's errors; a system set is
+// the serving user's to see, not to change.
+func TestRemoteSetsEdit(t *testing.T) {
+	base := t.TempDir()
+	sys := newEnv(t, filepath.Join(base, "system"), filepath.Join(base, "system"))
+	mustOK(t, Create(sys.o, Spec{Name: "sysset", Counters: []string{`\Memory\Available Bytes`}, HasCounters: true}))
+	e := newEnv(t, filepath.Join(base, "alice"), filepath.Join(base, "system"))
+	r := RemoteSets{Options: e.o}
+	ctx := context.Background()
+	cs := []string{`\Memory\Available Bytes`}
+	if err := r.Create(ctx, "web", remote.SetDefinition{Counters: &cs, Interval: ptr("5"), Version: ptr("nnnnnn")}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		def  remote.SetDefinition
+		want error
+	}{
+		{remote.SetDefinition{Counters: &cs}, remote.ErrSetExists},
+		{remote.SetDefinition{}, remote.ErrSetInvalid},
+		{remote.SetDefinition{Counters: &cs, Format: ptr("xls")}, remote.ErrSetInvalid},
+		{remote.SetDefinition{Type: "Trace", Counters: &cs}, remote.ErrSetInvalid},
+	} {
+		name := "web"
+		if tc.want != remote.ErrSetExists {
+			name = "new"
+		}
+		if err := r.Create(ctx, name, tc.def); !errors.Is(err, tc.want) {
+			t.Errorf("Create(%+v) = %v, want %v", tc.def, err, tc.want)
+		}
+	}
+	if err := r.Update(ctx, "web", remote.SetDefinition{Version: ptr(""), RunFor: ptr("10:00")}); err != nil {
+		t.Fatal(err)
+	}
+	list, err := r.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var web, sysEntry remote.SetEntry
+	for _, s := range list {
+		switch s.Name {
+		case "web":
+			web = s
+		case "sysset":
+			sysEntry = s
+		}
+	}
+	if d := web.Definition; d == nil || d.Version != nil || *d.RunFor != "00:10:00" || *d.Interval != "5" || web.System {
+		t.Errorf("web after update: %+v %+v", web, web.Definition)
+	}
+	if !sysEntry.System {
+		t.Errorf("the system set not marked: %+v", sysEntry)
+	}
+	// The system sets' directory is root's: here, one the serving user
+	// may not write.
+	if os.Geteuid() != 0 {
+		sysDir := filepath.Join(base, "system")
+		if err := os.Chmod(sysDir, 0o500); err != nil {
+			t.Fatal(err)
+		}
+		defer os.Chmod(sysDir, 0o700)
+		if err := r.Update(ctx, "sysset", remote.SetDefinition{Interval: ptr("5")}); !errors.Is(err, remote.ErrSetDenied) {
+			t.Errorf("update of a system set: %v", err)
+		}
+	}
+	if err := r.Update(ctx, "web", remote.SetDefinition{Thresholds: &cs}); !errors.Is(err, remote.ErrSetInvalid) {
+		t.Errorf("thresholds of a counter set: %v", err)
+	}
+	if err := r.Delete(ctx, "nosuch"); !errors.Is(err, remote.ErrNoSet) {
+		t.Errorf("delete of no set: %v", err)
+	}
+	if err := r.Delete(ctx, "web"); err != nil {
+		t.Errorf("delete: %v", err)
+	}
+}
+
+// TestRunFileName: a set's logs are the names its scheme makes, no other.
+func TestRunFileName(t *testing.T) {
+	s := collectorset.New("web", "/logs")
+	own := runFileName(s)
+	for name, want := range map[string]bool{
+		"web.plog": true, "web_000001.plog": true, "web_12081530.plog": true, "web_12081530_2.plog": true,
+		"web.csv": false, "web_.plog": false, "web_x1.plog": false, "webby.plog": false, "other_000001.plog": false, "web_000001.plog.tmp": false,
+	} {
+		if own(name) != want {
+			t.Errorf("%s: %v, want %v", name, !want, want)
 		}
 	}
 }
