@@ -27,6 +27,21 @@
 // in), live ones in the browser's local time; the title names the
 // computer whose counters are shown (the log's in log mode).
 //
+// The page is Windows' console (assets/sets.js): a node tree on the left
+// (Monitoring Tools > Performance Monitor; Data Collector Sets > User
+// Defined, System; Reports > User Defined and each set) switches the
+// right pane. Data Collector Sets lists the server's sets (GET /v1/sets)
+// with their state, last run and next scheduled start, and starts,
+// stops, deletes, creates (from the graph's counters or from scratch)
+// and changes them through POST /v1/sets, PATCH and DELETE
+// /v1/sets/{name} and POST /v1/sets/{name}/start|stop, each property in
+// the syntax of its logman option (an alert's thresholds too); a caller
+// of the monitor role sees them with those buttons disabled. Reports
+// lists each counter set's logs (GET /v1/sets/{name}/runs); one click
+// downloads one (runs/{file}) and opens it in log mode with the set's
+// counters, and the file a running set writes is reopened every few
+// seconds while shown, so that the graph follows the recording.
+//
 // As Windows' Performance Monitor, the page opens live with
 // \Processor(_Total)\% Processor Time plotted, unless a #settings= link
 // (or a log the server was given) chose what it shows, or the user

@@ -82,7 +82,7 @@ func TestServe(t *testing.T) {
 // works on a machine without internet (the CSP would block one anyway).
 func TestOffline(t *testing.T) {
 	ext := regexp.MustCompile(`(?i)(src|href)\s*=\s*["'](https?:)?//|@import|url\(\s*["']?https?:|fetch\(\s*["']https?:`)
-	for _, name := range []string{"index.html", "app.js", "model.js", "axes.js", "logs.js", "session.js", "style.css"} {
+	for _, name := range []string{"index.html", "app.js", "model.js", "axes.js", "logs.js", "session.js", "sets.js", "style.css"} {
 		b, err := os.ReadFile(filepath.Join("assets", name))
 		if err != nil {
 			t.Fatal(err)

@@ -9,6 +9,7 @@ import {
 import { timeAxis, valueAxis, valueAxisWidth } from './axes.js';
 import { initLogs } from './logs.js';
 import { captureSession, sessionHeaders } from './session.js';
+import { initConsole } from './sets.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -1051,6 +1052,7 @@ async function start() {
   try {
     state.host = await api('/v1/host');
     fillComputers(state.host);
+    sets.start(state.host);
     setStatus('Add counters to begin (Add counters…).');
   } catch (e) {
     setStatus(String(e.message || e), true);
@@ -1129,5 +1131,8 @@ logs = initLogs({
     schedule();
   },
 });
+
+// The console's tree, Data Collector Sets and Reports (sets.js).
+const sets = initConsole({ state, api, setStatus, addPaths, logs, render });
 
 start();
