@@ -175,7 +175,11 @@ func (r RemoteSets) Delete(ctx context.Context, name string) error {
 // SpecOf reads a set's definition as the API gives it (each value in the
 // syntax of its logman option) into the Spec that logman create (create)
 // or update would make of those options; an empty string is the option's
-// doubled-dash form.
+// doubled-dash form. The API carries no option that runs a command (-tn,
+// -rc), starts another set (-rdcs) or reads another computer (-s), and
+// SpecOf refuses an SQL log (-f sql, -o SQL:...): its data source names a
+// database server and holds its credentials, which a remote caller does
+// not choose.
 func SpecOf(name string, def remote.SetDefinition, create bool) (Spec, error) {
 	sp := Spec{Name: name}
 	switch strings.ToLower(def.Type) {
@@ -245,9 +249,15 @@ func SpecOf(name string, def remote.SetDefinition, create bool) (Spec, error) {
 	sp.SampleInterval = seconds("-si", def.Interval, func() { first = invalid("-si: give a sample interval") })
 	if def.Format != nil && *def.Format != "" {
 		sp.Format = def.Format
+		if strings.EqualFold(*def.Format, "sql") {
+			first = invalid("-f sql: an SQL log set's data source is set on the server (perfc logman), not over the API: a data source names a database server and holds its credentials")
+		}
 	}
 	if def.Output != nil && *def.Output != "" {
 		sp.Output = def.Output
+		if _, ok := cutPrefixFold(*def.Output, "SQL:"); ok && first == nil {
+			first = invalid("-o SQL:...: an SQL log set's data source is set on the server (perfc logman), not over the API")
+		}
 	}
 	if v := def.Version; v != nil && first == nil {
 		if *v == "" {
@@ -405,6 +415,18 @@ func (r RemoteSets) OpenRun(ctx context.Context, name, file string) (io.ReadClos
 				fh.Close()
 				return nil, fmt.Errorf("%s: not a regular file", file)
 			}
+			// A file of the set's name that is no log of its format (a
+			// set whose -o named some other file) is not handed out.
+			head := make([]byte, 64)
+			n, _ := io.ReadFull(fh, head)
+			if !textLogHead(head[:n], f.set.Collector.LogFileFormat) {
+				fh.Close()
+				return nil, fmt.Errorf("%w: %s is not a %s log", remote.ErrNoSet, file, collectorset.FormatName(f.set.Collector.LogFileFormat, false))
+			}
+			if _, err := fh.Seek(0, io.SeekStart); err != nil {
+				fh.Close()
+				return nil, err
+			}
 			return fh, nil
 		}
 	}
@@ -440,4 +462,27 @@ func runFileName(s *collectorset.Set) func(string) bool {
 		}
 		return true
 	}
+}
+
+// textLogHead reports whether head can start a log of format f: a PDH
+// text log's first cell, or an event-trace buffer's size (BLG: 4 KiB to
+// 16 MiB, a multiple of 8). perfc's binary logs are taken by their name
+// (.plog is theirs alone).
+func textLogHead(head []byte, f collectorset.LogFileFormat) bool {
+	switch f {
+	case collectorset.CommaSeparated, collectorset.TabSeparated:
+		h := strings.TrimPrefix(string(head), "\xef\xbb\xbf")
+		h = strings.TrimPrefix(h, `"`)
+		if f == collectorset.TabSeparated {
+			return strings.HasPrefix(h, "(PDH-TSV 4.0)")
+		}
+		return strings.HasPrefix(h, "(PDH-CSV 4.0)")
+	case collectorset.BLG:
+		if len(head) < 4 {
+			return false
+		}
+		bs := uint32(head[0]) | uint32(head[1])<<8 | uint32(head[2])<<16 | uint32(head[3])<<24
+		return bs >= 4<<10 && bs <= 16<<20 && bs%8 == 0
+	}
+	return true
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -178,6 +179,8 @@ func TestRemoteSetsEdit(t *testing.T) {
 		{remote.SetDefinition{}, remote.ErrSetInvalid},
 		{remote.SetDefinition{Counters: &cs, Format: ptr("xls")}, remote.ErrSetInvalid},
 		{remote.SetDefinition{Type: "Trace", Counters: &cs}, remote.ErrSetInvalid},
+		{remote.SetDefinition{Counters: &cs, Format: ptr("sql")}, remote.ErrSetInvalid},
+		{remote.SetDefinition{Counters: &cs, Output: ptr("SQL:/tmp/x.db!web")}, remote.ErrSetInvalid},
 	} {
 		name := "web"
 		if tc.want != remote.ErrSetExists {
@@ -223,6 +226,36 @@ func TestRemoteSetsEdit(t *testing.T) {
 	}
 	if err := r.Update(ctx, "web", remote.SetDefinition{Thresholds: &cs}); !errors.Is(err, remote.ErrSetInvalid) {
 		t.Errorf("thresholds of a counter set: %v", err)
+	}
+	// A file of the set's name that is no log of its format is not
+	// handed out.
+	csv := filepath.Join(base, "data.csv")
+	if err := os.WriteFile(csv, []byte("user,password\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Create(ctx, "data", remote.SetDefinition{Counters: &cs, Format: ptr("csv"), Output: ptr(csv)}); err != nil {
+		t.Fatal(err)
+	}
+	if runs, err := r.Runs(ctx, "data"); err != nil || len(runs) != 1 {
+		t.Fatalf("runs of data: %v %v", runs, err)
+	}
+	if f, err := r.OpenRun(ctx, "data", "data.csv"); !errors.Is(err, remote.ErrNoSet) {
+		if f != nil {
+			f.Close()
+		}
+		t.Errorf("a CSV file that is no log handed out: %v", err)
+	}
+	if err := os.WriteFile(csv, []byte("\"(PDH-CSV 4.0)\",\"\\\\h\\Memory\\Available Bytes\"\r\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if f, err := r.OpenRun(ctx, "data", "data.csv"); err != nil {
+		t.Errorf("a CSV log not handed out: %v", err)
+	} else {
+		b, _ := io.ReadAll(f)
+		f.Close()
+		if !strings.HasPrefix(string(b), `"(PDH-CSV 4.0)"`) {
+			t.Errorf("the log handed out from %q", b)
+		}
 	}
 	if err := r.Delete(ctx, "nosuch"); !errors.Is(err, remote.ErrNoSet) {
 		t.Errorf("delete of no set: %v", err)
