@@ -96,7 +96,8 @@ func (s *Series) add(v float64) {
 }
 
 // Collect samples src for opts.Duration (a recorded source to its end)
-// and returns the report of what it saw. The first sample only starts
+// and returns the report of what it saw; when ctx ends first, the report
+// of what it saw until then (Report.Stopped). The first sample only starts
 // the rates; every later one adds a value to each series.
 func Collect(ctx context.Context, src pdh.Source, opts Options) (*Report, error) {
 	if opts.Duration <= 0 {
@@ -165,12 +166,15 @@ func Collect(ctx context.Context, src pdh.Source, opts Options) (*Report, error)
 			}
 		}
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("system performance report: %w", err)
-	}
+	// A caller that stops the collection early (CTRL+C) gets the report
+	// of what was collected until then, as long as it holds an interval.
 	if r.Samples == 0 {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("system performance report: stopped before a second sample: %w", err)
+		}
 		return nil, errors.New("system performance report: fewer than two samples were taken")
 	}
+	r.Stopped = ctx.Err() != nil
 	r.analyze()
 	return r, nil
 }

@@ -148,3 +148,28 @@ func TestLiveBusyHost(t *testing.T) {
 		}
 	}
 }
+
+// TestStoppedEarly: a collection whose context ends before its duration
+// (CTRL+C) gives the report of the intervals it measured, marked
+// stopped; one ended before a second sample gives an error.
+func TestStoppedEarly(t *testing.T) {
+	h, err := host.New(host.Options{ProcRoot: "../system/testdata/host/proc", SysRoot: "../system/testdata/host/sys", SegmentDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 1200*time.Millisecond)
+	defer cancel()
+	r, err := Collect(ctx, h.Source(), Options{Duration: time.Hour, Interval: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Stopped || r.Samples < 1 {
+		t.Errorf("stopped %v after %d intervals", r.Stopped, r.Samples)
+	}
+	done, cancel2 := context.WithCancel(context.Background())
+	cancel2()
+	if _, err := Collect(done, h.Source(), Options{Duration: time.Hour}); err == nil {
+		t.Error("a collection stopped before its second sample made a report")
+	}
+}

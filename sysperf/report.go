@@ -19,6 +19,7 @@ type Report struct {
 	Samples    int      // intervals measured (samples after the first)
 	Processors int      // Processor instances but _Total
 	Missing    []string // counters of Counters the source does not have
+	Stopped    bool     // the collection was stopped before its duration
 
 	Summary  Summary
 	Warnings []Warning // red first, then yellow, in rules order

@@ -343,7 +343,8 @@ func shown(text, out string) bool {
 	case "typeperf":
 		return lines >= 2
 	case "serve", "perfmon":
-		return lines >= 1
+		// perfmon /report ends by itself, after its -duration
+		return lines >= 1 && !strings.Contains(strings.ToLower(text), "report")
 	}
 	return false
 }

@@ -44,7 +44,7 @@ func perfmonCommand() command {
 				{"Show a log recorded by Performance Monitor:", "perfc perfmon SampleLog.blg"},
 				{"On a fixed port, without opening a browser:", "perfc perfmon -addr 127.0.0.1:8080 -noopen"},
 				{"The page of the perfc serve on port 9700:", "perfc perfmon -serve 9700"},
-				{"The System Performance report of the next 5 seconds:", "perfc perfmon /report -duration 5s -o report.html"},
+				{"The System Performance report of the next 3 seconds:", "perfc perfmon /report -duration 3s -o report.html"},
 			},
 		},
 	}
@@ -152,7 +152,7 @@ func runReport(ctx context.Context, e *env, logs []string, d time.Duration, out 
 		}
 		defer h.Close()
 		src = h.Source()
-		fmt.Fprintf(e.stdout, "Collecting for %v...\n", d)
+		fmt.Fprintf(e.stdout, "Collecting for %v (CTRL+C: the report of what was collected until then)...\n", d)
 	}
 	r, err := sysperf.Collect(ctx, src, sysperf.Options{Duration: d, Computer: computer})
 	if err != nil {
