@@ -74,14 +74,14 @@ var table = map[string]rule{
 	"perflog/blg":    {2, []string{"counterpath", "countertype", "wintz", "utf16le", "pdh", "perfdata", "perflog/rawlog", "titles"}},
 	"perflog/sqllog": {2, []string{"calc", "collectorset", "countertype", "pdh", "perflog/rawlog", "titles", "wintz"}},
 	"remote":         {2, []string{"internal/termtext", "pdh", "perfdata", "titles"}}, // the client of perfc serve's API, its wire types and the hosts file; see remote/API.md
-	"sysperf":        {2, []string{"calc", "counterpath", "pdh"}}, // the System Performance report (perfmon /report): its counters, rules and page
+	"sysperf":        {2, []string{"calc", "counterpath", "pdh"}},                     // the System Performance report (perfmon /report): its counters, rules and page
 	// L3: the local machine assembled.
-	"perflog": {3, []string{"pdh", "perflog/binlog", "perflog/blg", "perflog/pdhcsv", "perflog/sqllog", "titles", "utf16le", "wintz"}},
+	"perflog": {3, []string{"calc", "countertype", "pdh", "perflog/binlog", "perflog/blg", "perflog/pdhcsv", "perflog/rawlog", "perflog/sqllog", "titles", "utf16le", "wintz"}},
 	"host":    {3, []string{"collect", "counterset", "engine", "shm", "pdh", "perfdata", "procscan", "state", "system", "titles"}},
 	// pla runs collector sets (Windows' Performance Logs and Alerts):
 	// given a live source by the program, it writes the logs and keeps
 	// the run-state records.
-	"pla": {3, []string{"calc", "collectorset", "counterpath", "pdh", "perflog/binlog", "perflog/pdhcsv", "perflog/sqllog", "state", "titles", "wintz"}},
+	"pla": {3, []string{"calc", "collectorset", "counterpath", "pdh", "perflog", "perflog/binlog", "perflog/pdhcsv", "perflog/sqllog", "state", "titles", "wintz"}},
 	// export/prom: the counters of a source as Prometheus /metrics
 	// (OpenMetrics), mapped by counter type.
 	"export/prom": {3, []string{"calc", "countertype", "export/metricname", "internal/version", "utf16le", "pdh", "perfdata", "titles"}},
@@ -135,6 +135,7 @@ var testUp = map[string][]struct{ pkg, why string }{
 	"remote":         {{"internal/tool/typeperf", "what a served host answers equals local typeperf output"}, {"remote/apiserver", "the client is tested against the real server"}},
 	"host":           {{"internal/tool/typeperf", "typeperf over the assembled host is the end-to-end check of V1 and V2 providers"}},
 	"perflog/blg":    {{"internal/tool/relog", "Windows' BLGs relogged end to end equal the CSV Windows' relog wrote"}},
+	"perflog":        {{"internal/tool/relog", "a BLG written from a live collection relogs to the same CSV as perfc's binary log of the same samples"}},
 	"perflog/sqllog": {{"internal/tool/relog", "relog into SQL and back is the round trip the format promises"}},
 	"export/prom":    {{"internal/tool/typeperf", "the formatted gauges equal what typeperf prints over the same samples"}},
 }
