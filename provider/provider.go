@@ -409,11 +409,7 @@ func (in *Instance) Counter(id uint32) (*Counter, error) {
 // MustCounter is Counter for ids known to be right (generated code,
 // constants): it panics on an error.
 func (in *Instance) MustCounter(id uint32) *Counter {
-	c, err := in.Counter(id)
-	if err != nil {
-		panic(err)
-	}
-	return c
+	return must(in.Counter(id))
 }
 
 // Ref returns a single-writer handle to counter id (PerfSetCounterRefValue:
@@ -429,11 +425,7 @@ func (in *Instance) Ref(id uint32) (*Ref, error) {
 
 // MustRef is Ref that panics on an error.
 func (in *Instance) MustRef(id uint32) *Ref {
-	r, err := in.Ref(id)
-	if err != nil {
-		panic(err)
-	}
-	return r
+	return must(in.Ref(id))
 }
 
 // Sharded returns the sharded form of counter id: writers on different
@@ -465,11 +457,15 @@ func (in *Instance) Sharded(id uint32) (*ShardedCounter, error) {
 
 // MustSharded is Sharded that panics on an error.
 func (in *Instance) MustSharded(id uint32) *ShardedCounter {
-	sc, err := in.Sharded(id)
+	return must(in.Sharded(id))
+}
+
+// must returns v, or panics with err: the Must methods' form.
+func must[T any](v T, err error) T {
 	if err != nil {
 		panic(err)
 	}
-	return sc
+	return v
 }
 
 // Counter is a direct handle to one value; each method is one atomic
