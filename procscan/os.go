@@ -187,11 +187,11 @@ func (s *osSource) close(fd *int) {
 	}
 }
 
-// readDir reads all entries of the directory fd (from offset 0) and
-// appends the numeric ones to dst.
-func readDirPIDs(fd int, dst []int32, buf *[]byte) ([]int32, error) {
+// readDirents reads all entries of the directory fd from offset 0 into
+// buf (grown to 32 KiB) and hands each block of dirents to f.
+func readDirents(fd int, buf *[]byte, f func(dirents []byte)) error {
 	if _, err := syscall.Seek(fd, 0, 0); err != nil {
-		return dst, err
+		return err
 	}
 	if cap(*buf) < 32<<10 {
 		*buf = make([]byte, 32<<10)
@@ -203,13 +203,20 @@ func readDirPIDs(fd int, dst []int32, buf *[]byte) ([]int32, error) {
 			continue
 		}
 		if err != nil {
-			return dst, err
+			return err
 		}
 		if n <= 0 {
-			return dst, nil
+			return nil
 		}
-		dst = appendDirentPIDs(dst, b[:n])
+		f(b[:n])
 	}
+}
+
+// readDirPIDs reads all entries of the directory fd (from offset 0) and
+// appends the numeric ones to dst.
+func readDirPIDs(fd int, dst []int32, buf *[]byte) ([]int32, error) {
+	err := readDirents(fd, buf, func(d []byte) { dst = appendDirentPIDs(dst, d) })
+	return dst, err
 }
 
 func (s *osSource) pids(dst []int32, buf *[]byte) ([]int32, error) {
@@ -292,28 +299,12 @@ func verifyCount(nlink, procs, dirs uint64) (offset uint64, ok bool) {
 // listProcs lists the directory fd from offset 0 and counts its process
 // entries and its other directories.
 func listProcs(fd int, buf *[]byte) (procs, dirs uint64, err error) {
-	if _, err := syscall.Seek(fd, 0, 0); err != nil {
-		return 0, 0, err
-	}
-	if cap(*buf) < 32<<10 {
-		*buf = make([]byte, 32<<10)
-	}
-	b := (*buf)[:cap(*buf)]
-	for {
-		n, err := syscall.Getdents(fd, b)
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			return procs, dirs, err
-		}
-		if n <= 0 {
-			return procs, dirs, nil
-		}
-		p, d := countDirentProcs(b[:n])
+	err = readDirents(fd, buf, func(b []byte) {
+		p, d := countDirentProcs(b)
 		procs += uint64(p)
 		dirs += uint64(d)
-	}
+	})
+	return procs, dirs, err
 }
 
 func (s *osSource) tasks(e *Process, dst []int32, buf *[]byte) ([]int32, error) {
@@ -535,25 +526,7 @@ func (s *osSource) countFDs(fd int, e *Process, buf *[]byte) (uint32, error) {
 
 // countDir counts the numeric entries of a directory (descriptor numbers).
 func countDir(fd int, buf *[]byte) (int, error) {
-	if _, err := syscall.Seek(fd, 0, 0); err != nil {
-		return 0, err
-	}
-	if cap(*buf) < 32<<10 {
-		*buf = make([]byte, 32<<10)
-	}
-	b := (*buf)[:cap(*buf)]
 	total := 0
-	for {
-		n, err := syscall.Getdents(fd, b)
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			return total, err
-		}
-		if n <= 0 {
-			return total, nil
-		}
-		total += countDirentNumbers(b[:n])
-	}
+	err := readDirents(fd, buf, func(b []byte) { total += countDirentNumbers(b) })
+	return total, err
 }
