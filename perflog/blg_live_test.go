@@ -13,12 +13,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfcounters/perfcounters/counterset"
 	"github.com/perfcounters/perfcounters/host"
 	"github.com/perfcounters/perfcounters/internal/tool/relog"
+	"github.com/perfcounters/perfcounters/manifest"
 	"github.com/perfcounters/perfcounters/pdh"
 	"github.com/perfcounters/perfcounters/perflog"
 	"github.com/perfcounters/perfcounters/perflog/blg"
 	"github.com/perfcounters/perfcounters/perflog/pdhcsv"
+	"github.com/perfcounters/perfcounters/provider"
+	"github.com/perfcounters/perfcounters/shm/shmtest"
+	statedir "github.com/perfcounters/perfcounters/state"
 )
 
 // liveBLGPaths are the counters of the live test: Process, Thread and
@@ -35,11 +40,60 @@ var liveBLGPaths = []string{
 	`\Memory\Available Bytes`,
 	`\Memory\% Committed Bytes In Use`,
 	`\System\Processes`,
+	// A V2 provider's set (testdata/v2test.man, a copy of host's), started
+	// by the test: a rate, an average with its base, a raw count.
+	`\Perfc Test Multi(*)\Hits`,
+	`\Perfc Test Multi(*)\Avg Time`,
+	`\Perfc Test Multi(*)\Peak`,
 }
 
-// TestLiveBLGAgainstBinary collects this machine's counters with one
-// query into a Windows BLG and into perfc's own log at once, sample by
-// sample, then: the BLG reads back through perfc's reader to the raw
+// startV2Provider registers testdata/v2test.man in a new state
+// directory and starts a provider of its multi-instance set with two
+// instances in a new segment directory; it returns both directories and
+// the instances, whose values the test moves between samples.
+func startV2Provider(t *testing.T) (state, seg string, ins []*provider.Instance) {
+	t.Helper()
+	state, seg = t.TempDir(), shmtest.Dir(t)
+	const file = "testdata/v2test.man"
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := manifest.Parse(file, bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := statedir.Register(state, m, data, file, statedir.RegisterOptions{Builtin: host.BuiltinTitles}); err != nil {
+		t.Fatal(err)
+	}
+	p, err := provider.Start(m.Providers[0].GUID, provider.Options{Dir: seg, MaxInstances: 16, HeapSize: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	var def *counterset.Set
+	for _, s := range m.Providers[0].CounterSets {
+		if s.Name == "Perfc Test Multi" {
+			def = s
+		}
+	}
+	set, err := p.AddSet(def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"web", "db"} {
+		in, err := set.CreateInstance(name, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ins = append(ins, in)
+	}
+	return state, seg, ins
+}
+
+// TestLiveBLGAgainstBinary collects this machine's counters and a V2
+// provider's with one query, 30 samples, into a Windows BLG and into
+// perfc's own log at once, sample by sample, then: the BLG reads back through perfc's reader to the raw
 // values the query had, and relog makes byte-identical CSV of the two
 // logs.
 func TestLiveBLGAgainstBinary(t *testing.T) {
@@ -47,7 +101,8 @@ func TestLiveBLGAgainstBinary(t *testing.T) {
 		t.Skip("live collection reads Linux's /proc")
 	}
 	ctx := context.Background()
-	h, err := host.New(host.Options{})
+	state, seg, v2 := startV2Provider(t)
+	h, err := host.New(host.Options{StateDir: state, SegmentDir: seg})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,9 +129,17 @@ func TestLiveBLGAgainstBinary(t *testing.T) {
 		recs = append(recs, r)
 	}
 	t0 := time.Now()
-	const samples = 6
+	const samples = 30
 	var want [][]pdh.RawItem // the query's raw values of each sample, by counter
-	for range samples {
+	for k := range samples {
+		// the provider's values move: hits, time and its base, a peak
+		for i, in := range v2 {
+			for id, v := range map[uint32]uint64{1: uint64(10*k + i), 2: uint64(1000 * k * (i + 1)), 3: uint64(k + 1), 4: uint64(7 * (k % 5))} {
+				if err := in.Set(id, v); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
 		if err := q.Collect(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -97,6 +160,16 @@ func TestLiveBLGAgainstBinary(t *testing.T) {
 		}
 	}
 
+	// The provider's instances were collected (and so are checked below).
+	v2Seen := 0
+	for _, r := range want[samples-1] {
+		if r.Raw.Status.OK() && r.Path.Object == "Perfc Test Multi" && (r.Path.Instance == "web" || r.Path.Instance == "db") {
+			v2Seen++
+		}
+	}
+	if v2Seen != 2*3 {
+		t.Errorf("%d values of the V2 provider's two instances in the last sample, want 6", v2Seen)
+	}
 	t.Logf("collected in %v", time.Since(t0))
 	t0 = time.Now()
 	// The BLG read back: the raw values of every instance, as collected.
