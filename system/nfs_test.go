@@ -13,7 +13,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/perfcounters/perfcounters/calc"
-	"github.com/perfcounters/perfcounters/perfdata"
 	"github.com/perfcounters/perfcounters/procscan"
 	"github.com/perfcounters/perfcounters/titles"
 )
@@ -559,35 +558,5 @@ func TestNFSAllocs(t *testing.T) {
 	if len(objs) != 3 {
 		t.Fatalf("%d objects", len(objs))
 	}
-	var layouts []*perfdata.Layout
-	var specs [][]perfdata.CounterSpec
-	for _, o := range objs {
-		s := specsOf(o.Set)
-		l, err := perfdata.NewLayout(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		layouts, specs = append(layouts, l), append(specs, s)
-	}
-	b := perfdata.NewBuilder(nil)
-	sample := func() {
-		b.Reset(perfdata.Header{SystemName: "TEST"})
-		for i, o := range objs {
-			if err := b.BeginObject(perfdata.ObjectSpec{DefaultCounter: -1, Single: !o.Set.Instancing.Multi()}, layouts[i], specs[i]); err != nil {
-				t.Fatal(err)
-			}
-			if err := o.Collect(c, nopCol{}, discardWriter{b}); err != nil {
-				t.Fatal(err)
-			}
-			if err := b.EndObject(); err != nil {
-				t.Fatal(err)
-			}
-		}
-		b.Bytes()
-	}
-	sample()
-	sample()
-	if n := testing.AllocsPerRun(20, sample); n != 0 {
-		t.Errorf("%v allocations per sample, want 0", n)
-	}
+	checkSampleAllocs(t, c, objs)
 }

@@ -89,6 +89,44 @@ func (d discardWriter) Instance(name string, pt, pi uint32, uid int32) perfdata.
 func (d discardWriter) Single() perfdata.Values    { return d.b.Single() }
 func (d discardWriter) SetObjectTime(int64, int64) {}
 
+// checkSampleAllocs fails t unless a sample of objs into a reused Builder
+// allocates nothing once two samples have made the names and buffers.
+func checkSampleAllocs(t *testing.T, c *Collector, objs []Object) {
+	t.Helper()
+	layouts := make([]*perfdata.Layout, len(objs))
+	specs := make([][]perfdata.CounterSpec, len(objs))
+	for i, o := range objs {
+		specs[i] = specsOf(o.Set)
+		l, err := perfdata.NewLayout(specs[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		layouts[i] = l
+	}
+	b := perfdata.NewBuilder(nil)
+	sample := func() {
+		b.Reset(perfdata.Header{SystemName: "TEST"})
+		for i, o := range objs {
+			spec := perfdata.ObjectSpec{NameIndex: o.Set.NameIndex, DefaultCounter: -1, Single: !o.Set.Instancing.Multi()}
+			if err := b.BeginObject(spec, layouts[i], specs[i]); err != nil {
+				t.Fatal(err)
+			}
+			if err := o.Collect(c, nopCol{}, discardWriter{b}); err != nil {
+				t.Fatal(err)
+			}
+			if err := b.EndObject(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		b.Bytes()
+	}
+	sample()
+	sample()
+	if n := testing.AllocsPerRun(20, sample); n != 0 {
+		t.Errorf("%v allocations per sample, want 0", n)
+	}
+}
+
 // TestProcscanSteadyStateAllocs checks that a sample of an unchanged tree
 // allocates nothing once descriptors, names and buffers exist.
 func TestProcscanSteadyStateAllocs(t *testing.T) {
@@ -122,41 +160,7 @@ func TestProcscanSteadyStateAllocs(t *testing.T) {
 	c := NewCollector(nil, nil, WithProcReader(r), WithClock(fixtureClock), WithUptime(SinceBoot))
 	p := NewProcessObjects(r)
 	defer p.Close()
-	objs := []Object{p.Process(), p.Thread()}
-	type built struct {
-		l     *perfdata.Layout
-		specs []perfdata.CounterSpec
-	}
-	var bs []built
-	for _, o := range objs {
-		specs := specsOf(o.Set)
-		l, err := perfdata.NewLayout(specs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		bs = append(bs, built{l, specs})
-	}
-	b := perfdata.NewBuilder(nil)
-	sample := func() {
-		b.Reset(perfdata.Header{SystemName: "TEST"})
-		for i, o := range objs {
-			if err := b.BeginObject(perfdata.ObjectSpec{NameIndex: o.Set.NameIndex, DefaultCounter: -1}, bs[i].l, bs[i].specs); err != nil {
-				t.Fatal(err)
-			}
-			if err := o.Collect(c, nopCol{}, discardWriter{b}); err != nil {
-				t.Fatal(err)
-			}
-			if err := b.EndObject(); err != nil {
-				t.Fatal(err)
-			}
-		}
-		b.Bytes()
-	}
-	sample()
-	sample()
-	if n := testing.AllocsPerRun(20, sample); n != 0 {
-		t.Errorf("%v allocations per sample, want 0", n)
-	}
+	checkSampleAllocs(t, c, []Object{p.Process(), p.Thread()})
 }
 
 // liveProcess finds the Process instance of pid.
