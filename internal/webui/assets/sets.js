@@ -33,6 +33,8 @@ export function initConsole(app) {
     editing: null,     // the entry the dialog edits; null: a new set
     follow: null,      // {set, file, timer, info}: the followed log
     refresh: 0,
+    setsKey: '',       // what the sets pane shows (renderSets)
+    reportsKey: '',    // what the reports pane shows (renderReports)
   };
 
   function canChange() { return con.canChange; }
@@ -121,8 +123,13 @@ export function initConsole(app) {
     return b;
   }
 
+  // renderSets redraws the sets pane when what it shows changed (a
+  // refresh that changed nothing leaves the buttons and the focus alone).
   function renderSets() {
     const system = con.node === 'sets-system';
+    const key = JSON.stringify([con.node, con.canChange, con.error, con.sets]);
+    if (key === con.setsKey) return;
+    con.setsKey = key;
     $('sets-title').textContent = system ? 'Data Collector Sets > System' : 'Data Collector Sets > User Defined';
     const readOnly = !canChange();
     for (const id of ['set-new-graph', 'set-new', 'set-new-alert']) {
@@ -364,6 +371,9 @@ export function initConsole(app) {
       }
       sections.push(sec);
     }
+    const key = JSON.stringify([con.node, sets.map((s) => [s.name, s.running, con.runs.get(s.name)])]);
+    if (key === con.reportsKey) return;
+    con.reportsKey = key;
     $('reports-list').replaceChildren(...sections);
     $('reports-empty').hidden = sections.length > 0;
   }
