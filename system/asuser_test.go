@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/perfcounters/perfcounters/internal/asuser"
-	"github.com/perfcounters/perfcounters/procscan"
 )
 
 // TestOtherUsersIOUnavailable reads the live /proc as an unprivileged user
@@ -44,14 +43,7 @@ func TestOtherUsersIOUnavailable(t *testing.T) {
 
 // collectAsOtherUser is the step run as Alice.
 func collectAsOtherUser(t *testing.T) {
-	r, err := procscan.Open("/proc", procscan.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	c := NewCollector(nil, nil, WithProcReader(r))
-	p := NewProcessObjects(r)
-	defer p.Close()
+	_, c, p := liveProcessObjects(t)
 	o := p.Process()
 	w := newRecWriter(t, o.Set)
 	if err := o.Collect(c, &w.p, w); err != nil {

@@ -163,6 +163,20 @@ func TestProcscanSteadyStateAllocs(t *testing.T) {
 	checkSampleAllocs(t, c, []Object{p.Process(), p.Thread()})
 }
 
+// liveProcessObjects opens this machine's /proc and returns the reader, a
+// Collector and the process objects over it, closed when the test ends.
+func liveProcessObjects(t *testing.T) (*procscan.Reader, *Collector, *ProcessObjects) {
+	t.Helper()
+	r, err := procscan.Open("/proc", procscan.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	p := NewProcessObjects(r)
+	t.Cleanup(func() { p.Close() })
+	return r, NewCollector(nil, nil, WithProcReader(r)), p
+}
+
 // liveProcess finds the Process instance of pid.
 func liveProcess(insts []recInstance, pid int) (recInstance, bool) {
 	for _, in := range insts[1 : len(insts)-1] {
@@ -200,14 +214,7 @@ func TestProcessLive(t *testing.T) {
 	childPid := child.Process.Pid
 	defer func() { child.Process.Kill(); child.Wait() }()
 
-	r, err := procscan.Open("/proc", procscan.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	c := NewCollector(nil, nil, WithProcReader(r))
-	p := NewProcessObjects(r)
-	defer p.Close()
+	r, c, p := liveProcessObjects(t)
 	collect := func(o Object) []recInstance {
 		w := newRecWriter(t, o.Set)
 		if err := o.Collect(c, &w.p, w); err != nil {
