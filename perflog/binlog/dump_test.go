@@ -15,23 +15,7 @@ func TestDump(t *testing.T) {
 	win, db := windowsSamples(t)
 	dir := t.TempDir()
 	t.Chdir(dir)
-	w, err := Create("windows.plog", Options{Compress: true, Titles: db, Location: time.UTC, Counters: []string{`\Processor(*)\% Processor Time`}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, s := range win[:4] {
-		if i == 2 {
-			if err := w.WriteGap(s.Time.Add(-time.Second), "collection stopped"); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := w.WriteSample(s); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	writeGapLog(t, "windows.plog", Options{Compress: true, Titles: db, Location: time.UTC, Counters: []string{`\Processor(*)\% Processor Time`}}, win[:4], 2)
 	var sb strings.Builder
 	if err := Dump(&sb, "windows.plog"); err != nil {
 		t.Fatal(err)

@@ -245,6 +245,52 @@ func writeLog(t testing.TB, path string, opts Options, samples []*pdh.Sample) []
 	return sizes
 }
 
+// writeGapLog writes samples to a new log with opts as writeLog does, with
+// a "collection stopped" gap mark a second before sample gap.
+func writeGapLog(t testing.TB, path string, opts Options, samples []*pdh.Sample, gap int) {
+	t.Helper()
+	w, err := Create(path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range samples {
+		if i == gap {
+			if err := w.WriteGap(s.Time.Add(-time.Second), "collection stopped"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.WriteSample(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// gapOnlyLog writes a log in loc holding one gap mark at at and opens it;
+// it is closed when the test ends.
+func gapOnlyLog(t *testing.T, loc *time.Location, at time.Time) *Log {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "z.plog")
+	w, err := Create(path, Options{Location: loc, Host: "h"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteGap(at, "stopped"); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	l, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l
+}
+
 // testdataDir is this package's testdata directory, absolute (tests may
 // change the working directory).
 func testdataDir(t testing.TB) string {

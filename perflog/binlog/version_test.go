@@ -26,23 +26,7 @@ func TestVersion1File(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		w, err := Create(path, Options{Compress: true, Titles: db, Location: paris, Counters: v1Counters})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i, s := range win {
-			if i == 6 {
-				if err := w.WriteGap(s.Time.Add(-time.Second), "collection stopped"); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := w.WriteSample(s); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
+		writeGapLog(t, path, Options{Compress: true, Titles: db, Location: paris, Counters: v1Counters}, win, 6)
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {

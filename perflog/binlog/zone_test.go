@@ -35,22 +35,7 @@ func TestZoneRule(t *testing.T) {
 		{"IANA", paris, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "z.plog")
-			w, err := Create(path, Options{Location: tc.loc, Host: "h"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := w.WriteGap(at, "stopped"); err != nil {
-				t.Fatal(err)
-			}
-			if err := w.Close(); err != nil {
-				t.Fatal(err)
-			}
-			l, err := Open(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer l.Close()
+			l := gapOnlyLog(t, tc.loc, at)
 			if l.first.rule != tc.wantRule {
 				t.Errorf("INFO zone rule %q, want %q", l.first.rule, tc.wantRule)
 			}
@@ -120,22 +105,7 @@ func TestZoneName(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv("TZ", tc.tz)
-			path := filepath.Join(t.TempDir(), "z.plog")
-			w, err := Create(path, Options{Location: tc.loc, Host: "h"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := w.WriteGap(time.Date(2026, 8, 1, 12, 0, 0, 0, time.UTC), "stopped"); err != nil {
-				t.Fatal(err)
-			}
-			if err := w.Close(); err != nil {
-				t.Fatal(err)
-			}
-			l, err := Open(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer l.Close()
+			l := gapOnlyLog(t, tc.loc, time.Date(2026, 8, 1, 12, 0, 0, 0, time.UTC))
 			if l.first.zone != tc.zone || l.first.iana != tc.iana {
 				t.Errorf("INFO zone %q, IANA %q; want %q, %q", l.first.zone, l.first.iana, tc.zone, tc.iana)
 			}
