@@ -36,7 +36,9 @@ func benchWorkloads(b *testing.B) map[string][]*pdh.Sample {
 	}
 }
 
-func BenchmarkWriteSample(b *testing.B) {
+// eachWorkload runs f as a sub-benchmark for each of benchWorkloads,
+// compressed ("windows/zstd") and plain ("windows/plain").
+func eachWorkload(b *testing.B, f func(b *testing.B, samples []*pdh.Sample, compress bool)) {
 	for _, wl := range []string{"windows", "procs500"} {
 		samples := benchWorkloads(b)[wl]
 		for _, compress := range []bool{true, false} {
@@ -44,70 +46,65 @@ func BenchmarkWriteSample(b *testing.B) {
 			if compress {
 				name = wl + "/zstd"
 			}
-			b.Run(name, func(b *testing.B) {
-				w, err := Create(filepath.Join(b.TempDir(), "x.plog"), Options{Compress: compress, Location: time.UTC})
-				if err != nil {
-					b.Fatal(err)
-				}
-				b.ReportAllocs()
-				n, vals := 0, 0
-				for b.Loop() {
-					s := at(samples[n%len(samples)], n)
-					if err := w.WriteSample(s); err != nil {
-						b.Fatal(err)
-					}
-					vals += values(s)
-					n++
-				}
-				b.ReportMetric(float64(w.pos-headerLen)/float64(vals), "bytes/value")
-				if err := w.Close(); err != nil {
-					b.Fatal(err)
-				}
-			})
+			b.Run(name, func(b *testing.B) { f(b, samples, compress) })
 		}
 	}
 }
 
-func BenchmarkReadSample(b *testing.B) {
-	for _, wl := range []string{"windows", "procs500"} {
-		samples := benchWorkloads(b)[wl]
-		for _, compress := range []bool{true, false} {
-			name := wl + "/plain"
-			if compress {
-				name = wl + "/zstd"
+func BenchmarkWriteSample(b *testing.B) {
+	eachWorkload(b, func(b *testing.B, samples []*pdh.Sample, compress bool) {
+		w, err := Create(filepath.Join(b.TempDir(), "x.plog"), Options{Compress: compress, Location: time.UTC})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		n, vals := 0, 0
+		for b.Loop() {
+			s := at(samples[n%len(samples)], n)
+			if err := w.WriteSample(s); err != nil {
+				b.Fatal(err)
 			}
-			b.Run(name, func(b *testing.B) {
-				path := filepath.Join(b.TempDir(), "x.plog")
-				var all []*pdh.Sample
-				for i := range 5 * len(samples) {
-					all = append(all, at(samples[i%len(samples)], i))
-				}
-				writeLog(b, path, Options{Compress: compress, Location: time.UTC}, all)
-				l, err := Open(path)
-				if err != nil {
+			vals += values(s)
+			n++
+		}
+		b.ReportMetric(float64(w.pos-headerLen)/float64(vals), "bytes/value")
+		if err := w.Close(); err != nil {
+			b.Fatal(err)
+		}
+	})
+}
+
+func BenchmarkReadSample(b *testing.B) {
+	eachWorkload(b, func(b *testing.B, samples []*pdh.Sample, compress bool) {
+		path := filepath.Join(b.TempDir(), "x.plog")
+		var all []*pdh.Sample
+		for i := range 5 * len(samples) {
+			all = append(all, at(samples[i%len(samples)], i))
+		}
+		writeLog(b, path, Options{Compress: compress, Location: time.UTC}, all)
+		l, err := Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer l.Close()
+		b.ReportAllocs()
+		vals := 0
+		start := time.Now()
+		for b.Loop() {
+			s, err := l.Sample(b.Context(), nil)
+			if errors.Is(err, io.EOF) {
+				if err := l.Seek(0); err != nil {
 					b.Fatal(err)
 				}
-				defer l.Close()
-				b.ReportAllocs()
-				vals := 0
-				start := time.Now()
-				for b.Loop() {
-					s, err := l.Sample(b.Context(), nil)
-					if errors.Is(err, io.EOF) {
-						if err := l.Seek(0); err != nil {
-							b.Fatal(err)
-						}
-						s, err = l.Sample(b.Context(), nil)
-					}
-					if err != nil {
-						b.Fatal(err)
-					}
-					vals += values(s)
-				}
-				b.ReportMetric(float64(vals)/time.Since(start).Seconds(), "values/s")
-			})
+				s, err = l.Sample(b.Context(), nil)
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			vals += values(s)
 		}
-	}
+		b.ReportMetric(float64(vals)/time.Since(start).Seconds(), "values/s")
+	})
 }
 
 // BenchmarkWriters is the cost of a sample written to n logs at once, as
