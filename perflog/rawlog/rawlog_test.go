@@ -62,6 +62,20 @@ const (
 
 // TestBuild rebuilds samples from raw values and checks what pdh computes
 // from them against values worked out by hand from the same numbers.
+// newPlan is the plan of list over the titles Titles makes for it.
+func newPlan(t *testing.T, list []Counter) (*Plan, *titles.DB) {
+	t.Helper()
+	db, err := Titles(list, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewPlan(list, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, db
+}
+
 func TestBuild(t *testing.T) {
 	cases := []struct {
 		name    string
@@ -128,14 +142,7 @@ func TestBuild(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			db, err := Titles(c.list, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			p, err := NewPlan(c.list, db)
-			if err != nil {
-				t.Fatal(err)
-			}
+			p, db := newPlan(t, c.list)
 			src := &replay{db: db}
 			for i, smp := range c.samples {
 				rows := p.Rows()
@@ -167,9 +174,11 @@ func TestBuild(t *testing.T) {
 			q := pdh.OpenQuery(src)
 			ctrs := make([]*pdh.Counter, len(c.checks))
 			for i, ch := range c.checks {
-				if ctrs[i], err = q.AddCounter(ch.path); err != nil {
+				ctr, err := q.AddCounter(ch.path)
+				if err != nil {
 					t.Fatalf("%s: %v", ch.path, err)
 				}
+				ctrs[i] = ctr
 			}
 			for range c.samples {
 				if err := q.Collect(context.Background()); err != nil {
@@ -198,14 +207,7 @@ func TestBuildProblems(t *testing.T) {
 		{Machine: `\\A`, Object: "Process", Instance: "*", Name: "ID Process", Type: ct.PERF_COUNTER_RAWCOUNT},
 		{Machine: `\\A`, Object: "Process", Instance: "*", Name: "Thread Count", Type: ct.PERF_COUNTER_RAWCOUNT},
 	}
-	db, err := Titles(list, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := NewPlan(list, db)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, _ := newPlan(t, list)
 	rows := p.Rows()
 	rows.Set(0, "", Value{First: 1 << 30})
 	rows.Set(1, "", Value{Status: 0x800007D0})
@@ -267,14 +269,7 @@ func TestSparse(t *testing.T) {
 	for i := range 100 {
 		list = append(list, Counter{Machine: "H", Object: "Process", Instance: "*", Name: "C" + string(rune('A'+i/26)) + string(rune('a'+i%26)), Type: ct.PERF_COUNTER_RAWCOUNT})
 	}
-	db, err := Titles(list, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := NewPlan(list, db)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, _ := newPlan(t, list)
 	rows := p.Rows()
 	for i := range 100 {
 		rows.Set(i, "i"+string(rune('A'+i/26))+string(rune('a'+i%26)), Value{First: 1})
