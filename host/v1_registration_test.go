@@ -39,10 +39,11 @@ func widgetObject(t *testing.T) []byte {
 	return o.Bytes()
 }
 
-// TestV1Registration registers the POSIX-shell provider of package collect
-// in a temporary state directory and reads its object through the host,
-// by index and by name, then unregisters it.
-func TestV1Registration(t *testing.T) {
+// providerScript returns /bin/sh and the absolute path of the shell
+// provider name in package collect's testdata; the test is skipped in
+// short mode or where there is no /bin/sh.
+func providerScript(t *testing.T, name string) (sh, script string) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("starts a provider process")
 	}
@@ -50,10 +51,18 @@ func TestV1Registration(t *testing.T) {
 	if err != nil {
 		t.Skip(err)
 	}
-	script, err := filepath.Abs(filepath.Join("..", "collect", "testdata", "fixed-provider.sh"))
+	script, err = filepath.Abs(filepath.Join("..", "collect", "testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
+	return sh, script
+}
+
+// TestV1Registration registers the POSIX-shell provider of package collect
+// in a temporary state directory and reads its object through the host,
+// by index and by name, then unregisters it.
+func TestV1Registration(t *testing.T) {
+	sh, script := providerScript(t, "fixed-provider.sh")
 	objFile := filepath.Join(t.TempDir(), "widgets.bin")
 	if err := os.WriteFile(objFile, widgetObject(t), 0o644); err != nil {
 		t.Fatal(err)

@@ -180,17 +180,7 @@ func TestV1StandardNameRefused(t *testing.T) {
 // failure reaches the Result as that provider's, the process it started
 // dies with it, and closing the host does not wait for anything.
 func TestV1HungProviderGroup(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a provider process")
-	}
-	sh, err := executable("/bin/sh")
-	if err != nil {
-		t.Skip(err)
-	}
-	script, err := filepath.Abs(filepath.Join("..", "collect", "testdata", "forking-provider.sh"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	sh, script := providerScript(t, "forking-provider.sh")
 	pidfile := filepath.Join(t.TempDir(), "grandchild.pid")
 	state := t.TempDir()
 	obj := lastCounter(t, state) + 2
@@ -264,17 +254,7 @@ func TestV1HungProviderGroup(t *testing.T) {
 // into the block: the block's Memory is the host's, once, and the copy is
 // reported as that provider's problem.
 func TestV1ImpersonationDropped(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a provider process")
-	}
-	sh, err := executable("/bin/sh")
-	if err != nil {
-		t.Skip(err)
-	}
-	script, err := filepath.Abs(filepath.Join("..", "collect", "testdata", "fixed-provider.sh"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	sh, script := providerScript(t, "fixed-provider.sh")
 	raw, err := os.ReadFile(filepath.Join("..", "perfdata", "testdata", "windows", "s01-0004-Memory.bin"))
 	if err != nil {
 		t.Fatal(err)
