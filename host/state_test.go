@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/perfcounters/perfcounters/engine"
 	"github.com/perfcounters/perfcounters/manifest"
 	"github.com/perfcounters/perfcounters/perfdata"
 	statedir "github.com/perfcounters/perfcounters/state"
@@ -86,8 +87,8 @@ func openStateHost(t *testing.T, state, seg string) *Host {
 	return h
 }
 
-// globalIndexes returns the object title indexes of a Global query.
-func globalIndexes(t *testing.T, h *Host) []uint32 {
+// queryGlobal returns the result of a Global query of h and its block.
+func queryGlobal(t *testing.T, h *Host) (*engine.Result, perfdata.Block) {
 	t.Helper()
 	r, err := h.QueryValue(context.Background(), "Global")
 	if err != nil {
@@ -97,6 +98,13 @@ func globalIndexes(t *testing.T, h *Host) []uint32 {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return r, b
+}
+
+// globalIndexes returns the object title indexes of a Global query.
+func globalIndexes(t *testing.T, h *Host) []uint32 {
+	t.Helper()
+	_, b := queryGlobal(t, h)
 	var out []uint32
 	for it := b.Objects(); it.Next(); {
 		out = append(out, it.Object().NameIndex())

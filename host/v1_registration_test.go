@@ -132,11 +132,7 @@ func TestV1Registration(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer h.Close()
-	r, err := h.QueryValue(context.Background(), "Global")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if blk, _ := perfdata.Parse(r.Block); func() bool { _, ok := blk.Object(9000); return ok }() {
+	if _, blk := queryGlobal(t, h); func() bool { _, ok := blk.Object(9000); return ok }() {
 		t.Error("object still there after unregistering")
 	}
 }

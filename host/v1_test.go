@@ -281,14 +281,7 @@ func TestV1ImpersonationDropped(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer h.Close()
-	r, err := h.QueryValue(context.Background(), "Global")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := perfdata.Parse(r.Block)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, got := queryGlobal(t, h)
 	memories := 0
 	for it := got.Objects(); it.Next(); {
 		if o := it.Object(); o.NameIndex() == 4 {

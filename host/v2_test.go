@@ -39,14 +39,7 @@ type sample struct {
 
 func collectObject(t *testing.T, h *Host, index uint32) sample {
 	t.Helper()
-	r, err := h.QueryValue(context.Background(), "Global")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := perfdata.Parse(r.Block)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, b := queryGlobal(t, h)
 	o, ok := b.Object(index)
 	if !ok {
 		t.Fatalf("Global has no object %d (problems %v)", index, r.Problems)

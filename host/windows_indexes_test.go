@@ -1,7 +1,6 @@
 package host
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -26,14 +25,7 @@ func TestWindowsTitleIndexes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer h.Close()
-	r, err := h.QueryValue(context.Background(), "Global")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ours, err := perfdata.Parse(r.Block)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, ours := queryGlobal(t, h)
 	db := h.Titles()
 	checked := 0
 	for _, f := range files {
