@@ -36,11 +36,7 @@ func (a *askedSource) Recorded() pdh.Recorded               { return nil }
 // and collects only those it exports: never Global, never Process or
 // Thread (every process's and thread's files), which it does not export.
 func TestDefaultProfileReadsNoProcess(t *testing.T) {
-	h, err := host.New(host.Options{StateDir: t.TempDir(), SegmentDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
+	h := newHost(t, host.Options{StateDir: t.TempDir(), SegmentDir: t.TempDir()})
 	src := &askedSource{src: host.EngineSource(h)}
 	sampler := pdh.NewSampler(src, pdh.SamplerOptions{MaxAge: 1})
 	col, err := NewCollector(sampler.View(), Options{})

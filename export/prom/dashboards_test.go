@@ -195,16 +195,8 @@ func TestDashboardsPrometheus(t *testing.T) {
 		t.Skip("starts Prometheus")
 	}
 	// one host per job: each collects on its own
-	h, err := host.New(host.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
-	h2, err := host.New(host.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h2.Close()
+	h := newHost(t, host.Options{})
+	h2 := newHost(t, host.Options{})
 	perfcOpts := Options{Objects: []string{"Processor", "Memory", "PhysicalDisk", "Network Interface", "Process"}, Formatted: true, Cumulative: host.Cumulative()}
 	wxOpts := Options{Profile: ProfileWindowsExporter, Objects: []string{"Processor Information", "Memory", "LogicalDisk", "PhysicalDisk", "Network Interface", "System", "Process", "Paging File"},
 		Host: liveHostFacts, Services: liveServices}

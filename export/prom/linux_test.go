@@ -41,11 +41,7 @@ func TestGenerateLinuxFixture(t *testing.T) {
 		t.Skip("run with -update to regenerate " + linuxFixture)
 	}
 	clk := &stepClock{wall: time.Date(2026, 11, 24, 1, 0, 0, 0, time.UTC), ticks: 5_000_000_000_000}
-	h, err := host.New(host.Options{ProcRoot: "../../system/testdata/host/proc", SysRoot: "../../system/testdata/host/sys", Clock: clk})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
+	h := newHost(t, host.Options{ProcRoot: "../../system/testdata/host/proc", SysRoot: "../../system/testdata/host/sys", Clock: clk})
 	db := h.Titles()
 	var idx []uint32
 	for _, n := range linuxObjects {

@@ -102,11 +102,7 @@ func TestPrometheusScrapes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts Prometheus")
 	}
-	h, err := host.New(host.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
+	h := newHost(t, host.Options{})
 	// Process too (real process names, duplicates) and formatted values:
 	// the whole answer must pass Prometheus' OpenMetrics parser.
 	col, err := NewCollector(h.Source(), Options{Objects: []string{"Processor", "Memory", "PhysicalDisk", "Network Interface", "Process"}, Formatted: true, Total: true})
@@ -318,11 +314,7 @@ func TestRateAgreesWithTypeperf(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts Prometheus")
 	}
-	h, err := host.New(host.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
+	h := newHost(t, host.Options{})
 	src := &recordingSource{Source: h.Source()}
 	col, err := NewCollector(src, Options{Objects: []string{"Process"}, Formatted: true})
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/perfcounters/perfcounters/host"
 	"github.com/perfcounters/perfcounters/pdh"
 	"github.com/perfcounters/perfcounters/perfdata"
 	"github.com/perfcounters/perfcounters/titles"
@@ -39,6 +40,17 @@ func (s *fixedSource) Sample(ctx context.Context, objects []uint32) (*pdh.Sample
 
 func (s *fixedSource) Titles() *titles.DB     { return s.db }
 func (s *fixedSource) Recorded() pdh.Recorded { return nil }
+
+// newHost is a host with opts, closed when the test ends.
+func newHost(t *testing.T, opts host.Options) *host.Host {
+	t.Helper()
+	h, err := host.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	return h
+}
 
 // windowsSource returns the real Windows samples s01 and s02 of
 // testdata/windows (see PROVENANCE.md) with that machine's names.

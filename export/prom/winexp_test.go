@@ -213,11 +213,7 @@ func TestWindowsExporterNames(t *testing.T) {
 	seen := map[string]bool{}
 	familyNames(scrapeTwice(t, windowsSource(t), Options{Profile: ProfileWindowsExporter, Objects: windowsObjects}, Text), seen)
 	familyNames(scrapeTwice(t, linuxSource(t), Options{Profile: ProfileWindowsExporter}, Text), seen)
-	h, err := host.New(host.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
+	h := newHost(t, host.Options{})
 	// the facts and services as the program gives them (fakes: this
 	// machine may have no systemd), and the paging files of a block made
 	// here (this machine and the fixtures may have no swap)
