@@ -311,17 +311,24 @@ func smallTitles(t *testing.T) *titles.DB {
 	return db
 }
 
+// servedAndDownService is a Service over a fake source that knows two
+// computers: "served", a fixture server, and "down", an address nothing
+// listens on.
+func servedAndDownService(t *testing.T) *Service {
+	srv := serveFixture(t, "")
+	rc := newRemoteComputers()
+	rc.add(srv.Config("served"))
+	rc.add(&remote.HostConfig{Name: "down", URL: "https://" + freeAddr(t), TLS: remote.TLSConfig{CAFile: srv.CAFile}})
+	return NewService(t.Context(), remoteOptions(newFakeSource(2), rc))
+}
+
 // TestRemoteSetStartsWithComputerDown: a set of three computers starts
 // while one of them is down: this computer's counters and the served
 // one's (named by -s) have values, the down one's have no data, and the
 // warning names the down computer.
 func TestRemoteSetStartsWithComputerDown(t *testing.T) {
-	srv := serveFixture(t, "")
-	rc := newRemoteComputers()
-	rc.add(srv.Config("served"))
-	rc.add(&remote.HostConfig{Name: "down", URL: "https://" + freeAddr(t), TLS: remote.TLSConfig{CAFile: srv.CAFile}})
 	dir, root := stateDir(t), t.TempDir()
-	svc := NewService(t.Context(), remoteOptions(newFakeSource(2), rc))
+	svc := servedAndDownService(t)
 	defer svc.Wait()
 	defer svc.StopAll("test done")
 	const (
@@ -364,12 +371,8 @@ func TestRemoteSetStartsWithComputerDown(t *testing.T) {
 // (-sc) while one of its computers never answered says so when it ends,
 // not only that it collected its samples (issue 43, also).
 func TestRemoteSetEndsNamingSilentComputers(t *testing.T) {
-	srv := serveFixture(t, "")
-	rc := newRemoteComputers()
-	rc.add(srv.Config("served"))
-	rc.add(&remote.HostConfig{Name: "down", URL: "https://" + freeAddr(t), TLS: remote.TLSConfig{CAFile: srv.CAFile}})
 	dir, root := stateDir(t), t.TempDir()
-	svc := NewService(t.Context(), remoteOptions(newFakeSource(2), rc))
+	svc := servedAndDownService(t)
 	defer svc.Wait()
 	defer svc.StopAll("test done")
 	set := newSet("two", root, `\\served\Memory\Available Bytes`, `\\down\Memory\Available Bytes`)
