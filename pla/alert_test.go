@@ -105,14 +105,7 @@ func lines(t *testing.T, path string) []string {
 // returns its activity.
 func runAlert(t *testing.T, dir string, set *collectorset.Set, opts Options, n int) *Activity {
 	t.Helper()
-	svc := NewService(t.Context(), opts)
-	if err := svc.Start(dir, set, time.Time{}); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(time.Duration(n-1)*time.Second + time.Second/2)
-	synctest.Wait()
-	svc.StopAll("test done")
-	svc.Wait()
+	runWith(t, dir, set, opts, n)
 	act, err := ReadActivity(dir, set.Name)
 	if err != nil || act == nil {
 		t.Fatalf("activity: %v %v", act, err)

@@ -22,7 +22,13 @@ import (
 // start, one a second after) on the fake clock, then stops it.
 func runFor(t *testing.T, dir string, set *collectorset.Set, src *fakeSource, n int) {
 	t.Helper()
-	svc := NewService(t.Context(), testOptions(src))
+	runWith(t, dir, set, testOptions(src), n)
+}
+
+// runWith is runFor in a service with opts.
+func runWith(t *testing.T, dir string, set *collectorset.Set, opts Options, n int) {
+	t.Helper()
+	svc := NewService(t.Context(), opts)
 	if err := svc.Start(dir, set, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
