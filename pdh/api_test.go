@@ -30,18 +30,9 @@ func apiSource(t *testing.T) *memSource {
 func TestRemoveCounter(t *testing.T) {
 	src := apiSource(t)
 	q := OpenQuery(src)
-	jobs, err := q.AddCounter(`\Queue(*)\Jobs`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pages, err := q.AddCounter(`\Printer(*)\Pages`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	jobs2, err := q.AddCounter(`\Queue(a)\Jobs`)
-	if err != nil {
-		t.Fatal(err)
-	}
+	jobs := mustAdd(t, q, `\Queue(*)\Jobs`)
+	pages := mustAdd(t, q, `\Printer(*)\Pages`)
+	jobs2 := mustAdd(t, q, `\Queue(a)\Jobs`)
 	for _, c := range []struct {
 		remove *Counter
 		want   []uint32 // objects asked of the next sample
@@ -150,10 +141,7 @@ func TestSetTimeRange(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			q := OpenQuery(apiSource(t))
-			jobs, err := q.AddCounter(`\Queue(a)\Jobs`)
-			if err != nil {
-				t.Fatal(err)
-			}
+			jobs := mustAdd(t, q, `\Queue(a)\Jobs`)
 			if err := q.SetTimeRange(c.begin, c.end); err != nil {
 				t.Fatal(err)
 			}

@@ -114,14 +114,8 @@ func TestFleetHostDownAndBack(t *testing.T) {
 			t.Fatal(err)
 		}
 		q := OpenQuery(f)
-		ca, err := q.AddCounter(`\Process(app)\% Processor Time`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cb, err := q.AddCounter(`\\beta\Process(app)\% Processor Time`)
-		if err != nil {
-			t.Fatal(err)
-		}
+		ca := mustAdd(t, q, `\Process(app)\% Processor Time`)
+		cb := mustAdd(t, q, `\\beta\Process(app)\% Processor Time`)
 		a.asked, b.asked = nil, nil
 		a.n, b.n = 0, 0
 		type want struct {
@@ -186,14 +180,8 @@ func TestFleetSlowHost(t *testing.T) {
 			t.Fatal(err)
 		}
 		q := OpenQuery(f)
-		ca, err := q.AddCounter(`\Process(app)\% Processor Time`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cb, err := q.AddCounter(`\\BETA\Process(app)\% Processor Time`)
-		if err != nil {
-			t.Fatal(err)
-		}
+		ca := mustAdd(t, q, `\Process(app)\% Processor Time`)
+		cb := mustAdd(t, q, `\\BETA\Process(app)\% Processor Time`)
 		a.n = 0
 		wantWait := []time.Duration{0, timeout, 0, 0}
 		for k := range 4 {
@@ -311,10 +299,7 @@ func TestFleetTitlesRemapped(t *testing.T) {
 		t.Fatal(err)
 	}
 	q := OpenQuery(f)
-	cb, err := q.AddCounter(`\\BETA\Process(app)\% Processor Time`)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cb := mustAdd(t, q, `\\BETA\Process(app)\% Processor Time`)
 	b.asked = nil
 	for range 2 {
 		if err := q.Collect(context.Background()); err != nil {
@@ -382,10 +367,7 @@ func TestFleetProblemIsNotDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	q := OpenQuery(f)
-	c, err := q.AddCounter(`\\BETA\Process(app)\% Processor Time`)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustAdd(t, q, `\\BETA\Process(app)\% Processor Time`)
 	if err := q.Collect(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -48,14 +48,8 @@ func TestLayout(t *testing.T) {
 		samples = append(samples, buildSample(t, t0+int64(i)*second, s.procs, s.threads))
 	}
 	q := OpenQuery(&memSource{db: titles.English(), samples: samples})
-	procs, err := q.AddCounter(`\Process(*)\*`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	threads, err := q.AddCounter(`\Thread(*)\*`)
-	if err != nil {
-		t.Fatal(err)
-	}
+	procs := mustAdd(t, q, `\Process(*)\*`)
+	threads := mustAdd(t, q, `\Thread(*)\*`)
 	if procs.Layout() != 0 {
 		t.Errorf("Layout before the first sample: %d, want 0", procs.Layout())
 	}
@@ -88,14 +82,8 @@ func TestLayout(t *testing.T) {
 	// A query of names only has the same items, and no values.
 	q = OpenQuery(&memSource{db: titles.English(), samples: samples})
 	q.SetNamesOnly(true)
-	names, err := q.AddCounter(`\Process(*)\*`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	single, err := q.AddCounter(`\Process(a)\ID Process`)
-	if err != nil {
-		t.Fatal(err)
-	}
+	names := mustAdd(t, q, `\Process(*)\*`)
+	single := mustAdd(t, q, `\Process(a)\ID Process`)
 	prev = 0
 	for i, s := range steps {
 		if err := q.Collect(context.Background()); err != nil {

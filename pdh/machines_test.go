@@ -129,10 +129,7 @@ func TestGapRestartsRates(t *testing.T) {
 	}
 	src := &multiSource{db: titles.English(), samples: samples, gaps: map[int]bool{2: true}}
 	q := OpenQuery(src)
-	c, err := q.AddCounter(`\Process(app)\% Processor Time`)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustAdd(t, q, `\Process(app)\% Processor Time`)
 	want := []struct {
 		ok bool
 		v  float64

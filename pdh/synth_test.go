@@ -24,6 +24,16 @@ type memSource struct {
 	asked    [][]uint32
 }
 
+// mustAdd adds the counter path to q, failing t when it cannot.
+func mustAdd(t testing.TB, q *Query, path string) *Counter {
+	t.Helper()
+	c, err := q.AddCounter(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 func (m *memSource) Sample(_ context.Context, objects []uint32) (*Sample, error) {
 	m.asked = append(m.asked, append([]uint32(nil), objects...))
 	if m.next >= len(m.samples) {
@@ -160,14 +170,8 @@ func TestProcessReplacedNoBogusRate(t *testing.T) {
 	}, nil)
 	src := &memSource{db: titles.English(), samples: [][]byte{s1, s2}}
 	q := OpenQuery(src)
-	c, err := q.AddCounter(`\Process(*)\% Processor Time`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	single, err := q.AddCounter(`\Process(foo)\% Processor Time`)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustAdd(t, q, `\Process(*)\% Processor Time`)
+	single := mustAdd(t, q, `\Process(foo)\% Processor Time`)
 	src.asked = nil // AddCounter peeked; count the collections only
 	for range 2 {
 		if err := q.Collect(context.Background()); err != nil {
@@ -229,10 +233,7 @@ func TestNameMatchingWithoutIdentity(t *testing.T) {
 	s1 := mk(t0, map[string]uint64{"0": 100, "1": 1000}, []string{"0", "1"})
 	s2 := mk(t0+2*second, map[string]uint64{"0": 300, "1": 1100, "2": 5}, []string{"1", "2", "0"})
 	q := OpenQuery(&memSource{db: titles.English(), samples: [][]byte{s1, s2}})
-	c, err := q.AddCounter(`\Processor(*)\Context Switches/sec`)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustAdd(t, q, `\Processor(*)\Context Switches/sec`)
 	for range 2 {
 		if err := q.Collect(context.Background()); err != nil {
 			t.Fatal(err)
@@ -293,10 +294,7 @@ func TestParentInstances(t *testing.T) {
 		t.Errorf("paths = %q\nwant    %q", paths, want)
 	}
 	q := OpenQuery(src)
-	c, err := q.AddCounter(`\Thread(foo/0#1)\ID Thread`)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustAdd(t, q, `\Thread(foo/0#1)\ID Thread`)
 	if err := q.Collect(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -382,10 +380,7 @@ func TestMultiTimerRaw(t *testing.T) {
 	}
 	src := &memSource{db: titles.English(), samples: [][]byte{append([]byte(nil), b.Bytes()...)}}
 	q := OpenQuery(src)
-	c, err := q.AddCounter(`\PhysicalDisk\*`)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustAdd(t, q, `\PhysicalDisk\*`)
 	if err := q.Collect(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -417,10 +412,7 @@ func TestStatisticsAndStatuses(t *testing.T) {
 	// CPU per interval: 10 %, 30 %, 20 % -> min 10, max 30, mean (6e6/3e7) 20 %.
 	src := &memSource{db: titles.English(), samples: [][]byte{mk(0, 0), mk(1, 1e6), mk(2, 4e6), mk(3, 6e6)}}
 	q := OpenQuery(src)
-	c, err := q.AddCounter(`\Process(p)\% Processor Time`)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustAdd(t, q, `\Process(p)\% Processor Time`)
 	if v, _ := c.Formatted(noCap); v.Status != calc.NoData {
 		t.Errorf("before Collect: %v", v.Status)
 	}
@@ -458,10 +450,7 @@ func TestObjectMissing(t *testing.T) {
 	b.Reset(perfdata.Header{PerfTime: t0 + second, PerfFreq: 1e7, PerfTime100nSec: t0 + second, SystemName: "TESTBOX"})
 	empty := append([]byte(nil), b.Bytes()...)
 	q := OpenQuery(&memSource{db: titles.English(), samples: [][]byte{s1, empty}})
-	c, err := q.AddCounter(`\Process(p)\ID Process`)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustAdd(t, q, `\Process(p)\ID Process`)
 	for range 2 {
 		if err := q.Collect(context.Background()); err != nil {
 			t.Fatal(err)
@@ -501,14 +490,8 @@ func TestMissingValuesAreNoData(t *testing.T) {
 	src := &memSource{db: titles.English(), samples: [][]byte{s1, s2},
 		problems: map[int][]Problem{0: {prob}, 1: {prob}}}
 	q := OpenQuery(src)
-	cpu, err := q.AddCounter(`\Process(*)\% Processor Time`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	id, err := q.AddCounter(`\Process(*)\ID Process`)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cpu := mustAdd(t, q, `\Process(*)\% Processor Time`)
+	id := mustAdd(t, q, `\Process(*)\ID Process`)
 	for range 2 {
 		if err := q.Collect(context.Background()); err != nil {
 			t.Fatal(err)
@@ -551,10 +534,7 @@ func TestIdentityByTitleIndex(t *testing.T) {
 	s1 := buildSample(t, t0, []proc{{"foo", 100, 1000, 5_000_000}, {"foo", 150, 2000, 1_000_000}}, nil)
 	s2 := buildSample(t, t0+second, []proc{{"foo", 150, 2000, 3_500_000}, {"foo", 200, 9000, 900_000_000_000}}, nil)
 	q := OpenQuery(&memSource{db: db, samples: [][]byte{s1, s2}})
-	c, err := q.AddCounter(`\Prozess(*)\Prozessorzeit (%)`)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustAdd(t, q, `\Prozess(*)\Prozessorzeit (%)`)
 	for range 2 {
 		if err := q.Collect(context.Background()); err != nil {
 			t.Fatal(err)
@@ -604,10 +584,7 @@ func TestNamedInstanceFollowedAcrossOrders(t *testing.T) {
 		samples = append(samples, mk(t0+int64(i)*second, o))
 	}
 	q := OpenQuery(&memSource{db: titles.English(), samples: samples})
-	c, err := q.AddCounter(`\Processor(b)\Context Switches/sec`)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustAdd(t, q, `\Processor(b)\Context Switches/sec`)
 	for i, o := range orders {
 		if err := q.Collect(context.Background()); err != nil {
 			t.Fatal(err)
@@ -648,10 +625,7 @@ func TestDuplicateNamesAcrossSamples(t *testing.T) {
 		samples = append(samples, mk(t0+int64(i)*second, tc.order))
 	}
 	q := OpenQuery(&memSource{db: titles.English(), samples: samples})
-	c, err := q.AddCounter(`\Processor(*)\Context Switches/sec`)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustAdd(t, q, `\Processor(*)\Context Switches/sec`)
 	for i, tc := range tests {
 		if err := q.Collect(context.Background()); err != nil {
 			t.Fatal(err)

@@ -158,10 +158,7 @@ func TestWindowsWorkedExamples(t *testing.T) {
 func TestWindowsBasesAreNotCounters(t *testing.T) {
 	bf := openZach(t)
 	q := OpenQuery(bf)
-	c, err := q.AddCounter(`\LogicalDisk(C:)\*`)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustAdd(t, q, `\LogicalDisk(C:)\*`)
 	if err := q.Collect(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -208,10 +205,7 @@ func TestWindowsDuplicateNames(t *testing.T) {
 		t.Errorf("paths = %q", paths)
 	}
 	q := OpenQuery(bf)
-	c, err := q.AddCounter(`\Process(svchost#12)\ID Process`)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustAdd(t, q, `\Process(svchost#12)\ID Process`)
 	if err := q.Collect(context.Background()); err != nil {
 		t.Fatal(err)
 	}
