@@ -48,6 +48,20 @@ func utf16File(s string) []byte {
 	return b
 }
 
+// loadWritten writes ini as p.ini and h as s.h (and under each name of
+// extra) into a new directory and loads p.ini: the directory and what
+// Load returns.
+func loadWritten(t *testing.T, ini, h string, extra ...string) (dir string, p *Provider, err error) {
+	dir = t.TempDir()
+	os.WriteFile(filepath.Join(dir, "p.ini"), []byte(ini), 0o644)
+	os.WriteFile(filepath.Join(dir, "s.h"), []byte(h), 0o644)
+	for _, f := range extra {
+		os.WriteFile(filepath.Join(dir, f), []byte(h), 0o644)
+	}
+	p, err = Load(filepath.Join(dir, "p.ini"))
+	return dir, p, err
+}
+
 // TestLoadTransfer reads the fixture written from Microsoft's documented
 // format, with the lenient forms real files have: the result is pinned in
 // a golden file, and its key facts are checked here by hand.
@@ -175,10 +189,7 @@ func TestLenient(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			os.WriteFile(filepath.Join(dir, "p.ini"), []byte(tc.ini), 0o644)
-			os.WriteFile(filepath.Join(dir, "s.h"), []byte(tc.h), 0o644)
-			p, err := Load(filepath.Join(dir, "p.ini"))
+			_, p, err := loadWritten(t, tc.ini, tc.h)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -243,13 +254,7 @@ func TestRefused(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			os.WriteFile(filepath.Join(dir, "p.ini"), []byte(tc.ini), 0o644)
-			os.WriteFile(filepath.Join(dir, "s.h"), []byte(tc.h), 0o644)
-			for _, f := range tc.extra {
-				os.WriteFile(filepath.Join(dir, f), []byte(tc.h), 0o644)
-			}
-			p, err := Load(filepath.Join(dir, "p.ini"))
+			dir, p, err := loadWritten(t, tc.ini, tc.h, tc.extra...)
 			if err == nil {
 				t.Fatalf("accepted: %s", dump(p))
 			}
@@ -335,10 +340,7 @@ func TestAcceptedAsWindows(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			os.WriteFile(filepath.Join(dir, "p.ini"), []byte(tc.ini), 0o644)
-			os.WriteFile(filepath.Join(dir, "s.h"), []byte(tc.h), 0o644)
-			p, err := Load(filepath.Join(dir, "p.ini"))
+			dir, p, err := loadWritten(t, tc.ini, tc.h)
 			if err != nil {
 				t.Fatal(err)
 			}
