@@ -91,16 +91,7 @@ func TestCodePageRelog(t *testing.T) {
 				name string
 				f    perflog.Format
 			}{{filepath.Join(dir, "run.plog"), perflog.BIN}, {"SQL:" + filepath.Join(dir, "run.db") + "!run", perflog.SQL}} {
-				rec, err := perflog.Create(ctx, out.name, out.f, perflog.CreateOptions{Titles: in.Source.Titles(), Location: in.Location, Counters: in.Source.Recorded().Counters()})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if _, _, err := Run(ctx, in.Source, Options{Sink: rec, Location: in.Location}, nil); err != nil {
-					t.Fatal(err)
-				}
-				if err := rec.Close(); err != nil {
-					t.Fatal(err)
-				}
+				relogInto(t, in, out.name, out.f, perflog.CreateOptions{Location: in.Location, Counters: in.Source.Recorded().Counters()})
 				in.Source.Recorded().Seek(0)
 				if got := convert(open(out.name), Options{Location: time.UTC}); got != want {
 					t.Errorf("%s -> CSV differs from text -> CSV:\n%s", out.f, firstDiff([]byte(want), []byte(got)))

@@ -34,27 +34,10 @@ func TestSameRowsFromEveryRawFormat(t *testing.T) {
 	dir := t.TempDir()
 	var sqlOpts sqllog.Options // PostgreSQL's data source name "pg", once it is known
 	open := func(t *testing.T, names ...string) *perflog.Input {
-		t.Helper()
-		in, err := perflog.Open(ctx, names, perflog.OpenOptions{Titles: db, SQL: sqlOpts})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { in.Close() })
-		return in
+		return openInput(t, names, perflog.OpenOptions{Titles: db, SQL: sqlOpts})
 	}
 	record := func(t *testing.T, out string, f perflog.Format, from ...string) {
-		t.Helper()
-		in := open(t, from...)
-		rec, err := perflog.Create(ctx, out, f, perflog.CreateOptions{Titles: in.Source.Titles(), Location: time.UTC, SQL: sqlOpts})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, _, err := Run(ctx, in.Source, Options{Sink: rec, Location: time.UTC}, nil); err != nil {
-			t.Fatal(err)
-		}
-		if err := rec.Close(); err != nil {
-			t.Fatal(err)
-		}
+		relogInto(t, open(t, from...), out, f, perflog.CreateOptions{Location: time.UTC, SQL: sqlOpts})
 	}
 	bin := filepath.Join(dir, "run.plog")
 	bin2 := filepath.Join(dir, "again.plog")

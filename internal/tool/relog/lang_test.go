@@ -125,16 +125,7 @@ func TestZoneTravels(t *testing.T) {
 		t.Fatalf("the BLG's rule %q, want %q", in.Rule, want)
 	}
 	out := filepath.Join(t.TempDir(), "x.plog")
-	rec, err := perflog.Create(ctx, out, perflog.BIN, perflog.CreateOptions{Titles: in.Source.Titles(), Location: in.Location, Rule: in.Rule})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := Run(ctx, in.Source, Options{Sink: rec, Location: in.Location}, nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := rec.Close(); err != nil {
-		t.Fatal(err)
-	}
+	relogInto(t, in, out, perflog.BIN, perflog.CreateOptions{Location: in.Location, Rule: in.Rule})
 	back, err := perflog.Open(ctx, []string{out}, perflog.OpenOptions{})
 	if err != nil {
 		t.Fatal(err)

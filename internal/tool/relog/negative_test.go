@@ -37,27 +37,10 @@ func TestNegativeResultIsNoValue(t *testing.T) {
 	// Interval 1: 1.01 s idle in 1 s (−1 %); interval 2: 0.5 s idle (50 %).
 	files := processorBlocks(t, dir, proc, pct, []uint64{0, 10_100_000, 15_100_000})
 	open := func(t *testing.T, names ...string) *perflog.Input {
-		t.Helper()
-		in, err := perflog.Open(ctx, names, perflog.OpenOptions{Titles: db})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { in.Close() })
-		return in
+		return openInput(t, names, perflog.OpenOptions{Titles: db})
 	}
 	record := func(t *testing.T, out string, f perflog.Format, from ...string) {
-		t.Helper()
-		in := open(t, from...)
-		rec, err := perflog.Create(ctx, out, f, perflog.CreateOptions{Titles: in.Source.Titles(), Location: time.UTC})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, _, err := Run(ctx, in.Source, Options{Sink: rec, Location: time.UTC}, nil); err != nil {
-			t.Fatal(err)
-		}
-		if err := rec.Close(); err != nil {
-			t.Fatal(err)
-		}
+		relogInto(t, open(t, from...), out, f, perflog.CreateOptions{Location: time.UTC})
 	}
 	bin := filepath.Join(dir, "run.plog")
 	lite := "SQL:" + filepath.Join(dir, "run.db") + "!run"

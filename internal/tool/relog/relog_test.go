@@ -2,6 +2,7 @@ package relog
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -24,6 +25,35 @@ import (
 const fixtureDir = "../typeperf/testdata/blocks"
 
 var testZone = time.FixedZone("Test Standard Time", -5*3600)
+
+// openInput opens names with opts; the input is closed when the test ends.
+func openInput(t *testing.T, names []string, opts perflog.OpenOptions) *perflog.Input {
+	t.Helper()
+	in, err := perflog.Open(context.Background(), names, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { in.Close() })
+	return in
+}
+
+// relogInto relogs all of in, unchanged, into a new log out of format f
+// made with opts and the input's titles, in opts.Location.
+func relogInto(t *testing.T, in *perflog.Input, out string, f perflog.Format, opts perflog.CreateOptions) {
+	t.Helper()
+	ctx := context.Background()
+	opts.Titles = in.Source.Titles()
+	rec, err := perflog.Create(ctx, out, f, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Run(ctx, in.Source, Options{Sink: rec, Location: opts.Location}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
 
 func loadDB(t testing.TB, file string) *titles.DB {
 	t.Helper()
