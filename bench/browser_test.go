@@ -20,7 +20,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -112,17 +111,7 @@ func startPerfmon(b *testing.B) *perfmonServer {
 	if err := cmd.Start(); err != nil {
 		b.Fatalf("starting perfc perfmon: %v", err)
 	}
-	b.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-	})
+	stopAtEnd(b, cmd)
 	line, err := bufio.NewReader(out).ReadString('\n')
 	go io.Copy(io.Discard, out)
 	_, addr, ok := strings.Cut(strings.TrimSpace(line), "Performance Monitor: ")

@@ -231,6 +231,22 @@ func (s *server) get() ([]byte, error) {
 	return body, err
 }
 
+// stopAtEnd stops the started cmd when the benchmark ends: SIGTERM, and
+// SIGKILL when it has not exited 10 s later.
+func stopAtEnd(b *testing.B, cmd *exec.Cmd) {
+	b.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+	})
+}
+
 // startServer starts cmd, stopped when the benchmark ends, waits (bounded)
 // for its first answer, scrapes it a few times to warm it up and counts
 // the series of an answer (sample lines; nodeSeries: those named node_*,
@@ -243,17 +259,7 @@ func startServer(b *testing.B, cmd *exec.Cmd, url string) *server {
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-	})
+	stopAtEnd(b, cmd)
 	s := &server{pid: cmd.Process.Pid, url: url,
 		client: &http.Client{Transport: &http.Transport{DisableCompression: true}, Timeout: 10 * time.Second}}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
