@@ -24,19 +24,40 @@ func runEnv(vars map[string]string, args ...string) (stdout, stderr string, code
 
 const exampleManifest = "../../examples/httpserver/httpserver.man"
 
+// lodctrCase is a perfc command (lodctr, unlodctr) run over a state
+// directory, what it must answer and leave.
+type lodctrCase struct {
+	name     string
+	args     []string
+	code     int
+	out, err string // substrings
+	regs     int    // registrations afterwards
+}
+
+// runLodctrCases runs tests in turn over the state directory state.
+func runLodctrCases(t *testing.T, state string, tests []lodctrCase) {
+	t.Helper()
+	vars := map[string]string{"PERFC_STATE_DIR": state}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errs, code := runEnv(vars, tc.args...)
+			if code != tc.code || !strings.Contains(out, tc.out) || !strings.Contains(errs, tc.err) {
+				t.Fatalf("perfc %q: exit %d, stdout %q, stderr %q; want exit %d, stdout with %q, stderr with %q",
+					tc.args, code, out, errs, tc.code, tc.out, tc.err)
+			}
+			if regs, err := readRegistrations(state); err != nil || len(regs) != tc.regs {
+				t.Fatalf("%d registrations (%v), want %d", len(regs), err, tc.regs)
+			}
+		})
+	}
+}
+
 func TestLodctrCommand(t *testing.T) {
 	state := t.TempDir()
-	vars := map[string]string{"PERFC_STATE_DIR": state}
 	bad := filepath.Join(t.TempDir(), "bad.man")
 	os.WriteFile(bad, []byte("<instrumentationManifest><instrumentation/></instrumentationManifest>\n"), 0o644)
 
-	tests := []struct {
-		name     string
-		args     []string
-		code     int
-		out, err string // substrings
-		regs     int    // registrations afterwards
-	}{
+	tests := []lodctrCase{
 		{"windows spelling", []string{"lodctr", "/m:" + exampleManifest}, 0, "Info: Successfully installed performance counters for " + exampleManifest, "", 1},
 		{"again, plain argument, resource path ignored", []string{"lodctr", exampleManifest, "/usr/bin/httpserver"}, 0, "Successfully installed", "", 1},
 		{"dash spelling, separate value, verbose", []string{"lodctr", "-m", exampleManifest, "-v"}, 0, "HTTP Server", "", 1},
@@ -54,18 +75,7 @@ func TestLodctrCommand(t *testing.T) {
 		{"unlodctr by manifest", []string{"unlodctr", "/m:" + exampleManifest}, 0, "from the counter definition XML file " + exampleManifest, "", 0},
 		{"unlodctr nothing", []string{"unlodctr"}, 2, "", "no manifest", 0},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			out, errs, code := runEnv(vars, tc.args...)
-			if code != tc.code || !strings.Contains(out, tc.out) || !strings.Contains(errs, tc.err) {
-				t.Fatalf("perfc %q: exit %d, stdout %q, stderr %q; want exit %d, stdout with %q, stderr with %q",
-					tc.args, code, out, errs, tc.code, tc.out, tc.err)
-			}
-			if regs, err := readRegistrations(state); err != nil || len(regs) != tc.regs {
-				t.Fatalf("%d registrations (%v), want %d", len(regs), err, tc.regs)
-			}
-		})
-	}
+	runLodctrCases(t, state, tests)
 }
 
 func TestHostOptions(t *testing.T) {
@@ -170,7 +180,6 @@ func readRegistrations(dir string) ([]statedir.Registration, error) {
 // name, and unlodctr with a name two providers share lists them.
 func TestLodctrRules(t *testing.T) {
 	state := t.TempDir()
-	vars := map[string]string{"PERFC_STATE_DIR": state}
 	src, err := os.ReadFile(exampleManifest)
 	if err != nil {
 		t.Fatal(err)
@@ -189,13 +198,7 @@ func TestLodctrRules(t *testing.T) {
 	sameGUID := variant("sameguid.man", "{0A1B2C3D-0000-4000-8000-000000000002}", "{5B0D7C1E-8F3A-4C2B-9E61-3A7D2C9F4B11}", "Other Server")
 	twin := variant("twin.man", "{0A1B2C3D-0000-4000-8000-000000000003}", "{0A1B2C3D-0000-4000-8000-000000000013}", "Twin Server")
 	builtin := variant("memory.man", "{0A1B2C3D-0000-4000-8000-000000000004}", "{0A1B2C3D-0000-4000-8000-000000000014}", "memory")
-	tests := []struct {
-		name     string
-		args     []string
-		code     int
-		out, err string
-		regs     int
-	}{
+	tests := []lodctrCase{
 		{"publishers by uid and name", []string{"lodctr", "/m:" + exampleManifest, "/U:4242,root"}, 0, "Successfully installed", "", 1},
 		{"listed", []string{"lodctr", "/q"}, 0, "published by uid 4242,0", "", 1},
 		{"unknown user", []string{"lodctr", exampleManifest, "/u:no-such-user-perfc"}, 2, "", "no-such-user-perfc", 1},
@@ -207,16 +210,5 @@ func TestLodctrRules(t *testing.T) {
 		{"by GUID instead", []string{"unlodctr", "{0A1B2C3D-0000-4000-8000-000000000003}"}, 0, "Successfully uninstalled", "", 1},
 		{"help", []string{"lodctr", "/?"}, 0, "/u:USERS", "", 1},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			out, errs, code := runEnv(vars, tc.args...)
-			if code != tc.code || !strings.Contains(out, tc.out) || !strings.Contains(errs, tc.err) {
-				t.Fatalf("perfc %q: exit %d, stdout %q, stderr %q; want exit %d, stdout with %q, stderr with %q",
-					tc.args, code, out, errs, tc.code, tc.out, tc.err)
-			}
-			if regs, err := readRegistrations(state); err != nil || len(regs) != tc.regs {
-				t.Fatalf("%d registrations (%v), want %d", len(regs), err, tc.regs)
-			}
-		})
-	}
+	runLodctrCases(t, state, tests)
 }
