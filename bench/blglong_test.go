@@ -86,21 +86,17 @@ const (
 
 var blgLE = binary.LittleEndian
 
-// cycleBLG writes to dst the log src with its samples repeated n times:
-// the header buffer as it is, the records before the first sample, then
-// n times the sample records (their fragments as they were), each
-// repetition's time stamps and block clocks later by the log's span plus
-// one interval. The closing index record is left out.
-func cycleBLG(src, dst string, n int) error {
-	in, err := os.ReadFile(src)
+// readBLG reads the log src and splits it into the events of its data
+// buffers, in order: the file, its buffer size and the events.
+func readBLG(src string) (in []byte, bs int, events [][]byte, err error) {
+	in, err = os.ReadFile(src)
 	if err != nil {
-		return err
+		return nil, 0, nil, err
 	}
-	bs := int(blgLE.Uint32(in))
+	bs = int(blgLE.Uint32(in))
 	if bs < blgBufferHeader || len(in) < bs || len(in)%bs != 0 {
-		return fmt.Errorf("%s: buffer size %d, file %d bytes", src, bs, len(in))
+		return nil, 0, nil, fmt.Errorf("%s: buffer size %d, file %d bytes", src, bs, len(in))
 	}
-	var events [][]byte // every event of the data buffers, in order
 	for at := bs; at < len(in); at += bs {
 		buf := in[at : at+bs]
 		used := int(blgLE.Uint32(buf[0x30:]))
@@ -112,6 +108,19 @@ func cycleBLG(src, dst string, n int) error {
 			events = append(events, buf[off:off+size])
 			off += (size + 7) &^ 7
 		}
+	}
+	return in, bs, events, nil
+}
+
+// cycleBLG writes to dst the log src with its samples repeated n times:
+// the header buffer as it is, the records before the first sample, then
+// n times the sample records (their fragments as they were), each
+// repetition's time stamps and block clocks later by the log's span plus
+// one interval. The closing index record is left out.
+func cycleBLG(src, dst string, n int) error {
+	in, bs, events, err := readBLG(src)
+	if err != nil {
+		return err
 	}
 	var pre, samples [][]byte
 	for _, ev := range events {

@@ -56,26 +56,9 @@ const blgFragment = 8000
 // fragmented again into events of at most blgFragment data bytes. The
 // closing index record is left out.
 func widenBLG(src, dst string, n int) error {
-	in, err := os.ReadFile(src)
+	in, bs, events, err := readBLG(src)
 	if err != nil {
 		return err
-	}
-	bs := int(blgLE.Uint32(in))
-	if bs < blgBufferHeader || len(in) < bs || len(in)%bs != 0 {
-		return fmt.Errorf("%s: buffer size %d, file %d bytes", src, bs, len(in))
-	}
-	var events [][]byte
-	for at := bs; at < len(in); at += bs {
-		buf := in[at : at+bs]
-		used := int(blgLE.Uint32(buf[0x30:]))
-		for off := blgBufferHeader; off+blgEventHeader <= used; {
-			size := int(blgLE.Uint16(buf[off:]))
-			if size == 0 || size == 0xFFFF || buf[off+3] != 0xC0 || off+size > used {
-				break
-			}
-			events = append(events, buf[off:off+size])
-			off += (size + 7) &^ 7
-		}
 	}
 	w := blgWriter{bs: bs, header: in[bs : bs+blgBufferHeader]}
 	for _, rec := range splitRecords(events) {
