@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -496,18 +497,7 @@ func logSizeOnce(b *testing.B, wl logWorkload) {
 		if compress {
 			name, path = "binz", filepath.Join(dir, "oursz.plog")
 		}
-		w, err := createBinlog(path, h.Source(), wl.counters, compress)
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, s := range rec.samples {
-			if err := w.WriteSample(s); err != nil {
-				b.Fatal(err)
-			}
-		}
-		if err := w.Close(); err != nil {
-			b.Fatal(err)
-		}
+		writeBinlog(b, path, h.Source(), wl.counters, compress, slices.Values(rec.samples))
 		report(name, fileSize(b, path), zstdSize(b, path), values)
 	}
 	b.Logf("%s: %d samples; ours %d values a sample, pmlogger %d values in %d records",
@@ -751,22 +741,7 @@ func BenchmarkRelogBIN(b *testing.B) {
 			b.Run(wl.name+"/"+name, func(b *testing.B) {
 				_, src, want := liveQuery(b, wl.counters)
 				path := filepath.Join(b.TempDir(), "log.plog")
-				w, err := createBinlog(path, src, wl.counters, compress)
-				if err != nil {
-					b.Fatal(err)
-				}
-				for range 20 {
-					s, err := src.Sample(b.Context(), want)
-					if err != nil {
-						b.Fatal(err)
-					}
-					if err := w.WriteSample(s); err != nil {
-						b.Fatal(err)
-					}
-				}
-				if err := w.Close(); err != nil {
-					b.Fatal(err)
-				}
+				writeBinlog(b, path, src, wl.counters, compress, liveSamples(b, src, want, 20))
 				benchRelog(b, func() (pdh.Source, io.Closer, error) { return openBinlog(path) })
 			})
 		}

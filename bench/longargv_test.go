@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -103,18 +104,7 @@ func BenchmarkLongArgv0Logs(b *testing.B) {
 			b.Fatalf("%s: typeperf: %v", name, err)
 		}
 		binPath := filepath.Join(dir, name+".plog")
-		w, err := createBinlog(binPath, h.Source(), counters, true)
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, s := range rec.samples {
-			if err := w.WriteSample(s); err != nil {
-				b.Fatal(err)
-			}
-		}
-		if err := w.Close(); err != nil {
-			b.Fatal(err)
-		}
+		writeBinlog(b, binPath, h.Source(), counters, true, slices.Values(rec.samples))
 		text, err := os.ReadFile(csvPath)
 		if err != nil {
 			b.Fatal(err)

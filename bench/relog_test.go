@@ -67,22 +67,7 @@ func BenchmarkRelogSave(b *testing.B) {
 				kind = "binz"
 			}
 			_, src, want := liveQuery(b, wl.counters)
-			w, err := createBinlog(filepath.Join(dir, savedLogName(wl.name, kind)), src, wl.counters, compress)
-			if err != nil {
-				b.Fatal(err)
-			}
-			for range savedSamples(b) {
-				s, err := src.Sample(b.Context(), want)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if err := w.WriteSample(s); err != nil {
-					b.Fatal(err)
-				}
-			}
-			if err := w.Close(); err != nil {
-				b.Fatal(err)
-			}
+			writeBinlog(b, filepath.Join(dir, savedLogName(wl.name, kind)), src, wl.counters, compress, liveSamples(b, src, want, savedSamples(b)))
 		}
 	}
 	b.Skip("saved in " + dir)
