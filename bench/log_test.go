@@ -435,20 +435,7 @@ func logSizeOnce(b *testing.B, wl logWorkload) {
 	defer h.Close()
 	rec := &recordingSource{Source: h.Source(), keep: true}
 	csvPath := filepath.Join(dir, "ours.csv")
-	f, err := os.Create(csvPath)
-	if err != nil {
-		b.Fatal(err)
-	}
-	bw := bufio.NewWriter(f)
-	err = typeperf.Run(ctx, rec, typeperf.Options{Counters: wl.counters, Interval: time.Second, Samples: n,
-		Format: pdhcsv.CSV, Log: true, Location: time.Local}, bw, io.Discard, io.Discard)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := typeperfCSV(ctx, rec, csvPath, wl.counters, time.Second, n); err != nil {
 		b.Fatal(err)
 	}
 	for _, c := range children {
@@ -573,6 +560,25 @@ func BenchmarkLogCPU(b *testing.B) {
 type nopRecorder struct{}
 
 func (nopRecorder) WriteQuery(context.Context, *pdh.Query) error { return nil }
+
+// typeperfCSV writes to path the CSV log typeperf's engine writes of n
+// samples of counters from src, one an interval, in the local zone.
+func typeperfCSV(ctx context.Context, src pdh.Source, path string, counters []string, interval time.Duration, n int) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(f)
+	err = typeperf.Run(ctx, src, typeperf.Options{Counters: counters, Interval: interval, Samples: n,
+		Format: pdhcsv.CSV, Log: true, Location: time.Local}, bw, io.Discard, io.Discard)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
 
 // benchTypeperf runs typeperf's engine over the live host for b.N samples
 // back to back, with the output options and writer opts gives (a Sink, or

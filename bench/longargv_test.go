@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"bufio"
 	"bytes"
 	"io"
 	"os"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/perfcounters/perfcounters/collectorset"
 	"github.com/perfcounters/perfcounters/host"
-	"github.com/perfcounters/perfcounters/internal/tool/typeperf"
 	"github.com/perfcounters/perfcounters/pdh"
 	"github.com/perfcounters/perfcounters/perflog/pdhcsv"
 	"github.com/perfcounters/perfcounters/pla"
@@ -87,20 +85,7 @@ func BenchmarkLongArgv0Logs(b *testing.B) {
 		defer h.Close()
 		rec := &recordingSource{Source: h.Source(), keep: true}
 		csvPath := filepath.Join(dir, name+".csv")
-		f, err := os.OpenFile(csvPath, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
-		if err != nil {
-			b.Fatal(err)
-		}
-		bw := bufio.NewWriter(f)
-		err = typeperf.Run(b.Context(), rec, typeperf.Options{Counters: counters, Interval: 250 * time.Millisecond, Samples: samples,
-			Format: pdhcsv.CSV, Log: true, Location: time.Local}, bw, io.Discard, io.Discard)
-		if err == nil {
-			err = bw.Flush()
-		}
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
+		if err := typeperfCSV(b.Context(), rec, csvPath, counters, 250*time.Millisecond, samples); err != nil {
 			b.Fatalf("%s: typeperf: %v", name, err)
 		}
 		binPath := filepath.Join(dir, name+".plog")
