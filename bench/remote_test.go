@@ -151,13 +151,30 @@ func startBenchServer(b *testing.B) *benchServer {
 // size of an answer.
 func (s *benchServer) fetchRemote(b *testing.B, objects string, n int) (client, server int64, size int) {
 	b.Helper()
+	return runFetchClient(b, cpuNow, "PERFC_BENCH_URL="+s.srv.URL, "PERFC_BENCH_CA="+s.ca,
+		"PERFC_BENCH_OBJECTS="+objects, "PERFC_BENCH_N="+strconv.Itoa(n))
+}
+
+// reportFetch reports a fetch loop of b.N fetches: the client's and the
+// server's CPU, and the size of an answer.
+func reportFetch(b *testing.B, client, server int64, size int) {
+	b.ReportMetric(float64(client)/float64(b.N), "client-cpu-ns/op")
+	b.ReportMetric(float64(server)/float64(b.N), "server-cpu-ns/op")
+	b.ReportMetric(float64(client+server)/float64(b.N), "total-cpu-ns/op")
+	b.ReportMetric(float64(size), "block-bytes")
+}
+
+// runFetchClient runs the client child with env added to this process's
+// environment and returns its CPU, the server's CPU (serverCPU's
+// difference) over the child's loop, and the size of an answer.
+func runFetchClient(b *testing.B, serverCPU func() int64, env ...string) (client, server int64, size int) {
+	b.Helper()
 	self, err := os.Executable()
 	if err != nil {
 		b.Fatal(err)
 	}
 	cmd := exec.Command(self, "-test.run=^$")
-	cmd.Env = append(os.Environ(), remoteClientEnv+"=1", "PERFC_BENCH_URL="+s.srv.URL, "PERFC_BENCH_CA="+s.ca,
-		"PERFC_BENCH_OBJECTS="+objects, "PERFC_BENCH_N="+strconv.Itoa(n))
+	cmd.Env = append(append(os.Environ(), remoteClientEnv+"=1"), env...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		b.Fatal(err)
@@ -177,9 +194,9 @@ func (s *benchServer) fetchRemote(b *testing.B, objects string, n int) (client, 
 		f := strings.Fields(line)
 		switch {
 		case len(f) == 1 && f[0] == "start":
-			s0 = cpuNow()
+			s0 = serverCPU()
 		case len(f) == 3 && f[0] == "done":
-			server = cpuNow() - s0
+			server = serverCPU() - s0
 			client, _ = strconv.ParseInt(f[1], 10, 64)
 			size, _ = strconv.Atoi(f[2])
 			return client, server, size
@@ -310,10 +327,7 @@ func BenchmarkRemoteFetch(b *testing.B) {
 func BenchmarkRemoteFetchLoop(b *testing.B) {
 	s := startBenchServer(b)
 	client, server, size := s.fetchRemote(b, systemObjects, b.N)
-	b.ReportMetric(float64(client)/float64(b.N), "client-cpu-ns/op")
-	b.ReportMetric(float64(server)/float64(b.N), "server-cpu-ns/op")
-	b.ReportMetric(float64(client+server)/float64(b.N), "total-cpu-ns/op")
-	b.ReportMetric(float64(size), "block-bytes")
+	reportFetch(b, client, server, size)
 }
 
 // BenchmarkLocalFetchLoop: the same objects collected locally, back to
@@ -435,44 +449,7 @@ func BenchmarkRemoteFetchServe(b *testing.B) {
 		b.Fatalf("perfc serve wrote no token file %s", tokenFile)
 	}
 	pid := srv.Process.Pid
-	self, err := os.Executable()
-	if err != nil {
-		b.Fatal(err)
-	}
-	cmd := exec.Command(self, "-test.run=^$")
-	cmd.Env = append(os.Environ(), remoteClientEnv+"=1", "PERFC_BENCH_URL=http://"+addr,
+	client, server, size := runFetchClient(b, func() int64 { return procCPU(b, pid) }, "PERFC_BENCH_URL=http://"+addr,
 		"PERFC_BENCH_TOKEN="+strings.TrimSpace(string(token)), "PERFC_BENCH_OBJECTS="+systemObjects, "PERFC_BENCH_N="+strconv.Itoa(b.N))
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	defer cmd.Wait()
-	rd := bufio.NewReader(out)
-	var s0 int64
-	for {
-		line, err := rd.ReadString('\n')
-		if err != nil {
-			b.Fatalf("client: %v (last line %q)", err, line)
-		}
-		f := strings.Fields(line)
-		switch {
-		case len(f) == 1 && f[0] == "start":
-			s0 = procCPU(b, pid)
-		case len(f) == 3 && f[0] == "done":
-			server := procCPU(b, pid) - s0
-			client, _ := strconv.ParseInt(f[1], 10, 64)
-			size, _ := strconv.Atoi(f[2])
-			b.ReportMetric(float64(client)/float64(b.N), "client-cpu-ns/op")
-			b.ReportMetric(float64(server)/float64(b.N), "server-cpu-ns/op")
-			b.ReportMetric(float64(client+server)/float64(b.N), "total-cpu-ns/op")
-			b.ReportMetric(float64(size), "block-bytes")
-			return
-		default:
-			b.Fatalf("client: %s", line)
-		}
-	}
+	reportFetch(b, client, server, size)
 }
