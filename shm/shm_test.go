@@ -1,6 +1,7 @@
 package shm
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -57,17 +58,25 @@ func testSet() *counterset.Set {
 	}
 }
 
-func TestWriteScan(t *testing.T) {
-	dir := shmDir(t)
-	w, err := Create("prov-a", smallOpts(dir))
+// testWriter creates the provider guid's segment in dir with testSet
+// added (its index returned); it is closed when the test ends.
+func testWriter(t testing.TB, dir, guid string) (*Writer, int) {
+	t.Helper()
+	w, err := Create(guid, smallOpts(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer w.Close()
+	t.Cleanup(func() { w.Close() })
 	si, err := w.AddSet(testSet())
 	if err != nil {
 		t.Fatal(err)
 	}
+	return w, si
+}
+
+func TestWriteScan(t *testing.T) {
+	dir := shmDir(t)
+	w, si := testWriter(t, dir, "prov-a")
 	_, b1, err := w.NewInstance(si, "alpha", 7)
 	if err != nil {
 		t.Fatal(err)
@@ -259,16 +268,7 @@ func lockedCopy(t testing.TB, dir, name string, b []byte) (unlock func()) {
 // sampleSegment returns the bytes of a small published segment.
 func sampleSegment(t testing.TB) []byte {
 	t.Helper()
-	dir := shmDir(t)
-	w, err := Create("sample", smallOpts(dir))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	si, err := w.AddSet(testSet())
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, si := testWriter(t, shmDir(t), "sample")
 	slot, b, _ := w.NewInstance(si, "one", 1)
 	b.Store(0, 42)
 	w.NewInstance(si, "two", 2)
@@ -321,13 +321,7 @@ func TestStaleRemovedByStart(t *testing.T) {
 // a reason, removes it as stale, or returns well-formed data.
 func TestBitFlips(t *testing.T) {
 	data := sampleSegment(t)
-	used := len(data)
-	for i := len(data) - 1; i >= 0; i-- {
-		if data[i] != 0 {
-			used = i + 1
-			break
-		}
-	}
+	used := len(bytes.TrimRight(data, "\x00")) // the part before the sparse tail
 	dir := shmDir(t)
 	sc := NewScanner(dir)
 	defer sc.Close()
@@ -459,13 +453,7 @@ func TestAggregate(t *testing.T) {
 
 func FuzzReadSegment(f *testing.F) {
 	data := sampleSegment(f)
-	used := len(data)
-	for i := len(data) - 1; i >= 0; i-- {
-		if data[i] != 0 {
-			used = i + 1
-			break
-		}
-	}
+	used := len(bytes.TrimRight(data, "\x00")) // the part before the sparse tail
 	f.Add(data[:used])
 	f.Add(data[:headerSize])
 	f.Add([]byte("PERFCSEG"))
