@@ -69,6 +69,28 @@ func readObject(o perfdata.Object) sample {
 	return s
 }
 
+// startProvider starts the test provider guid with its segment in dir;
+// it is closed when the test ends.
+func startProvider(t *testing.T, dir, guid string) *provider.Provider {
+	t.Helper()
+	p, err := provider.Start(guid, provider.Options{Dir: dir, MaxInstances: 16, HeapSize: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
+// addSet adds the counter set def to p.
+func addSet(t *testing.T, p *provider.Provider, def *counterset.Set) *provider.Set {
+	t.Helper()
+	s, err := p.AddSet(def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 // testSets returns the counter sets of v2test.man, by name.
 func testSets(t *testing.T) map[string]*counterset.Set {
 	t.Helper()
@@ -153,21 +175,6 @@ func TestV2Collection(t *testing.T) {
 	}
 
 	sets := testSets(t)
-	start := func(guid string) *provider.Provider {
-		p, err := provider.Start(guid, provider.Options{Dir: seg, MaxInstances: 16, HeapSize: 1 << 20})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { p.Close() })
-		return p
-	}
-	addSet := func(p *provider.Provider, def *counterset.Set) *provider.Set {
-		s, err := p.AddSet(def)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
 	instance := func(s *provider.Set, name string, vals map[uint32]uint64) {
 		in := s.Single()
 		if in == nil {
@@ -184,30 +191,30 @@ func TestV2Collection(t *testing.T) {
 	}
 
 	// Provider A (its segment sorts first: same pid, lower GUID).
-	a := start("{0A1B2C3D-0000-4000-8000-0000000000A1}")
-	ma := addSet(a, sets["Perfc Test Multi"])
+	a := startProvider(t, seg, "{0A1B2C3D-0000-4000-8000-0000000000A1}")
+	ma := addSet(t, a, sets["Perfc Test Multi"])
 	instance(ma, "a", map[uint32]uint64{1: 5, 2: 300, 3: 3, 4: 7})
 	instance(ma, "b", map[uint32]uint64{1: 2, 2: 100, 3: 1, 4: 9})
-	instance(addSet(a, sets["Perfc Test Single"]), "", map[uint32]uint64{1: 42})
-	instance(addSet(a, sets["Perfc Test Global"]), "", map[uint32]uint64{1: 10, 2: 4})
+	instance(addSet(t, a, sets["Perfc Test Single"]), "", map[uint32]uint64{1: 42})
+	instance(addSet(t, a, sets["Perfc Test Global"]), "", map[uint32]uint64{1: 10, 2: 4})
 
 	// Provider B publishes the multi set with its counters in another
 	// order; the host must match them by id.
-	b := start("{0A1B2C3D-0000-4000-8000-0000000000B2}")
+	b := startProvider(t, seg, "{0A1B2C3D-0000-4000-8000-0000000000B2}")
 	reordered := *sets["Perfc Test Multi"]
 	c := reordered.Counters // Hits, Avg Time, Avg Time Base, Peak
 	reordered.Counters = []counterset.Counter{c[3], c[1], c[2], c[0]}
-	instance(addSet(b, &reordered), "c", map[uint32]uint64{1: 1, 2: 50, 3: 1, 4: 3})
-	instance(addSet(b, sets["Perfc Test Single"]), "", map[uint32]uint64{1: 99})
-	instance(addSet(b, sets["Perfc Test Global"]), "", map[uint32]uint64{1: 5, 2: 2})
+	instance(addSet(t, b, &reordered), "c", map[uint32]uint64{1: 1, 2: 50, 3: 1, 4: 3})
+	instance(addSet(t, b, sets["Perfc Test Single"]), "", map[uint32]uint64{1: 99})
+	instance(addSet(t, b, sets["Perfc Test Global"]), "", map[uint32]uint64{1: 5, 2: 2})
 
 	// Provider C publishes the global set with a counter of another type:
 	// its numbers would be misread, so they are left out.
-	cp := start("{0A1B2C3D-0000-4000-8000-0000000000C3}")
+	cp := startProvider(t, seg, "{0A1B2C3D-0000-4000-8000-0000000000C3}")
 	wrong := *sets["Perfc Test Global"]
 	wrong.Counters = slices.Clone(wrong.Counters)
 	wrong.Counters[1].Type = countertype.PERF_COUNTER_LARGE_RAWCOUNT
-	instance(addSet(cp, &wrong), "", map[uint32]uint64{1: 1000, 2: 0})
+	instance(addSet(t, cp, &wrong), "", map[uint32]uint64{1: 1000, 2: 0})
 
 	for round := range 2 {
 		multi = collectObject(t, h, idx["Perfc Test Multi"])
@@ -283,15 +290,8 @@ func TestAttackSpoofedSet(t *testing.T) {
 			t.Fatal(err)
 		}
 		sets := testSets(t)
-		p, err := provider.Start("{0A1B2C3D-0000-4000-8000-0000000000EE}", provider.Options{Dir: base, MaxInstances: 16, HeapSize: 1 << 20})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer p.Close()
-		m, err := p.AddSet(sets["Perfc Test Multi"])
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := startProvider(t, base, "{0A1B2C3D-0000-4000-8000-0000000000EE}")
+		m := addSet(t, p, sets["Perfc Test Multi"])
 		for _, name := range []string{"real", "fake"} {
 			in, err := m.CreateInstance(name, 0)
 			if err != nil {
@@ -299,11 +299,7 @@ func TestAttackSpoofedSet(t *testing.T) {
 			}
 			in.Set(1, 666)
 		}
-		s, err := p.AddSet(sets["Perfc Test Single"])
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.Single().Set(1, 666)
+		addSet(t, p, sets["Perfc Test Single"]).Single().Set(1, 666)
 		// Claim to be pid 1, with its start time (world-readable), so that
 		// this segment sorts first and passes the owner checks.
 		stat, err := os.ReadFile("/proc/1/stat")
@@ -342,25 +338,14 @@ func TestAttackSpoofedSet(t *testing.T) {
 		idx[s.Name] = s.NameIndex
 	}
 	sets := testSets(t)
-	p, err := provider.Start("{0A1B2C3D-0000-4000-8000-0000000000A1}", provider.Options{Dir: base, MaxInstances: 16, HeapSize: 1 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	m, err := p.AddSet(sets["Perfc Test Multi"])
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := startProvider(t, base, "{0A1B2C3D-0000-4000-8000-0000000000A1}")
+	m := addSet(t, p, sets["Perfc Test Multi"])
 	in, err := m.CreateInstance("real", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	in.Set(1, 5)
-	single, err := p.AddSet(sets["Perfc Test Single"])
-	if err != nil {
-		t.Fatal(err)
-	}
-	single.Single().Set(1, 42)
+	addSet(t, p, sets["Perfc Test Single"]).Single().Set(1, 42)
 
 	// Bob reads the test manifest from a copy in the shared directory: the
 	// checkout may be closed to other users.
@@ -454,16 +439,8 @@ func TestV2OutOfDescriptors(t *testing.T) {
 	for _, s := range reg.Sets {
 		idx[s.Name] = s.NameIndex
 	}
-	p, err := provider.Start("{0A1B2C3D-0000-4000-8000-0000000000A1}", provider.Options{Dir: seg, MaxInstances: 16, HeapSize: 1 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	single, err := p.AddSet(testSets(t)["Perfc Test Single"])
-	if err != nil {
-		t.Fatal(err)
-	}
-	single.Single().Set(1, 42)
+	p := startProvider(t, seg, "{0A1B2C3D-0000-4000-8000-0000000000A1}")
+	addSet(t, p, testSets(t)["Perfc Test Single"]).Single().Set(1, 42)
 	h, err := New(Options{StateDir: state, SegmentDir: seg, MaxKeptFiles: 64})
 	if err != nil {
 		t.Fatal(err)
