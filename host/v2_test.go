@@ -69,6 +69,17 @@ func readObject(o perfdata.Object) sample {
 	return s
 }
 
+// registerTestSets registers testdata/v2test.man in the state directory
+// state and returns the name indexes of its counter sets by name.
+func registerTestSets(t *testing.T, state string) map[string]uint32 {
+	t.Helper()
+	idx := map[string]uint32{}
+	for _, s := range register(t, state, "testdata/v2test.man")[0].Registration.Sets {
+		idx[s.Name] = s.NameIndex
+	}
+	return idx
+}
+
 // startProvider starts the test provider guid with its segment in dir;
 // it is closed when the test ends.
 func startProvider(t *testing.T, dir, guid string) *provider.Provider {
@@ -131,11 +142,7 @@ func (l *logBuffer) String() string {
 func TestV2Collection(t *testing.T) {
 	seg := shmtest.Dir(t)
 	state := t.TempDir()
-	reg := register(t, state, "testdata/v2test.man")[0].Registration
-	idx := map[string]uint32{}
-	for _, s := range reg.Sets {
-		idx[s.Name] = s.NameIndex
-	}
+	idx := registerTestSets(t, state)
 	var logs logBuffer
 	h, err := New(Options{StateDir: state, SegmentDir: seg, MaxKeptFiles: 64, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	if err != nil {
@@ -332,11 +339,7 @@ func TestAttackSpoofedSet(t *testing.T) {
 		t.Fatal(err)
 	}
 	state := t.TempDir()
-	reg := register(t, state, "testdata/v2test.man")[0].Registration
-	idx := map[string]uint32{}
-	for _, s := range reg.Sets {
-		idx[s.Name] = s.NameIndex
-	}
+	idx := registerTestSets(t, state)
 	sets := testSets(t)
 	p := startProvider(t, base, "{0A1B2C3D-0000-4000-8000-0000000000A1}")
 	m := addSet(t, p, sets["Perfc Test Multi"])
@@ -434,11 +437,7 @@ func TestAttackSpoofedSet(t *testing.T) {
 func TestV2OutOfDescriptors(t *testing.T) {
 	seg := shmtest.Dir(t)
 	state := t.TempDir()
-	reg := register(t, state, "testdata/v2test.man")[0].Registration
-	idx := map[string]uint32{}
-	for _, s := range reg.Sets {
-		idx[s.Name] = s.NameIndex
-	}
+	idx := registerTestSets(t, state)
 	p := startProvider(t, seg, "{0A1B2C3D-0000-4000-8000-0000000000A1}")
 	addSet(t, p, testSets(t)["Perfc Test Single"]).Single().Set(1, 42)
 	h, err := New(Options{StateDir: state, SegmentDir: seg, MaxKeptFiles: 64})
