@@ -212,31 +212,15 @@ func Run(ctx context.Context, src pdh.Source, opts Options, out, console, errw i
 		}
 		first = 1
 	}
-	timer := time.NewTimer(opts.Interval)
-	defer timer.Stop()
-	var runErr error
-loop:
-	for n := first; opts.Samples <= 0 || n < opts.Samples; n++ {
-		select {
-		case <-ctx.Done():
-			break loop
-		case <-timer.C:
-		}
-		timer.Reset(opts.Interval)
-		if err := collect(); err != nil {
-			if !errors.Is(err, io.EOF) && ctx.Err() == nil {
-				runErr = err
-			}
-			break
-		}
+	runErr := sampleEvery(ctx, opts, first, collect, func() error {
 		cols.Fill(vals)
 		if err := w.WriteRow(q.Time(), vals); err != nil {
-			runErr = err
-			break
+			return err
 		}
 		judged++
 		valued = valued || slices.ContainsFunc(vals, func(v pdhcsv.Value) bool { return v.OK })
-	}
+		return nil
+	})
 	if runErr == nil && judged > 0 && !valued {
 		// A remote computer that never answered, an object that never
 		// had the instances asked for: say so, and fail, rather than
@@ -300,13 +284,25 @@ func record(ctx context.Context, q *pdh.Query, opts Options, collect func() erro
 	if err := opts.Sink.WriteQuery(ctx, q); err != nil {
 		return err
 	}
+	if err := sampleEvery(ctx, opts, 1, collect, func() error { return opts.Sink.WriteQuery(ctx, q) }); err != nil {
+		return err
+	}
+	_, err := io.WriteString(console, MsgExiting+eol+MsgCompleted+eol)
+	return err
+}
+
+// sampleEvery collects a sample every opts.Interval and hands it to each,
+// counting from sample number first, until opts.Samples are taken (no
+// limit when it is 0), the source ends or ctx is done. It returns the
+// error of each, or of collect unless that is the source's end or comes
+// after ctx is done.
+func sampleEvery(ctx context.Context, opts Options, first int, collect, each func() error) error {
 	timer := time.NewTimer(opts.Interval)
 	defer timer.Stop()
-loop:
-	for n := 1; opts.Samples <= 0 || n < opts.Samples; n++ {
+	for n := first; opts.Samples <= 0 || n < opts.Samples; n++ {
 		select {
 		case <-ctx.Done():
-			break loop
+			return nil
 		case <-timer.C:
 		}
 		timer.Reset(opts.Interval)
@@ -314,14 +310,13 @@ loop:
 			if !errors.Is(err, io.EOF) && ctx.Err() == nil {
 				return err
 			}
-			break
+			return nil
 		}
-		if err := opts.Sink.WriteQuery(ctx, q); err != nil {
+		if err := each(); err != nil {
 			return err
 		}
 	}
-	_, err := io.WriteString(console, MsgExiting+eol+MsgCompleted+eol)
-	return err
+	return nil
 }
 
 // ReportProblems tells warn each problem of a sample. The cause is the
