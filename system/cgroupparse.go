@@ -50,16 +50,7 @@ func parsePressure(b []byte) (psi, error) {
 		default:
 			continue
 		}
-		for len(rest) > 0 {
-			var f []byte
-			f, rest = proctext.NextField(rest)
-			if len(f) == 0 {
-				break
-			}
-			k, v, ok := bytes.Cut(f, []byte("="))
-			if !ok {
-				return psi{}, fmt.Errorf("line %d: %.40q is not key=value", lineNo, f)
-			}
+		err := keyValues(rest, func(k, v []byte) error {
 			var x uint64
 			var good bool
 			switch string(k) {
@@ -68,10 +59,10 @@ func parsePressure(b []byte) (psi, error) {
 			case "total":
 				x, good = proctext.ParseUint(v)
 			default:
-				continue
+				return nil
 			}
 			if !good {
-				return psi{}, fmt.Errorf("line %d: %s: %.40q is not a number", lineNo, k, v)
+				return fmt.Errorf("%s: %.40q is not a number", k, v)
 			}
 			switch string(k) {
 			case "avg10":
@@ -83,6 +74,10 @@ func parsePressure(b []byte) (psi, error) {
 			case "total":
 				dst.Total = x
 			}
+			return nil
+		})
+		if err != nil {
+			return psi{}, fmt.Errorf("line %d: %w", lineNo, err)
 		}
 	}
 	if !p.HasSome && !p.HasFull {
@@ -140,16 +135,7 @@ func parseIOStat(b []byte) (ioTotals, error) {
 		if !isDevNumber(dev) {
 			return ioTotals{}, fmt.Errorf("line %d: %.40q is not a device number MAJ:MIN", lineNo, dev)
 		}
-		for len(rest) > 0 {
-			var f []byte
-			f, rest = proctext.NextField(rest)
-			if len(f) == 0 {
-				break
-			}
-			k, v, ok := bytes.Cut(f, []byte("="))
-			if !ok {
-				return ioTotals{}, fmt.Errorf("line %d: %.40q is not key=value", lineNo, f)
-			}
+		err := keyValues(rest, func(k, v []byte) error {
 			var dst *uint64
 			switch string(k) {
 			case "rbytes":
@@ -161,16 +147,41 @@ func parseIOStat(b []byte) (ioTotals, error) {
 			case "wios":
 				dst = &t.WriteOps
 			default:
-				continue
+				return nil
 			}
 			x, ok := proctext.ParseUint(v)
 			if !ok {
-				return ioTotals{}, fmt.Errorf("line %d: %s: %.40q is not a number", lineNo, k, v)
+				return fmt.Errorf("%s: %.40q is not a number", k, v)
 			}
 			*dst += x
+			return nil
+		})
+		if err != nil {
+			return ioTotals{}, fmt.Errorf("line %d: %w", lineNo, err)
 		}
 	}
 	return t, nil
+}
+
+// keyValues calls f with the key and the value of each key=value field of
+// fields (separated by blanks), in order: a field without '=' is an
+// error, and so is one f returns.
+func keyValues(fields []byte, f func(k, v []byte) error) error {
+	for len(fields) > 0 {
+		var kv []byte
+		kv, fields = proctext.NextField(fields)
+		if len(kv) == 0 {
+			break
+		}
+		k, v, ok := bytes.Cut(kv, []byte("="))
+		if !ok {
+			return fmt.Errorf("%.40q is not key=value", kv)
+		}
+		if err := f(k, v); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // isDevNumber reports whether b is "MAJ:MIN".
