@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/cookiejar"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -96,26 +95,8 @@ func TestPerfmonUsesServe(t *testing.T) {
 	if code != 0 || m == nil || m[1] != base || m[2] != strings.TrimSpace(string(tok)) {
 		t.Fatalf("perfmon -serve %s: exit %d, %q %s; want serve's page %s with its token", port, code, out, errs, base)
 	}
-	jar, _ := cookiejar.New(nil)
-	c := &http.Client{Jar: jar}
-	resp, err := c.Get(m[1] + "/?token=" + m[2])
-	if err != nil {
-		t.Fatal(err)
-	}
-	page, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	proof := resp.Request.URL.Query().Get(server.SessionParam)
-	if resp.StatusCode != 200 || resp.Request.URL.Query().Get("token") != "" || proof == "" || !bytes.HasPrefix(page, []byte("<!doctype html>")) {
-		t.Fatalf("opening serve's page: %d at %s: %.80q", resp.StatusCode, resp.Request.URL, page)
-	}
-	// The cookie alone opens no data (another port's listener may get
-	// it): the page sends its proof with each request.
-	if r, err := c.Get(base + "/v1/host"); err != nil || r.StatusCode != 401 {
-		t.Errorf("/v1/host with the cookie and no proof: %v %v, want 401", r.StatusCode, err)
-	} else {
-		r.Body.Close()
-	}
-	resp, err = withSession(c, proof, "GET", base+"/v1/host", nil)
+	c, proof := openPage(t, base, m[1]+"/?token="+m[2])
+	resp, err := withSession(c, proof, "GET", base+"/v1/host", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

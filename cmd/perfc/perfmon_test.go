@@ -150,26 +150,8 @@ func perfmonUserStep(t *testing.T, step string) {
 // exit status 0.
 func TestPerfmonCommand(t *testing.T) {
 	base, key, stop := startPerfmon(t)
-	jar, _ := cookiejar.New(nil)
-	c := &http.Client{Jar: jar}
-	resp, err := c.Get(base + "/?token=" + key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	page, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	proof := resp.Request.URL.Query().Get(server.SessionParam)
-	if resp.StatusCode != 200 || resp.Request.URL.Query().Get("token") != "" || proof == "" || !bytes.HasPrefix(page, []byte("<!doctype html>")) {
-		t.Fatalf("opening the address: %d at %s: %.80q", resp.StatusCode, resp.Request.URL, page)
-	}
-	// The cookie alone opens no data (another port's listener may get
-	// it): the page sends its proof with each request.
-	if r, err := c.Get(base + "/v1/host"); err != nil || r.StatusCode != 401 {
-		t.Errorf("/v1/host with the cookie and no proof: %v %v, want 401", r.StatusCode, err)
-	} else {
-		r.Body.Close()
-	}
-	resp, err = withSession(c, proof, "GET", base+"/v1/host", nil)
+	c, proof := openPage(t, base, base+"/?token="+key)
+	resp, err := withSession(c, proof, "GET", base+"/v1/host", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,6 +237,34 @@ func TestBrowserGetsNoKey(t *testing.T) {
 	if !strings.Contains(string(html), strconv.Quote(page)) {
 		t.Errorf("the file does not forward to the page:\n%s", html)
 	}
+}
+
+// openPage opens the page at url (its address with the token) as a
+// browser does and returns the client, holding the session's cookie, and
+// the session's proof; it checks that the page answered and that the
+// cookie alone opens no data of the server at base.
+func openPage(t *testing.T, base, url string) (*http.Client, string) {
+	t.Helper()
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar}
+	resp, err := c.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	proof := resp.Request.URL.Query().Get(server.SessionParam)
+	if resp.StatusCode != 200 || resp.Request.URL.Query().Get("token") != "" || proof == "" || !bytes.HasPrefix(page, []byte("<!doctype html>")) {
+		t.Fatalf("opening %s: %d at %s: %.80q", url, resp.StatusCode, resp.Request.URL, page)
+	}
+	// The cookie alone opens no data (another port's listener may get
+	// it): the page sends its proof with each request.
+	if r, err := c.Get(base + "/v1/host"); err != nil || r.StatusCode != 401 {
+		t.Errorf("/v1/host with the cookie and no proof: %v %v, want 401", r.StatusCode, err)
+	} else {
+		r.Body.Close()
+	}
+	return c, proof
 }
 
 // withSession sends a request as the page does after the token exchange:
