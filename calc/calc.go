@@ -236,11 +236,7 @@ func Compute(t ct.Type, cur, prev *Raw) (float64, Status) {
 		// ticks (as for PERF_COUNTER_TIMER, where no source applies F) and
 		// applying F would inflate a tick-counting provider's value by
 		// F (millions of %). No shipped counter exists to settle it.
-		m, st := multi(cur)
-		if st != ValidData {
-			return 0, st
-		}
-		r, st := timeRatio(cur, prev, dn, 100)
+		m, r, st := multiTimeRatio(cur, prev, dn, 100)
 		if st != ValidData {
 			return 0, st
 		}
@@ -252,11 +248,7 @@ func Compute(t ct.Type, cur, prev *Raw) (float64, Status) {
 		// The result reaches 100 × M (e.g. 400 % for 4 disks) and is
 		// clamped by the default cap like any percentage; below 0 it is
 		// PDH_CALC_NEGATIVE_VALUE, as for the single inverse timers.
-		m, st := multi(cur)
-		if st != ValidData {
-			return 0, st
-		}
-		r, st := timeRatio(cur, prev, dn, 1)
+		m, r, st := multiTimeRatio(cur, prev, dn, 1)
 		if st != ValidData {
 			return 0, st
 		}
@@ -406,6 +398,16 @@ func multi(cur *Raw) (float64, Status) {
 		return 0, NegativeDenominator
 	}
 	return float64(m), ValidData
+}
+
+// multiTimeRatio is the multi timers' two parts: the newest sample's item
+// count (multi) and timeRatio's k × ΔN/ΔD.
+func multiTimeRatio(cur, prev *Raw, dn int64, k float64) (m, r float64, st Status) {
+	if m, st = multi(cur); st != ValidData {
+		return 0, 0, st
+	}
+	r, st = timeRatio(cur, prev, dn, k)
+	return m, r, st
 }
 
 // elapsed computes PERF_ELAPSED_TIME = (D − N) / F from one sample, D and F
