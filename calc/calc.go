@@ -271,31 +271,11 @@ func Compute(t ct.Type, cur, prev *Raw) (float64, Status) {
 		if f <= 0 {
 			return 0, NegativeTimebase
 		}
-		if idleAverage(cur, prev, dn) {
-			return 0, ValidData
-		}
-		db, st := baseDelta(cur, prev, NegativeDenominator)
-		if st != ValidData {
-			return 0, st
-		}
-		if dn < 0 {
-			return 0, NegativeValue
-		}
-		return (float64(dn) / float64(f)) / float64(db), ValidData
+		return average(cur, prev, float64(f), dn)
 
 	case ct.PERF_AVERAGE_BULK:
 		// ΔN / ΔB (§4 item 6: all sources amount to this).
-		if idleAverage(cur, prev, dn) {
-			return 0, ValidData
-		}
-		db, st := baseDelta(cur, prev, NegativeDenominator)
-		if st != ValidData {
-			return 0, st
-		}
-		if dn < 0 {
-			return 0, NegativeValue
-		}
-		return float64(dn) / float64(db), ValidData
+		return average(cur, prev, 1, dn)
 
 	case ct.PERF_PRECISION_SYSTEM_TIMER, ct.PERF_PRECISION_100NS_TIMER, ct.PERF_PRECISION_OBJECT_TIMER:
 		// 100 × ΔN / ΔB, B the provider's own timestamp (§4 item 5:
@@ -398,6 +378,22 @@ func multi(cur *Raw) (float64, Status) {
 		return 0, NegativeDenominator
 	}
 	return float64(m), ValidData
+}
+
+// average is the averages' (ΔN / f) / ΔB: 0 as valid data over an
+// interval without events (idleAverage), NegativeValue for ΔN < 0.
+func average(cur, prev *Raw, f float64, dn int64) (float64, Status) {
+	if idleAverage(cur, prev, dn) {
+		return 0, ValidData
+	}
+	db, st := baseDelta(cur, prev, NegativeDenominator)
+	if st != ValidData {
+		return 0, st
+	}
+	if dn < 0 {
+		return 0, NegativeValue
+	}
+	return (float64(dn) / f) / float64(db), ValidData
 }
 
 // multiTimeRatio is the multi timers' two parts: the newest sample's item
