@@ -130,6 +130,24 @@ func readV2(d *dir) (record[Registration], error) {
 	return rec, err
 }
 
+// openV2 opens the state directory path for a change of its V2 record and
+// reads the record; a record this version may not rewrite is an error.
+func openV2(path string) (*dir, record[Registration], error) {
+	d, err := open(path, true)
+	if err != nil {
+		return nil, record[Registration]{}, err
+	}
+	rec, err := readV2(d)
+	if err == nil {
+		err = rec.writable()
+	}
+	if err != nil {
+		d.close()
+		return nil, record[Registration]{}, err
+	}
+	return d, rec, nil
+}
+
 // RegisterOptions configure Register.
 type RegisterOptions struct {
 	// Builtin enters the names of the host's built-in objects into a
@@ -211,18 +229,11 @@ func Register(path string, m *manifest.Manifest, data []byte, source string, opt
 	if m == nil || len(m.Providers) == 0 {
 		return nil, errors.New("register: the manifest has no provider")
 	}
-	d, err := open(path, true)
+	d, rec, err := openV2(path)
 	if err != nil {
 		return nil, err
 	}
 	defer d.close()
-	rec, err := readV2(d)
-	if err != nil {
-		return nil, err
-	}
-	if err := rec.writable(); err != nil {
-		return nil, err
-	}
 	db, err := d.currentTitles(opts.Builtin)
 	if err != nil {
 		return nil, err
@@ -444,18 +455,11 @@ func (d *dir) removeUnusedCopies(rec record[Registration]) {
 // more than one provider has is refused with the list of their GUIDs. A
 // damaged entry is removed by its GUID.
 func Unregister(path, key string) (*Registration, error) {
-	d, err := open(path, true)
+	d, rec, err := openV2(path)
 	if err != nil {
 		return nil, err
 	}
 	defer d.close()
-	rec, err := readV2(d)
-	if err != nil {
-		return nil, err
-	}
-	if err := rec.writable(); err != nil {
-		return nil, err
-	}
 	var match []int
 	if g, ok := NormalizeGUID(key); ok {
 		for i, e := range rec.entries {
