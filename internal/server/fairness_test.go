@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -20,13 +19,7 @@ import (
 // as many requests as the server has slots, each sending one byte of its
 // body and then holding it; another caller's request still gets in.
 func TestSlowBodiesOfOneIdentity(t *testing.T) {
-	var inHandler atomic.Int32
-	api := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		inHandler.Add(1)
-		defer inHandler.Add(-1)
-		io.Copy(io.Discard, r.Body)
-		stubAPI().ServeHTTP(w, r)
-	})
+	api, inHandler := drainingAPI()
 	const total = 8
 	s := serve(t, Options{API: api, ConfigFile: writeConfig(t, t.TempDir(), authYAML(t)), Limits: Limits{MaxConcurrent: total}})
 	addr := s.Addr().String()

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -71,6 +72,18 @@ type callerJSON struct {
 	Role string `json:"role"`
 	Who  string `json:"who"`
 	Path string `json:"path"`
+}
+
+// drainingAPI is stubAPI after reading the whole request body, with the
+// number of requests in it at the moment.
+func drainingAPI() (http.Handler, *atomic.Int32) {
+	var in atomic.Int32
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		in.Add(1)
+		defer in.Add(-1)
+		io.Copy(io.Discard, r.Body)
+		stubAPI().ServeHTTP(w, r)
+	}), &in
 }
 
 func stubAPI() http.Handler {

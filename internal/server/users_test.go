@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -165,13 +164,7 @@ func TestAnonymousPerLocalUser(t *testing.T) {
 		return
 	}
 	r := asuser.New(t)
-	var inHandler atomic.Int32
-	api := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		inHandler.Add(1)
-		defer inHandler.Add(-1)
-		io.Copy(io.Discard, r.Body)
-		stubAPI().ServeHTTP(w, r)
-	})
+	api, inHandler := drainingAPI()
 	s := serve(t, Options{API: api, Anonymous: true, Limits: Limits{MaxConcurrent: total}})
 	hog := r.Command(asuser.Bob, "TestAnonymousPerLocalUser", "hog", "ADDR="+s.Addr().String())
 	var hogOut strings.Builder
