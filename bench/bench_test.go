@@ -21,16 +21,18 @@ func cpuNow() int64 {
 	return ru.Utime.Nano() + ru.Stime.Nano()
 }
 
-// loop runs f as the benchmark body and reports CPU time per op.
-func loop(b *testing.B, f func()) {
+// loop runs f as the benchmark body and reports CPU time per op; it
+// returns the CPU time of the loop, in ns, and the number of ops.
+func loop(b *testing.B, f func()) (cpu int64, n int) {
 	b.ReportAllocs()
 	start := cpuNow()
-	n := 0
 	for b.Loop() {
 		f()
 		n++
 	}
-	b.ReportMetric(float64(cpuNow()-start)/float64(n), "cpu-ns/op")
+	cpu = cpuNow() - start
+	b.ReportMetric(float64(cpu)/float64(n), "cpu-ns/op")
+	return cpu, n
 }
 
 // pidsOf lists the numeric entries of dir.

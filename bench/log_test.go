@@ -688,15 +688,8 @@ func benchRelog(b *testing.B, open func() (pdh.Source, io.Closer, error)) {
 		}
 	}
 	measure := func(b *testing.B, f func()) {
-		b.ReportAllocs()
-		start := cpuNow()
-		n := 0
-		for b.Loop() {
-			f()
-			n++
-		}
-		cpu := float64(cpuNow()-start) / 1e9
-		b.ReportMetric(cpu*1e9/float64(n), "cpu-ns/op")
+		ns, n := loop(b, f)
+		cpu := float64(ns) / 1e9
 		b.ReportMetric(float64(values), "values/op")
 		b.ReportMetric(float64(values)*float64(n)/b.Elapsed().Seconds(), "values/s")
 		b.ReportMetric(float64(values)*float64(n)/cpu, "values/cpu-s")
