@@ -31,12 +31,7 @@ func TestLodctrINI(t *testing.T) {
 	}
 	ini := filepath.Join("..", "..", "perfini", "testdata", "transfer", "Transfer.ini")
 	dir := t.TempDir()
-	env := func(k string) string {
-		if k == "PERFC_STATE_DIR" {
-			return dir
-		}
-		return ""
-	}
+	env := stateEnv(dir)
 	out, errs, code := runPerfcEnv(t, env, "lodctr", ini, "/exec:"+sh, "/arg:"+script, "/arg:42", "/arg:7")
 	if code != 0 || out != "Info: Successfully installed performance counters for "+ini+"\n" {
 		t.Fatalf("lodctr: exit %d, stdout %q, stderr %q", code, out, errs)

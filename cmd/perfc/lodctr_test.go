@@ -22,6 +22,17 @@ func runEnv(vars map[string]string, args ...string) (stdout, stderr string, code
 	return o.String(), e.String(), code
 }
 
+// stateEnv is an environment with PERFC_STATE_DIR set to dir and nothing
+// else.
+func stateEnv(dir string) func(string) string {
+	return func(k string) string {
+		if k == "PERFC_STATE_DIR" {
+			return dir
+		}
+		return ""
+	}
+}
+
 const exampleManifest = "../../examples/httpserver/httpserver.man"
 
 // lodctrCase is a perfc command (lodctr, unlodctr) run over a state

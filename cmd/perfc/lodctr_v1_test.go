@@ -64,12 +64,7 @@ func TestLodctrV1Collect(t *testing.T) {
 	if err := os.WriteFile(file, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	env := func(k string) string {
-		if k == "PERFC_STATE_DIR" {
-			return state
-		}
-		return ""
-	}
+	env := stateEnv(state)
 	if _, errs, code := runPerfcEnv(t, env, "lodctr", "/v1:"+file); code != 0 {
 		t.Fatalf("lodctr /v1: exit %d: %s", code, errs)
 	}

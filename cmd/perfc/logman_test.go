@@ -161,12 +161,7 @@ func TestLogmanConfig(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte("[si]\n5\n[c]\n\\Memory\\Available MBytes\n\\Memory\\Cache Bytes\n[max]\n20\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	getenv := func(k string) string {
-		if k == "PERFC_STATE_DIR" {
-			return dir
-		}
-		return ""
-	}
+	getenv := stateEnv(dir)
 	if _, errs, code := runPerfcEnv(t, getenv, "logman", "create", "counter", "cfg", "-config", cfg, "-si", "7"); code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -184,12 +179,7 @@ func TestLogmanConfig(t *testing.T) {
 // does not have.
 func TestLogmanRetainManualUser(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "state")
-	getenv := func(k string) string {
-		if k == "PERFC_STATE_DIR" {
-			return dir
-		}
-		return ""
-	}
+	getenv := stateEnv(dir)
 	logman := func(args ...string) (string, string, int) {
 		t.Helper()
 		return runPerfcEnv(t, getenv, append([]string{"logman"}, args...)...)

@@ -23,12 +23,7 @@ const blockDir = "../../internal/tool/typeperf/testdata/blocks"
 func runPerfc(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	state := t.TempDir()
-	return runPerfcEnv(t, func(k string) string {
-		if k == "PERFC_STATE_DIR" {
-			return state
-		}
-		return ""
-	}, args...)
+	return runPerfcEnv(t, stateEnv(state), args...)
 }
 
 // runPerfcEnv runs perfc in-process with the given environment.

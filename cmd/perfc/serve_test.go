@@ -60,12 +60,7 @@ func TestServeLoopback(t *testing.T) {
 	done := make(chan int, 1)
 	go func() {
 		code := run(ctx, []string{"serve", "/listen:127.0.0.1:0", "-tokenfile", tf, "-nowarn"}, &env{stdout: pw, stderr: &errs, stdin: strings.NewReader(""),
-			getenv: func(k string) string {
-				if k == "PERFC_STATE_DIR" {
-					return state
-				}
-				return ""
-			}})
+			getenv: stateEnv(state)})
 		pw.Close()
 		done <- code
 	}()
@@ -165,12 +160,7 @@ func TestServeOTLP(t *testing.T) {
 		done <- run(ctx, []string{"serve", "/listen:127.0.0.1:0", "-tokenfile", filepath.Join(t.TempDir(), "tok"), "-nowarn", "-nometrics",
 			"-otlp-endpoint", recv.URL, "-otlp-protocol", "http/protobuf", "-otlp-interval", "1s"},
 			&env{stdout: &syncWriter{w: &out}, stderr: &syncWriter{w: &errs}, stdin: strings.NewReader(""),
-				getenv: func(k string) string {
-					if k == "PERFC_STATE_DIR" {
-						return state
-					}
-					return ""
-				}})
+				getenv: stateEnv(state)})
 	}()
 	names := map[string]bool{}
 	deadline := time.After(60 * time.Second)

@@ -25,12 +25,7 @@ func TestLodctrV1(t *testing.T) {
 	if err := os.WriteFile(file, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	env := func(k string) string {
-		if k == "PERFC_STATE_DIR" {
-			return state
-		}
-		return ""
-	}
+	env := stateEnv(state)
 	out, errs, code := runPerfcEnv(t, env, "lodctr", "/v1:"+file)
 	if code != 0 || !strings.Contains(out, "legacy") {
 		t.Fatalf("lodctr /v1: exit %d, %q %q", code, out, errs)

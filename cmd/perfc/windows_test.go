@@ -208,12 +208,7 @@ func TestQueryRefusesTerminal(t *testing.T) {
 	var errs bytes.Buffer
 	state := t.TempDir()
 	code := run(t.Context(), []string{"query", "Counter"}, &env{stdout: pts, stderr: &errs, stdin: strings.NewReader(""),
-		getenv: func(k string) string {
-			if k == "PERFC_STATE_DIR" {
-				return state
-			}
-			return ""
-		}})
+		getenv: stateEnv(state)})
 	if code != 2 || !strings.Contains(errs.String(), "binary: not writing it to a terminal") {
 		t.Errorf("exit %d: %s", code, errs.String())
 	}
