@@ -95,6 +95,21 @@ func procStatField(t *testing.T, pid, n int) string {
 	return f[n-3]
 }
 
+// perfcWith returns a function that runs the perfc binary bin with the
+// environment env and returns its output, failing t when it fails.
+func perfcWith(t *testing.T, bin string, env []string) func(args ...string) string {
+	return func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(bin, args...)
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("perfc %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+}
+
 // TestLogmanBackgroundEndToEnd creates a set, starts it from a shell in
 // a session of its own that then ends, sees samples accumulate, kills the
 // collector with SIGKILL and sees its supervisor start it again with the
@@ -105,16 +120,7 @@ func TestLogmanBackgroundEndToEnd(t *testing.T) {
 	tmp := t.TempDir()
 	stateDir := filepath.Join(tmp, "state")
 	env := append(os.Environ(), "PERFC_STATE_DIR="+stateDir, "HOME="+filepath.Join(tmp, "home"), "PERFC_WARNINGS=off")
-	perfc := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command(bin, args...)
-		cmd.Env = env
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("perfc %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return string(out)
-	}
+	perfc := perfcWith(t, bin, env)
 	status := func() string {
 		m := regexp.MustCompile(`(?m)^e2e +Counter +(\w+)$`).FindStringSubmatch(perfc("logman", "query"))
 		if m == nil {
@@ -392,16 +398,7 @@ func TestLogmanBackgroundWarnings(t *testing.T) {
 	bin := buildPerfc(t)
 	tmp := t.TempDir()
 	env := append(os.Environ(), "PERFC_STATE_DIR="+filepath.Join(tmp, "state"), "HOME="+filepath.Join(tmp, "home"), "PERFC_WARNINGS=off")
-	perfc := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command(bin, args...)
-		cmd.Env = env
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("perfc %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return string(out)
-	}
+	perfc := perfcWith(t, bin, env)
 	perfc("logman", "create", "counter", "warned", "-c", `\Memory\Available Bytes`, `\No Such Object\Whatever`, "-si", "1", "-o", filepath.Join(tmp, "logs", "warned"))
 	perfc("logman", "start", "warned")
 	defer perfc("logman", "stop", "warned")
