@@ -120,8 +120,23 @@ func canChange(w http.ResponseWriter, role remote.Role) bool {
 }
 
 // editor is the server's SetEditor, or nil after answering 501.
-func (h *Handler) editor(w http.ResponseWriter) remote.SetEditor {
-	if ed, ok := h.opts.Sets.(remote.SetEditor); ok && h.opts.Sets != nil {
+//
+// It first checks what every change of sets needs: the log role, no query
+// parameters (hint says where the request's data goes instead), and a
+// server that manages sets.
+func (h *Handler) editor(w http.ResponseWriter, r *http.Request, role remote.Role, hint string) remote.SetEditor {
+	if !canChange(w, role) {
+		return nil
+	}
+	if len(r.URL.RawQuery) > 0 {
+		badParam(w, "query", r.URL.RawQuery, hint)
+		return nil
+	}
+	if h.opts.Sets == nil {
+		serveError(w, http.StatusNotImplemented, "no_sets", "this server does not manage collector sets")
+		return nil
+	}
+	if ed, ok := h.opts.Sets.(remote.SetEditor); ok {
 		return ed
 	}
 	serveError(w, http.StatusNotImplemented, "no_sets", "this server does not create, change or delete collector sets")
@@ -180,18 +195,7 @@ func (h *Handler) serveSetError(w http.ResponseWriter, verb, name string, err er
 
 // createSet answers POST /v1/sets.
 func (h *Handler) createSet(w http.ResponseWriter, r *http.Request, role remote.Role) {
-	if !canChange(w, role) {
-		return
-	}
-	if len(r.URL.RawQuery) > 0 {
-		badParam(w, "query", r.URL.RawQuery, "POST /v1/sets takes the set in its JSON body")
-		return
-	}
-	if h.opts.Sets == nil {
-		serveError(w, http.StatusNotImplemented, "no_sets", "this server does not manage collector sets")
-		return
-	}
-	ed := h.editor(w)
+	ed := h.editor(w, r, role, "POST /v1/sets takes the set in its JSON body")
 	if ed == nil {
 		return
 	}
@@ -212,18 +216,7 @@ func (h *Handler) createSet(w http.ResponseWriter, r *http.Request, role remote.
 
 // editSet answers PATCH and DELETE /v1/sets/{name}.
 func (h *Handler) editSet(w http.ResponseWriter, r *http.Request, role remote.Role, name string) {
-	if !canChange(w, role) {
-		return
-	}
-	if len(r.URL.RawQuery) > 0 {
-		badParam(w, "query", r.URL.RawQuery, "this request takes no parameters")
-		return
-	}
-	if h.opts.Sets == nil {
-		serveError(w, http.StatusNotImplemented, "no_sets", "this server does not manage collector sets")
-		return
-	}
-	ed := h.editor(w)
+	ed := h.editor(w, r, role, "this request takes no parameters")
 	if ed == nil {
 		return
 	}
